@@ -1,0 +1,237 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+)
+
+// SCMSource builds the pipeline from a Jenkinsfile in a Git repository
+// (Jenkins' CpsScmFlowDefinition with GitSCM).
+type SCMSource struct {
+	// URL of the Git repository (https, ssh:// or scp-like git@host:path).
+	// +kubebuilder:validation:Pattern=`^(https?://[^\s/?#]+/[^\s]+|ssh://[^\s/?#]+/[^\s]+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+)$`
+	// +kubebuilder:validation:MaxLength=2048
+	URL string `json:"url"`
+
+	// Branch to build.
+	// +kubebuilder:default=main
+	// +kubebuilder:validation:Pattern=`^[^\s~^:?*\[\\]+$`
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	Branch string `json:"branch,omitempty"`
+
+	// ScriptPath is the Jenkinsfile's path inside the repository.
+	// +kubebuilder:default=Jenkinsfile
+	// +kubebuilder:validation:Pattern=`^[^/\s][^\s]*$`
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:XValidation:rule="!self.split('/').exists(s, s == '..')",message="scriptPath must stay inside the repository (no '..' segments)"
+	// +optional
+	ScriptPath string `json:"scriptPath,omitempty"`
+
+	// CredentialsID is the id of a Jenkins credential used to check out the
+	// repository. Jenkins holds the secret; this is only its id.
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_.@-]+$`
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	CredentialsID string `json:"credentialsId,omitempty"`
+
+	// Lightweight checkout reads only the Jenkinsfile instead of cloning.
+	// +kubebuilder:default=true
+	// +optional
+	Lightweight *bool `json:"lightweight,omitempty"`
+}
+
+// PipelineSource says where the pipeline script comes from: exactly one of
+// scm or script.
+// +kubebuilder:validation:XValidation:rule="has(self.scm) != has(self.script)",message="set exactly one of source.scm or source.script"
+type PipelineSource struct {
+	// SCM reads the Jenkinsfile from Git.
+	// +optional
+	SCM *SCMSource `json:"scm,omitempty"`
+
+	// Script is an inline pipeline script, run in the Groovy sandbox.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=262144
+	// +optional
+	Script *string `json:"script,omitempty"`
+}
+
+// ParameterType is a Jenkins build parameter type.
+// +kubebuilder:validation:Enum=string;text;boolean;choice
+type ParameterType string
+
+// Parameter types.
+const (
+	ParameterString  ParameterType = "string"
+	ParameterText    ParameterType = "text"
+	ParameterBoolean ParameterType = "boolean"
+	ParameterChoice  ParameterType = "choice"
+)
+
+// Parameter is a build parameter of the job.
+// +kubebuilder:validation:XValidation:rule="self.type != 'choice' || (has(self.choices) && size(self.choices) > 0)",message="a choice parameter needs choices"
+// +kubebuilder:validation:XValidation:rule="self.type != 'boolean' || !has(self.default) || self.default in ['true', 'false']",message="a boolean parameter's default must be 'true' or 'false'"
+type Parameter struct {
+	// Name of the parameter, as the pipeline reads it (params.NAME).
+	// +kubebuilder:validation:Pattern=`^[A-Za-z_][A-Za-z0-9_]*$`
+	// +kubebuilder:validation:MaxLength=128
+	Name string `json:"name"`
+
+	// Type of the parameter.
+	// +kubebuilder:default=string
+	// +optional
+	Type ParameterType `json:"type,omitempty"`
+
+	// Default value.
+	// +kubebuilder:validation:MaxLength=4096
+	// +optional
+	Default *string `json:"default,omitempty"`
+
+	// Description shown in Jenkins.
+	// +kubebuilder:validation:MaxLength=1024
+	// +optional
+	Description string `json:"description,omitempty"`
+
+	// Choices of a choice parameter; the first is the default.
+	// +kubebuilder:validation:MaxItems=100
+	// +listType=atomic
+	// +optional
+	Choices []string `json:"choices,omitempty"`
+}
+
+// Triggers start builds on a schedule.
+type Triggers struct {
+	// Cron is a Jenkins cron spec (five fields, H allowed), e.g. "H 2 * * *".
+	// +kubebuilder:validation:Pattern=`^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|\S+(\s+\S+){4})$`
+	// +kubebuilder:validation:MaxLength=256
+	// +optional
+	Cron string `json:"cron,omitempty"`
+
+	// PollSCM is a cron spec for polling the repository for changes.
+	// +kubebuilder:validation:Pattern=`^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|\S+(\s+\S+){4})$`
+	// +kubebuilder:validation:MaxLength=256
+	// +optional
+	PollSCM string `json:"pollSCM,omitempty"`
+}
+
+// JenkinsPipelineParameters are the fields of a Jenkins Pipeline job this
+// resource manages.
+type JenkinsPipelineParameters struct {
+	// Folder path the job lives in, e.g. "team/shop". Missing folders are
+	// created. Empty means the Jenkins root.
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*$`
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:XValidation:rule="!self.contains('..')",message="folder must not contain '..'"
+	// +optional
+	Folder string `json:"folder,omitempty"`
+
+	// Name of the job inside the folder. Defaults to the resource's name.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`
+	// +optional
+	Name string `json:"name,omitempty"`
+
+	// Description of the job.
+	// +kubebuilder:validation:MaxLength=4096
+	// +optional
+	Description string `json:"description,omitempty"`
+
+	// Source of the pipeline script.
+	Source PipelineSource `json:"source"`
+
+	// Parameters of the job.
+	// +kubebuilder:validation:MaxItems=64
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Parameters []Parameter `json:"parameters,omitempty"`
+
+	// Triggers of the job.
+	// +optional
+	Triggers *Triggers `json:"triggers,omitempty"`
+
+	// Disabled jobs accept no builds.
+	// +optional
+	Disabled bool `json:"disabled,omitempty"`
+
+	// BuildRequest is a token: whenever it changes to a new non-empty value,
+	// exactly one build is queued (with the parameters' defaults). The value
+	// handled last is recorded in status.atProvider.handledBuildRequest.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	BuildRequest string `json:"buildRequest,omitempty"`
+}
+
+// BuildObservation is what Jenkins reports of a build.
+type BuildObservation struct {
+	// Number of the build.
+	Number int64 `json:"number,omitempty"`
+	// Result: SUCCESS, FAILURE, UNSTABLE, ABORTED, or empty while running.
+	Result string `json:"result,omitempty"`
+	// Building is true while the build runs.
+	Building bool `json:"building,omitempty"`
+	// URL of the build.
+	URL string `json:"url,omitempty"`
+	// Timestamp the build started.
+	Timestamp *metav1.Time `json:"timestamp,omitempty"`
+}
+
+// JenkinsPipelineObservation is what a user needs to act on.
+type JenkinsPipelineObservation struct {
+	// URL of the job.
+	URL string `json:"url,omitempty"`
+	// LastBuild of the job.
+	LastBuild *BuildObservation `json:"lastBuild,omitempty"`
+	// InQueue is true while a build waits in the queue.
+	InQueue bool `json:"inQueue,omitempty"`
+	// HandledBuildRequest is the last spec.forProvider.buildRequest for which
+	// a build was queued.
+	HandledBuildRequest string `json:"handledBuildRequest,omitempty"`
+	// CreatedFolders lists the folders this resource created, so deletion
+	// removes only those (and only when empty).
+	// +listType=atomic
+	CreatedFolders []string `json:"createdFolders,omitempty"`
+}
+
+// A JenkinsPipelineSpec defines the desired state of a JenkinsPipeline.
+type JenkinsPipelineSpec struct {
+	xpv2.ManagedResourceSpec `json:",inline"`
+	ForProvider              JenkinsPipelineParameters `json:"forProvider"`
+}
+
+// A JenkinsPipelineStatus represents the observed state of a JenkinsPipeline.
+type JenkinsPipelineStatus struct {
+	xpv2.ManagedResourceStatus `json:",inline"`
+	AtProvider                 JenkinsPipelineObservation `json:"atProvider,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// A JenkinsPipeline is a Jenkins Pipeline job inside (optionally nested)
+// folders. Its external name is the job's full path, e.g. team/shop/alpha.
+// +kubebuilder:printcolumn:name="READY",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].status"
+// +kubebuilder:printcolumn:name="SYNCED",type="string",JSONPath=".status.conditions[?(@.type=='Synced')].status"
+// +kubebuilder:printcolumn:name="EXTERNAL-NAME",type="string",JSONPath=".metadata.annotations.crossplane\\.io/external-name"
+// +kubebuilder:printcolumn:name="URL",type="string",JSONPath=".status.atProvider.url"
+// +kubebuilder:printcolumn:name="LAST-BUILD",type="string",JSONPath=".status.atProvider.lastBuild.result",priority=1
+// +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Namespaced,categories={crossplane,managed,devops}
+type JenkinsPipeline struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   JenkinsPipelineSpec   `json:"spec"`
+	Status JenkinsPipelineStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// JenkinsPipelineList contains a list of JenkinsPipeline.
+type JenkinsPipelineList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []JenkinsPipeline `json:"items"`
+}

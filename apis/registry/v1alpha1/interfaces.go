@@ -1,0 +1,13 @@
+//go:build !generate
+
+package v1alpha1
+
+import "github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+
+// Compile-time checks that the generated method sets make RegistryRepo a
+// crossplane-runtime v2 namespaced managed resource. Excluded while angryjet
+// type-checks the package, since it generates the methods these need.
+var (
+	_ resource.ModernManaged = &RegistryRepo{}
+	_ resource.ManagedList   = &RegistryRepoList{}
+)

@@ -1,0 +1,113 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+)
+
+// Visibility of a repository.
+// +kubebuilder:validation:Enum=public;private
+type Visibility string
+
+// Visibilities.
+const (
+	VisibilityPublic  Visibility = "public"
+	VisibilityPrivate Visibility = "private"
+)
+
+// HarborOptions apply only to Harbor registries.
+type HarborOptions struct {
+	// CreateProject creates the Harbor project (the namespace) when missing.
+	// +optional
+	CreateProject bool `json:"createProject,omitempty"`
+	// StorageQuotaBytes of a project this resource creates; -1 is unlimited.
+	// +kubebuilder:validation:Minimum=-1
+	// +optional
+	StorageQuotaBytes *int64 `json:"storageQuotaBytes,omitempty"`
+	// ImmutableTags forbids overwriting pushed tags (a project-wide rule).
+	// +optional
+	ImmutableTags bool `json:"immutableTags,omitempty"`
+}
+
+// RegistryRepoParameters describe one image repository.
+type RegistryRepoParameters struct {
+	// Namespace (Docker Hub organisation or user, Harbor project, OCI path
+	// prefix) the repository lives in.
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]+([._-][a-z0-9]+)*$`
+	// +kubebuilder:validation:MaxLength=255
+	Namespace string `json:"namespace"`
+
+	// Name of the repository inside the namespace; lower case, may contain
+	// "/" (not on Docker Hub).
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*)*$`
+	// +kubebuilder:validation:MaxLength=255
+	Name string `json:"name"`
+
+	// Visibility of the repository (Harbor: of the project).
+	// +kubebuilder:default=private
+	// +optional
+	Visibility Visibility `json:"visibility,omitempty"`
+
+	// Description of the repository (Docker Hub short description).
+	// +kubebuilder:validation:MaxLength=100
+	// +optional
+	Description string `json:"description,omitempty"`
+
+	// Harbor options.
+	// +optional
+	Harbor *HarborOptions `json:"harbor,omitempty"`
+}
+
+// RegistryRepoObservation is what the registry reports.
+type RegistryRepoObservation struct {
+	// URL to pull from, e.g. registry.example.com/team/app.
+	URL string `json:"url,omitempty"`
+	// FullName is namespace/name.
+	FullName string `json:"fullName,omitempty"`
+	// TagCount of the repository.
+	TagCount int64 `json:"tagCount,omitempty"`
+	// LastPushed is when an image was last pushed, where the API says.
+	LastPushed *metav1.Time `json:"lastPushed,omitempty"`
+}
+
+// A RegistryRepoSpec defines the desired state of a RegistryRepo.
+type RegistryRepoSpec struct {
+	xpv2.ManagedResourceSpec `json:",inline"`
+	ForProvider              RegistryRepoParameters `json:"forProvider"`
+}
+
+// A RegistryRepoStatus represents the observed state of a RegistryRepo.
+type RegistryRepoStatus struct {
+	xpv2.ManagedResourceStatus `json:",inline"`
+	AtProvider                 RegistryRepoObservation `json:"atProvider,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// A RegistryRepo is a container image repository on Docker Hub, Harbor or an
+// OCI distribution registry. Its external name is "namespace/name".
+// +kubebuilder:printcolumn:name="READY",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].status"
+// +kubebuilder:printcolumn:name="SYNCED",type="string",JSONPath=".status.conditions[?(@.type=='Synced')].status"
+// +kubebuilder:printcolumn:name="EXTERNAL-NAME",type="string",JSONPath=".metadata.annotations.crossplane\\.io/external-name"
+// +kubebuilder:printcolumn:name="URL",type="string",JSONPath=".status.atProvider.url"
+// +kubebuilder:printcolumn:name="TAGS",type="integer",JSONPath=".status.atProvider.tagCount",priority=1
+// +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Namespaced,path=registryrepos,singular=registryrepo,categories={crossplane,managed,devops}
+type RegistryRepo struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   RegistryRepoSpec   `json:"spec"`
+	Status RegistryRepoStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// RegistryRepoList contains a list of RegistryRepo.
+type RegistryRepoList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []RegistryRepo `json:"items"`
+}

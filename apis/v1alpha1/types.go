@@ -1,0 +1,317 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+)
+
+// SecretKeySelector names one key of a Secret. Unlike Crossplane's common
+// selector the namespace is optional: a namespaced ProviderConfig may only read
+// Secrets from its own namespace, so there it defaults to (and must equal) that
+// namespace. A ClusterProviderConfig must name it.
+type SecretKeySelector struct {
+	// Name of the Secret.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// Namespace of the Secret. Defaults to the ProviderConfig's namespace;
+	// required for a ClusterProviderConfig.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Namespace string `json:"namespace,omitempty"`
+
+	// Key within the Secret's data.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Key string `json:"key"`
+}
+
+// Credentials tells the provider where to read a backend's credentials.
+// +kubebuilder:validation:XValidation:rule="self.source != 'Secret' || has(self.secretRef)",message="secretRef is required when source is Secret"
+// +kubebuilder:validation:XValidation:rule="self.source != 'Environment' || has(self.env)",message="env is required when source is Environment"
+// +kubebuilder:validation:XValidation:rule="self.source != 'Filesystem' || has(self.fs)",message="fs is required when source is Filesystem"
+type Credentials struct {
+	// Source of the credentials.
+	// +kubebuilder:validation:Enum=None;Secret;Environment;Filesystem
+	// +kubebuilder:default=Secret
+	Source xpv2.CredentialsSource `json:"source"`
+
+	// SecretRef selects the Secret key holding the credentials.
+	// +optional
+	SecretRef *SecretKeySelector `json:"secretRef,omitempty"`
+
+	// Env names an environment variable of the provider process holding the
+	// credentials.
+	// +optional
+	Env *xpv2.EnvSelector `json:"env,omitempty"`
+
+	// Fs names a file in the provider's filesystem holding the credentials.
+	// +optional
+	Fs *xpv2.FsSelector `json:"fs,omitempty"`
+}
+
+// JenkinsConfig connects to one Jenkins controller. The credentials are JSON:
+// {"username": "...", "token": "<API token>"}.
+type JenkinsConfig struct {
+	// URL of the Jenkins controller, e.g. https://jenkins.example.com/.
+	// +kubebuilder:validation:Pattern=`^https?://[^\s/?#]+([/?#][^\s]*)?$`
+	// +kubebuilder:validation:MaxLength=2048
+	URL string `json:"url"`
+
+	// InsecureSkipTLSVerify disables TLS certificate verification. Use only
+	// for test servers.
+	// +optional
+	InsecureSkipTLSVerify bool `json:"insecureSkipTLSVerify,omitempty"`
+
+	// Credentials: JSON {"username", "token"}.
+	Credentials Credentials `json:"credentials"`
+}
+
+// ArgoCDConfig connects to one Argo CD API server. The credentials are a
+// bearer token (an Argo CD account or project token), as plain text.
+// +kubebuilder:validation:XValidation:rule="!(has(self.insecureSkipTLSVerify) && self.insecureSkipTLSVerify && has(self.caBundle))",message="set either insecureSkipTLSVerify or caBundle, not both"
+type ArgoCDConfig struct {
+	// URL of the Argo CD API server, e.g. https://argocd.example.com.
+	// +kubebuilder:validation:Pattern=`^https?://[^\s/?#]+([/?#][^\s]*)?$`
+	// +kubebuilder:validation:MaxLength=2048
+	URL string `json:"url"`
+
+	// InsecureSkipTLSVerify disables TLS certificate verification.
+	// +optional
+	InsecureSkipTLSVerify bool `json:"insecureSkipTLSVerify,omitempty"`
+
+	// CABundle is a PEM bundle used to verify the server's certificate.
+	// +optional
+	CABundle string `json:"caBundle,omitempty"`
+
+	// Credentials: the bearer token.
+	Credentials Credentials `json:"credentials"`
+}
+
+// DNSProviderKind selects a libdns provider.
+// +kubebuilder:validation:Enum=godaddy;rfc2136
+type DNSProviderKind string
+
+// DNS provider kinds.
+const (
+	DNSProviderGoDaddy DNSProviderKind = "godaddy"
+	DNSProviderRFC2136 DNSProviderKind = "rfc2136"
+)
+
+// RFC2136Options configures dynamic updates (RFC 2136) signed with TSIG.
+type RFC2136Options struct {
+	// Server is the host:port of the primary name server accepting updates.
+	// +kubebuilder:validation:Pattern=`^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):[0-9]{1,5}$`
+	Server string `json:"server"`
+
+	// KeyName is the TSIG key name.
+	// +kubebuilder:validation:MinLength=1
+	KeyName string `json:"keyName"`
+
+	// KeyAlgorithm is the TSIG algorithm.
+	// +kubebuilder:validation:Enum=hmac-sha256;hmac-sha512;hmac-sha1
+	// +kubebuilder:default=hmac-sha256
+	// +optional
+	KeyAlgorithm string `json:"keyAlgorithm,omitempty"`
+}
+
+// DNSConfig connects to a DNS provider through libdns. Credentials are the
+// provider's secret: for godaddy "key:secret"; for rfc2136 the base64 TSIG
+// secret.
+// +kubebuilder:validation:XValidation:rule="self.provider != 'rfc2136' || has(self.rfc2136)",message="rfc2136 options are required when provider is rfc2136"
+type DNSConfig struct {
+	// Provider selects the DNS backend.
+	Provider DNSProviderKind `json:"provider"`
+
+	// RFC2136 holds the options for provider rfc2136.
+	// +optional
+	RFC2136 *RFC2136Options `json:"rfc2136,omitempty"`
+
+	// Credentials: the provider's secret (see the type's description).
+	Credentials Credentials `json:"credentials"`
+}
+
+// RegistryKind selects the registry API.
+// +kubebuilder:validation:Enum=dockerhub;harbor;oci
+type RegistryKind string
+
+// Registry kinds.
+const (
+	RegistryDockerHub RegistryKind = "dockerhub"
+	RegistryHarbor    RegistryKind = "harbor"
+	RegistryOCI       RegistryKind = "oci"
+)
+
+// RegistryConfig connects to a container registry. Credentials are JSON:
+// {"username": "...", "password": "..."} (a personal access token works as the
+// password for Docker Hub and a robot secret for Harbor).
+// +kubebuilder:validation:XValidation:rule="self.kind == 'dockerhub' || has(self.url)",message="url is required for harbor and oci registries"
+type RegistryConfig struct {
+	// Kind of registry API.
+	Kind RegistryKind `json:"kind"`
+
+	// URL of the registry API. Defaults to Docker Hub's for kind dockerhub.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^https?://[^\s/?#]+([/?#][^\s]*)?$`
+	// +kubebuilder:validation:MaxLength=2048
+	URL string `json:"url,omitempty"`
+
+	// InsecureSkipTLSVerify disables TLS certificate verification.
+	// +optional
+	InsecureSkipTLSVerify bool `json:"insecureSkipTLSVerify,omitempty"`
+
+	// Credentials: JSON {"username", "password"}.
+	Credentials Credentials `json:"credentials"`
+}
+
+// EventsConfig points the provider at a RabbitMQ broker for its event stream.
+// The credentials are the AMQP URL, e.g. amqps://user:pass@host:5671/vhost.
+type EventsConfig struct {
+	// Exchange is the durable topic exchange events are published to.
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_.:-]{1,255}$`
+	// +kubebuilder:default=devops.events
+	// +optional
+	Exchange string `json:"exchange,omitempty"`
+
+	// Credentials: the AMQP URL.
+	Credentials Credentials `json:"credentials"`
+}
+
+// ProviderConfigSpec describes one environment's backends. Each section is
+// optional; a managed resource whose backend section is missing reports so in
+// its Synced condition.
+// +kubebuilder:validation:XValidation:rule="has(self.jenkins) || has(self.argocd) || has(self.dns) || has(self.registry) || has(self.events)",message="configure at least one of jenkins, argocd, dns, registry or events"
+type ProviderConfigSpec struct {
+	// Jenkins controller used by JenkinsPipelines.
+	// +optional
+	Jenkins *JenkinsConfig `json:"jenkins,omitempty"`
+
+	// ArgoCD API server used by ArgoApplications.
+	// +optional
+	ArgoCD *ArgoCDConfig `json:"argocd,omitempty"`
+
+	// DNS provider used by DNSRecords.
+	// +optional
+	DNS *DNSConfig `json:"dns,omitempty"`
+
+	// Registry used by RegistryRepos.
+	// +optional
+	Registry *RegistryConfig `json:"registry,omitempty"`
+
+	// Events configures the RabbitMQ event stream.
+	// +optional
+	Events *EventsConfig `json:"events,omitempty"`
+}
+
+// A ProviderConfigStatus reflects the observed state of a ProviderConfig.
+type ProviderConfigStatus struct {
+	xpv2.ProviderConfigStatus `json:",inline"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:storageversion
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
+// +kubebuilder:printcolumn:name="JENKINS",type="string",JSONPath=".spec.jenkins.url",priority=1
+// +kubebuilder:printcolumn:name="ARGOCD",type="string",JSONPath=".spec.argocd.url",priority=1
+// +kubebuilder:resource:scope=Namespaced,categories={crossplane,provider,devops}
+
+// A ProviderConfig configures the backends for managed resources in its own
+// namespace. It may only read Secrets from that namespace.
+type ProviderConfig struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   ProviderConfigSpec   `json:"spec"`
+	Status ProviderConfigStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// ProviderConfigList contains a list of ProviderConfig.
+type ProviderConfigList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ProviderConfig `json:"items"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:storageversion
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
+// +kubebuilder:printcolumn:name="JENKINS",type="string",JSONPath=".spec.jenkins.url",priority=1
+// +kubebuilder:printcolumn:name="ARGOCD",type="string",JSONPath=".spec.argocd.url",priority=1
+// +kubebuilder:resource:scope=Cluster,categories={crossplane,provider,devops}
+
+// A ClusterProviderConfig configures backends for managed resources in any
+// namespace. Its Secret references must name their namespace.
+type ClusterProviderConfig struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   ProviderConfigSpec   `json:"spec"`
+	Status ProviderConfigStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// ClusterProviderConfigList contains a list of ClusterProviderConfig.
+type ClusterProviderConfigList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ClusterProviderConfig `json:"items"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:storageversion
+// +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
+// +kubebuilder:printcolumn:name="CONFIG-NAME",type="string",JSONPath=".providerConfigRef.name"
+// +kubebuilder:printcolumn:name="RESOURCE-KIND",type="string",JSONPath=".resourceRef.kind"
+// +kubebuilder:printcolumn:name="RESOURCE-NAME",type="string",JSONPath=".resourceRef.name"
+// +kubebuilder:resource:scope=Namespaced,categories={crossplane,provider,devops}
+
+// A ProviderConfigUsage records that a managed resource uses a ProviderConfig,
+// so the ProviderConfig cannot be deleted from under it.
+type ProviderConfigUsage struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	xpv2.TypedProviderConfigUsage `json:",inline"`
+}
+
+// +kubebuilder:object:root=true
+
+// ProviderConfigUsageList contains a list of ProviderConfigUsage.
+type ProviderConfigUsageList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ProviderConfigUsage `json:"items"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:storageversion
+// +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
+// +kubebuilder:printcolumn:name="CONFIG-NAME",type="string",JSONPath=".providerConfigRef.name"
+// +kubebuilder:printcolumn:name="RESOURCE-KIND",type="string",JSONPath=".resourceRef.kind"
+// +kubebuilder:printcolumn:name="RESOURCE-NAME",type="string",JSONPath=".resourceRef.name"
+// +kubebuilder:resource:scope=Cluster,categories={crossplane,provider,devops}
+
+// A ClusterProviderConfigUsage records that a managed resource uses a
+// ClusterProviderConfig.
+type ClusterProviderConfigUsage struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	xpv2.TypedProviderConfigUsage `json:",inline"`
+}
+
+// +kubebuilder:object:root=true
+
+// ClusterProviderConfigUsageList contains a list of ClusterProviderConfigUsage.
+type ClusterProviderConfigUsageList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ClusterProviderConfigUsage `json:"items"`
+}

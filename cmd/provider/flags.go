@@ -1,0 +1,65 @@
+package main
+
+import (
+	"net"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+)
+
+// flags of the provider. Values are checked by validate before anything
+// starts, so a typo fails at once with a message instead of a crash loop.
+type flags struct {
+	debug                   bool
+	leaderElection          bool
+	syncInterval            time.Duration
+	pollInterval            time.Duration
+	pollStateMetricInterval time.Duration
+	maxReconcileRate        int
+	managementPolicies      bool
+	metricsAddr             string
+	healthAddr              string
+}
+
+func registerFlags(app *kingpin.Application) *flags {
+	f := &flags{}
+	app.Flag("debug", "Run with debug logging.").Short('d').BoolVar(&f.debug)
+	app.Flag("leader-election", "Use leader election for the controller manager.").Short('l').Default("false").Envar("LEADER_ELECTION").BoolVar(&f.leaderElection)
+	app.Flag("sync", "How often all resources are re-listed from the API server (cache resync).").Short('s').Default("1h").DurationVar(&f.syncInterval)
+	app.Flag("poll", "How often each resource is checked for drift against its backend.").Default("5m").DurationVar(&f.pollInterval)
+	app.Flag("poll-state-metric", "How often the managed-resource state metrics are recorded.").Default("5s").DurationVar(&f.pollStateMetricInterval)
+	app.Flag("max-reconcile-rate", "The global maximum rate per second at which resources may be checked for drift.").Default("10").IntVar(&f.maxReconcileRate)
+	app.Flag("enable-management-policies", "Honour spec.managementPolicies (Observe-only, no Delete, ...).").Default("true").Envar("ENABLE_MANAGEMENT_POLICIES").BoolVar(&f.managementPolicies)
+	app.Flag("metrics-bind-address", "Address the Prometheus metrics endpoint listens on; 0 disables it.").Default(":8080").Envar("METRICS_BIND_ADDRESS").StringVar(&f.metricsAddr)
+	app.Flag("health-probe-bind-address", "Address the /healthz and /readyz probes listen on.").Default(":8081").Envar("HEALTH_PROBE_BIND_ADDRESS").StringVar(&f.healthAddr)
+	return f
+}
+
+func (f *flags) validate() error {
+	switch {
+	case f.pollInterval < time.Second:
+		return errors.Errorf("--poll must be at least 1s, got %s", f.pollInterval)
+	case f.syncInterval < f.pollInterval:
+		return errors.Errorf("--sync (%s) must not be shorter than --poll (%s)", f.syncInterval, f.pollInterval)
+	case f.pollStateMetricInterval < time.Second:
+		return errors.Errorf("--poll-state-metric must be at least 1s, got %s", f.pollStateMetricInterval)
+	case f.maxReconcileRate < 1 || f.maxReconcileRate > 1000:
+		return errors.Errorf("--max-reconcile-rate must be between 1 and 1000, got %d", f.maxReconcileRate)
+	}
+	if err := checkAddr("--metrics-bind-address", f.metricsAddr, true); err != nil {
+		return err
+	}
+	return checkAddr("--health-probe-bind-address", f.healthAddr, false)
+}
+
+func checkAddr(flag, addr string, mayDisable bool) error {
+	if mayDisable && addr == "0" {
+		return nil
+	}
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return errors.Errorf("%s must be host:port (e.g. :8080), got %q", flag, addr)
+	}
+	return nil
+}

@@ -1,0 +1,101 @@
+// Command provider runs the provider-devops controllers.
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/gate"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
+
+	"github.com/freeleaps/provider-devops/apis"
+	devops "github.com/freeleaps/provider-devops/internal/controller"
+	"github.com/freeleaps/provider-devops/internal/version"
+)
+
+func main() {
+	app := kingpin.New(filepath.Base(os.Args[0]), "Crossplane provider for Jenkins, Argo CD, DNS and container registries.").DefaultEnvars()
+	f := registerFlags(app)
+	kingpin.MustParse(app.Parse(os.Args[1:]))
+	if err := f.validate(); err != nil {
+		app.Fatalf("invalid flags: %v", err)
+	}
+
+	zl := zap.New(zap.UseDevMode(f.debug))
+	log := logging.NewLogrLogger(zl.WithName("provider-devops"))
+	// controller-runtime is very verbose at info level: give it a real logger
+	// only in debug mode.
+	if f.debug {
+		ctrl.SetLogger(zl)
+	} else {
+		ctrl.SetLogger(zap.New(zap.WriteTo(io.Discard)))
+	}
+	log.Info("starting", "version", version.Version, "poll", f.pollInterval, "sync", f.syncInterval, "maxReconcileRate", f.maxReconcileRate)
+
+	cfg, err := ctrl.GetConfig()
+	kingpin.FatalIfError(err, "cannot get the API server's REST config")
+
+	mgr, err := ctrl.NewManager(ratelimiter.LimitRESTConfig(cfg, f.maxReconcileRate), ctrl.Options{
+		Cache:                  cache.Options{SyncPeriod: &f.syncInterval},
+		Metrics:                metricsserver.Options{BindAddress: f.metricsAddr},
+		HealthProbeBindAddress: f.healthAddr,
+		// Leases only, and longer than the default: leader loss under load
+		// was seen with 15 s leases in other Crossplane providers.
+		LeaderElection:             f.leaderElection,
+		LeaderElectionID:           "crossplane-leader-election-provider-devops",
+		LeaderElectionResourceLock: resourcelock.LeasesResourceLock,
+		LeaseDuration:              ptr(60 * time.Second),
+		RenewDeadline:              ptr(50 * time.Second),
+	})
+	kingpin.FatalIfError(err, "cannot create the controller manager")
+	kingpin.FatalIfError(apis.AddToScheme(mgr.GetScheme()), "cannot add the provider's APIs to the scheme")
+	kingpin.FatalIfError(apiextensionsv1.AddToScheme(mgr.GetScheme()), "cannot add CustomResourceDefinitions to the scheme")
+	kingpin.FatalIfError(mgr.AddHealthzCheck("healthz", healthz.Ping), "cannot add the health check")
+	kingpin.FatalIfError(mgr.AddReadyzCheck("readyz", healthz.Ping), "cannot add the readiness check")
+
+	mrMetrics := managed.NewMRMetricRecorder()
+	stateMetrics := statemetrics.NewMRStateMetrics()
+	metrics.Registry.MustRegister(mrMetrics, stateMetrics)
+
+	o := controller.Options{
+		Logger:                  log,
+		MaxConcurrentReconciles: f.maxReconcileRate,
+		PollInterval:            f.pollInterval,
+		GlobalRateLimiter:       ratelimiter.NewGlobal(f.maxReconcileRate),
+		Features:                &feature.Flags{},
+		Gate:                    new(gate.Gate[schema.GroupVersionKind]),
+		MetricOptions: &controller.MetricOptions{
+			PollStateMetricInterval: f.pollStateMetricInterval,
+			MRMetrics:               mrMetrics,
+			MRStateMetrics:          stateMetrics,
+		},
+	}
+	if f.managementPolicies {
+		o.Features.Enable(feature.EnableBetaManagementPolicies)
+	}
+
+	kingpin.FatalIfError(customresourcesgate.Setup(mgr, o), "cannot set up the CRD gate")
+	kingpin.FatalIfError(devops.SetupGated(mgr, o), "cannot set up the controllers")
+	kingpin.FatalIfError(mgr.Start(ctrl.SetupSignalHandler()), "cannot start the controller manager")
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,95 @@
+// Package mrcontroller wires a managed-resource kind into a controller-runtime
+// manager the same way for every kind: the crossplane-runtime managed
+// reconciler, global rate limiting, the desired-state-changed filter,
+// management policies, metrics, and a poll interval with jitter that polls
+// faster while the resource is not Ready.
+package mrcontroller
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+)
+
+// NotReadyPollInterval caps the poll interval of a resource that is not yet
+// Ready, so a pipeline or sync in progress is seen soon after it finishes.
+const NotReadyPollInterval = 15 * time.Second
+
+// Kind describes the managed-resource kind to set up.
+type Kind[T resource.Managed] struct {
+	GroupKind        string
+	GroupVersionKind schema.GroupVersionKind
+	// New returns an empty object of the kind; NewList an empty list.
+	New     func() T
+	NewList func() resource.ManagedList
+}
+
+// SetupGated registers Setup to run once the kind's CRD is established, which
+// is what lets the provider start with safe-start before its CRDs are active.
+func SetupGated[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Kind[T], c managed.TypedExternalConnector[T]) error {
+	o.Gate.Register(func() {
+		if err := Setup(mgr, o, k, c); err != nil {
+			mgr.GetLogger().Error(err, "cannot set up controller", "kind", k.GroupKind)
+		}
+	}, k.GroupVersionKind)
+	return nil
+}
+
+// Setup adds a controller for kind k, connecting to external systems with c.
+func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Kind[T], c managed.TypedExternalConnector[T]) error {
+	name := managed.ControllerName(k.GroupKind)
+	opts := []managed.ReconcilerOption{
+		managed.WithTypedExternalConnector[T](c),
+		managed.WithLogger(o.Logger.WithValues("controller", name)),
+		managed.WithPollInterval(o.PollInterval),
+		managed.WithPollIntervalHook(PollInterval(o.PollInterval/10, rand.Float64)),
+		managed.WithRecorder(event.NewAPIRecorder(mgr.GetEventRecorderFor(name))), //nolint:staticcheck // crossplane-runtime still takes the old recorder.
+	}
+	if o.Features.Enabled(feature.EnableBetaManagementPolicies) {
+		opts = append(opts, managed.WithManagementPolicies())
+	}
+	if o.MetricOptions != nil {
+		opts = append(opts, managed.WithMetricRecorder(o.MetricOptions.MRMetrics))
+		if o.MetricOptions.MRStateMetrics != nil {
+			sm := statemetrics.NewMRStateRecorder(mgr.GetClient(), o.Logger, o.MetricOptions.MRStateMetrics, k.NewList(), o.MetricOptions.PollStateMetricInterval)
+			if err := mgr.Add(sm); err != nil {
+				return errors.Wrapf(err, "cannot register state metrics for %s", k.GroupKind)
+			}
+		}
+	}
+
+	r := managed.NewReconciler(mgr, resource.ManagedKind(k.GroupVersionKind), opts...)
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(name).
+		WithOptions(o.ForControllerRuntime()).
+		WithEventFilter(resource.DesiredStateChanged()).
+		For(k.New()).
+		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
+}
+
+// PollInterval returns a poll-interval hook: resources that are not Ready
+// are polled at most every NotReadyPollInterval, and every interval gets up to
+// ±jitter so that many resources created together do not poll in lockstep.
+// rnd returns a number in [0, 1); tests pass a fixed one.
+func PollInterval(jitter time.Duration, rnd func() float64) managed.PollIntervalHook {
+	return func(mg resource.Managed, interval time.Duration) time.Duration {
+		j := jitter
+		if mg.GetCondition(xpv2.TypeReady).Status != "True" && interval > NotReadyPollInterval {
+			interval = NotReadyPollInterval
+			j = min(j, NotReadyPollInterval/10)
+		}
+		return interval + time.Duration((rnd()*2-1)*float64(j))
+	}
+}

@@ -1,0 +1,166 @@
+// Package providerconfig resolves the ProviderConfig or ClusterProviderConfig a
+// managed resource references and reads backend credentials from it. It is the
+// one place that enforces that a namespaced ProviderConfig only reads Secrets
+// from its own namespace.
+package providerconfig
+
+import (
+	"context"
+	"os"
+
+	"github.com/spf13/afero"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/apis/v1alpha1"
+)
+
+const (
+	errNoRef            = "spec.providerConfigRef is not set"
+	errFmtUnknownKind   = "spec.providerConfigRef.kind %q is not supported: use ProviderConfig or ClusterProviderConfig"
+	errFmtGetPC         = "cannot get ProviderConfig %q in namespace %q"
+	errFmtGetCPC        = "cannot get ClusterProviderConfig %q"
+	errFmtPCNotFound    = "ProviderConfig %q not found in namespace %q"
+	errFmtCPCNotFound   = "ClusterProviderConfig %q not found"
+	errFmtMissingSecNS  = "%s: credentials.secretRef.namespace is required in a ClusterProviderConfig"
+	errFmtForeignSecret = "%s: a ProviderConfig may only read Secrets in its own namespace %q, not %q"
+	errFmtGetSecret     = "%s: cannot get credentials Secret %s/%s"
+	errFmtSecretMissing = "%s: credentials Secret %s/%s not found"
+	errFmtSecretNoKey   = "%s: credentials Secret %s/%s has no key %q"
+	errFmtEmptyCreds    = "%s: credentials are empty"
+	errFmtUnknownSource = "%s: credentials source %q is not supported"
+	errFmtEnvUnset      = "%s: environment variable %q of the provider is not set"
+	errFmtReadFs        = "%s: cannot read credentials file %q"
+)
+
+// Config is a resolved ProviderConfig or ClusterProviderConfig.
+type Config struct {
+	// Spec of the config.
+	Spec v1alpha1.ProviderConfigSpec
+	// Kind and Name identify the config in messages.
+	Kind, Name string
+	// Namespace of a ProviderConfig; empty for a ClusterProviderConfig.
+	Namespace string
+}
+
+// String names the config for messages, e.g. ProviderConfig team-a/default.
+func (c *Config) String() string {
+	if c.Namespace == "" {
+		return c.Kind + " " + c.Name
+	}
+	return c.Kind + " " + c.Namespace + "/" + c.Name
+}
+
+// Resolve returns the config mr references. A namespaced ProviderConfig is
+// looked up in mr's own namespace only.
+func Resolve(ctx context.Context, kube client.Reader, mr resource.ModernManaged) (*Config, error) {
+	ref := mr.GetProviderConfigReference()
+	if ref == nil || ref.Name == "" {
+		return nil, errors.New(errNoRef)
+	}
+	switch ref.Kind {
+	case v1alpha1.ProviderConfigKind:
+		pc := &v1alpha1.ProviderConfig{}
+		if err := kube.Get(ctx, types.NamespacedName{Namespace: mr.GetNamespace(), Name: ref.Name}, pc); err != nil {
+			if kerrors.IsNotFound(err) {
+				return nil, errors.Errorf(errFmtPCNotFound, ref.Name, mr.GetNamespace())
+			}
+			return nil, errors.Wrapf(err, errFmtGetPC, ref.Name, mr.GetNamespace())
+		}
+		return &Config{Spec: pc.Spec, Kind: ref.Kind, Name: ref.Name, Namespace: mr.GetNamespace()}, nil
+	case v1alpha1.ClusterProviderConfigKind:
+		cpc := &v1alpha1.ClusterProviderConfig{}
+		if err := kube.Get(ctx, types.NamespacedName{Name: ref.Name}, cpc); err != nil {
+			if kerrors.IsNotFound(err) {
+				return nil, errors.Errorf(errFmtCPCNotFound, ref.Name)
+			}
+			return nil, errors.Wrapf(err, errFmtGetCPC, ref.Name)
+		}
+		return &Config{Spec: cpc.Spec, Kind: ref.Kind, Name: ref.Name}, nil
+	default:
+		return nil, errors.Errorf(errFmtUnknownKind, ref.Kind)
+	}
+}
+
+// Credentials reads the credentials described by cr. section names the
+// config section (e.g. "spec.jenkins") in messages. The returned bytes are
+// secret: never log, record or wrap them into an error.
+func (c *Config) Credentials(ctx context.Context, kube client.Reader, section string, cr v1alpha1.Credentials) ([]byte, error) {
+	where := c.String() + " " + section
+	var (
+		data []byte
+		err  error
+	)
+	switch cr.Source {
+	case xpv2.CredentialsSourceSecret, "":
+		data, err = c.secret(ctx, kube, where, cr.SecretRef)
+	case xpv2.CredentialsSourceEnvironment:
+		data, err = env(where, cr.Env)
+	case xpv2.CredentialsSourceFilesystem:
+		data, err = file(ctx, where, cr.Fs)
+	case xpv2.CredentialsSourceNone:
+		return nil, nil
+	default:
+		return nil, errors.Errorf(errFmtUnknownSource, where, cr.Source)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(data) == 0 {
+		return nil, errors.Errorf(errFmtEmptyCreds, where)
+	}
+	return data, nil
+}
+
+func (c *Config) secret(ctx context.Context, kube client.Reader, where string, ref *v1alpha1.SecretKeySelector) ([]byte, error) {
+	if ref == nil {
+		return nil, errors.Errorf("%s: credentials.secretRef is required when source is Secret", where)
+	}
+	ns := ref.Namespace
+	switch {
+	case c.Namespace == "" && ns == "":
+		return nil, errors.Errorf(errFmtMissingSecNS, where)
+	case c.Namespace != "" && ns == "":
+		ns = c.Namespace
+	case c.Namespace != "" && ns != c.Namespace:
+		return nil, errors.Errorf(errFmtForeignSecret, where, c.Namespace, ns)
+	}
+	s := &corev1.Secret{}
+	if err := kube.Get(ctx, types.NamespacedName{Namespace: ns, Name: ref.Name}, s); err != nil {
+		if kerrors.IsNotFound(err) {
+			return nil, errors.Errorf(errFmtSecretMissing, where, ns, ref.Name)
+		}
+		return nil, errors.Wrapf(err, errFmtGetSecret, where, ns, ref.Name)
+	}
+	v, ok := s.Data[ref.Key]
+	if !ok {
+		return nil, errors.Errorf(errFmtSecretNoKey, where, ns, ref.Name, ref.Key)
+	}
+	return v, nil
+}
+
+func env(where string, sel *xpv2.EnvSelector) ([]byte, error) {
+	if sel == nil {
+		return nil, errors.Errorf("%s: credentials.env is required when source is Environment", where)
+	}
+	v, ok := os.LookupEnv(sel.Name)
+	if !ok {
+		return nil, errors.Errorf(errFmtEnvUnset, where, sel.Name)
+	}
+	return []byte(v), nil
+}
+
+func file(ctx context.Context, where string, sel *xpv2.FsSelector) ([]byte, error) {
+	if sel == nil {
+		return nil, errors.Errorf("%s: credentials.fs is required when source is Filesystem", where)
+	}
+	data, err := resource.ExtractFs(ctx, afero.NewOsFs(), xpv2.CommonCredentialSelectors{Fs: sel})
+	// The library's error may quote the path but never the content.
+	return data, errors.Wrapf(err, errFmtReadFs, where, sel.Path)
+}

@@ -1,0 +1,40 @@
+package providerconfig
+
+import (
+	"context"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+
+	"github.com/freeleaps/provider-devops/apis/v1alpha1"
+)
+
+const (
+	errTrackUsage      = "cannot track ProviderConfig usage"
+	errFmtSectionUnset = "%s has no %s section: add it to configure this backend"
+)
+
+// A Tracker records that a managed resource uses its ProviderConfig.
+type Tracker interface {
+	Track(ctx context.Context, mg resource.ModernManaged) error
+}
+
+// Section is what every controller's Connect does first: record the usage,
+// resolve the config mr references, and return the backend section pick
+// selects from it. name is the section's field name for messages ("jenkins").
+func Section[S any](ctx context.Context, kube client.Reader, usage Tracker, mr resource.ModernManaged, name string, pick func(*v1alpha1.ProviderConfigSpec) *S) (*Config, *S, error) {
+	if err := usage.Track(ctx, mr); err != nil {
+		return nil, nil, errors.Wrap(err, errTrackUsage)
+	}
+	pc, err := Resolve(ctx, kube, mr)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := pick(&pc.Spec)
+	if s == nil {
+		return nil, nil, errors.Errorf(errFmtSectionUnset, pc, "spec."+name)
+	}
+	return pc, s, nil
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/alecthomas/kingpin/v2"
+)
+
+func TestFlagsValidate(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		args   []string
+		want   string // substring of the error; empty means valid
+	}{
+		"Defaults":            {reason: "the defaults are valid", args: nil},
+		"PollTooShort":        {reason: "a sub-second poll would hammer every backend", args: []string{"--poll=10ms"}, want: "--poll must be at least 1s"},
+		"SyncShorterThanPoll": {reason: "a resync shorter than the poll makes the poll meaningless", args: []string{"--poll=10m", "--sync=1m"}, want: "--sync (1m0s) must not be shorter than --poll (10m0s)"},
+		"RateZero":            {reason: "a zero rate would stop every reconcile", args: []string{"--max-reconcile-rate=0"}, want: "--max-reconcile-rate must be between 1 and 1000"},
+		"BadMetricsAddr":      {reason: "a port without a colon is a common typo", args: []string{"--metrics-bind-address=8080"}, want: "--metrics-bind-address must be host:port"},
+		"MetricsDisabled":     {reason: "0 disables metrics", args: []string{"--metrics-bind-address=0"}},
+		"BadHealthAddr":       {reason: "probes cannot be disabled", args: []string{"--health-probe-bind-address=0"}, want: "--health-probe-bind-address must be host:port"},
+		"BadStateMetric":      {reason: "state metrics need a sane interval", args: []string{"--poll-state-metric=1ms"}, want: "--poll-state-metric must be at least 1s"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			app := kingpin.New("provider", "")
+			f := registerFlags(app)
+			if _, err := app.Parse(tc.args); err != nil {
+				t.Fatalf("parse: %v", err)
+			}
+			err := f.validate()
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("%s: unexpected error %v", tc.reason, err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("%s: want error containing %q, got %v", tc.reason, tc.want, err)
+			}
+		})
+	}
+}

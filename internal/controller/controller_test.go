@@ -1,0 +1,242 @@
+package controller_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/gate"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	dnsv1alpha1 "github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
+	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	registryv1alpha1 "github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
+	"github.com/freeleaps/provider-devops/apis/v1alpha1"
+	devops "github.com/freeleaps/provider-devops/internal/controller"
+	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+)
+
+const secretText = "s3cr3t-t0ken-never-printed"
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	envtest.Stop()
+	os.Exit(code)
+}
+
+// startProvider runs the provider's controllers, wired as cmd/provider wires
+// them (CRD gate, safe-start), against the shared control plane.
+func startProvider(t *testing.T, env *envtest.Env) {
+	t.Helper()
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := controller.Options{
+		Logger:                  logging.NewNopLogger(),
+		MaxConcurrentReconciles: 4,
+		PollInterval:            time.Minute,
+		GlobalRateLimiter:       ratelimiter.NewGlobal(100),
+		Features:                &feature.Flags{},
+		Gate:                    new(gate.Gate[schema.GroupVersionKind]),
+	}
+	o.Features.Enable(feature.EnableBetaManagementPolicies)
+	if err := customresourcesgate.Setup(mgr, o); err != nil {
+		t.Fatal(err)
+	}
+	if err := devops.SetupGated(mgr, o); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = mgr.Start(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+func create(t *testing.T, c client.Client, objs ...client.Object) {
+	t.Helper()
+	for _, o := range objs {
+		if err := c.Create(context.Background(), o); err != nil && !kerrors.IsAlreadyExists(err) {
+			t.Fatalf("create %T %s: %v", o, o.GetName(), err)
+		}
+	}
+}
+
+// waitSynced waits until mg's Synced condition has a message containing want.
+func waitSynced(t *testing.T, c client.Client, mg resource.Managed, want string) xpv2.Condition {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	var last xpv2.Condition
+	for time.Now().Before(deadline) {
+		if err := c.Get(context.Background(), client.ObjectKeyFromObject(mg), mg); err == nil {
+			last = mg.GetCondition(xpv2.TypeSynced)
+			if last.Status == corev1.ConditionFalse && strings.Contains(last.Message, want) {
+				return last
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("%s %s: Synced never said %q; last condition: %+v", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetName(), want, last)
+	return last
+}
+
+func ref(kind, name string) *xpv2.ProviderConfigReference {
+	return &xpv2.ProviderConfigReference{Kind: kind, Name: name}
+}
+
+func secretCreds(name, ns, key string) v1alpha1.Credentials {
+	return v1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.SecretKeySelector{Name: name, Namespace: ns, Key: key}}
+}
+
+func TestManagedResourcesReportConfigurationAndBackendState(t *testing.T) {
+	env := envtest.Shared(t)
+	startProvider(t, env)
+	c := env.Client
+	for _, ns := range []string{"team-a", "team-b"} {
+		create(t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	}
+	create(t, c,
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "creds", Namespace: "team-a"}, StringData: map[string]string{"token": secretText}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "creds", Namespace: "team-b"}, StringData: map[string]string{"token": secretText}},
+		&v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "full", Namespace: "team-a"}, Spec: v1alpha1.ProviderConfigSpec{
+			Jenkins:  &v1alpha1.JenkinsConfig{URL: "https://jenkins.example.com", Credentials: secretCreds("creds", "", "token")},
+			ArgoCD:   &v1alpha1.ArgoCDConfig{URL: "https://argocd.example.com", Credentials: secretCreds("creds", "", "token")},
+			DNS:      &v1alpha1.DNSConfig{Provider: v1alpha1.DNSProviderGoDaddy, Credentials: secretCreds("creds", "", "token")},
+			Registry: &v1alpha1.RegistryConfig{Kind: v1alpha1.RegistryDockerHub, Credentials: secretCreds("creds", "", "token")},
+		}},
+		&v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "argo-only", Namespace: "team-a"}, Spec: v1alpha1.ProviderConfigSpec{
+			ArgoCD: &v1alpha1.ArgoCDConfig{URL: "https://argocd.example.com", Credentials: secretCreds("creds", "", "token")},
+		}},
+		&v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "foreign-secret", Namespace: "team-a"}, Spec: v1alpha1.ProviderConfigSpec{
+			Jenkins: &v1alpha1.JenkinsConfig{URL: "https://jenkins.example.com", Credentials: secretCreds("creds", "team-b", "token")},
+		}},
+		&v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "missing-secret", Namespace: "team-a"}, Spec: v1alpha1.ProviderConfigSpec{
+			Jenkins: &v1alpha1.JenkinsConfig{URL: "https://jenkins.example.com", Credentials: secretCreds("nope", "", "token")},
+		}},
+		&v1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "platform"}, Spec: v1alpha1.ProviderConfigSpec{
+			Registry: &v1alpha1.RegistryConfig{Kind: v1alpha1.RegistryOCI, URL: "https://registry.example.com", Credentials: secretCreds("creds", "", "token")},
+		}},
+	)
+
+	jp := func(name, pc string) *jenkinsv1alpha1.JenkinsPipeline {
+		script := "pipeline { agent any }"
+		p := &jenkinsv1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team-a"}}
+		p.Spec.ProviderConfigReference = ref("ProviderConfig", pc)
+		p.Spec.ForProvider.Source.Script = &script
+		return p
+	}
+	argo := &argov1alpha1.ArgoApplication{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "team-a"}}
+	argo.Spec.ProviderConfigReference = ref("ProviderConfig", "full")
+	argo.Spec.ForProvider.Source = argov1alpha1.ApplicationSource{RepoURL: "https://git.example.com/a.git", Path: "deploy"}
+	argo.Spec.ForProvider.Destination = argov1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: "a"}
+	dns := &dnsv1alpha1.DNSRecord{ObjectMeta: metav1.ObjectMeta{Name: "rec", Namespace: "team-a"}}
+	dns.Spec.ProviderConfigReference = ref("ProviderConfig", "argo-only")
+	dns.Spec.ForProvider = dnsv1alpha1.DNSRecordParameters{Zone: "example.com", Name: "www", Type: dnsv1alpha1.RecordA, Values: []string{"192.0.2.1"}}
+	repo := &registryv1alpha1.RegistryRepo{ObjectMeta: metav1.ObjectMeta{Name: "repo", Namespace: "team-a"}}
+	repo.Spec.ProviderConfigReference = ref("ClusterProviderConfig", "platform")
+	repo.Spec.ForProvider = registryv1alpha1.RegistryRepoParameters{Namespace: "team", Name: "shop"}
+	repoMissingPC := repo.DeepCopy()
+	repoMissingPC.Name = "repo-missing-pc"
+	repoMissingPC.Spec.ProviderConfigReference = ref("ProviderConfig", "does-not-exist")
+
+	cases := map[string]struct {
+		reason string
+		mg     resource.Managed
+		want   string
+	}{
+		"NotImplemented": {
+			reason: "a fully configured MR says its backend is not implemented yet, never pretends",
+			mg:     jp("pipeline", "full"), want: "the Jenkins backend is not implemented",
+		},
+		"NotImplementedArgo": {
+			reason: "the same for Argo CD",
+			mg:     argo, want: "the Argo CD backend is not implemented",
+		},
+		"MissingSection": {
+			reason: "a config without the MR's section names the section to add",
+			mg:     dns, want: "ProviderConfig team-a/argo-only has no spec.dns section",
+		},
+		"ForeignSecret": {
+			reason: "a namespaced ProviderConfig cannot read another namespace's Secret",
+			mg:     jp("foreign", "foreign-secret"), want: "may only read Secrets in its own namespace \"team-a\", not \"team-b\"",
+		},
+		"MissingSecret": {
+			reason: "a missing Secret is named",
+			mg:     jp("missing", "missing-secret"), want: "credentials Secret team-a/nope not found",
+		},
+		"ClusterConfigNeedsSecretNamespace": {
+			reason: "a ClusterProviderConfig must say which namespace its Secret is in",
+			mg:     repo, want: "credentials.secretRef.namespace is required in a ClusterProviderConfig",
+		},
+		"MissingProviderConfig": {
+			reason: "a reference to a config that does not exist is named",
+			mg:     repoMissingPC, want: "ProviderConfig \"does-not-exist\" not found in namespace \"team-a\"",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			create(t, c, tc.mg)
+			cond := waitSynced(t, c, tc.mg, tc.want)
+			if strings.Contains(cond.Message, secretText) {
+				t.Errorf("%s: condition message leaks the secret: %s", tc.reason, cond.Message)
+			}
+		})
+	}
+
+	t.Run("UsageTracked", func(t *testing.T) {
+		// The pipeline and the application both use ProviderConfig "full".
+		deadline := time.Now().Add(30 * time.Second)
+		pc := &v1alpha1.ProviderConfig{}
+		for time.Now().Before(deadline) {
+			if err := c.Get(context.Background(), client.ObjectKey{Namespace: "team-a", Name: "full"}, pc); err == nil && pc.Status.Users == 2 {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		if pc.Status.Users != 2 {
+			t.Fatalf("ProviderConfig team-a/full: want 2 users, got %d", pc.Status.Users)
+		}
+		cpc := &v1alpha1.ClusterProviderConfig{}
+		for time.Now().Before(deadline) {
+			if err := c.Get(context.Background(), client.ObjectKey{Name: "platform"}, cpc); err == nil && cpc.Status.Users == 1 {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		if cpc.Status.Users != 1 {
+			t.Fatalf("ClusterProviderConfig platform: want 1 user, got %d", cpc.Status.Users)
+		}
+	})
+
+	t.Run("NoSecretInEvents", func(t *testing.T) {
+		events := &corev1.EventList{}
+		if err := c.List(context.Background(), events, client.InNamespace("team-a")); err != nil {
+			t.Fatal(err)
+		}
+		if len(events.Items) == 0 {
+			t.Fatal("expected warning events for the failing resources")
+		}
+		for _, e := range events.Items {
+			if strings.Contains(e.Message, secretText) {
+				t.Errorf("event %s leaks the secret: %s", e.Name, e.Message)
+			}
+		}
+	})
+}

@@ -58,6 +58,16 @@ func Shared(t testing.TB) *Env {
 	return shared
 }
 
+// KubeConfig returns a kubeconfig for an administrator of the control plane,
+// for tests that run the provider binary as a user would.
+func (e *Env) KubeConfig() ([]byte, error) {
+	u, err := e.env.AddUser(envtest.User{Name: "provider-devops-test", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return u.KubeConfig()
+}
+
 // Stop stops the shared control plane if one was started.
 func Stop() {
 	if shared != nil {

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	envtest.Stop()
+	os.Exit(code)
+}
+
+// TestBinary builds the provider and runs it as a user would: against a real
+// API server with a kubeconfig. It must serve its probes and metrics, and
+// refuse bad flags before doing anything.
+func TestBinary(t *testing.T) {
+	env := envtest.Shared(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "provider")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	t.Run("BadFlagRefused", func(t *testing.T) {
+		out, err := exec.Command(bin, "--poll=1ms").CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "--poll must be at least 1s") {
+			t.Fatalf("want a refusal naming --poll, got err=%v output=%s", err, out)
+		}
+	})
+
+	t.Run("ServesProbesAndMetrics", func(t *testing.T) {
+		kc, err := env.KubeConfig()
+		if err != nil {
+			t.Fatal(err)
+		}
+		kcPath := filepath.Join(dir, "kubeconfig")
+		if err := os.WriteFile(kcPath, kc, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		metrics, health := freeAddr(t), freeAddr(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, "--metrics-bind-address="+metrics, "--health-probe-bind-address="+health)
+		cmd.Env = append(os.Environ(), "KUBECONFIG="+kcPath)
+		var logs bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &logs, &logs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { cancel(); _ = cmd.Wait() }()
+
+		for _, path := range []string{"http://" + health + "/healthz", "http://" + health + "/readyz"} {
+			if body, err := waitOK(path); err != nil {
+				t.Fatalf("%s: %v\nprovider output:\n%s", path, err, logs.String())
+			} else if !strings.Contains(body, "ok") {
+				t.Errorf("%s: unexpected body %q", path, body)
+			}
+		}
+		// The safe-start gate starts each managed-resource controller once
+		// its CRD is established; all four must appear.
+		want := []string{
+			`controller="managed/jenkinspipeline.jenkins.devops.freeleaps.io"`,
+			`controller="managed/argoapplication.argocd.devops.freeleaps.io"`,
+			`controller="managed/dnsrecord.dns.devops.freeleaps.io"`,
+			`controller="managed/registryrepo.registry.devops.freeleaps.io"`,
+			`controller="providerconfig/providerconfig.devops.freeleaps.io"`,
+			`controller="providerconfig/clusterproviderconfig.devops.freeleaps.io"`,
+		}
+		var missing []string
+		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+			body, err := waitOK("http://" + metrics + "/metrics")
+			if err != nil {
+				t.Fatalf("metrics: %v\nprovider output:\n%s", err, logs.String())
+			}
+			missing = missing[:0]
+			for _, w := range want {
+				if !strings.Contains(body, w) {
+					missing = append(missing, w)
+				}
+			}
+			if len(missing) == 0 {
+				return
+			}
+		}
+		t.Fatalf("controllers never registered: %v\nprovider output:\n%s", missing, logs.String())
+	})
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func waitOK(url string) (string, error) {
+	deadline := time.Now().Add(60 * time.Second)
+	var last error
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(url) //nolint:gosec,noctx // test URL on loopback
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return string(b), nil
+			}
+			last = fmt.Errorf("status %d: %s", resp.StatusCode, b)
+		} else {
+			last = err
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	return "", last
+}

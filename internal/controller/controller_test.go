@@ -201,28 +201,12 @@ func TestManagedResourcesReportConfigurationAndBackendState(t *testing.T) {
 	}
 
 	t.Run("UsageTracked", func(t *testing.T) {
-		// The pipeline and the application both use ProviderConfig "full".
-		deadline := time.Now().Add(30 * time.Second)
+		// The pipeline and the application use ProviderConfig team-a/full;
+		// one registry repository uses ClusterProviderConfig platform.
 		pc := &v1alpha1.ProviderConfig{}
-		for time.Now().Before(deadline) {
-			if err := c.Get(context.Background(), client.ObjectKey{Namespace: "team-a", Name: "full"}, pc); err == nil && pc.Status.Users == 2 {
-				break
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-		if pc.Status.Users != 2 {
-			t.Fatalf("ProviderConfig team-a/full: want 2 users, got %d", pc.Status.Users)
-		}
+		waitUsers(t, c, client.ObjectKey{Namespace: "team-a", Name: "full"}, pc, 2, func() int64 { return pc.Status.Users })
 		cpc := &v1alpha1.ClusterProviderConfig{}
-		for time.Now().Before(deadline) {
-			if err := c.Get(context.Background(), client.ObjectKey{Name: "platform"}, cpc); err == nil && cpc.Status.Users == 1 {
-				break
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-		if cpc.Status.Users != 1 {
-			t.Fatalf("ClusterProviderConfig platform: want 1 user, got %d", cpc.Status.Users)
-		}
+		waitUsers(t, c, client.ObjectKey{Name: "platform"}, cpc, 1, func() int64 { return cpc.Status.Users })
 	})
 
 	t.Run("NoSecretInEvents", func(t *testing.T) {
@@ -239,4 +223,15 @@ func TestManagedResourcesReportConfigurationAndBackendState(t *testing.T) {
 			}
 		}
 	})
+}
+
+// waitUsers waits until the config at key counts want users.
+func waitUsers(t *testing.T, c client.Client, key client.ObjectKey, obj client.Object, want int64, users func() int64) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if err := c.Get(context.Background(), key, obj); err == nil && users() == want {
+			return
+		}
+	}
+	t.Fatalf("%T %s: want %d users, got %d", obj, key, want, users())
 }

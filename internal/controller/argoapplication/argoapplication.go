@@ -2,25 +2,15 @@
 package argoapplication
 
 import (
-	"context"
-
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
-	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
-
-// errNotImplemented is what a ArgoApplication says in its Synced condition until the Argo CD
-// client is part of the provider: it never pretends to have reconciled.
-const errNotImplemented = "the Argo CD backend is not implemented in this provider version: the ArgoApplication was not reconciled"
 
 // Kind describes the ArgoApplication kind to the shared controller setup.
 var Kind = mrcontroller.Kind[*v1alpha1.ArgoApplication]{
@@ -30,30 +20,13 @@ var Kind = mrcontroller.Kind[*v1alpha1.ArgoApplication]{
 	NewList:          func() resource.ManagedList { return &v1alpha1.ArgoApplicationList{} },
 }
 
-// SetupGated adds the ArgoApplication controller once its CRD is established.
+// SetupGated adds the ArgoApplication controller once its CRD is established. Until the
+// Argo CD client lands, its connector reports that the backend is not implemented.
 func SetupGated(mgr ctrl.Manager, o controller.Options) error {
-	return mrcontroller.SetupGated(mgr, o, Kind, NewConnector(mgr.GetClient()))
-}
-
-// NewConnector returns the connector the ArgoApplication controller uses.
-func NewConnector(kube client.Client) managed.TypedExternalConnector[*v1alpha1.ArgoApplication] {
-	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{})}
-}
-
-type connector struct {
-	kube  client.Client
-	usage providerconfig.Tracker
-}
-
-// Connect resolves the ProviderConfig and its argocd section and reads the
-// credentials, so configuration mistakes are reported now.
-func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoApplication) (managed.TypedExternalClient[*v1alpha1.ArgoApplication], error) {
-	pc, section, err := providerconfig.Section(ctx, c.kube, c.usage, cr, "argocd", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.ArgoCDConfig { return s.ArgoCD })
-	if err != nil {
-		return nil, err
-	}
-	if _, err := pc.Credentials(ctx, c.kube, "spec.argocd.credentials", section.Credentials); err != nil {
-		return nil, err
-	}
-	return nil, errors.New(errNotImplemented)
+	return mrcontroller.SetupGated(mgr, o, Kind, mrcontroller.UnimplementedConnector[*v1alpha1.ArgoApplication](mgr.GetClient(), mrcontroller.Backend[pcv1alpha1.ArgoCDConfig]{
+		Name:        "Argo CD",
+		Section:     "argocd",
+		Pick:        func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.ArgoCDConfig { return s.ArgoCD },
+		Credentials: func(s *pcv1alpha1.ArgoCDConfig) pcv1alpha1.Credentials { return s.Credentials },
+	}))
 }

@@ -1,0 +1,98 @@
+package argocd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+)
+
+// gRPC status codes Argo CD's grpc-gateway puts in error bodies.
+const (
+	codeInvalidArgument  = 3
+	codeNotFound         = 5
+	codeAlreadyExists    = 6
+	codePermissionDenied = 7
+	codeUnauthenticated  = 16
+)
+
+// APIError is an error answered by Argo CD (grpc-gateway body
+// {"error", "code", "message"}) or a transport failure.
+type APIError struct {
+	StatusCode int
+	Code       int
+	Message    string
+	// RetryAfter is set from a 429 or 503 Retry-After header.
+	RetryAfter time.Duration
+	// Transient marks failures worth retrying: timeouts, refused
+	// connections, 5xx, 429.
+	Transient bool
+}
+
+func (e *APIError) Error() string {
+	switch {
+	case e.StatusCode == 0:
+		return "cannot reach Argo CD: " + e.Message
+	case e.StatusCode == http.StatusUnauthorized:
+		return "Argo CD rejected the token (401 Unauthorized): check the ProviderConfig's argocd credentials: " + e.Message
+	case e.StatusCode == http.StatusForbidden:
+		return "Argo CD denied the request (403 PermissionDenied): grant the token's account access in Argo CD RBAC: " + e.Message
+	default:
+		return fmt.Sprintf("Argo CD answered %d: %s", e.StatusCode, e.Message)
+	}
+}
+
+// IsNotFound is true for an application that does not exist.
+func IsNotFound(err error) bool {
+	var e *APIError
+	return errors.As(err, &e) && (e.StatusCode == http.StatusNotFound || e.Code == codeNotFound)
+}
+
+// IsAlreadyExists is true when a create found an application of that name.
+func IsAlreadyExists(err error) bool {
+	var e *APIError
+	return errors.As(err, &e) && (e.StatusCode == http.StatusConflict || e.Code == codeAlreadyExists ||
+		(e.Code == codeInvalidArgument && containsExisting(e.Message)))
+}
+
+// IsTransient is true for failures worth retrying with back-off.
+func IsTransient(err error) bool {
+	var e *APIError
+	return errors.As(err, &e) && e.Transient
+}
+
+// Argo CD reports a create of an existing app with a different spec as
+// InvalidArgument "existing application spec is different, use upsert flag".
+func containsExisting(msg string) bool {
+	return strings.Contains(msg, "existing application spec is different") || strings.Contains(msg, "already exists")
+}
+
+func decodeError(resp *http.Response) error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	e := &APIError{StatusCode: resp.StatusCode}
+	var body struct {
+		Error   string `json:"error"`
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(b, &body) == nil && (body.Message != "" || body.Error != "") {
+		e.Code, e.Message = body.Code, body.Message
+		if e.Message == "" {
+			e.Message = body.Error
+		}
+	} else {
+		e.Message = http.StatusText(resp.StatusCode)
+	}
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
+		e.Transient = true
+		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
+			e.RetryAfter = time.Duration(s) * time.Second
+		}
+	}
+	return e
+}

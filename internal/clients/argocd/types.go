@@ -1,0 +1,126 @@
+package argocd
+
+import "time"
+
+// Application is the part of Argo CD's Application we manage or surface. The
+// JSON names follow the Argo CD API (argoproj.io/v1alpha1).
+type Application struct {
+	Metadata ObjectMeta        `json:"metadata"`
+	Spec     ApplicationSpec   `json:"spec"`
+	Status   ApplicationStatus `json:"status,omitempty"`
+}
+
+// ObjectMeta of an Application.
+type ObjectMeta struct {
+	Name            string            `json:"name"`
+	Namespace       string            `json:"namespace,omitempty"`
+	Labels          map[string]string `json:"labels,omitempty"`
+	Finalizers      []string          `json:"finalizers,omitempty"`
+	ResourceVersion string            `json:"resourceVersion,omitempty"`
+}
+
+// ApplicationSpec is the desired state of an Application.
+type ApplicationSpec struct {
+	Project     string                 `json:"project"`
+	Source      *ApplicationSource     `json:"source,omitempty"`
+	Destination ApplicationDestination `json:"destination"`
+	SyncPolicy  *SyncPolicy            `json:"syncPolicy,omitempty"`
+}
+
+// ApplicationSource is where manifests come from.
+type ApplicationSource struct {
+	RepoURL        string           `json:"repoURL"`
+	Path           string           `json:"path,omitempty"`
+	Chart          string           `json:"chart,omitempty"`
+	TargetRevision string           `json:"targetRevision,omitempty"`
+	Helm           *HelmSource      `json:"helm,omitempty"`
+	Kustomize      *KustomizeSource `json:"kustomize,omitempty"`
+}
+
+// HelmSource options.
+type HelmSource struct {
+	ReleaseName string          `json:"releaseName,omitempty"`
+	ValueFiles  []string        `json:"valueFiles,omitempty"`
+	Values      string          `json:"values,omitempty"`
+	Parameters  []HelmParameter `json:"parameters,omitempty"`
+}
+
+// HelmParameter overrides one value.
+type HelmParameter struct {
+	Name        string `json:"name"`
+	Value       string `json:"value"`
+	ForceString bool   `json:"forceString,omitempty"`
+}
+
+// KustomizeSource options.
+type KustomizeSource struct {
+	NamePrefix string   `json:"namePrefix,omitempty"`
+	NameSuffix string   `json:"nameSuffix,omitempty"`
+	Images     []string `json:"images,omitempty"`
+}
+
+// ApplicationDestination is where manifests are deployed.
+type ApplicationDestination struct {
+	Server    string `json:"server,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// SyncPolicy of an Application.
+type SyncPolicy struct {
+	Automated   *SyncPolicyAutomated `json:"automated,omitempty"`
+	SyncOptions []string             `json:"syncOptions,omitempty"`
+	Retry       *RetryStrategy       `json:"retry,omitempty"`
+}
+
+// SyncPolicyAutomated options.
+type SyncPolicyAutomated struct {
+	Prune      bool `json:"prune,omitempty"`
+	SelfHeal   bool `json:"selfHeal,omitempty"`
+	AllowEmpty bool `json:"allowEmpty,omitempty"`
+}
+
+// RetryStrategy of failed syncs.
+type RetryStrategy struct {
+	Limit   int64    `json:"limit,omitempty"`
+	Backoff *Backoff `json:"backoff,omitempty"`
+}
+
+// Backoff between retries.
+type Backoff struct {
+	Duration    string `json:"duration,omitempty"`
+	Factor      *int64 `json:"factor,omitempty"`
+	MaxDuration string `json:"maxDuration,omitempty"`
+}
+
+// ApplicationStatus is the part of status we surface.
+type ApplicationStatus struct {
+	Sync           SyncStatus      `json:"sync,omitempty"`
+	Health         HealthStatus    `json:"health,omitempty"`
+	OperationState *OperationState `json:"operationState,omitempty"`
+	ReconciledAt   *time.Time      `json:"reconciledAt,omitempty"`
+}
+
+// SyncStatus of an Application.
+type SyncStatus struct {
+	Status   string `json:"status,omitempty"`
+	Revision string `json:"revision,omitempty"`
+}
+
+// HealthStatus of an Application.
+type HealthStatus struct {
+	Status  string `json:"status,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// OperationState of the last sync operation.
+type OperationState struct {
+	Phase   string `json:"phase,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// ApplicationList is what GET /api/v1/applications returns. Argo CD sends
+// "items": null when nothing matches.
+type ApplicationList struct {
+	Items []Application `json:"items"`
+}

@@ -1,0 +1,301 @@
+// Package argocd is an in-process fake of the Argo CD API server's
+// application endpoints, faithful to the paths, JSON shapes and grpc-gateway
+// error bodies of Argo CD 2.x/3.x: bearer-token check (401, code 16),
+// RBAC-scoped answers (403 PermissionDenied, code 7, also for apps that do not
+// exist, as Argo CD does for non-admin tokens), list filtered by name,
+// create with upsert=false, PUT, DELETE with cascade, and sync. Tests move
+// apps through sync/health states, make the server fail on command and count
+// requests.
+package argocd
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Server is a running fake.
+type Server struct {
+	*httptest.Server
+	token string
+
+	mu       sync.Mutex
+	apps     map[string]map[string]any
+	hidden   map[string]bool
+	version  int
+	counts   map[string]int
+	failures []failure
+	deleted  map[string]string // name -> cascade value of its DELETE
+}
+
+type failure struct {
+	status     int
+	retryAfter int
+}
+
+// New starts a fake accepting token.
+func New(token string) *Server {
+	s := &Server{token: token, apps: map[string]map[string]any{}, hidden: map[string]bool{}, counts: map[string]int{}, deleted: map[string]string{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// Count returns how many requests with method reached the API (after auth).
+func (s *Server) Count(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts[method]
+}
+
+// ResetCounts zeroes the request counters.
+func (s *Server) ResetCounts() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.counts = map[string]int{}
+}
+
+// FailNext makes the next n requests fail with status (and Retry-After
+// seconds when retryAfter > 0).
+func (s *Server) FailNext(n, status, retryAfter int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range n {
+		s.failures = append(s.failures, failure{status: status, retryAfter: retryAfter})
+	}
+}
+
+// Hide makes an app invisible to the token, as Argo CD RBAC does.
+func (s *Server) Hide(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hidden[name] = true
+}
+
+// Put stores an application as if someone created it in Argo CD directly.
+func (s *Server) Put(app map[string]any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.store(app)
+}
+
+// App returns a copy of the stored app, or nil.
+func (s *Server) App(name string) map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.apps[name]
+	if !ok {
+		return nil
+	}
+	return deepCopy(a)
+}
+
+// Modify changes a stored app behind the provider's back (drift).
+func (s *Server) Modify(name string, fn func(app map[string]any)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a, ok := s.apps[name]; ok {
+		fn(a)
+		s.bump(a)
+	}
+}
+
+// SetStatus sets sync and health as Argo CD's controller would.
+func (s *Server) SetStatus(name, sync, revision, health, healthMessage, opPhase string) {
+	s.Modify(name, func(a map[string]any) {
+		st := map[string]any{
+			"sync":         map[string]any{"status": sync, "revision": revision},
+			"health":       map[string]any{"status": health, "message": healthMessage},
+			"reconciledAt": time.Now().UTC().Format(time.RFC3339),
+		}
+		if opPhase != "" {
+			st["operationState"] = map[string]any{"phase": opPhase, "message": "sync " + strings.ToLower(opPhase)}
+		}
+		a["status"] = st
+	})
+}
+
+// Deleted reports whether name was deleted and with which cascade value.
+func (s *Server) Deleted(name string) (cascade string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.deleted[name]
+	return c, ok
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Authorization") != "Bearer "+s.token {
+		writeErr(w, http.StatusUnauthorized, 16, "invalid session: token signature is invalid")
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.counts[r.Method]++
+	if len(s.failures) > 0 {
+		f := s.failures[0]
+		s.failures = s.failures[1:]
+		if f.retryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(f.retryAfter))
+		}
+		writeErr(w, f.status, 14, http.StatusText(f.status))
+		return
+	}
+	rest, ok := strings.CutPrefix(r.URL.Path, "/api/v1/applications")
+	if !ok {
+		writeErr(w, http.StatusNotFound, 5, "Not Found")
+		return
+	}
+	rest = strings.TrimPrefix(rest, "/")
+	name, action, _ := strings.Cut(rest, "/")
+	switch {
+	case name == "" && r.Method == http.MethodGet:
+		s.list(w, r)
+	case name == "" && r.Method == http.MethodPost:
+		s.create(w, r)
+	case action == "sync" && r.Method == http.MethodPost:
+		s.withApp(w, name, "sync", func(a map[string]any) { writeJSON(w, http.StatusOK, a) })
+	case action == "" && r.Method == http.MethodGet:
+		s.withApp(w, name, "get", func(a map[string]any) { writeJSON(w, http.StatusOK, a) })
+	case action == "" && r.Method == http.MethodPut:
+		s.update(w, r, name)
+	case action == "" && r.Method == http.MethodDelete:
+		s.withApp(w, name, "delete", func(_ map[string]any) {
+			delete(s.apps, name)
+			s.deleted[name] = r.URL.Query().Get("cascade")
+			writeJSON(w, http.StatusOK, map[string]any{})
+		})
+	default:
+		writeErr(w, http.StatusNotImplemented, 12, "method not implemented by the fake")
+	}
+}
+
+// withApp answers PermissionDenied for apps that are hidden or missing, as
+// Argo CD does for tokens without global access.
+func (s *Server) withApp(w http.ResponseWriter, name, verb string, fn func(map[string]any)) {
+	a, ok := s.apps[name]
+	if !ok || s.hidden[name] {
+		writeErr(w, http.StatusForbidden, 7, fmt.Sprintf("permission denied: applications, %s, default/%s", verb, name))
+		return
+	}
+	fn(a)
+}
+
+func (s *Server) list(w http.ResponseWriter, r *http.Request) {
+	name := r.URL.Query().Get("name")
+	var items []any // null when empty, as Argo CD answers
+	for n, a := range s.apps {
+		if s.hidden[n] || (name != "" && n != name) {
+			continue
+		}
+		items = append(items, a)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"metadata": map[string]any{"resourceVersion": strconv.Itoa(s.version)}, "items": items})
+}
+
+func (s *Server) create(w http.ResponseWriter, r *http.Request) {
+	app, ok := decode(w, r)
+	if !ok {
+		return
+	}
+	name, _ := nested(app, "metadata", "name").(string)
+	if name == "" {
+		writeErr(w, http.StatusBadRequest, 3, "application name is required")
+		return
+	}
+	if existing, ok := s.apps[name]; ok {
+		if s.hidden[name] {
+			writeErr(w, http.StatusForbidden, 7, "permission denied: applications, create, default/"+name)
+			return
+		}
+		// upsert=false: an identical spec is accepted, a different one refused.
+		if r.URL.Query().Get("upsert") != "true" && !reflect.DeepEqual(existing["spec"], app["spec"]) {
+			writeErr(w, http.StatusBadRequest, 3, "existing application spec is different, use upsert flag to force update")
+			return
+		}
+		writeJSON(w, http.StatusOK, existing)
+		return
+	}
+	app["status"] = map[string]any{"sync": map[string]any{"status": "OutOfSync"}, "health": map[string]any{"status": "Missing"}}
+	s.store(app)
+	writeJSON(w, http.StatusOK, app)
+}
+
+func (s *Server) update(w http.ResponseWriter, r *http.Request, name string) {
+	app, ok := decode(w, r)
+	if !ok {
+		return
+	}
+	s.withApp(w, name, "update", func(existing map[string]any) {
+		existing["spec"] = app["spec"]
+		md := existing["metadata"].(map[string]any)
+		for _, k := range []string{"labels", "finalizers"} {
+			if v := nested(app, "metadata", k); v != nil {
+				md[k] = v
+			} else {
+				delete(md, k)
+			}
+		}
+		s.bump(existing)
+		writeJSON(w, http.StatusOK, existing)
+	})
+}
+
+func (s *Server) store(app map[string]any) {
+	md, _ := app["metadata"].(map[string]any)
+	if md == nil {
+		md = map[string]any{}
+		app["metadata"] = md
+	}
+	md["namespace"] = "argocd"
+	s.bump(app)
+	s.apps[md["name"].(string)] = app
+}
+
+func (s *Server) bump(app map[string]any) {
+	s.version++
+	app["metadata"].(map[string]any)["resourceVersion"] = strconv.Itoa(s.version)
+}
+
+func decode(w http.ResponseWriter, r *http.Request) (map[string]any, bool) {
+	app := map[string]any{}
+	if err := json.NewDecoder(r.Body).Decode(&app); err != nil {
+		writeErr(w, http.StatusBadRequest, 3, "cannot decode body: "+err.Error())
+		return nil, false
+	}
+	return app, true
+}
+
+func nested(m map[string]any, keys ...string) any {
+	var cur any = m
+	for _, k := range keys {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = mm[k]
+	}
+	return cur
+}
+
+func deepCopy(m map[string]any) map[string]any {
+	b, _ := json.Marshal(m)
+	out := map[string]any{}
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// writeErr writes a grpc-gateway error body as Argo CD does.
+func writeErr(w http.ResponseWriter, status, code int, msg string) {
+	writeJSON(w, status, map[string]any{"error": msg, "code": code, "message": msg})
+}

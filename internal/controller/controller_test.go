@@ -165,9 +165,9 @@ func TestManagedResourcesReportConfigurationAndBackendState(t *testing.T) {
 			reason: "a fully configured MR says its backend is not implemented yet, never pretends",
 			mg:     jp("pipeline", "full"), want: "the Jenkins backend is not implemented",
 		},
-		"NotImplementedArgo": {
-			reason: "the same for Argo CD",
-			mg:     argo, want: "the Argo CD backend is not implemented",
+		"ArgoUnreachable": {
+			reason: "Argo CD is implemented: an unreachable server is reported, not a panic",
+			mg:     argo, want: "cannot observe the Argo CD application",
 		},
 		"MissingSection": {
 			reason: "a config without the MR's section names the section to add",

@@ -1,16 +1,26 @@
-// Package argoapplication reconciles ArgoApplication managed resources against Argo CD.
+// Package argoapplication reconciles ArgoApplication managed resources against
+// the Argo CD API.
 package argoapplication
 
 import (
+	"context"
+
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
+	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
+
+const errNewClient = "cannot create the Argo CD client from ProviderConfig"
 
 // Kind describes the ArgoApplication kind to the shared controller setup.
 var Kind = mrcontroller.Kind[*v1alpha1.ArgoApplication]{
@@ -20,13 +30,47 @@ var Kind = mrcontroller.Kind[*v1alpha1.ArgoApplication]{
 	NewList:          func() resource.ManagedList { return &v1alpha1.ArgoApplicationList{} },
 }
 
-// SetupGated adds the ArgoApplication controller once its CRD is established. Until the
-// Argo CD client lands, its connector reports that the backend is not implemented.
+// Client is the part of the Argo CD API the controller uses.
+type Client interface {
+	Get(ctx context.Context, name string) (*argocd.Application, error)
+	Create(ctx context.Context, app *argocd.Application) (*argocd.Application, error)
+	Update(ctx context.Context, app *argocd.Application) (*argocd.Application, error)
+	Delete(ctx context.Context, name string, cascade bool) error
+}
+
+// SetupGated adds the ArgoApplication controller once its CRD is established.
 func SetupGated(mgr ctrl.Manager, o controller.Options) error {
-	return mrcontroller.SetupGated(mgr, o, Kind, mrcontroller.UnimplementedConnector[*v1alpha1.ArgoApplication](mgr.GetClient(), mrcontroller.Backend[pcv1alpha1.ArgoCDConfig]{
-		Name:        "Argo CD",
-		Section:     "argocd",
-		Pick:        func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.ArgoCDConfig { return s.ArgoCD },
-		Credentials: func(s *pcv1alpha1.ArgoCDConfig) pcv1alpha1.Credentials { return s.Credentials },
-	}))
+	return mrcontroller.SetupGated(mgr, o, Kind, NewConnector(mgr.GetClient(), nil))
+}
+
+// NewConnector returns the connector. newClient builds the Argo CD client;
+// nil means the real one.
+func NewConnector(kube client.Client, newClient func(argocd.Config) (Client, error)) managed.TypedExternalConnector[*v1alpha1.ArgoApplication] {
+	if newClient == nil {
+		newClient = func(c argocd.Config) (Client, error) { return argocd.New(c) }
+	}
+	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient}
+}
+
+type connector struct {
+	kube      client.Client
+	usage     providerconfig.Tracker
+	newClient func(argocd.Config) (Client, error)
+}
+
+// Connect reads the ProviderConfig's argocd section and token.
+func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoApplication) (managed.TypedExternalClient[*v1alpha1.ArgoApplication], error) {
+	pc, s, err := providerconfig.Section(ctx, c.kube, c.usage, cr, "argocd", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.ArgoCDConfig { return s.ArgoCD })
+	if err != nil {
+		return nil, err
+	}
+	token, err := pc.Credentials(ctx, c.kube, "spec.argocd.credentials", s.Credentials)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := c.newClient(argocd.Config{URL: s.URL, Token: string(token), InsecureSkipTLSVerify: s.InsecureSkipTLSVerify, CABundle: []byte(s.CABundle)})
+	if err != nil {
+		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
+	}
+	return &external{client: cl}, nil
 }

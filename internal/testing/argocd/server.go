@@ -70,6 +70,13 @@ func (s *Server) FailNext(n, status, retryAfter int) {
 	}
 }
 
+// PendingFailures is how many injected failures have not been served yet.
+func (s *Server) PendingFailures() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.failures)
+}
+
 // Hide makes an app invisible to the token, as Argo CD RBAC does.
 func (s *Server) Hide(name string) {
 	s.mu.Lock()

@@ -1,0 +1,200 @@
+package argoapplication_test
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
+	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
+	fake "github.com/freeleaps/provider-devops/internal/testing/argocd"
+	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+)
+
+const token = "argo-token-never-printed"
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	envtest.Stop()
+	os.Exit(code)
+}
+
+func TestArgoApplicationLifecycle(t *testing.T) {
+	env := envtest.Shared(t)
+	srv := fake.New(token)
+	defer srv.Close()
+	c := env.Client
+	ctx := context.Background()
+
+	ns := "argo-lifecycle"
+	must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "argocd", Namespace: ns}, StringData: map[string]string{"token": token}}))
+	must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
+		ArgoCD: &pcv1alpha1.ArgoCDConfig{URL: srv.URL, Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "argocd", Key: "token"}}},
+	}}))
+
+	startController(t, env, 2*time.Second)
+
+	cr := newApp(ns, "shop-alpha")
+	must(t, c.Create(ctx, cr))
+
+	// Created in Argo CD, Synced, not yet Ready while Argo CD says Missing.
+	eventually(t, "application created and Synced", func() bool {
+		return get(t, c, cr) && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue && srv.App("shop-alpha") != nil
+	})
+	if got := cr.GetCondition(xpv2.TypeReady); got.Status == corev1.ConditionTrue {
+		t.Fatalf("Ready before Argo CD reports Healthy: %+v", got)
+	}
+	app := srv.App("shop-alpha")
+	if got := app["metadata"].(map[string]any)["labels"].(map[string]any)[argoapplication.OwnerLabel]; got != ns+".shop-alpha" {
+		t.Errorf("owner label: got %v", got)
+	}
+
+	// Argo CD syncs; the resource turns Ready and shows sync and health.
+	srv.SetStatus("shop-alpha", "Synced", "4f2a9c1", "Healthy", "", "Succeeded")
+	eventually(t, "Ready with sync and health in status", func() bool {
+		return get(t, c, cr) && cr.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue &&
+			cr.Status.AtProvider.SyncStatus == "Synced" && cr.Status.AtProvider.HealthStatus == "Healthy" && cr.Status.AtProvider.Revision == "4f2a9c1"
+	})
+
+	// Drift made in Argo CD is corrected on a later poll.
+	srv.Modify("shop-alpha", func(a map[string]any) {
+		a["spec"].(map[string]any)["source"].(map[string]any)["path"] = "deploy/hacked"
+	})
+	eventually(t, "drift corrected", func() bool {
+		return srv.App("shop-alpha")["spec"].(map[string]any)["source"].(map[string]any)["path"] == "deploy/overlays/alpha"
+	})
+
+	// Steady state: one Observe costs exactly one read and no write, and a
+	// few polls write nothing to Kubernetes.
+	t.Run("SteadyState", func(t *testing.T) {
+		eventually(t, "settled", func() bool { return get(t, c, cr) && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue })
+		time.Sleep(3 * time.Second)
+		get(t, c, cr)
+		rv := cr.GetResourceVersion()
+		srv.ResetCounts()
+		time.Sleep(7 * time.Second) // at least two polls at 2s ±10%
+		get(t, c, cr)
+		reads, writes := srv.Count(http.MethodGet), srv.Count(http.MethodPost)+srv.Count(http.MethodPut)+srv.Count(http.MethodDelete)
+		t.Logf("steady state over 7s (poll 2s): %d external reads, %d external writes, resourceVersion %s -> %s", reads, writes, rv, cr.GetResourceVersion())
+		// Polls come every 2s ±10%: at most 4 in 7s, plus one for the
+		// write-free status update. Fewer is fine on a loaded machine.
+		if reads < 1 || reads > 5 {
+			t.Errorf("want one read per poll (1-5 in 7s), got %d", reads)
+		}
+		if writes != 0 {
+			t.Errorf("want 0 external writes in steady state, got %d", writes)
+		}
+		if cr.GetResourceVersion() != rv {
+			t.Errorf("the resource was written to Kubernetes in steady state: resourceVersion %s -> %s", rv, cr.GetResourceVersion())
+		}
+	})
+
+	// Another team's application of the same name is never touched.
+	t.Run("ForeignApplicationRefused", func(t *testing.T) {
+		srv.Put(map[string]any{"metadata": map[string]any{"name": "taken"}, "spec": map[string]any{"project": "other", "destination": map[string]any{"namespace": "x"}}})
+		before := srv.App("taken")
+		other := newApp(ns, "taken")
+		must(t, c.Create(ctx, other))
+		eventually(t, "conflict reported", func() bool {
+			return get(t, c, other) && other.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionFalse &&
+				strings.Contains(other.GetCondition(xpv2.TypeSynced).Message, `Argo CD application "taken" exists and is not managed by this resource`)
+		})
+		if after := srv.App("taken"); after["spec"].(map[string]any)["project"] != before["spec"].(map[string]any)["project"] {
+			t.Errorf("the foreign application was modified: %v", after)
+		}
+		must(t, c.Delete(ctx, other))
+	})
+
+	// A burst of 503s is retried, not fatal.
+	t.Run("TransientFailureRecovers", func(t *testing.T) {
+		srv.FailNext(2, http.StatusServiceUnavailable, 0)
+		eventually(t, "the 503s were served", func() bool { return srv.PendingFailures() == 0 })
+		eventually(t, "Synced again after the 503s", func() bool {
+			return get(t, c, cr) && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue
+		})
+	})
+
+	// Deleting the resource deletes the application, cascading.
+	must(t, c.Delete(ctx, cr))
+	eventually(t, "application deleted", func() bool {
+		cascade, ok := srv.Deleted("shop-alpha")
+		return ok && cascade == "true" && kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(cr), &v1alpha1.ArgoApplication{}))
+	})
+
+	// No condition or event carries the token.
+	events := &corev1.EventList{}
+	must(t, c.List(ctx, events, client.InNamespace(ns)))
+	for _, e := range events.Items {
+		if strings.Contains(e.Message, token) {
+			t.Errorf("event leaks the token: %s", e.Message)
+		}
+	}
+}
+
+func newApp(ns, name string) *v1alpha1.ArgoApplication {
+	cr := &v1alpha1.ArgoApplication{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
+	cr.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"}
+	cr.Spec.ForProvider = v1alpha1.ArgoApplicationParameters{
+		Source:      v1alpha1.ApplicationSource{RepoURL: "https://git.example.com/team/shop.git", Path: "deploy/overlays/alpha", TargetRevision: "main"},
+		Destination: v1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: "shop-alpha"},
+		SyncPolicy:  &v1alpha1.SyncPolicy{Automated: &v1alpha1.Automated{Prune: true, SelfHeal: true}, SyncOptions: []string{"CreateNamespace=true"}},
+	}
+	return cr
+}
+
+func startController(t *testing.T, env *envtest.Env, poll time.Duration) {
+	t.Helper()
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	must(t, err)
+	o := controller.Options{
+		Logger: logging.NewNopLogger(), MaxConcurrentReconciles: 2, PollInterval: poll,
+		GlobalRateLimiter: ratelimiter.NewGlobal(50), Features: &feature.Flags{},
+	}
+	o.Features.Enable(feature.EnableBetaManagementPolicies)
+	must(t, mrcontroller.Setup(mgr, o, argoapplication.Kind, argoapplication.NewConnector(mgr.GetClient(), nil)))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = mgr.Start(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+func get(t *testing.T, c client.Client, cr *v1alpha1.ArgoApplication) bool {
+	t.Helper()
+	return c.Get(context.Background(), client.ObjectKeyFromObject(cr), cr) == nil
+}
+
+func eventually(t *testing.T, what string, fn func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if fn() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for: %s", what)
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

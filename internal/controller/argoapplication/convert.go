@@ -1,0 +1,151 @@
+package argoapplication
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/argocd"
+)
+
+const (
+	// OwnerLabel marks an Argo CD application as managed by one
+	// ArgoApplication, so another team's application of the same name is
+	// never adopted or overwritten by accident.
+	OwnerLabel = "devops.freeleaps.io/owner"
+
+	// finalizerCascade is Argo CD's finalizer that deletes an application's
+	// resources with it.
+	finalizerCascade = "resources-finalizer.argocd.argoproj.io"
+)
+
+// Owner is the OwnerLabel value of cr: "<namespace>.<name>", hashed when it
+// would not fit a label value.
+func Owner(cr *v1alpha1.ArgoApplication) string {
+	v := cr.GetNamespace() + "." + cr.GetName()
+	if len(v) <= 63 {
+		return v
+	}
+	h := sha256.Sum256([]byte(v))
+	return v[:40] + "-" + hex.EncodeToString(h[:])[:22]
+}
+
+func cascade(cr *v1alpha1.ArgoApplication) bool {
+	return cr.Spec.ForProvider.Cascade == nil || *cr.Spec.ForProvider.Cascade
+}
+
+// Desired is the application cr asks for.
+func Desired(cr *v1alpha1.ArgoApplication) *argocd.Application {
+	p := cr.Spec.ForProvider
+	app := &argocd.Application{
+		Metadata: argocd.ObjectMeta{Name: meta.GetExternalName(cr), Labels: map[string]string{OwnerLabel: Owner(cr)}},
+		Spec: argocd.ApplicationSpec{
+			Project: p.Project,
+			Source: &argocd.ApplicationSource{
+				RepoURL: p.Source.RepoURL, Path: p.Source.Path, Chart: p.Source.Chart, TargetRevision: p.Source.TargetRevision,
+			},
+			Destination: argocd.ApplicationDestination{Server: p.Destination.Server, Name: p.Destination.Name, Namespace: p.Destination.Namespace},
+		},
+	}
+	if cascade(cr) {
+		app.Metadata.Finalizers = []string{finalizerCascade}
+	}
+	if h := p.Source.Helm; h != nil {
+		app.Spec.Source.Helm = &argocd.HelmSource{ReleaseName: h.ReleaseName, ValueFiles: h.ValueFiles, Values: h.Values}
+		for _, hp := range h.Parameters {
+			app.Spec.Source.Helm.Parameters = append(app.Spec.Source.Helm.Parameters, argocd.HelmParameter{Name: hp.Name, Value: hp.Value, ForceString: hp.ForceString})
+		}
+	}
+	if k := p.Source.Kustomize; k != nil {
+		app.Spec.Source.Kustomize = &argocd.KustomizeSource{NamePrefix: k.NamePrefix, NameSuffix: k.NameSuffix, Images: k.Images}
+	}
+	if sp := p.SyncPolicy; sp != nil {
+		app.Spec.SyncPolicy = &argocd.SyncPolicy{SyncOptions: sp.SyncOptions}
+		if a := sp.Automated; a != nil {
+			app.Spec.SyncPolicy.Automated = &argocd.SyncPolicyAutomated{Prune: a.Prune, SelfHeal: a.SelfHeal, AllowEmpty: a.AllowEmpty}
+		}
+		if r := sp.Retry; r != nil {
+			app.Spec.SyncPolicy.Retry = &argocd.RetryStrategy{Limit: r.Limit}
+			if b := r.Backoff; b != nil {
+				app.Spec.SyncPolicy.Retry.Backoff = &argocd.Backoff{Duration: b.Duration, Factor: b.Factor, MaxDuration: b.MaxDuration}
+			}
+		}
+	}
+	return app
+}
+
+// Normalize removes differences Argo CD introduces without meaning a change:
+// defaults ("" project and revision), ordering of sync options and value
+// files, and an empty sync policy. It works on a copy.
+func Normalize(s argocd.ApplicationSpec) argocd.ApplicationSpec {
+	if s.Project == "" {
+		s.Project = "default"
+	}
+	if s.Source != nil {
+		src := *s.Source
+		if src.TargetRevision == "" {
+			src.TargetRevision = "HEAD"
+		}
+		s.Source = &src
+	}
+	if sp := s.SyncPolicy; sp != nil {
+		cp := *sp
+		cp.SyncOptions = sorted(cp.SyncOptions)
+		if cp.Automated == nil && len(cp.SyncOptions) == 0 && cp.Retry == nil {
+			s.SyncPolicy = nil
+		} else {
+			s.SyncPolicy = &cp
+		}
+	}
+	return s
+}
+
+func sorted(in []string) []string {
+	out := append([]string(nil), in...)
+	sort.Strings(out)
+	return out
+}
+
+// Observation is the small part of the application a user acts on.
+func Observation(app *argocd.Application) v1alpha1.ArgoApplicationObservation {
+	o := v1alpha1.ArgoApplicationObservation{
+		SyncStatus:    app.Status.Sync.Status,
+		Revision:      app.Status.Sync.Revision,
+		HealthStatus:  app.Status.Health.Status,
+		HealthMessage: app.Status.Health.Message,
+	}
+	if op := app.Status.OperationState; op != nil {
+		o.OperationPhase, o.OperationMessage = op.Phase, op.Message
+	}
+	if t := app.Status.ReconciledAt; t != nil {
+		mt := metav1.NewTime(*t)
+		o.ReconciledAt = &mt
+	}
+	return o
+}
+
+// Readiness maps Argo CD health to the Ready condition: Healthy is
+// Available; anything else says what Argo CD reports.
+func Readiness(app *argocd.Application) xpv2.Condition {
+	h := app.Status.Health
+	if h.Status == "Healthy" {
+		return xpv2.Available()
+	}
+	msg := "Argo CD reports health " + h.Status
+	if h.Status == "" {
+		msg = "Argo CD has not reported health yet"
+	}
+	if h.Message != "" {
+		msg += ": " + h.Message
+	}
+	if app.Status.Sync.Status != "" {
+		msg += " (sync " + app.Status.Sync.Status + ")"
+	}
+	return xpv2.Unavailable().WithMessage(msg)
+}

@@ -1,0 +1,90 @@
+package argoapplication
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/argocd"
+)
+
+const (
+	errGet               = "cannot observe the Argo CD application"
+	errCreate            = "cannot create the Argo CD application"
+	errUpdate            = "cannot update the Argo CD application"
+	errDelete            = "cannot delete the Argo CD application"
+	errFmtNotOwned       = "Argo CD application %q exists and is not managed by this resource (label %s=%q): it was left untouched. Delete or rename it in Argo CD, or set that label on it to let this resource adopt it"
+	errFmtExistsOnCreate = "Argo CD application %q already exists with a different spec and is not managed by this resource: it was left untouched"
+)
+
+type external struct {
+	client Client
+}
+
+// Observe reads the application once and compares the managed fields.
+func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoApplication) (managed.ExternalObservation, error) {
+	name := meta.GetExternalName(cr)
+	app, err := e.client.Get(ctx, name)
+	if argocd.IsNotFound(err) {
+		return managed.ExternalObservation{ResourceExists: false}, nil
+	}
+	if err != nil {
+		return managed.ExternalObservation{}, errors.Wrap(err, errGet)
+	}
+	if got := app.Metadata.Labels[OwnerLabel]; got != Owner(cr) {
+		return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, name, OwnerLabel, Owner(cr))
+	}
+
+	cr.Status.AtProvider = Observation(app)
+	cr.SetConditions(Readiness(app))
+
+	want := Desired(cr)
+	diff := cmp.Diff(Normalize(want.Spec), Normalize(app.Spec), cmpopts.EquateEmpty())
+	if !equalStrings(want.Metadata.Finalizers, app.Metadata.Finalizers) {
+		diff += fmt.Sprintf("finalizers: want %v, got %v\n", want.Metadata.Finalizers, app.Metadata.Finalizers)
+	}
+	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
+}
+
+// Create creates the application. An existing application of that name that
+// is not ours is refused, never overwritten.
+func (e *external) Create(ctx context.Context, cr *v1alpha1.ArgoApplication) (managed.ExternalCreation, error) {
+	cr.SetConditions(xpv2.Creating())
+	_, err := e.client.Create(ctx, Desired(cr))
+	if argocd.IsAlreadyExists(err) {
+		return managed.ExternalCreation{}, errors.Errorf(errFmtExistsOnCreate, meta.GetExternalName(cr))
+	}
+	return managed.ExternalCreation{}, errors.Wrap(err, errCreate)
+}
+
+// Update writes the managed fields back.
+func (e *external) Update(ctx context.Context, cr *v1alpha1.ArgoApplication) (managed.ExternalUpdate, error) {
+	_, err := e.client.Update(ctx, Desired(cr))
+	return managed.ExternalUpdate{}, errors.Wrap(err, errUpdate)
+}
+
+// Delete deletes the application, cascading to its workloads unless
+// spec.forProvider.cascade is false.
+func (e *external) Delete(ctx context.Context, cr *v1alpha1.ArgoApplication) (managed.ExternalDelete, error) {
+	cr.SetConditions(xpv2.Deleting())
+	err := e.client.Delete(ctx, meta.GetExternalName(cr), cascade(cr))
+	if argocd.IsNotFound(err) {
+		return managed.ExternalDelete{}, nil
+	}
+	return managed.ExternalDelete{}, errors.Wrap(err, errDelete)
+}
+
+// Disconnect has nothing to release: the HTTP client pools its connections.
+func (e *external) Disconnect(_ context.Context) error { return nil }
+
+func equalStrings(a, b []string) bool {
+	return cmp.Equal(a, b, cmpopts.EquateEmpty(), cmpopts.SortSlices(func(x, y string) bool { return x < y }))
+}

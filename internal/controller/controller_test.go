@@ -13,13 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/gate"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -45,29 +41,13 @@ func TestMain(m *testing.M) {
 // them (CRD gate, safe-start), against the shared control plane.
 func startProvider(t *testing.T, env *envtest.Env) {
 	t.Helper()
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := controller.Options{
-		Logger:                  logging.NewNopLogger(),
-		MaxConcurrentReconciles: 4,
-		PollInterval:            time.Minute,
-		GlobalRateLimiter:       ratelimiter.NewGlobal(100),
-		Features:                &feature.Flags{},
-		Gate:                    new(gate.Gate[schema.GroupVersionKind]),
-	}
-	o.Features.Enable(feature.EnableBetaManagementPolicies)
-	if err := customresourcesgate.Setup(mgr, o); err != nil {
-		t.Fatal(err)
-	}
-	if err := devops.SetupGated(mgr, o); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = mgr.Start(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	envtest.StartManager(t, env, time.Minute, func(mgr ctrl.Manager, o controller.Options) error {
+		o.Gate = new(gate.Gate[schema.GroupVersionKind])
+		if err := customresourcesgate.Setup(mgr, o); err != nil {
+			return err
+		}
+		return devops.SetupGated(mgr, o)
+	})
 }
 
 func create(t *testing.T, c client.Client, objs ...client.Object) {

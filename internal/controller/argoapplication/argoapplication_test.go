@@ -13,12 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
@@ -163,18 +159,9 @@ func newApp(ns, name string) *v1alpha1.ArgoApplication {
 
 func startController(t *testing.T, env *envtest.Env, poll time.Duration) {
 	t.Helper()
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
-	must(t, err)
-	o := controller.Options{
-		Logger: logging.NewNopLogger(), MaxConcurrentReconciles: 2, PollInterval: poll,
-		GlobalRateLimiter: ratelimiter.NewGlobal(50), Features: &feature.Flags{},
-	}
-	o.Features.Enable(feature.EnableBetaManagementPolicies)
-	must(t, mrcontroller.Setup(mgr, o, argoapplication.Kind, argoapplication.NewConnector(mgr.GetClient(), nil)))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = mgr.Start(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	envtest.StartManager(t, env, poll, func(mgr ctrl.Manager, o controller.Options) error {
+		return mrcontroller.Setup(mgr, o, argoapplication.Kind, argoapplication.NewConnector(mgr.GetClient(), nil))
+	})
 }
 
 func get(t *testing.T, c client.Client, cr *v1alpha1.ArgoApplication) bool {

@@ -1,0 +1,41 @@
+package envtest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+)
+
+// StartManager runs a controller manager against e with the controllers
+// setup adds, configured as cmd/provider configures them but with the given
+// poll interval. It stops when the test ends.
+func StartManager(t *testing.T, e *Env, poll time.Duration, setup func(ctrl.Manager, controller.Options) error) {
+	t.Helper()
+	mgr, err := ctrl.NewManager(e.Config, ctrl.Options{Scheme: e.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := controller.Options{
+		Logger:                  logging.NewNopLogger(),
+		MaxConcurrentReconciles: 4,
+		PollInterval:            poll,
+		GlobalRateLimiter:       ratelimiter.NewGlobal(100),
+		Features:                &feature.Flags{},
+	}
+	o.Features.Enable(feature.EnableBetaManagementPolicies)
+	if err := setup(mgr, o); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = mgr.Start(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+}

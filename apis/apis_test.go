@@ -21,11 +21,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	envtest.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { envtest.Main(m) }
 
 // TestCRDsEstablished checks every CRD the provider package ships is served.
 func TestCRDsEstablished(t *testing.T) {

@@ -17,11 +17,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	envtest.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { envtest.Main(m) }
 
 // TestBinary builds the provider and runs it as a user would: against a real
 // API server with a kubeconfig. It must serve its probes and metrics, and

@@ -2,7 +2,6 @@ package controller_test
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -31,11 +30,7 @@ import (
 
 const secretText = "s3cr3t-t0ken-never-printed"
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	envtest.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { envtest.Main(m) }
 
 // startProvider runs the provider's controllers, wired as cmd/provider wires
 // them (CRD gate, safe-start), against the shared control plane.

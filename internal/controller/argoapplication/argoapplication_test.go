@@ -3,7 +3,6 @@ package argoapplication_test
 import (
 	"context"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -27,11 +26,7 @@ import (
 
 const token = "argo-token-never-printed"
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	envtest.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { envtest.Main(m) }
 
 func TestArgoApplicationLifecycle(t *testing.T) {
 	env := envtest.Shared(t)

@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	kruntime "k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -68,6 +67,14 @@ func (e *Env) KubeConfig() ([]byte, error) {
 	return u.KubeConfig()
 }
 
+// Main runs a package's tests and then stops the shared control plane. Use it
+// as the package's TestMain.
+func Main(m *testing.M) {
+	code := m.Run()
+	Stop()
+	os.Exit(code)
+}
+
 // Stop stops the shared control plane if one was started.
 func Stop() {
 	if shared != nil {
@@ -89,9 +96,6 @@ func RepoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..", "..")
 }
-
-// Codecs decodes YAML into the provider's typed objects.
-func Codecs() serializer.CodecFactory { return serializer.NewCodecFactory(Scheme()) }
 
 func start() (*Env, error) {
 	s := Scheme()

@@ -2,6 +2,7 @@ package jenkins
 
 import (
 	"encoding/xml"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -29,6 +30,11 @@ const (
 // comparison, because Jenkins rewrites config.xml (plugin versions, element
 // order, whitespace, extra defaults) every time it saves a job.
 type Pipeline struct {
+	// Owner names the resource that manages the job ("namespace/name"). It
+	// is kept as the last line of the job's description, the one free-text
+	// field core Jenkins stores, so people browsing Jenkins see it and a job
+	// someone else made is never taken over.
+	Owner       string
 	Description string
 	Disabled    bool
 	// Exactly one of SCM and Script is set.
@@ -63,7 +69,7 @@ func Render(p Pipeline) ([]byte, error) {
 	doc := flowDefinition{
 		Plugin:      "workflow-job",
 		Actions:     &struct{}{},
-		Description: p.Description,
+		Description: withOwner(p.Description, p.Owner),
 		Disabled:    p.Disabled,
 	}
 	if len(p.Parameters) > 0 {
@@ -115,7 +121,8 @@ func Parse(data []byte) (*Pipeline, error) {
 	if doc.XMLName.Local != "flow-definition" {
 		return nil, errors.Errorf("the job is a %q, not a Pipeline job (flow-definition)", doc.XMLName.Local)
 	}
-	p := &Pipeline{Description: doc.Description, Disabled: doc.Disabled}
+	p := &Pipeline{Disabled: doc.Disabled}
+	p.Description, p.Owner = splitOwner(doc.Description)
 	if pd := doc.Properties.Parameters; pd != nil {
 		for _, it := range pd.Definitions.Items {
 			p.Parameters = append(p.Parameters, parseParameter(it))
@@ -155,16 +162,17 @@ func Parse(data []byte) (*Pipeline, error) {
 // and observed compare equal exactly when Jenkins runs the same job.
 func Normalize(p Pipeline) Pipeline {
 	out := Pipeline{
+		Owner:       p.Owner,
 		Description: xmlText(p.Description),
 		Disabled:    p.Disabled,
 		Script:      xmlText(p.Script),
-		Cron:        strings.TrimSpace(p.Cron),
-		PollSCM:     strings.TrimSpace(p.PollSCM),
+		Cron:        xmlText(p.Cron),
+		PollSCM:     xmlText(p.PollSCM),
 	}
 	if p.SCM != nil {
 		out.Script = ""
 		out.SCM = &SCM{
-			URL:           xmlText(strings.TrimSpace(p.SCM.URL)),
+			URL:           xmlText(p.SCM.URL),
 			Branch:        branchName(xmlText(p.SCM.Branch)),
 			ScriptPath:    xmlText(p.SCM.ScriptPath),
 			CredentialsID: xmlText(p.SCM.CredentialsID),
@@ -255,3 +263,25 @@ func isXMLChar(r rune) bool {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// ownerLine is the description's last line on a job this provider manages.
+var ownerLine = regexp.MustCompile(`(?:\n\n)?\(Managed by Crossplane provider-devops as JenkinsPipeline ([^\s;()]+); changes made in Jenkins are overwritten\.\)$`)
+
+func withOwner(desc, owner string) string {
+	if owner == "" {
+		return desc
+	}
+	line := "(Managed by Crossplane provider-devops as JenkinsPipeline " + owner + "; changes made in Jenkins are overwritten.)"
+	if desc == "" {
+		return line
+	}
+	return desc + "\n\n" + line
+}
+
+func splitOwner(desc string) (string, string) {
+	m := ownerLine.FindStringSubmatchIndex(desc)
+	if m == nil {
+		return desc, ""
+	}
+	return desc[:m[0]], desc[m[2]:m[3]]
+}

@@ -9,6 +9,7 @@ import (
 
 func scmPipeline() Pipeline {
 	return Pipeline{
+		Owner:       "team-shop/shop-alpha",
 		Description: "Builds shop",
 		SCM:         &SCM{URL: "https://git.example.com/team/shop.git", Branch: "main", ScriptPath: "ci/Jenkinsfile", CredentialsID: "git-ro", Lightweight: true},
 		Parameters: []Parameter{
@@ -69,7 +70,9 @@ const jenkinsRewritten = `<?xml version='1.1' encoding='UTF-8'?>
   <actions>
     <org.jenkinsci.plugins.pipeline.modeldefinition.actions.DeclarativeJobAction plugin="pipeline-model-definition@2.2214.vb_b_34b_2ea_9b_83"/>
   </actions>
-  <description>Builds shop</description>
+  <description>Builds shop
+
+(Managed by Crossplane provider-devops as JenkinsPipeline team-shop/shop-alpha; changes made in Jenkins are overwritten.)</description>
   <keepDependencies>false</keepDependencies>
   <properties>
     <org.jenkinsci.plugins.workflow.job.properties.PipelineTriggersJobProperty>
@@ -163,6 +166,8 @@ func TestNormalizeDetectsDrift(t *testing.T) {
 		"ParamOrder":  {"reordered parameters change the build form", func(p *Pipeline) { p.Parameters[0], p.Parameters[1] = p.Parameters[1], p.Parameters[0] }},
 		"Choice":      {"a removed choice", func(p *Pipeline) { p.Parameters[0].Choices = []string{"alpha"} }},
 		"ToScript":    {"an SCM job turned inline", func(p *Pipeline) { p.SCM = nil; p.Script = "node {}" }},
+		"Owner":       {"another owner", func(p *Pipeline) { p.Owner = "other/job" }},
+		"NoOwner":     {"a job nobody claims", func(p *Pipeline) { p.Owner = "" }},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -219,6 +224,7 @@ func FuzzRenderParse(f *testing.F) {
 	f.Add("\x00\r\n\t", "\xff\xfe", "", "*/x", "", "\r", "\u2028", true)
 	f.Fuzz(func(t *testing.T, desc, script, url, branch, path, def, choice string, useSCM bool) {
 		in := Pipeline{
+			Owner:       "ns/name",
 			Description: desc,
 			Parameters: []Parameter{
 				{Name: "A", Default: def, Description: desc},

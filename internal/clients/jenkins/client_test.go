@@ -1,0 +1,267 @@
+package jenkins_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
+	fake "github.com/freeleaps/provider-devops/internal/testing/jenkins"
+)
+
+const (
+	user  = "crossplane"
+	token = "11aa-jenkins-api-token-never-printed"
+)
+
+func newClient(t *testing.T, url, tok string) *jenkins.Client {
+	t.Helper()
+	c, err := jenkins.New(jenkins.Config{URL: url, Username: user, Token: tok, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func pipeline() jenkins.Pipeline {
+	return jenkins.Pipeline{
+		Owner:       "ns/alpha",
+		Description: "alpha",
+		SCM:         &jenkins.SCM{URL: "https://git.example.com/shop.git", Branch: "main", ScriptPath: "Jenkinsfile", Lightweight: true},
+		Parameters:  []jenkins.Parameter{{Name: "TAG", Default: "latest"}},
+	}
+}
+
+func TestCreateGetUpdateDelete(t *testing.T) {
+	srv := fake.New(user, token)
+	defer srv.Close()
+	c := newClient(t, srv.URL, token)
+	ctx := context.Background()
+
+	if _, err := c.Get(ctx, "team/shop/alpha"); !jenkins.IsNotFound(err) {
+		t.Fatalf("a missing job must be NotFound, got %v", err)
+	}
+
+	created, err := c.Create(ctx, "team/shop/alpha", pipeline())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"team", "team/shop"}, created); diff != "" {
+		t.Errorf("created folders: -want +got:\n%s", diff)
+	}
+	if !srv.IsFolder("team/shop") {
+		t.Error("folder team/shop was not created as a folder")
+	}
+	cfg, _ := srv.Config("team/shop/alpha")
+	if !strings.HasPrefix(cfg, "<?xml version='1.1'") {
+		t.Errorf("the fake must store config.xml the way Jenkins rewrites it, got %.60q", cfg)
+	}
+
+	job, err := c.Get(ctx, "team/shop/alpha")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(jenkins.Normalize(pipeline()), jenkins.Normalize(*job.Pipeline)); diff != "" {
+		t.Errorf("Get after Create: -want +got:\n%s", diff)
+	}
+	if want := srv.URL + "/job/team/job/shop/job/alpha/"; job.Status.URL != want || job.Status.LastBuild != nil || job.Status.InQueue {
+		t.Errorf("status of a new job: got %+v, want URL %s and no build", job.Status, want)
+	}
+
+	// A second job in the same folder creates no folder.
+	other := pipeline()
+	other.Owner = "ns/beta"
+	if created, err := c.Create(ctx, "team/shop/beta", other); err != nil || len(created) != 0 {
+		t.Errorf("create in existing folders: created %v, err %v", created, err)
+	}
+	// Creating an existing job is reported as such, not overwritten.
+	if _, err := c.Create(ctx, "team/shop/beta", pipeline()); !jenkins.IsAlreadyExists(err) {
+		t.Errorf("duplicate create: want AlreadyExists, got %v", err)
+	}
+
+	changed := pipeline()
+	changed.SCM.Branch = "release"
+	if err := c.Update(ctx, "team/shop/alpha", changed); err != nil {
+		t.Fatal(err)
+	}
+	if job, _ := c.Get(ctx, "team/shop/alpha"); job.Pipeline.SCM.Branch != "*/release" {
+		t.Errorf("update not applied: branch %q", job.Pipeline.SCM.Branch)
+	}
+
+	// Deleting alpha keeps the folders: beta still lives in team/shop.
+	if err := c.Delete(ctx, "team/shop/alpha", []string{"team", "team/shop"}); err != nil {
+		t.Fatal(err)
+	}
+	if srv.Exists("team/shop/alpha") || !srv.Exists("team/shop") {
+		t.Errorf("delete must remove the job and keep a non-empty folder")
+	}
+	// Deleting beta (whose resource did not create the folders) keeps them.
+	if err := c.Delete(ctx, "team/shop/beta", nil); err != nil {
+		t.Fatal(err)
+	}
+	if !srv.Exists("team/shop") {
+		t.Errorf("a folder this resource did not create must stay")
+	}
+	// Deleting again is fine and removes now-empty folders it created.
+	if err := c.Delete(ctx, "team/shop/alpha", []string{"team", "team/shop"}); err != nil {
+		t.Fatal(err)
+	}
+	if srv.Exists("team") {
+		t.Errorf("empty folders this resource created must go")
+	}
+}
+
+func TestCreateRefusesNonFolderParent(t *testing.T) {
+	srv := fake.New(user, token)
+	defer srv.Close()
+	srv.SetConfig("team", "<?xml version='1.1' encoding='UTF-8'?><flow-definition><definition class='org.jenkinsci.plugins.workflow.cps.CpsFlowDefinition'><script>x</script></definition></flow-definition>")
+	_, err := newClient(t, srv.URL, token).Create(context.Background(), "team/alpha", pipeline())
+	if err == nil || !strings.Contains(err.Error(), `"team" exists in Jenkins and is not a folder`) {
+		t.Errorf("want a not-a-folder error, got %v", err)
+	}
+}
+
+func TestBuild(t *testing.T) {
+	srv := fake.New(user, token)
+	defer srv.Close()
+	c := newClient(t, srv.URL, token)
+	ctx := context.Background()
+	if _, err := c.Create(ctx, "alpha", pipeline()); err != nil {
+		t.Fatal(err)
+	}
+	id, err := c.Build(ctx, "alpha")
+	if err != nil || id == 0 {
+		t.Fatalf("first build: id %d, err %v", id, err)
+	}
+	if id, err := c.Build(ctx, "alpha"); err != nil || id != 0 {
+		t.Errorf("a build while one is queued must add none (id 0), got %d, %v", id, err)
+	}
+	if srv.Queued("alpha") != 1 {
+		t.Errorf("want exactly one queued build, got %d", srv.Queued("alpha"))
+	}
+	if job, _ := c.Get(ctx, "alpha"); !job.Status.InQueue {
+		t.Error("status must show the queued build")
+	}
+	srv.RunQueue()
+	srv.Finish("alpha", "SUCCESS")
+	job, err := c.Get(ctx, "alpha")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := job.Status.LastBuild
+	if b == nil || b.Number != 1 || b.Result != "SUCCESS" || b.Building || b.URL != srv.URL+"/job/alpha/1/" || b.Timestamp.IsZero() {
+		t.Errorf("last build: got %+v", b)
+	}
+	if got := srv.Builds("alpha")[0].Params.Get("TAG"); got != "" {
+		t.Errorf("no parameter is sent: Jenkins applies the defaults, got TAG=%q", got)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	cases := map[string]struct {
+		reason    string
+		setup     func(*fake.Server)
+		tok       string
+		url       string
+		transient bool
+		retry     time.Duration
+		want      string
+	}{
+		"BadToken": {
+			reason: "a wrong token says which setting to fix",
+			tok:    "wrong", want: "401 Unauthorized",
+		},
+		"ServerError": {
+			reason: "a 503 is transient and keeps Retry-After",
+			setup:  func(s *fake.Server) { s.FailNext(1, http.StatusServiceUnavailable, 7) },
+			tok:    token, transient: true, retry: 7 * time.Second, want: "Jenkins answered 503",
+		},
+		"TooManyRequests": {
+			reason: "a 429 is transient",
+			setup:  func(s *fake.Server) { s.FailNext(1, http.StatusTooManyRequests, 0) },
+			tok:    token, transient: true, want: "Jenkins answered 429",
+		},
+		"Unreachable": {
+			reason: "a refused connection is transient, not a panic",
+			url:    "http://127.0.0.1:1", tok: token, transient: true, want: "cannot reach Jenkins",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			srv := fake.New(user, token)
+			defer srv.Close()
+			if tc.setup != nil {
+				tc.setup(srv)
+			}
+			url := srv.URL
+			if tc.url != "" {
+				url = tc.url
+			}
+			c := newClient(t, url, tc.tok)
+			// Create exercises a POST, where gojenkins fetches a crumb.
+			_, err := c.Create(context.Background(), "alpha", pipeline())
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("%s: want error containing %q, got %v", tc.reason, tc.want, err)
+			}
+			if jenkins.IsTransient(err) != tc.transient || jenkins.RetryAfter(err) != tc.retry {
+				t.Errorf("%s: transient %v retry %v, want %v %v", tc.reason, jenkins.IsTransient(err), jenkins.RetryAfter(err), tc.transient, tc.retry)
+			}
+			if strings.Contains(err.Error(), token) || strings.Contains(err.Error(), "wrong") {
+				t.Errorf("the error leaks the credentials: %v", err)
+			}
+		})
+	}
+}
+
+// TestFakeEnforcesCrumbForPasswordSessions: the fake, like Jenkins, lets
+// API-token requests POST without a crumb and refuses password sessions
+// that do not send one.
+func TestFakeEnforcesCrumbForPasswordSessions(t *testing.T) {
+	srv := fake.New(user, token)
+	defer srv.Close()
+	srv.SetPassword("pw")
+	post := func(secret string) int {
+		req := httptest.NewRequest(http.MethodPost, srv.URL+"/createItem?name=x&mode=com.cloudbees.hudson.plugins.folder.Folder", nil)
+		req.RequestURI = ""
+		req.SetBasicAuth(user, secret)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := post("pw"); got != http.StatusForbidden {
+		t.Errorf("password POST without crumb: want 403, got %d", got)
+	}
+	if got := post(token); got != http.StatusOK {
+		t.Errorf("token POST without crumb: want 200, got %d", got)
+	}
+}
+
+func TestParseCredentials(t *testing.T) {
+	cases := map[string]struct {
+		in       string
+		user, ok bool
+	}{
+		"Valid":   {in: `{"username":"u","token":"t"}`, ok: true},
+		"NoToken": {in: `{"username":"u"}`},
+		"NotJSON": {in: `u:t`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, _, err := jenkins.ParseCredentials([]byte(tc.in))
+			if (err == nil) != tc.ok {
+				t.Errorf("ParseCredentials(%q): err %v", tc.in, err)
+			}
+			if err != nil && strings.Contains(err.Error(), tc.in) {
+				t.Errorf("the error quotes the secret: %v", err)
+			}
+		})
+	}
+}

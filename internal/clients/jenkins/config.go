@@ -95,8 +95,8 @@ func Render(p Pipeline) ([]byte, error) {
 			Class: classSCMDefinition, Plugin: "workflow-cps",
 			SCM: &gitSCM{
 				Class: classGitSCM, Plugin: "git", ConfigVersion: "2",
-				Remotes:  []userRemoteConfig{{URL: p.SCM.URL, CredentialsID: p.SCM.CredentialsID}},
-				Branches: []branchSpecXML{{Name: branchSpec(p.SCM.Branch)}},
+				Remotes:   []userRemoteConfig{{URL: p.SCM.URL, CredentialsID: p.SCM.CredentialsID}},
+				Branches:  []branchSpecXML{{Name: branchSpec(p.SCM.Branch)}},
 				Submodule: &emptyList{Class: "empty-list"}, Extensions: &struct{}{},
 			},
 			ScriptPath:  p.SCM.ScriptPath,

@@ -76,7 +76,7 @@ type gitSCM struct {
 	Plugin        string             `xml:"plugin,attr,omitempty"`
 	ConfigVersion string             `xml:"configVersion"`
 	Remotes       []userRemoteConfig `xml:"userRemoteConfigs>hudson.plugins.git.UserRemoteConfig"`
-	Branches      []branchSpecXML       `xml:"branches>hudson.plugins.git.BranchSpec"`
+	Branches      []branchSpecXML    `xml:"branches>hudson.plugins.git.BranchSpec"`
 	DoGenerate    bool               `xml:"doGenerateSubmoduleConfigurations"`
 	Submodule     *emptyList         `xml:"submoduleCfg"`
 	Extensions    *struct{}          `xml:"extensions"`

@@ -124,6 +124,9 @@ func TestManagedResourcesReportConfigurationAndBackendState(t *testing.T) {
 	dns := &dnsv1alpha1.DNSRecord{ObjectMeta: metav1.ObjectMeta{Name: "rec", Namespace: "team-a"}}
 	dns.Spec.ProviderConfigReference = ref("ProviderConfig", "argo-only")
 	dns.Spec.ForProvider = dnsv1alpha1.DNSRecordParameters{Zone: "example.com", Name: "www", Type: dnsv1alpha1.RecordA, Values: []string{"192.0.2.1"}}
+	dnsFull := dns.DeepCopy()
+	dnsFull.Name = "rec-full"
+	dnsFull.Spec.ProviderConfigReference = ref("ProviderConfig", "full")
 	repo := &registryv1alpha1.RegistryRepo{ObjectMeta: metav1.ObjectMeta{Name: "repo", Namespace: "team-a"}}
 	repo.Spec.ProviderConfigReference = ref("ClusterProviderConfig", "platform")
 	repo.Spec.ForProvider = registryv1alpha1.RegistryRepoParameters{Namespace: "team", Name: "shop"}
@@ -138,7 +141,11 @@ func TestManagedResourcesReportConfigurationAndBackendState(t *testing.T) {
 	}{
 		"NotImplemented": {
 			reason: "a fully configured MR says its backend is not implemented yet, never pretends",
-			mg:     jp("pipeline", "full"), want: "the Jenkins backend is not implemented",
+			mg:     dnsFull, want: "the DNS backend is not implemented",
+		},
+		"JenkinsCredentialsNotJSON": {
+			reason: "Jenkins credentials that are not the expected JSON are explained without quoting them",
+			mg:     jp("pipeline", "full"), want: `spec.jenkins.credentials of ProviderConfig team-a/full: the Jenkins credentials must be JSON {"username": "...", "token": "<API token>"}`,
 		},
 		"ArgoUnreachable": {
 			reason: "Argo CD is implemented: an unreachable server is reported, not a panic",
@@ -176,10 +183,11 @@ func TestManagedResourcesReportConfigurationAndBackendState(t *testing.T) {
 	}
 
 	t.Run("UsageTracked", func(t *testing.T) {
-		// The pipeline and the application use ProviderConfig team-a/full;
-		// one registry repository uses ClusterProviderConfig platform.
+		// The pipeline, the application and a DNS record use ProviderConfig
+		// team-a/full; one registry repository uses ClusterProviderConfig
+		// platform.
 		pc := &v1alpha1.ProviderConfig{}
-		waitUsers(t, c, client.ObjectKey{Namespace: "team-a", Name: "full"}, pc, 2, func() int64 { return pc.Status.Users })
+		waitUsers(t, c, client.ObjectKey{Namespace: "team-a", Name: "full"}, pc, 3, func() int64 { return pc.Status.Users })
 		cpc := &v1alpha1.ClusterProviderConfig{}
 		waitUsers(t, c, client.ObjectKey{Name: "platform"}, cpc, 1, func() int64 { return cpc.Status.Users })
 	})

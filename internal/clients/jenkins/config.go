@@ -267,11 +267,16 @@ func ptr[T any](v T) *T { return &v }
 // ownerLine is the description's last line on a job this provider manages.
 var ownerLine = regexp.MustCompile(`(?:\n\n)?\(Managed by Crossplane provider-devops as JenkinsPipeline ([^\s;()]+); changes made in Jenkins are overwritten\.\)$`)
 
+// OwnerLine is the description line that marks a job as managed by owner.
+func OwnerLine(owner string) string {
+	return "(Managed by Crossplane provider-devops as JenkinsPipeline " + owner + "; changes made in Jenkins are overwritten.)"
+}
+
 func withOwner(desc, owner string) string {
 	if owner == "" {
 		return desc
 	}
-	line := "(Managed by Crossplane provider-devops as JenkinsPipeline " + owner + "; changes made in Jenkins are overwritten.)"
+	line := OwnerLine(owner)
 	if desc == "" {
 		return line
 	}

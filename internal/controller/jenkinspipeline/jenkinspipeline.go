@@ -1,16 +1,26 @@
-// Package jenkinspipeline reconciles JenkinsPipeline managed resources against Jenkins.
+// Package jenkinspipeline reconciles JenkinsPipeline managed resources
+// against Jenkins.
 package jenkinspipeline
 
 import (
+	"context"
+
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
+	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
+
+const errNewClient = "cannot create the Jenkins client from ProviderConfig"
 
 // Kind describes the JenkinsPipeline kind to the shared controller setup.
 var Kind = mrcontroller.Kind[*v1alpha1.JenkinsPipeline]{
@@ -18,15 +28,55 @@ var Kind = mrcontroller.Kind[*v1alpha1.JenkinsPipeline]{
 	GroupVersionKind: v1alpha1.JenkinsPipelineGroupVersionKind,
 	New:              func() *v1alpha1.JenkinsPipeline { return &v1alpha1.JenkinsPipeline{} },
 	NewList:          func() resource.ManagedList { return &v1alpha1.JenkinsPipelineList{} },
+	ExternalName:     JobPath,
 }
 
-// SetupGated adds the JenkinsPipeline controller once its CRD is established. Until the
-// Jenkins client lands, its connector reports that the backend is not implemented.
+// Client is the part of Jenkins the controller uses.
+type Client interface {
+	Get(ctx context.Context, path string) (*jenkins.Job, error)
+	Create(ctx context.Context, path string, p jenkins.Pipeline) ([]string, error)
+	Update(ctx context.Context, path string, p jenkins.Pipeline) error
+	Delete(ctx context.Context, path string, createdFolders []string) error
+	Build(ctx context.Context, path string) (int64, error)
+}
+
+// SetupGated adds the JenkinsPipeline controller once its CRD is established.
 func SetupGated(mgr ctrl.Manager, o controller.Options) error {
-	return mrcontroller.SetupGated(mgr, o, Kind, mrcontroller.UnimplementedConnector[*v1alpha1.JenkinsPipeline](mgr.GetClient(), mrcontroller.Backend[pcv1alpha1.JenkinsConfig]{
-		Name:        "Jenkins",
-		Section:     "jenkins",
-		Pick:        func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.JenkinsConfig { return s.Jenkins },
-		Credentials: func(s *pcv1alpha1.JenkinsConfig) pcv1alpha1.Credentials { return s.Credentials },
-	}))
+	return mrcontroller.SetupGated(mgr, o, Kind, NewConnector(mgr.GetClient(), nil))
+}
+
+// NewConnector returns the connector. newClient builds the Jenkins client;
+// nil means the real one.
+func NewConnector(kube client.Client, newClient func(jenkins.Config) (Client, error)) managed.TypedExternalConnector[*v1alpha1.JenkinsPipeline] {
+	if newClient == nil {
+		newClient = func(c jenkins.Config) (Client, error) { return jenkins.New(c) }
+	}
+	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient}
+}
+
+type connector struct {
+	kube      client.Client
+	usage     providerconfig.Tracker
+	newClient func(jenkins.Config) (Client, error)
+}
+
+// Connect reads the ProviderConfig's jenkins section and credentials.
+func (c *connector) Connect(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (managed.TypedExternalClient[*v1alpha1.JenkinsPipeline], error) {
+	pc, s, err := providerconfig.Section(ctx, c.kube, c.usage, cr, "jenkins", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.JenkinsConfig { return s.Jenkins })
+	if err != nil {
+		return nil, err
+	}
+	data, err := pc.Credentials(ctx, c.kube, "spec.jenkins.credentials", s.Credentials)
+	if err != nil {
+		return nil, err
+	}
+	user, token, err := jenkins.ParseCredentials(data)
+	if err != nil {
+		return nil, errors.Wrapf(err, "spec.jenkins.credentials of %s", pc)
+	}
+	cl, err := c.newClient(jenkins.Config{URL: s.URL, Username: user, Token: token, InsecureSkipTLSVerify: s.InsecureSkipTLSVerify})
+	if err != nil {
+		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
+	}
+	return &external{client: cl, kube: c.kube}, nil
 }

@@ -6,16 +6,19 @@
 package mrcontroller
 
 import (
+	"context"
 	"math/rand/v2"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -34,6 +37,9 @@ type Kind[T resource.Managed] struct {
 	// New returns an empty object of the kind; NewList an empty list.
 	New     func() T
 	NewList func() resource.ManagedList
+	// ExternalName derives the external name of a new resource from its
+	// spec. Nil means the resource's own name (crossplane-runtime's default).
+	ExternalName func(T) string
 }
 
 // SetupGated registers Setup to run once the kind's CRD is established, which
@@ -57,6 +63,9 @@ func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Kind[T]
 		managed.WithPollIntervalHook(PollInterval(o.PollInterval/10, rand.Float64)),
 		managed.WithRecorder(event.NewAPIRecorder(mgr.GetEventRecorderFor(name))), //nolint:staticcheck // crossplane-runtime still takes the old recorder.
 	}
+	if k.ExternalName != nil {
+		opts = append(opts, managed.WithInitializers(externalNameFrom[T]{kube: mgr.GetClient(), name: k.ExternalName}))
+	}
 	if o.Features.Enabled(feature.EnableBetaManagementPolicies) {
 		opts = append(opts, managed.WithManagementPolicies())
 	}
@@ -77,6 +86,25 @@ func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Kind[T]
 		WithEventFilter(resource.DesiredStateChanged()).
 		For(k.New()).
 		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
+}
+
+// externalNameFrom sets the external name once, from the spec, unless the
+// user set one (to import an existing object).
+type externalNameFrom[T resource.Managed] struct {
+	kube client.Client
+	name func(T) string
+}
+
+func (e externalNameFrom[T]) Initialize(ctx context.Context, mg resource.Managed) error {
+	if meta.GetExternalName(mg) != "" {
+		return nil
+	}
+	cr, ok := mg.(T)
+	if !ok {
+		return errors.Errorf("unexpected managed resource type %T", mg)
+	}
+	meta.SetExternalName(mg, e.name(cr))
+	return errors.Wrap(e.kube.Update(ctx, mg), "cannot record the external name")
 }
 
 // PollInterval returns a poll-interval hook: resources that are not Ready

@@ -2,10 +2,12 @@ package envtest
 
 import (
 	"context"
+	"io"
 	"testing"
 	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
@@ -19,12 +21,23 @@ import (
 // poll interval. It stops when the test ends.
 func StartManager(t *testing.T, e *Env, poll time.Duration, setup func(ctrl.Manager, controller.Options) error) {
 	t.Helper()
+	StartManagerLogging(t, e, poll, nil, setup)
+}
+
+// StartManagerLogging is StartManager with the controllers' debug logs
+// written to logs (nil: discarded), so tests can check what they say.
+func StartManagerLogging(t *testing.T, e *Env, poll time.Duration, logs io.Writer, setup func(ctrl.Manager, controller.Options) error) {
+	t.Helper()
+	log := logging.NewNopLogger()
+	if logs != nil {
+		log = logging.NewLogrLogger(zap.New(zap.WriteTo(logs), zap.UseDevMode(true)))
+	}
 	mgr, err := ctrl.NewManager(e.Config, ctrl.Options{Scheme: e.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	o := controller.Options{
-		Logger:                  logging.NewNopLogger(),
+		Logger:                  log,
 		MaxConcurrentReconciles: 4,
 		PollInterval:            poll,
 		GlobalRateLimiter:       ratelimiter.NewGlobal(100),

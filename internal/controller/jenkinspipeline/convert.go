@@ -1,0 +1,77 @@
+package jenkinspipeline
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
+)
+
+// JobPath is the job's full path in Jenkins, e.g. team/shop/alpha: the
+// folder, then spec.forProvider.name or else the resource's name. It becomes
+// the external name when the resource is first reconciled.
+func JobPath(cr *v1alpha1.JenkinsPipeline) string {
+	name := cr.Spec.ForProvider.Name
+	if name == "" {
+		name = cr.GetName()
+	}
+	if f := cr.Spec.ForProvider.Folder; f != "" {
+		return f + "/" + name
+	}
+	return name
+}
+
+// Owner is how a job names the resource that manages it.
+func Owner(cr *v1alpha1.JenkinsPipeline) string {
+	return cr.GetNamespace() + "/" + cr.GetName()
+}
+
+// Desired is the pipeline cr asks for, with the CRD's defaults applied (the
+// API server applies them too; this keeps unit tests and old objects right).
+func Desired(cr *v1alpha1.JenkinsPipeline) jenkins.Pipeline {
+	p := cr.Spec.ForProvider
+	out := jenkins.Pipeline{Owner: Owner(cr), Description: p.Description, Disabled: p.Disabled}
+	switch {
+	case p.Source.SCM != nil:
+		s := p.Source.SCM
+		out.SCM = &jenkins.SCM{URL: s.URL, Branch: s.Branch, ScriptPath: s.ScriptPath, CredentialsID: s.CredentialsID, Lightweight: s.Lightweight == nil || *s.Lightweight}
+		if out.SCM.Branch == "" {
+			out.SCM.Branch = "main"
+		}
+		if out.SCM.ScriptPath == "" {
+			out.SCM.ScriptPath = "Jenkinsfile"
+		}
+	case p.Source.Script != nil:
+		out.Script = *p.Source.Script
+	}
+	for _, prm := range p.Parameters {
+		n := jenkins.Parameter{Name: prm.Name, Type: string(prm.Type), Description: prm.Description, Choices: prm.Choices}
+		if prm.Default != nil {
+			n.Default = *prm.Default
+		}
+		out.Parameters = append(out.Parameters, n)
+	}
+	if t := p.Triggers; t != nil {
+		out.Cron, out.PollSCM = t.Cron, t.PollSCM
+	}
+	return out
+}
+
+// Observation is the status a user acts on. What the controller itself
+// recorded (handled build request, created folders) is carried over.
+func Observation(job *jenkins.Job, prev v1alpha1.JenkinsPipelineObservation) v1alpha1.JenkinsPipelineObservation {
+	out := v1alpha1.JenkinsPipelineObservation{
+		URL:                 job.Status.URL,
+		InQueue:             job.Status.InQueue,
+		HandledBuildRequest: prev.HandledBuildRequest,
+		CreatedFolders:      prev.CreatedFolders,
+	}
+	if b := job.Status.LastBuild; b != nil {
+		out.LastBuild = &v1alpha1.BuildObservation{Number: b.Number, Result: b.Result, Building: b.Building, URL: b.URL}
+		if !b.Timestamp.IsZero() {
+			t := metav1.NewTime(b.Timestamp.Truncate(1e9))
+			out.LastBuild.Timestamp = &t
+		}
+	}
+	return out
+}

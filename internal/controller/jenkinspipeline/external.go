@@ -1,0 +1,163 @@
+package jenkinspipeline
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
+)
+
+const (
+	errGet           = "cannot observe the Jenkins job"
+	errCreate        = "cannot create the Jenkins job"
+	errUpdate        = "cannot update the Jenkins job"
+	errDelete        = "cannot delete the Jenkins job"
+	errRecord        = "cannot record in status"
+	errBuildDisabled = "spec.forProvider.buildRequest %q was not queued: the job is disabled (spec.forProvider.disabled); enable it to build"
+	errFmtNotOwned   = "Jenkins job %q exists and is managed by %s, not by this resource: it was left untouched. Delete or rename it in Jenkins, point this resource elsewhere (spec.forProvider.folder/name), or make its description end with the line %q to let this resource adopt it"
+)
+
+type external struct {
+	client Client
+	kube   client.Client
+	// observed is the pipeline Observe read, for Update to compare against.
+	observed *jenkins.Pipeline
+}
+
+// Observe reads the job (config.xml and build state) and compares the
+// managed fields.
+func (e *external) Observe(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (managed.ExternalObservation, error) {
+	path := meta.GetExternalName(cr)
+	job, err := e.client.Get(ctx, path)
+	if jenkins.IsNotFound(err) {
+		return managed.ExternalObservation{ResourceExists: false}, nil
+	}
+	if err != nil {
+		return managed.ExternalObservation{}, errors.Wrap(err, errGet)
+	}
+	if job.Pipeline.Owner != Owner(cr) && mayWrite(cr) {
+		return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, path, ownerName(job.Pipeline.Owner), jenkins.OwnerLine(Owner(cr)))
+	}
+	e.observed = job.Pipeline
+	cr.Status.AtProvider = Observation(job, cr.Status.AtProvider)
+	cr.SetConditions(xpv2.Available())
+
+	diff := cmp.Diff(jenkins.Normalize(*job.Pipeline), jenkins.Normalize(Desired(cr)), cmpopts.EquateEmpty())
+	if req := pendingBuild(cr); req != "" {
+		diff += fmt.Sprintf("buildRequest %q not yet queued\n", req)
+	}
+	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
+}
+
+// Create creates the job and any missing folder, and records the folders it
+// created so that deletion removes exactly those.
+func (e *external) Create(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (managed.ExternalCreation, error) {
+	cr.SetConditions(xpv2.Creating())
+	created, err := e.client.Create(ctx, meta.GetExternalName(cr), Desired(cr))
+	if len(created) > 0 {
+		folders := append(append([]string(nil), cr.Status.AtProvider.CreatedFolders...), created...)
+		if rerr := e.record(ctx, cr, func(o *v1alpha1.JenkinsPipelineObservation) { o.CreatedFolders = folders }); rerr != nil && err == nil {
+			err = rerr
+		}
+	}
+	return managed.ExternalCreation{}, errors.Wrap(err, errCreate)
+}
+
+// Update writes config.xml when the managed fields differ, then queues the
+// requested build, if any.
+func (e *external) Update(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (managed.ExternalUpdate, error) {
+	path := meta.GetExternalName(cr)
+	want := Desired(cr)
+	if e.observed == nil || !cmp.Equal(jenkins.Normalize(*e.observed), jenkins.Normalize(want), cmpopts.EquateEmpty()) {
+		if err := e.client.Update(ctx, path, want); err != nil {
+			return managed.ExternalUpdate{}, errors.Wrap(err, errUpdate)
+		}
+	}
+	req := pendingBuild(cr)
+	if req == "" {
+		return managed.ExternalUpdate{}, nil
+	}
+	if cr.Spec.ForProvider.Disabled {
+		return managed.ExternalUpdate{}, errors.Errorf(errBuildDisabled, req)
+	}
+	return managed.ExternalUpdate{}, e.build(ctx, cr, path, req)
+}
+
+// build queues one build for req. The request is recorded as handled in
+// status *before* the build is queued: a crash or a failed status write
+// after queueing must never queue it again. If Jenkins refuses the build,
+// the record is rolled back so the request is retried.
+func (e *external) build(ctx context.Context, cr *v1alpha1.JenkinsPipeline, path, req string) error {
+	prev := cr.Status.AtProvider.HandledBuildRequest
+	if err := e.record(ctx, cr, func(o *v1alpha1.JenkinsPipelineObservation) { o.HandledBuildRequest = req }); err != nil {
+		return err
+	}
+	if _, err := e.client.Build(ctx, path); err != nil {
+		if rerr := e.record(ctx, cr, func(o *v1alpha1.JenkinsPipelineObservation) { o.HandledBuildRequest = prev }); rerr != nil {
+			return errors.Wrapf(err, "%s; and the request could not be marked for retry (%v): change spec.forProvider.buildRequest to try again", errUpdate, rerr)
+		}
+		return errors.Wrap(err, errUpdate)
+	}
+	cr.Status.AtProvider.InQueue = true
+	return nil
+}
+
+// Delete deletes the job and the empty folders this resource created.
+func (e *external) Delete(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (managed.ExternalDelete, error) {
+	cr.SetConditions(xpv2.Deleting())
+	err := e.client.Delete(ctx, meta.GetExternalName(cr), cr.Status.AtProvider.CreatedFolders)
+	return managed.ExternalDelete{}, errors.Wrap(err, errDelete)
+}
+
+// Disconnect has nothing to release: the HTTP transport is shared.
+func (e *external) Disconnect(_ context.Context) error { return nil }
+
+// record patches status.atProvider at once, outside the reconciler's own
+// status write, for facts that must survive a crash or a conflict: folders
+// created and build requests queued. Only the changed field is sent.
+func (e *external) record(ctx context.Context, cr *v1alpha1.JenkinsPipeline, mutate func(*v1alpha1.JenkinsPipelineObservation)) error {
+	p := cr.DeepCopy()
+	orig := p.DeepCopy()
+	mutate(&p.Status.AtProvider)
+	if err := e.kube.Status().Patch(ctx, p, client.MergeFrom(orig)); err != nil {
+		return errors.Wrap(err, errRecord)
+	}
+	mutate(&cr.Status.AtProvider)
+	cr.SetResourceVersion(p.GetResourceVersion())
+	return nil
+}
+
+func pendingBuild(cr *v1alpha1.JenkinsPipeline) string {
+	if r := cr.Spec.ForProvider.BuildRequest; r != "" && r != cr.Status.AtProvider.HandledBuildRequest {
+		return r
+	}
+	return ""
+}
+
+// mayWrite is false for an Observe-only resource, which may watch a job it
+// does not own.
+func mayWrite(cr *v1alpha1.JenkinsPipeline) bool {
+	for _, p := range cr.GetManagementPolicies() {
+		if p != xpv2.ManagementActionObserve && p != xpv2.ManagementActionLateInitialize {
+			return true
+		}
+	}
+	return len(cr.GetManagementPolicies()) == 0
+}
+
+func ownerName(o string) string {
+	if o == "" {
+		return "no JenkinsPipeline"
+	}
+	return "JenkinsPipeline " + o
+}

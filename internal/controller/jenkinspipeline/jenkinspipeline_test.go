@@ -1,0 +1,311 @@
+package jenkinspipeline_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
+	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
+	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
+	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	fake "github.com/freeleaps/provider-devops/internal/testing/jenkins"
+)
+
+const (
+	user  = "crossplane"
+	token = "11f0-jenkins-token-never-printed"
+)
+
+func TestMain(m *testing.M) { envtest.Main(m) }
+
+func TestJenkinsPipelineLifecycle(t *testing.T) {
+	env := envtest.Shared(t)
+	srv := fake.New(user, token)
+	defer srv.Close()
+	c := env.Client
+	ctx := context.Background()
+
+	ns := "jenkins-lifecycle"
+	must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "jenkins", Namespace: ns},
+		StringData: map[string]string{"credentials": `{"username": "` + user + `", "token": "` + token + `"}`}}))
+	must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
+		Jenkins: &pcv1alpha1.JenkinsConfig{URL: srv.URL, Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "jenkins", Key: "credentials"}}},
+	}}))
+
+	logs := &syncBuffer{}
+	envtest.StartManagerLogging(t, env, 2*time.Second, logs, func(mgr ctrl.Manager, o controller.Options) error {
+		return mrcontroller.Setup(mgr, o, jenkinspipeline.Kind, jenkinspipeline.NewConnector(mgr.GetClient(), nil))
+	})
+
+	cr := newPipeline(ns, "shop-alpha", "team/shop", "alpha")
+	cr.Spec.ForProvider.BuildRequest = "r1"
+	must(t, c.Create(ctx, cr))
+	const path = "team/shop/alpha"
+
+	// Created in its folders, Ready, and the requested build queued once.
+	eventually(t, "job created, Ready and Synced, r1 queued", func() bool {
+		return get(t, c, cr) && ready(cr) && srv.Exists(path) && cr.Status.AtProvider.HandledBuildRequest == "r1" && srv.Queued(path) == 1
+	})
+	if got := meta.GetExternalName(cr); got != path {
+		t.Errorf("external name: got %q, want %q", got, path)
+	}
+	if got := cr.Status.AtProvider.CreatedFolders; strings.Join(got, ",") != "team,team/shop" {
+		t.Errorf("createdFolders: got %v", got)
+	}
+	if want := srv.URL + "/job/team/job/shop/job/alpha/"; cr.Status.AtProvider.URL != want {
+		t.Errorf("url: got %q, want %q", cr.Status.AtProvider.URL, want)
+	}
+
+	// The build runs and finishes; status shows it.
+	srv.RunQueue()
+	srv.Finish(path, "SUCCESS")
+	eventually(t, "last build in status", func() bool {
+		b := get(t, c, cr) && cr.Status.AtProvider.LastBuild != nil
+		return b && cr.Status.AtProvider.LastBuild.Number == 1 && cr.Status.AtProvider.LastBuild.Result == "SUCCESS" && !cr.Status.AtProvider.InQueue
+	})
+
+	// Drift made in Jenkins is corrected on a later poll.
+	cfg, _ := srv.Config(path)
+	srv.SetConfig(path, strings.Replace(cfg, "https://git.example.com/team/shop.git", "https://evil.example.com/x.git", 1))
+	eventually(t, "drift corrected", func() bool {
+		cfg, _ := srv.Config(path)
+		p, err := jenkins.Parse([]byte(cfg))
+		return err == nil && p.SCM.URL == "https://git.example.com/team/shop.git"
+	})
+
+	t.Run("SteadyState", func(t *testing.T) {
+		eventually(t, "settled", func() bool { return get(t, c, cr) && synced(cr) })
+		time.Sleep(3 * time.Second)
+		get(t, c, cr)
+		rv := cr.GetResourceVersion()
+		srv.ResetCounts()
+		time.Sleep(7 * time.Second) // at least two polls at 2s ±10%
+		get(t, c, cr)
+		configReads, statusReads := 0, 0
+		for _, r := range srv.Requests() {
+			switch {
+			case strings.HasSuffix(r, "/config.xml/"), strings.HasSuffix(r, "/config.xml"):
+				configReads++
+			case strings.HasSuffix(r, "/api/json"):
+				statusReads++
+			}
+		}
+		writes := srv.Count(http.MethodPost)
+		t.Logf("steady state over 7s (poll 2s): %d polls, %d config.xml reads + %d status reads, %d external writes, resourceVersion %s -> %s",
+			configReads, configReads, statusReads, writes, rv, cr.GetResourceVersion())
+		if configReads < 1 || configReads > 5 || statusReads != configReads {
+			t.Errorf("want one config.xml read and one status read per poll, got %d and %d: %v", configReads, statusReads, srv.Requests())
+		}
+		if srv.Count(http.MethodGet) != configReads+statusReads || writes != 0 {
+			t.Errorf("want no other request in steady state: %v", srv.Requests())
+		}
+		if cr.GetResourceVersion() != rv {
+			t.Errorf("the resource was written to Kubernetes in steady state: resourceVersion %s -> %s", rv, cr.GetResourceVersion())
+		}
+	})
+
+	t.Run("BuildRequestQueuesExactlyOnce", func(t *testing.T) {
+		// The first attempt fails (Jenkins answers 503); the request is
+		// kept pending, retried, and queued exactly once.
+		srv.FailNext(1, http.StatusServiceUnavailable, 0)
+		patchSpec(t, c, cr, func(p *v1alpha1.JenkinsPipeline) { p.Spec.ForProvider.BuildRequest = "r2" })
+		eventually(t, "r2 handled", func() bool { return get(t, c, cr) && cr.Status.AtProvider.HandledBuildRequest == "r2" })
+		time.Sleep(5 * time.Second) // a few more polls must not queue it again
+		if n := srv.Queued(path) + len(srv.Builds(path)); n != 2 {
+			t.Errorf("want exactly one more build for r2 (2 in all), got %d", n)
+		}
+	})
+
+	t.Run("ForeignJobRefused", func(t *testing.T) {
+		foreign := strings.Replace(cfgOf(t, srv, path), jenkins.OwnerLine(ns+"/shop-alpha"), "Hand-made.", 1)
+		srv.SetConfig("other/foreign", foreign)
+		other := newPipeline(ns, "foreign", "other", "foreign")
+		must(t, c.Create(ctx, other))
+		eventually(t, "conflict reported", func() bool {
+			return get(t, c, other) && other.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionFalse &&
+				strings.Contains(other.GetCondition(xpv2.TypeSynced).Message, `Jenkins job "other/foreign" exists and is managed by no JenkinsPipeline, not by this resource: it was left untouched`)
+		})
+		if got := cfgOf(t, srv, "other/foreign"); got != foreign {
+			t.Error("the foreign job was modified")
+		}
+		must(t, c.Delete(ctx, other))
+		eventually(t, "foreign resource gone", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(other), other)) })
+		if !srv.Exists("other/foreign") {
+			t.Error("deleting a resource that never owned the job deleted it")
+		}
+	})
+
+	t.Run("ObserveOnlyWatchesForeignJob", func(t *testing.T) {
+		watcher := newPipeline(ns, "watcher", "other", "foreign")
+		watcher.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve}
+		must(t, c.Create(ctx, watcher))
+		eventually(t, "observe-only resource Ready", func() bool {
+			return get(t, c, watcher) && ready(watcher) && watcher.Status.AtProvider.URL != ""
+		})
+		before := cfgOf(t, srv, "other/foreign")
+		must(t, c.Delete(ctx, watcher))
+		eventually(t, "watcher gone", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(watcher), watcher)) })
+		if got := cfgOf(t, srv, "other/foreign"); got != before {
+			t.Error("an Observe-only resource changed or deleted the job")
+		}
+	})
+
+	t.Run("PausedIsLeftAlone", func(t *testing.T) {
+		patchSpec(t, c, cr, func(p *v1alpha1.JenkinsPipeline) {
+			meta.AddAnnotations(p, map[string]string{meta.AnnotationKeyReconciliationPaused: "true"})
+		})
+		eventually(t, "paused", func() bool {
+			return get(t, c, cr) && cr.GetCondition(xpv2.TypeSynced).Reason == xpv2.ReasonReconcilePaused
+		})
+		patchSpec(t, c, cr, func(p *v1alpha1.JenkinsPipeline) { p.Spec.ForProvider.Description = "changed while paused" })
+		time.Sleep(5 * time.Second)
+		if p, _ := jenkins.Parse([]byte(cfgOf(t, srv, path))); p.Description == "changed while paused" {
+			t.Error("a paused resource was reconciled")
+		}
+		patchSpec(t, c, cr, func(p *v1alpha1.JenkinsPipeline) { delete(p.Annotations, meta.AnnotationKeyReconciliationPaused) })
+		eventually(t, "applied after unpausing", func() bool {
+			p, err := jenkins.Parse([]byte(cfgOf(t, srv, path)))
+			return err == nil && p.Description == "changed while paused"
+		})
+	})
+
+	t.Run("PathIsImmutable", func(t *testing.T) {
+		get(t, c, cr)
+		cr.Spec.ForProvider.Folder = "team/elsewhere"
+		err := c.Update(ctx, cr)
+		if err == nil || !strings.Contains(err.Error(), "folder and name are immutable") {
+			t.Errorf("moving the job must be refused by the API server, got %v", err)
+		}
+	})
+
+	// Deleting the resource deletes the job and the folders it created.
+	get(t, c, cr)
+	must(t, c.Delete(ctx, cr))
+	eventually(t, "job and its folders deleted", func() bool {
+		return !srv.Exists(path) && !srv.Exists("team") && kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(cr), &v1alpha1.JenkinsPipeline{}))
+	})
+
+	// No event and no log line carries the token.
+	events := &corev1.EventList{}
+	must(t, c.List(ctx, events, client.InNamespace(ns)))
+	for _, e := range events.Items {
+		if strings.Contains(e.Message, token) {
+			t.Errorf("event leaks the token: %s", e.Message)
+		}
+	}
+	if logs.Len() == 0 {
+		t.Error("no controller logs were captured: the leak check would prove nothing")
+	}
+	if strings.Contains(logs.String(), token) {
+		t.Error("the controller logs leak the token")
+	}
+}
+
+func newPipeline(ns, name, folder, job string) *v1alpha1.JenkinsPipeline {
+	cr := &v1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
+	cr.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"}
+	lightweight := true
+	def := "false"
+	cr.Spec.ForProvider = v1alpha1.JenkinsPipelineParameters{
+		Folder: folder, Name: job, Description: "Builds and deploys the shop.",
+		Source: v1alpha1.PipelineSource{SCM: &v1alpha1.SCMSource{URL: "https://git.example.com/team/shop.git", Branch: "main", ScriptPath: "Jenkinsfile", CredentialsID: "git-shop", Lightweight: &lightweight}},
+		Parameters: []v1alpha1.Parameter{
+			{Name: "ENVIRONMENT", Type: v1alpha1.ParameterChoice, Choices: []string{"alpha", "beta"}},
+			{Name: "DRY_RUN", Type: v1alpha1.ParameterBoolean, Default: &def},
+		},
+		Triggers: &v1alpha1.Triggers{PollSCM: "H/5 * * * *"},
+	}
+	return cr
+}
+
+func cfgOf(t *testing.T, srv *fake.Server, path string) string {
+	t.Helper()
+	cfg, ok := srv.Config(path)
+	if !ok {
+		t.Fatalf("job %s does not exist", path)
+	}
+	return cfg
+}
+
+func patchSpec(t *testing.T, c client.Client, cr *v1alpha1.JenkinsPipeline, fn func(*v1alpha1.JenkinsPipeline)) {
+	t.Helper()
+	eventually(t, "spec patched", func() bool {
+		if !get(t, c, cr) {
+			return false
+		}
+		fn(cr)
+		return c.Update(context.Background(), cr) == nil
+	})
+}
+
+func ready(cr *v1alpha1.JenkinsPipeline) bool {
+	return cr.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue && synced(cr)
+}
+
+func synced(cr *v1alpha1.JenkinsPipeline) bool {
+	return cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue
+}
+
+func get(t *testing.T, c client.Client, cr *v1alpha1.JenkinsPipeline) bool {
+	t.Helper()
+	return c.Get(context.Background(), client.ObjectKeyFromObject(cr), cr) == nil
+}
+
+func eventually(t *testing.T, what string, fn func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if fn() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for: %s", what)
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// syncBuffer collects logs written from many goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func (s *syncBuffer) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Len()
+}

@@ -119,7 +119,7 @@ type Triggers struct {
 // resource manages. folder and name form the job's path (its external name)
 // and cannot change: Jenkins has no atomic move, so a new path means a new
 // resource.
-// +kubebuilder:validation:XValidation:rule="(has(self.folder) ? self.folder : ”) == (has(oldSelf.folder) ? oldSelf.folder : ”) && (has(self.name) ? self.name : ”) == (has(oldSelf.name) ? oldSelf.name : ”)",message="folder and name are immutable: they are the job's path in Jenkins; create a new JenkinsPipeline to move a job"
+// +kubebuilder:validation:XValidation:rule="has(self.folder) == has(oldSelf.folder) && (!has(self.folder) || self.folder == oldSelf.folder) && has(self.name) == has(oldSelf.name) && (!has(self.name) || self.name == oldSelf.name)",message="folder and name are immutable: they are the job's path in Jenkins; create a new JenkinsPipeline to move a job"
 type JenkinsPipelineParameters struct {
 	// Folder path the job lives in, e.g. "team/shop". Missing folders are
 	// created. Empty means the Jenkins root.

@@ -115,6 +115,25 @@ func TestArgoApplicationLifecycle(t *testing.T) {
 		must(t, c.Delete(ctx, other))
 	})
 
+	// An Observe-only resource may watch an application it does not own,
+	// and never changes or deletes it.
+	t.Run("ObserveOnlyWatchesForeignApplication", func(t *testing.T) {
+		srv.Put(map[string]any{"metadata": map[string]any{"name": "watched"}, "spec": map[string]any{"project": "other", "destination": map[string]any{"namespace": "x"}}})
+		srv.SetStatus("watched", "Synced", "abc", "Healthy", "", "Succeeded")
+		before := srv.App("watched")
+		w := newApp(ns, "watched")
+		w.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve}
+		must(t, c.Create(ctx, w))
+		eventually(t, "observe-only resource Ready with the app's health", func() bool {
+			return get(t, c, w) && w.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue && w.Status.AtProvider.HealthStatus == "Healthy"
+		})
+		must(t, c.Delete(ctx, w))
+		eventually(t, "watcher gone", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(w), w)) })
+		if _, deleted := srv.Deleted("watched"); deleted || srv.App("watched")["spec"].(map[string]any)["project"] != before["spec"].(map[string]any)["project"] {
+			t.Error("an Observe-only resource changed or deleted the application")
+		}
+	})
+
 	// A burst of 503s is retried, not fatal.
 	t.Run("TransientFailureRecovers", func(t *testing.T) {
 		srv.FailNext(2, http.StatusServiceUnavailable, 0)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
+	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 )
 
 const (
@@ -39,7 +40,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoApplication) (m
 	if err != nil {
 		return managed.ExternalObservation{}, errors.Wrap(err, errGet)
 	}
-	if got := app.Metadata.Labels[OwnerLabel]; got != Owner(cr) {
+	if got := app.Metadata.Labels[OwnerLabel]; got != Owner(cr) && mrcontroller.MayWrite(cr) {
 		return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, name, OwnerLabel, Owner(cr))
 	}
 

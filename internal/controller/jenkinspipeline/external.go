@@ -15,6 +15,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
+	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 )
 
 const (
@@ -45,7 +46,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (m
 	if err != nil {
 		return managed.ExternalObservation{}, errors.Wrap(err, errGet)
 	}
-	if job.Pipeline.Owner != Owner(cr) && mayWrite(cr) {
+	if job.Pipeline.Owner != Owner(cr) && mrcontroller.MayWrite(cr) {
 		return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, path, ownerName(job.Pipeline.Owner), jenkins.OwnerLine(Owner(cr)))
 	}
 	e.observed = job.Pipeline
@@ -142,17 +143,6 @@ func pendingBuild(cr *v1alpha1.JenkinsPipeline) string {
 		return r
 	}
 	return ""
-}
-
-// mayWrite is false for an Observe-only resource, which may watch a job it
-// does not own.
-func mayWrite(cr *v1alpha1.JenkinsPipeline) bool {
-	for _, p := range cr.GetManagementPolicies() {
-		if p != xpv2.ManagementActionObserve && p != xpv2.ManagementActionLateInitialize {
-			return true
-		}
-	}
-	return len(cr.GetManagementPolicies()) == 0
 }
 
 func ownerName(o string) string {

@@ -121,3 +121,16 @@ func PollInterval(jitter time.Duration, rnd func() float64) managed.PollInterval
 		return interval + time.Duration((rnd()*2-1)*float64(j))
 	}
 }
+
+// MayWrite is false for a resource whose management policies only observe
+// (Observe, LateInitialize). Such a resource may watch an external object
+// another owner manages, so ownership checks apply only when MayWrite.
+func MayWrite(mg resource.Managed) bool {
+	pols := mg.GetManagementPolicies()
+	for _, p := range pols {
+		if p != xpv2.ManagementActionObserve && p != xpv2.ManagementActionLateInitialize {
+			return true
+		}
+	}
+	return len(pols) == 0
+}

@@ -45,3 +45,26 @@ func TestPollInterval(t *testing.T) {
 		t.Errorf("a not-Ready call changed the jitter of later calls: got %s", got)
 	}
 }
+
+func TestMayWrite(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		pols   xpv2.ManagementPolicies
+		want   bool
+	}{
+		"Default":        {reason: "no policies means full management", want: true},
+		"All":            {reason: "* writes", pols: xpv2.ManagementPolicies{xpv2.ManagementActionAll}, want: true},
+		"ObserveOnly":    {reason: "Observe only never writes", pols: xpv2.ManagementPolicies{xpv2.ManagementActionObserve}},
+		"ObserveLateIni": {reason: "late-initialize writes only the resource, not the external object", pols: xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionLateInitialize}},
+		"NoDelete":       {reason: "Observe+Update writes", pols: xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionUpdate}, want: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			p := &jenkinsv1alpha1.JenkinsPipeline{}
+			p.SetManagementPolicies(tc.pols)
+			if got := MayWrite(p); got != tc.want {
+				t.Errorf("%s: got %v, want %v", tc.reason, got, tc.want)
+			}
+		})
+	}
+}

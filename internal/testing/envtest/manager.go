@@ -7,6 +7,7 @@ import (
 	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -32,7 +33,10 @@ func StartManagerLogging(t *testing.T, e *Env, poll time.Duration, logs io.Write
 	if logs != nil {
 		log = logging.NewLogrLogger(zap.New(zap.WriteTo(logs), zap.UseDevMode(true)))
 	}
-	mgr, err := ctrl.NewManager(e.Config, ctrl.Options{Scheme: e.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	// Tests in one package start several managers in one process; their
+	// controllers share names, which controller-runtime refuses by default.
+	skip := true
+	mgr, err := ctrl.NewManager(e.Config, ctrl.Options{Scheme: e.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, Controller: config.Controller{SkipNameValidation: &skip}})
 	if err != nil {
 		t.Fatal(err)
 	}

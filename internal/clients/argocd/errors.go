@@ -96,3 +96,12 @@ func decodeError(resp *http.Response) error {
 	}
 	return e
 }
+
+// RetryAfter is how long Argo CD asked the client to wait, or 0.
+func RetryAfter(err error) time.Duration {
+	var e *APIError
+	if errors.As(err, &e) {
+		return e.RetryAfter
+	}
+	return 0
+}

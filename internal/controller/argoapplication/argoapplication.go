@@ -49,12 +49,13 @@ func NewConnector(kube client.Client, newClient func(argocd.Config) (Client, err
 	if newClient == nil {
 		newClient = func(c argocd.Config) (Client, error) { return argocd.New(c) }
 	}
-	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient}
+	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient, hold: mrcontroller.NewRetryAfter(nil)}
 }
 
 type connector struct {
 	kube      client.Client
 	usage     providerconfig.Tracker
+	hold      *mrcontroller.RetryAfter
 	newClient func(argocd.Config) (Client, error)
 }
 
@@ -62,6 +63,9 @@ type connector struct {
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoApplication) (managed.TypedExternalClient[*v1alpha1.ArgoApplication], error) {
 	pc, s, err := providerconfig.Section(ctx, c.kube, c.usage, cr, "argocd", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.ArgoCDConfig { return s.ArgoCD })
 	if err != nil {
+		return nil, err
+	}
+	if err := c.hold.Check("Argo CD", s.URL); err != nil {
 		return nil, err
 	}
 	token, err := pc.Credentials(ctx, c.kube, "spec.argocd.credentials", s.Credentials)
@@ -72,5 +76,5 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoApplication) (
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
-	return &external{client: cl}, nil
+	return &external{client: noting{Client: cl, note: func(err error) { c.hold.Note(s.URL, err, argocd.RetryAfter) }}}, nil
 }

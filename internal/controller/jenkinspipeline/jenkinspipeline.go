@@ -51,12 +51,13 @@ func NewConnector(kube client.Client, newClient func(jenkins.Config) (Client, er
 	if newClient == nil {
 		newClient = func(c jenkins.Config) (Client, error) { return jenkins.New(c) }
 	}
-	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient}
+	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient, hold: mrcontroller.NewRetryAfter(nil)}
 }
 
 type connector struct {
 	kube      client.Client
 	usage     providerconfig.Tracker
+	hold      *mrcontroller.RetryAfter
 	newClient func(jenkins.Config) (Client, error)
 }
 
@@ -64,6 +65,9 @@ type connector struct {
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (managed.TypedExternalClient[*v1alpha1.JenkinsPipeline], error) {
 	pc, s, err := providerconfig.Section(ctx, c.kube, c.usage, cr, "jenkins", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.JenkinsConfig { return s.Jenkins })
 	if err != nil {
+		return nil, err
+	}
+	if err := c.hold.Check("Jenkins", s.URL); err != nil {
 		return nil, err
 	}
 	data, err := pc.Credentials(ctx, c.kube, "spec.jenkins.credentials", s.Credentials)
@@ -78,5 +82,5 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
-	return &external{client: cl, kube: c.kube}, nil
+	return &external{client: noting{Client: cl, note: func(err error) { c.hold.Note(s.URL, err, jenkins.RetryAfter) }}, kube: c.kube}, nil
 }

@@ -134,6 +134,23 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 		}
 	})
 
+	t.Run("RetryAfterHonoured", func(t *testing.T) {
+		// Jenkins answers 429 and asks for 4s: nobody calls it sooner, the
+		// resource says why, and it recovers afterwards.
+		srv.FailNext(1, http.StatusTooManyRequests, 4)
+		eventually(t, "the 429 was served", func() bool { return srv.PendingFailures() == 0 })
+		eventually(t, "the wait reported", func() bool {
+			return get(t, c, cr) && strings.Contains(cr.GetCondition(xpv2.TypeSynced).Message, "Jenkins asked clients to retry after")
+		})
+		eventually(t, "Synced again after the wait", func() bool { return get(t, c, cr) && synced(cr) })
+		// The client saw the 429 after the server sent it, so its hold ends
+		// no earlier than 4s after that: nothing may arrive in between.
+		served := srv.LastFailureAt()
+		if early := srv.RequestsBetween(served.Add(time.Millisecond), served.Add(3900*time.Millisecond)); len(early) != 0 {
+			t.Errorf("Jenkins was called within its Retry-After: %v", early)
+		}
+	})
+
 	t.Run("ForeignJobRefused", func(t *testing.T) {
 		foreign := strings.Replace(cfgOf(t, srv, path), jenkins.OwnerLine(ns+"/shop-alpha"), "Hand-made.", 1)
 		srv.SetConfig("other/foreign", foreign)

@@ -49,7 +49,9 @@ type Server struct {
 	sessions map[string]string // session id -> crumb
 	counts   map[string]int
 	requests []string
+	times    []time.Time
 	failures []failure
+	failedAt time.Time
 }
 
 type item struct {
@@ -110,11 +112,32 @@ func (s *Server) Requests() []string {
 	return append([]string(nil), s.requests...)
 }
 
+// RequestsBetween returns "METHOD path" of the requests that arrived in
+// [from, to).
+func (s *Server) RequestsBetween(from, to time.Time) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for i, at := range s.times {
+		if !at.Before(from) && at.Before(to) {
+			out = append(out, s.requests[i])
+		}
+	}
+	return out
+}
+
+// LastFailureAt is when the last injected failure was served.
+func (s *Server) LastFailureAt() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failedAt
+}
+
 // ResetCounts zeroes the counters and the request log.
 func (s *Server) ResetCounts() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.counts, s.requests = map[string]int{}, nil
+	s.counts, s.requests, s.times = map[string]int{}, nil, nil
 }
 
 // FailNext makes the next n requests fail with status (and a Retry-After of
@@ -251,7 +274,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	defer s.mu.Unlock()
 	s.counts[r.Method]++
 	s.requests = append(s.requests, r.Method+" "+r.URL.Path)
+	s.times = append(s.times, time.Now())
 	if len(s.failures) > 0 {
+		s.failedAt = time.Now()
 		f := s.failures[0]
 		s.failures = s.failures[1:]
 		if f.retryAfter > 0 {

@@ -1,0 +1,120 @@
+package argoapplication
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+
+	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/argocd"
+)
+
+func TestNormalize(t *testing.T) {
+	cases := map[string]struct {
+		reason   string
+		desired  argocd.ApplicationSpec
+		observed argocd.ApplicationSpec
+		equal    bool
+	}{
+		"Defaults": {
+			reason:   "Argo CD fills in project default and revision HEAD",
+			desired:  argocd.ApplicationSpec{Source: &argocd.ApplicationSource{RepoURL: "r"}},
+			observed: argocd.ApplicationSpec{Project: "default", Source: &argocd.ApplicationSource{RepoURL: "r", TargetRevision: "HEAD"}},
+			equal:    true,
+		},
+		"SyncOptionOrder": {
+			reason:   "sync options are a set",
+			desired:  argocd.ApplicationSpec{SyncPolicy: &argocd.SyncPolicy{SyncOptions: []string{"B=1", "A=1"}}},
+			observed: argocd.ApplicationSpec{SyncPolicy: &argocd.SyncPolicy{SyncOptions: []string{"A=1", "B=1"}}},
+			equal:    true,
+		},
+		"EmptySyncPolicy": {
+			reason:   "an empty sync policy is no sync policy",
+			desired:  argocd.ApplicationSpec{SyncPolicy: &argocd.SyncPolicy{}},
+			observed: argocd.ApplicationSpec{},
+			equal:    true,
+		},
+		"RevisionChanged": {
+			reason:   "a different revision is drift",
+			desired:  argocd.ApplicationSpec{Source: &argocd.ApplicationSource{RepoURL: "r", TargetRevision: "main"}},
+			observed: argocd.ApplicationSpec{Source: &argocd.ApplicationSource{RepoURL: "r", TargetRevision: "HEAD"}},
+		},
+		"AutomationRemoved": {
+			reason:   "automated sync turned off in Argo CD is drift",
+			desired:  argocd.ApplicationSpec{SyncPolicy: &argocd.SyncPolicy{Automated: &argocd.SyncPolicyAutomated{Prune: true}}},
+			observed: argocd.ApplicationSpec{},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			before := tc.desired.SyncPolicy
+			got := cmp.Equal(Normalize(tc.desired), Normalize(tc.observed), cmpopts.EquateEmpty())
+			if got != tc.equal {
+				t.Errorf("%s: equal = %v, want %v\n%s", tc.reason, got, tc.equal, cmp.Diff(Normalize(tc.desired), Normalize(tc.observed)))
+			}
+			if tc.desired.SyncPolicy != before {
+				t.Errorf("%s: Normalize changed its input", tc.reason)
+			}
+		})
+	}
+}
+
+func TestReadiness(t *testing.T) {
+	app := func(health, msg, sync string) *argocd.Application {
+		a := &argocd.Application{}
+		a.Status.Health.Status, a.Status.Health.Message, a.Status.Sync.Status = health, msg, sync
+		return a
+	}
+	cases := map[string]struct {
+		reason string
+		app    *argocd.Application
+		status corev1.ConditionStatus
+		msg    string
+	}{
+		"Healthy":     {reason: "Healthy is Ready", app: app("Healthy", "", "Synced"), status: corev1.ConditionTrue},
+		"Degraded":    {reason: "Degraded says why", app: app("Degraded", "Deployment shop has 0/2 ready", "Synced"), status: corev1.ConditionFalse, msg: "Argo CD reports health Degraded: Deployment shop has 0/2 ready (sync Synced)"},
+		"Progressing": {reason: "Progressing is not Ready yet", app: app("Progressing", "", "OutOfSync"), status: corev1.ConditionFalse, msg: "Argo CD reports health Progressing (sync OutOfSync)"},
+		"Unknown":     {reason: "no health yet is said plainly", app: app("", "", ""), status: corev1.ConditionFalse, msg: "Argo CD has not reported health yet"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := Readiness(tc.app)
+			if c.Status != tc.status || c.Message != tc.msg {
+				t.Errorf("%s: got %s %q, want %s %q", tc.reason, c.Status, c.Message, tc.status, tc.msg)
+			}
+		})
+	}
+}
+
+func TestDesired(t *testing.T) {
+	cr := &v1alpha1.ArgoApplication{ObjectMeta: metav1.ObjectMeta{Name: "shop-alpha", Namespace: "team"}}
+	meta.SetExternalName(cr, "shop-alpha-app")
+	cr.Spec.ForProvider = v1alpha1.ArgoApplicationParameters{
+		Project:     "shop",
+		Source:      v1alpha1.ApplicationSource{RepoURL: "https://git.example.com/shop.git", Path: "deploy"},
+		Destination: v1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: "shop"},
+	}
+	got := Desired(cr)
+	if got.Metadata.Name != "shop-alpha-app" || got.Metadata.Labels[OwnerLabel] != "team.shop-alpha" {
+		t.Errorf("name and owner label: got %+v", got.Metadata)
+	}
+	if diff := cmp.Diff([]string{finalizerCascade}, got.Metadata.Finalizers); diff != "" {
+		t.Errorf("cascade is the default: finalizers -want +got:\n%s", diff)
+	}
+	no := false
+	cr.Spec.ForProvider.Cascade = &no
+	if got := Desired(cr); len(got.Metadata.Finalizers) != 0 {
+		t.Errorf("cascade false must not add Argo CD's finalizer, got %v", got.Metadata.Finalizers)
+	}
+
+	long := &v1alpha1.ArgoApplication{ObjectMeta: metav1.ObjectMeta{Name: strings.Repeat("n", 60), Namespace: strings.Repeat("s", 60)}}
+	if o := Owner(long); len(o) > 63 || o == Owner(&v1alpha1.ArgoApplication{ObjectMeta: metav1.ObjectMeta{Name: strings.Repeat("n", 61), Namespace: strings.Repeat("s", 60)}}) {
+		t.Errorf("a long owner must fit a label value and stay distinct, got %q", o)
+	}
+}

@@ -1,0 +1,79 @@
+package jenkinspipeline
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
+)
+
+func TestJobPath(t *testing.T) {
+	cases := map[string]struct {
+		reason, folder, name, want string
+	}{
+		"Root":         {reason: "no folder: the job is at the root", want: "res"},
+		"Folder":       {reason: "folder then the resource's name", folder: "team/shop", want: "team/shop/res"},
+		"ExplicitName": {reason: "spec name wins over the resource's name", folder: "team", name: "alpha", want: "team/alpha"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cr := &v1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: "res", Namespace: "ns"}}
+			cr.Spec.ForProvider.Folder, cr.Spec.ForProvider.Name = tc.folder, tc.name
+			if got := JobPath(cr); got != tc.want {
+				t.Errorf("%s: got %q, want %q", tc.reason, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestDesired(t *testing.T) {
+	def := "x"
+	script := "node {}"
+	cases := map[string]struct {
+		reason string
+		params v1alpha1.JenkinsPipelineParameters
+		want   jenkins.Pipeline
+	}{
+		"SCMDefaults": {
+			reason: "branch, script path and lightweight default as the CRD defaults them",
+			params: v1alpha1.JenkinsPipelineParameters{Source: v1alpha1.PipelineSource{SCM: &v1alpha1.SCMSource{URL: "https://g/x.git"}}},
+			want:   jenkins.Pipeline{Owner: "ns/res", SCM: &jenkins.SCM{URL: "https://g/x.git", Branch: "main", ScriptPath: "Jenkinsfile", Lightweight: true}},
+		},
+		"InlineWithParamsAndTriggers": {
+			reason: "script, parameters and triggers carry over",
+			params: v1alpha1.JenkinsPipelineParameters{
+				Source:     v1alpha1.PipelineSource{Script: &script},
+				Parameters: []v1alpha1.Parameter{{Name: "A", Type: v1alpha1.ParameterString, Default: &def}},
+				Triggers:   &v1alpha1.Triggers{Cron: "H 2 * * *"},
+				Disabled:   true,
+			},
+			want: jenkins.Pipeline{Owner: "ns/res", Script: "node {}", Disabled: true, Parameters: []jenkins.Parameter{{Name: "A", Type: "string", Default: "x"}}, Cron: "H 2 * * *"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cr := &v1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: "res", Namespace: "ns"}}
+			cr.Spec.ForProvider = tc.params
+			if diff := cmp.Diff(tc.want, Desired(cr)); diff != "" {
+				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestObservation(t *testing.T) {
+	ts := time.Date(2026, 11, 22, 10, 0, 0, 123e6, time.UTC)
+	prev := v1alpha1.JenkinsPipelineObservation{HandledBuildRequest: "r1", CreatedFolders: []string{"team"}, URL: "old"}
+	got := Observation(&jenkins.Job{Status: jenkins.Status{URL: "u", InQueue: true, LastBuild: &jenkins.Build{Number: 3, Result: "FAILURE", URL: "u/3/", Timestamp: ts}}}, prev)
+	want := v1alpha1.JenkinsPipelineObservation{
+		URL: "u", InQueue: true, HandledBuildRequest: "r1", CreatedFolders: []string{"team"},
+		LastBuild: &v1alpha1.BuildObservation{Number: 3, Result: "FAILURE", URL: "u/3/", Timestamp: &metav1.Time{Time: ts.Truncate(time.Second)}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the controller's own records carry over and the build is shown: -want +got:\n%s", diff)
+	}
+}

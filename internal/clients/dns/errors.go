@@ -1,0 +1,47 @@
+package dns
+
+import (
+	"context"
+	"net"
+	"strings"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+)
+
+// Error is a failed DNS provider call.
+type Error struct {
+	msg       string
+	Transient bool
+}
+
+func (e *Error) Error() string { return e.msg }
+
+// IsTransient is true for failures worth retrying: timeouts, refused
+// connections, SERVFAIL, HTTP 5xx/429.
+func IsTransient(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Transient
+}
+
+// classify turns a provider error into a message a user can act on. libdns
+// providers return plain errors, so this reads their text: TSIG and rcode
+// answers from RFC 2136 servers, HTTP statuses from REST providers.
+func classify(err error, what string) error {
+	text := err.Error()
+	e := &Error{msg: what + ": " + text}
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne), strings.Contains(text, "connection refused"), strings.Contains(text, "i/o timeout"):
+		e.Transient = true
+		e.msg = what + ": cannot reach the DNS server: " + text
+	case strings.Contains(text, "bad authentication"), strings.Contains(text, "NOTAUTH"), strings.Contains(text, "BADSIG"), strings.Contains(text, "BADKEY"), strings.Contains(text, "signature"), strings.Contains(text, "bad xfr rcode: 9"):
+		e.msg = what + ": the DNS server rejected the TSIG key: check keyName, keyAlgorithm and the secret in the ProviderConfig's dns section (" + text + ")"
+	case strings.Contains(text, "REFUSED"), strings.Contains(text, "bad xfr rcode: 5"):
+		e.msg = what + ": the DNS server refused: the key may not update or transfer this zone, or the zone is not served there (" + text + ")"
+	case strings.Contains(text, "SERVFAIL"), strings.Contains(text, "Status: 5"), strings.Contains(text, "Status: 429"):
+		e.Transient = true
+	case strings.Contains(text, "Status: 401"), strings.Contains(text, "Status: 403"):
+		e.msg = what + ": the DNS provider rejected the credentials: check the ProviderConfig's dns credentials"
+	}
+	return e
+}

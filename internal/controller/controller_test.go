@@ -130,6 +130,9 @@ func TestManagedResourcesReportConfigurationAndBackendState(t *testing.T) {
 	repo := &registryv1alpha1.RegistryRepo{ObjectMeta: metav1.ObjectMeta{Name: "repo", Namespace: "team-a"}}
 	repo.Spec.ProviderConfigReference = ref("ClusterProviderConfig", "platform")
 	repo.Spec.ForProvider = registryv1alpha1.RegistryRepoParameters{Namespace: "team", Name: "shop"}
+	repoFull := repo.DeepCopy()
+	repoFull.Name = "repo-full"
+	repoFull.Spec.ProviderConfigReference = ref("ProviderConfig", "full")
 	repoMissingPC := repo.DeepCopy()
 	repoMissingPC.Name = "repo-missing-pc"
 	repoMissingPC.Spec.ProviderConfigReference = ref("ProviderConfig", "does-not-exist")
@@ -141,7 +144,11 @@ func TestManagedResourcesReportConfigurationAndBackendState(t *testing.T) {
 	}{
 		"NotImplemented": {
 			reason: "a fully configured MR says its backend is not implemented yet, never pretends",
-			mg:     dnsFull, want: "the DNS backend is not implemented",
+			mg:     repoFull, want: "backend is not implemented",
+		},
+		"GoDaddyCredentialsMalformed": {
+			reason: "GoDaddy credentials that are not key:secret are explained without quoting them",
+			mg:     dnsFull, want: `the GoDaddy credentials must be "key:secret"`,
 		},
 		"JenkinsCredentialsNotJSON": {
 			reason: "Jenkins credentials that are not the expected JSON are explained without quoting them",
@@ -183,11 +190,11 @@ func TestManagedResourcesReportConfigurationAndBackendState(t *testing.T) {
 	}
 
 	t.Run("UsageTracked", func(t *testing.T) {
-		// The pipeline, the application and a DNS record use ProviderConfig
+		// The pipeline, the application, a DNS record and a repository use ProviderConfig
 		// team-a/full; one registry repository uses ClusterProviderConfig
 		// platform.
 		pc := &v1alpha1.ProviderConfig{}
-		waitUsers(t, c, client.ObjectKey{Namespace: "team-a", Name: "full"}, pc, 3, func() int64 { return pc.Status.Users })
+		waitUsers(t, c, client.ObjectKey{Namespace: "team-a", Name: "full"}, pc, 4, func() int64 { return pc.Status.Users })
 		cpc := &v1alpha1.ClusterProviderConfig{}
 		waitUsers(t, c, client.ObjectKey{Name: "platform"}, cpc, 1, func() int64 { return cpc.Status.Users })
 	})

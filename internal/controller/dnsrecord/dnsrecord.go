@@ -1,16 +1,27 @@
-// Package dnsrecord reconciles DNSRecord managed resources against DNS.
+// Package dnsrecord reconciles DNSRecord managed resources: one record set
+// in a DNS zone, through libdns.
 package dnsrecord
 
 import (
+	"context"
+	"time"
+
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	"github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/dns"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
+	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
+
+const errNewClient = "cannot create the DNS client from ProviderConfig"
 
 // Kind describes the DNSRecord kind to the shared controller setup.
 var Kind = mrcontroller.Kind[*v1alpha1.DNSRecord]{
@@ -18,15 +29,57 @@ var Kind = mrcontroller.Kind[*v1alpha1.DNSRecord]{
 	GroupVersionKind: v1alpha1.DNSRecordGroupVersionKind,
 	New:              func() *v1alpha1.DNSRecord { return &v1alpha1.DNSRecord{} },
 	NewList:          func() resource.ManagedList { return &v1alpha1.DNSRecordList{} },
+	ExternalName: func(cr *v1alpha1.DNSRecord) string {
+		p := cr.Spec.ForProvider
+		return dns.ExternalName(p.Name, p.Zone, string(p.Type))
+	},
 }
 
-// SetupGated adds the DNSRecord controller once its CRD is established. Until the
-// DNS client lands, its connector reports that the backend is not implemented.
+// Client is the part of a DNS provider the controller uses.
+type Client interface {
+	Get(ctx context.Context, zone, name, typ string) (*dns.Observed, error)
+	Set(ctx context.Context, zone string, want dns.RRset, owner string) error
+	Delete(ctx context.Context, zone string, have dns.RRset, owner string) error
+	EffectiveTTL(want time.Duration) time.Duration
+}
+
+// SetupGated adds the DNSRecord controller once its CRD is established.
 func SetupGated(mgr ctrl.Manager, o controller.Options) error {
-	return mrcontroller.SetupGated(mgr, o, Kind, mrcontroller.UnimplementedConnector[*v1alpha1.DNSRecord](mgr.GetClient(), mrcontroller.Backend[pcv1alpha1.DNSConfig]{
-		Name:        "DNS",
-		Section:     "dns",
-		Pick:        func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.DNSConfig { return s.DNS },
-		Credentials: func(s *pcv1alpha1.DNSConfig) pcv1alpha1.Credentials { return s.Credentials },
-	}))
+	return mrcontroller.SetupGated(mgr, o, Kind, NewConnector(mgr.GetClient(), nil))
+}
+
+// NewConnector returns the connector. newClient builds the DNS client; nil
+// means the real one.
+func NewConnector(kube client.Client, newClient func(dns.Config) (Client, error)) managed.TypedExternalConnector[*v1alpha1.DNSRecord] {
+	if newClient == nil {
+		newClient = func(c dns.Config) (Client, error) { return dns.New(c) }
+	}
+	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient}
+}
+
+type connector struct {
+	kube      client.Client
+	usage     providerconfig.Tracker
+	newClient func(dns.Config) (Client, error)
+}
+
+// Connect reads the ProviderConfig's dns section and credentials.
+func (c *connector) Connect(ctx context.Context, cr *v1alpha1.DNSRecord) (managed.TypedExternalClient[*v1alpha1.DNSRecord], error) {
+	pc, s, err := providerconfig.Section(ctx, c.kube, c.usage, cr, "dns", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.DNSConfig { return s.DNS })
+	if err != nil {
+		return nil, err
+	}
+	secret, err := pc.Credentials(ctx, c.kube, "spec.dns.credentials", s.Credentials)
+	if err != nil {
+		return nil, err
+	}
+	cfg := dns.Config{Provider: string(s.Provider), Secret: string(secret)}
+	if o := s.RFC2136; o != nil {
+		cfg.Server, cfg.KeyName, cfg.KeyAlgorithm = o.Server, o.KeyName, string(o.KeyAlgorithm)
+	}
+	cl, err := c.newClient(cfg)
+	if err != nil {
+		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
+	}
+	return &external{client: cl}, nil
 }

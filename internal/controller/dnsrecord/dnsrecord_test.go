@@ -1,0 +1,268 @@
+package dnsrecord_test
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	mdns "github.com/miekg/dns"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
+	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/dns"
+	"github.com/freeleaps/provider-devops/internal/controller/dnsrecord"
+	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
+	"github.com/freeleaps/provider-devops/internal/testing/bind"
+	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+)
+
+func TestMain(m *testing.M) { envtest.Main(m) }
+
+// counting counts the calls the controller makes to the DNS provider for
+// the record set www, the one the steady-state figure is about.
+type counting struct {
+	dnsrecord.Client
+	reads, writes *atomic.Int64
+}
+
+func (c counting) Get(ctx context.Context, zone, name, typ string) (*dns.Observed, error) {
+	if name == "www" {
+		c.reads.Add(1)
+	}
+	return c.Client.Get(ctx, zone, name, typ)
+}
+
+func (c counting) Set(ctx context.Context, zone string, want dns.RRset, owner string) error {
+	if want.Name == "www" {
+		c.writes.Add(1)
+	}
+	return c.Client.Set(ctx, zone, want, owner)
+}
+
+func (c counting) Delete(ctx context.Context, zone string, have dns.RRset, owner string) error {
+	if have.Name == "www" {
+		c.writes.Add(1)
+	}
+	return c.Client.Delete(ctx, zone, have, owner)
+}
+
+func TestDNSRecordAgainstBIND(t *testing.T) {
+	srv := bind.Start(t)
+	env := envtest.Shared(t)
+	c := env.Client
+	ctx := context.Background()
+	ns := "dns-bind"
+	must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "tsig", Namespace: ns}, StringData: map[string]string{"secret": srv.Secret, "wrong": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}}))
+	pc := func(name, key string) *pcv1alpha1.ProviderConfig {
+		return &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{DNS: &pcv1alpha1.DNSConfig{
+			Provider: pcv1alpha1.DNSProviderRFC2136,
+			RFC2136:  &pcv1alpha1.RFC2136Options{Server: srv.Addr, KeyName: bind.KeyName, KeyAlgorithm: "hmac-sha256"},
+			Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret,
+				SecretRef: &pcv1alpha1.SecretKeySelector{Name: "tsig", Key: key}},
+		}}}
+	}
+	must(t, c.Create(ctx, pc("default", "secret")))
+	must(t, c.Create(ctx, pc("wrong-key", "wrong")))
+
+	var reads, writes atomic.Int64
+	envtest.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
+		return mrcontroller.Setup(mgr, o, dnsrecord.Kind, dnsrecord.NewConnector(mgr.GetClient(), func(cfg dns.Config) (dnsrecord.Client, error) {
+			cl, err := dns.New(cfg)
+			if err != nil {
+				return nil, err
+			}
+			return counting{Client: cl, reads: &reads, writes: &writes}, nil
+		}))
+	})
+
+	www := newRecord(ns, "www", "www", v1alpha1.RecordA, "192.0.2.1", "192.0.2.2")
+	must(t, c.Create(ctx, www))
+	eventually(t, "A record set served and Ready", func() bool {
+		return get(c, www) && ready(www) && len(srv.Values("www.example.test.", mdns.TypeA)) == 2
+	})
+	if got := meta.GetExternalName(www); got != "www.example.test./A" {
+		t.Errorf("external name: got %q", got)
+	}
+	if got := www.Status.AtProvider; got.FQDN != "www.example.test." || strings.Join(got.Values, ",") != "192.0.2.1,192.0.2.2" || got.TTL != 300 {
+		t.Errorf("atProvider: got %+v", got)
+	}
+	if owner := srv.Values("_devops-owner-a.www.example.test.", mdns.TypeTXT); len(owner) != 1 || !strings.Contains(owner[0], "resource="+ns+"/www") {
+		t.Errorf("ownership record: got %v", owner)
+	}
+
+	t.Run("OtherTypes", func(t *testing.T) {
+		cases := map[string]struct {
+			cr    *v1alpha1.DNSRecord
+			query string
+			qtype uint16
+			want  string
+		}{
+			"AAAA":  {newRecord(ns, "v6", "v6", v1alpha1.RecordAAAA, "2001:db8::10"), "v6.example.test.", mdns.TypeAAAA, "2001:db8::10"},
+			"CNAME": {newRecord(ns, "alias", "shop", v1alpha1.RecordCNAME, "www.example.test"), "shop.example.test.", mdns.TypeCNAME, "www.example.test."},
+			"TXT":   {newRecord(ns, "verify", "_verify", v1alpha1.RecordTXT, "token=abc 123"), "_verify.example.test.", mdns.TypeTXT, `"token=abc 123"`},
+		}
+		for name, tc := range cases {
+			must(t, c.Create(ctx, tc.cr))
+			eventually(t, name+" served and Ready", func() bool {
+				v := srv.Values(tc.query, tc.qtype)
+				return get(c, tc.cr) && ready(tc.cr) && len(v) == 1 && v[0] == tc.want
+			})
+			must(t, c.Delete(ctx, tc.cr))
+			eventually(t, name+" deleted", func() bool { return len(srv.Values(tc.query, tc.qtype)) == 0 })
+		}
+	})
+
+	t.Run("DriftCorrected", func(t *testing.T) {
+		srv.NSUpdate(t, "update delete www.example.test. A 192.0.2.2\nupdate add www.example.test. 300 A 198.51.100.66")
+		eventually(t, "drift corrected", func() bool {
+			v := srv.Values("www.example.test.", mdns.TypeA)
+			return strings.Join(sortedCopy(v), ",") == "192.0.2.1,192.0.2.2"
+		})
+	})
+
+	t.Run("SteadyState", func(t *testing.T) {
+		eventually(t, "settled", func() bool { return get(c, www) && ready(www) })
+		time.Sleep(3 * time.Second)
+		get(c, www)
+		rv := www.GetResourceVersion()
+		reads.Store(0)
+		writes.Store(0)
+		time.Sleep(7 * time.Second)
+		get(c, www)
+		t.Logf("steady state over 7s (poll 2s): %d zone reads, %d writes, resourceVersion %s -> %s", reads.Load(), writes.Load(), rv, www.GetResourceVersion())
+		if r := reads.Load(); r < 1 || r > 5 {
+			t.Errorf("want one read per poll (1-5 in 7s), got %d", r)
+		}
+		if writes.Load() != 0 || www.GetResourceVersion() != rv {
+			t.Errorf("want no DNS or Kubernetes writes in steady state: %d writes, resourceVersion %s -> %s", writes.Load(), rv, www.GetResourceVersion())
+		}
+	})
+
+	t.Run("RefuseThenAdopt", func(t *testing.T) {
+		srv.NSUpdate(t, "update add legacy.example.test. 300 A 203.0.113.5")
+		legacy := newRecord(ns, "legacy", "legacy", v1alpha1.RecordA, "203.0.113.9")
+		must(t, c.Create(ctx, legacy))
+		eventually(t, "refused", func() bool {
+			return get(c, legacy) && legacy.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionFalse &&
+				strings.Contains(legacy.GetCondition(xpv2.TypeSynced).Message, "DNS record set legacy.example.test. A already exists and no DNSRecord owns it")
+		})
+		if v := srv.Values("legacy.example.test.", mdns.TypeA); len(v) != 1 || v[0] != "203.0.113.5" {
+			t.Errorf("a refused record set was changed: %v", v)
+		}
+		// Another resource claiming www is refused: it has an owner.
+		thief := newRecord(ns, "thief", "www", v1alpha1.RecordA, "203.0.113.1")
+		thief.Spec.ForProvider.AdoptExisting = true
+		must(t, c.Create(ctx, thief))
+		eventually(t, "owned record set refused even with adoptExisting", func() bool {
+			return get(c, thief) && strings.Contains(thief.GetCondition(xpv2.TypeSynced).Message, "is owned by DNSRecord "+ns+"/www")
+		})
+		must(t, c.Delete(ctx, thief))
+		eventually(t, "thief gone, www intact", func() bool {
+			return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(thief), thief)) && len(srv.Values("www.example.test.", mdns.TypeA)) == 2
+		})
+
+		patch(t, c, legacy, func(r *v1alpha1.DNSRecord) { r.Spec.ForProvider.AdoptExisting = true })
+		eventually(t, "adopted", func() bool {
+			v := srv.Values("legacy.example.test.", mdns.TypeA)
+			return get(c, legacy) && ready(legacy) && len(v) == 1 && v[0] == "203.0.113.9" &&
+				len(srv.Values("_devops-owner-a.legacy.example.test.", mdns.TypeTXT)) == 1
+		})
+	})
+
+	t.Run("WrongKey", func(t *testing.T) {
+		bad := newRecord(ns, "badkey", "badkey", v1alpha1.RecordA, "192.0.2.1")
+		bad.Spec.ProviderConfigReference.Name = "wrong-key"
+		must(t, c.Create(ctx, bad))
+		eventually(t, "wrong key reported", func() bool {
+			return get(c, bad) && strings.Contains(bad.GetCondition(xpv2.TypeSynced).Message, "rejected the TSIG key")
+		})
+		if strings.Contains(bad.GetCondition(xpv2.TypeSynced).Message, srv.Secret) {
+			t.Error("the condition leaks the TSIG secret")
+		}
+	})
+
+	t.Run("ZoneIsImmutable", func(t *testing.T) {
+		get(c, www)
+		www.Spec.ForProvider.Name = "elsewhere"
+		if err := c.Update(ctx, www); err == nil || !strings.Contains(err.Error(), "zone, name and type are immutable") {
+			t.Errorf("moving a record set must be refused, got %v", err)
+		}
+	})
+
+	// Deleting removes exactly this resource's values; a value someone else
+	// added stays.
+	srv.NSUpdate(t, "update add www.example.test. 300 A 198.51.100.7")
+	get(c, www)
+	must(t, c.Delete(ctx, www))
+	eventually(t, "own values deleted, foreign value kept", func() bool {
+		v := srv.Values("www.example.test.", mdns.TypeA)
+		return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(www), www)) && len(v) == 1 && v[0] == "198.51.100.7"
+	})
+
+	events := &corev1.EventList{}
+	must(t, c.List(ctx, events, client.InNamespace(ns)))
+	for _, e := range events.Items {
+		if strings.Contains(e.Message, srv.Secret) {
+			t.Errorf("event leaks the TSIG secret: %s", e.Message)
+		}
+	}
+}
+
+func newRecord(ns, name, host string, typ v1alpha1.RecordType, values ...string) *v1alpha1.DNSRecord {
+	cr := &v1alpha1.DNSRecord{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
+	cr.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"}
+	cr.Spec.ForProvider = v1alpha1.DNSRecordParameters{Zone: "example.test", Name: host, Type: typ, Values: values}
+	return cr
+}
+
+func patch(t *testing.T, c client.Client, cr *v1alpha1.DNSRecord, fn func(*v1alpha1.DNSRecord)) {
+	t.Helper()
+	eventually(t, "patched", func() bool {
+		if !get(c, cr) {
+			return false
+		}
+		fn(cr)
+		return c.Update(context.Background(), cr) == nil
+	})
+}
+
+func sortedCopy(in []string) []string {
+	return dns.NormalizeValues("A", in)
+}
+
+func ready(cr *v1alpha1.DNSRecord) bool {
+	return cr.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue
+}
+
+func get(c client.Client, cr *v1alpha1.DNSRecord) bool {
+	return c.Get(context.Background(), client.ObjectKeyFromObject(cr), cr) == nil
+}
+
+func eventually(t *testing.T, what string, fn func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if fn() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for: %s", what)
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,107 @@
+package dnsrecord
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/dns"
+	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
+)
+
+const (
+	errGet             = "cannot observe the DNS record set"
+	errSet             = "cannot write the DNS record set"
+	errDelete          = "cannot delete the DNS record set"
+	errFmtOwnedByOther = "DNS record set %s is owned by DNSRecord %s (ownership TXT record %s): it was left untouched"
+	errFmtNotOwned     = "DNS record set %s already exists and no DNSRecord owns it: it was left untouched. Set spec.forProvider.adoptExisting: true to take it over, or delete it from the zone"
+)
+
+type external struct {
+	client Client
+}
+
+// Owner is how the ownership record names cr.
+func Owner(cr *v1alpha1.DNSRecord) string { return cr.GetNamespace() + "/" + cr.GetName() }
+
+// Desired is the record set cr asks for.
+func Desired(cr *v1alpha1.DNSRecord) dns.RRset {
+	p := cr.Spec.ForProvider
+	ttl := int64(300)
+	if p.TTL != nil {
+		ttl = *p.TTL
+	}
+	return dns.RRset{Name: p.Name, Type: string(p.Type), TTL: time.Duration(ttl) * time.Second, Values: p.Values}
+}
+
+// Observe reads the zone once and compares the record set's values and TTL.
+func (e *external) Observe(ctx context.Context, cr *v1alpha1.DNSRecord) (managed.ExternalObservation, error) {
+	p := cr.Spec.ForProvider
+	fqdn := dns.FQDN(p.Name, p.Zone)
+	obs, err := e.client.Get(ctx, p.Zone, p.Name, string(p.Type))
+	if err != nil {
+		return managed.ExternalObservation{}, errors.Wrap(err, errGet)
+	}
+	if obs.RRset == nil {
+		return managed.ExternalObservation{ResourceExists: false}, nil
+	}
+	adopting := false
+	if obs.Owner != Owner(cr) && mrcontroller.MayWrite(cr) {
+		if meta.WasDeleted(cr) {
+			// Never ours: let the resource go and leave the record set.
+			return managed.ExternalObservation{ResourceExists: false}, nil
+		}
+		name := fmt.Sprintf("%s %s", fqdn, p.Type)
+		if obs.Owner != "" {
+			return managed.ExternalObservation{}, errors.Errorf(errFmtOwnedByOther, name, obs.Owner, dns.OwnerName(p.Name, string(p.Type)))
+		}
+		if !p.AdoptExisting {
+			return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, name)
+		}
+		adopting = true
+	}
+	cr.Status.AtProvider = v1alpha1.DNSRecordObservation{FQDN: fqdn, Values: obs.RRset.Values, TTL: int64(obs.RRset.TTL / time.Second)}
+	cr.SetConditions(xpv2.Available())
+
+	want := Desired(cr)
+	diff := cmp.Diff(dns.NormalizeValues(want.Type, want.Values), obs.RRset.Values)
+	if ttl := e.client.EffectiveTTL(want.TTL); ttl != obs.RRset.TTL {
+		diff += fmt.Sprintf("ttl: want %s, got %s\n", ttl, obs.RRset.TTL)
+	}
+	if adopting {
+		diff += "ownership record to be written (adoptExisting)\n"
+	}
+	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
+}
+
+// Create writes the record set and its ownership record.
+func (e *external) Create(ctx context.Context, cr *v1alpha1.DNSRecord) (managed.ExternalCreation, error) {
+	cr.SetConditions(xpv2.Creating())
+	err := e.client.Set(ctx, cr.Spec.ForProvider.Zone, Desired(cr), Owner(cr))
+	return managed.ExternalCreation{}, errors.Wrap(err, errSet)
+}
+
+// Update replaces the record set (and writes the ownership record).
+func (e *external) Update(ctx context.Context, cr *v1alpha1.DNSRecord) (managed.ExternalUpdate, error) {
+	err := e.client.Set(ctx, cr.Spec.ForProvider.Zone, Desired(cr), Owner(cr))
+	return managed.ExternalUpdate{}, errors.Wrap(err, errSet)
+}
+
+// Delete removes exactly the values this resource manages and its
+// ownership record; values others added stay.
+func (e *external) Delete(ctx context.Context, cr *v1alpha1.DNSRecord) (managed.ExternalDelete, error) {
+	cr.SetConditions(xpv2.Deleting())
+	err := e.client.Delete(ctx, cr.Spec.ForProvider.Zone, Desired(cr), Owner(cr))
+	return managed.ExternalDelete{}, errors.Wrap(err, errDelete)
+}
+
+// Disconnect has nothing to release.
+func (e *external) Disconnect(_ context.Context) error { return nil }

@@ -36,19 +36,19 @@ func TestArgoApplicationLifecycle(t *testing.T) {
 	ctx := context.Background()
 
 	ns := "argo-lifecycle"
-	must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "argocd", Namespace: ns}, StringData: map[string]string{"token": token}}))
-	must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
+	envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	envtest.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "argocd", Namespace: ns}, StringData: map[string]string{"token": token}}))
+	envtest.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
 		ArgoCD: &pcv1alpha1.ArgoCDConfig{URL: srv.URL, Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "argocd", Key: "token"}}},
 	}}))
 
 	startController(t, env, 2*time.Second)
 
 	cr := newApp(ns, "shop-alpha")
-	must(t, c.Create(ctx, cr))
+	envtest.Must(t, c.Create(ctx, cr))
 
 	// Created in Argo CD, Synced, not yet Ready while Argo CD says Missing.
-	eventually(t, "application created and Synced", func() bool {
+	envtest.Eventually(t, "application created and Synced", func() bool {
 		return get(t, c, cr) && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue && srv.App("shop-alpha") != nil
 	})
 	if got := cr.GetCondition(xpv2.TypeReady); got.Status == corev1.ConditionTrue {
@@ -61,7 +61,7 @@ func TestArgoApplicationLifecycle(t *testing.T) {
 
 	// Argo CD syncs; the resource turns Ready and shows sync and health.
 	srv.SetStatus("shop-alpha", "Synced", "4f2a9c1", "Healthy", "", "Succeeded")
-	eventually(t, "Ready with sync and health in status", func() bool {
+	envtest.Eventually(t, "Ready with sync and health in status", func() bool {
 		return get(t, c, cr) && cr.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue &&
 			cr.Status.AtProvider.SyncStatus == "Synced" && cr.Status.AtProvider.HealthStatus == "Healthy" && cr.Status.AtProvider.Revision == "4f2a9c1"
 	})
@@ -70,14 +70,14 @@ func TestArgoApplicationLifecycle(t *testing.T) {
 	srv.Modify("shop-alpha", func(a map[string]any) {
 		a["spec"].(map[string]any)["source"].(map[string]any)["path"] = "deploy/hacked"
 	})
-	eventually(t, "drift corrected", func() bool {
+	envtest.Eventually(t, "drift corrected", func() bool {
 		return srv.App("shop-alpha")["spec"].(map[string]any)["source"].(map[string]any)["path"] == "deploy/overlays/alpha"
 	})
 
 	// Steady state: one Observe costs exactly one read and no write, and a
 	// few polls write nothing to Kubernetes.
 	t.Run("SteadyState", func(t *testing.T) {
-		eventually(t, "settled", func() bool { return get(t, c, cr) && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue })
+		envtest.Eventually(t, "settled", func() bool { return get(t, c, cr) && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue })
 		time.Sleep(3 * time.Second)
 		get(t, c, cr)
 		rv := cr.GetResourceVersion()
@@ -104,15 +104,15 @@ func TestArgoApplicationLifecycle(t *testing.T) {
 		srv.Put(map[string]any{"metadata": map[string]any{"name": "taken"}, "spec": map[string]any{"project": "other", "destination": map[string]any{"namespace": "x"}}})
 		before := srv.App("taken")
 		other := newApp(ns, "taken")
-		must(t, c.Create(ctx, other))
-		eventually(t, "conflict reported", func() bool {
+		envtest.Must(t, c.Create(ctx, other))
+		envtest.Eventually(t, "conflict reported", func() bool {
 			return get(t, c, other) && other.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionFalse &&
 				strings.Contains(other.GetCondition(xpv2.TypeSynced).Message, `Argo CD application "taken" exists and is not managed by this resource`)
 		})
 		if after := srv.App("taken"); after["spec"].(map[string]any)["project"] != before["spec"].(map[string]any)["project"] {
 			t.Errorf("the foreign application was modified: %v", after)
 		}
-		must(t, c.Delete(ctx, other))
+		envtest.Must(t, c.Delete(ctx, other))
 	})
 
 	// An Observe-only resource may watch an application it does not own,
@@ -123,12 +123,12 @@ func TestArgoApplicationLifecycle(t *testing.T) {
 		before := srv.App("watched")
 		w := newApp(ns, "watched")
 		w.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve}
-		must(t, c.Create(ctx, w))
-		eventually(t, "observe-only resource Ready with the app's health", func() bool {
+		envtest.Must(t, c.Create(ctx, w))
+		envtest.Eventually(t, "observe-only resource Ready with the app's health", func() bool {
 			return get(t, c, w) && w.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue && w.Status.AtProvider.HealthStatus == "Healthy"
 		})
-		must(t, c.Delete(ctx, w))
-		eventually(t, "watcher gone", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(w), w)) })
+		envtest.Must(t, c.Delete(ctx, w))
+		envtest.Eventually(t, "watcher gone", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(w), w)) })
 		if _, deleted := srv.Deleted("watched"); deleted || srv.App("watched")["spec"].(map[string]any)["project"] != before["spec"].(map[string]any)["project"] {
 			t.Error("an Observe-only resource changed or deleted the application")
 		}
@@ -137,22 +137,22 @@ func TestArgoApplicationLifecycle(t *testing.T) {
 	// A burst of 503s is retried, not fatal.
 	t.Run("TransientFailureRecovers", func(t *testing.T) {
 		srv.FailNext(2, http.StatusServiceUnavailable, 0)
-		eventually(t, "the 503s were served", func() bool { return srv.PendingFailures() == 0 })
-		eventually(t, "Synced again after the 503s", func() bool {
+		envtest.Eventually(t, "the 503s were served", func() bool { return srv.PendingFailures() == 0 })
+		envtest.Eventually(t, "Synced again after the 503s", func() bool {
 			return get(t, c, cr) && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue
 		})
 	})
 
 	// Deleting the resource deletes the application, cascading.
-	must(t, c.Delete(ctx, cr))
-	eventually(t, "application deleted", func() bool {
+	envtest.Must(t, c.Delete(ctx, cr))
+	envtest.Eventually(t, "application deleted", func() bool {
 		cascade, ok := srv.Deleted("shop-alpha")
 		return ok && cascade == "true" && kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(cr), &v1alpha1.ArgoApplication{}))
 	})
 
 	// No condition or event carries the token.
 	events := &corev1.EventList{}
-	must(t, c.List(ctx, events, client.InNamespace(ns)))
+	envtest.Must(t, c.List(ctx, events, client.InNamespace(ns)))
 	for _, e := range events.Items {
 		if strings.Contains(e.Message, token) {
 			t.Errorf("event leaks the token: %s", e.Message)
@@ -181,21 +181,4 @@ func startController(t *testing.T, env *envtest.Env, poll time.Duration) {
 func get(t *testing.T, c client.Client, cr *v1alpha1.ArgoApplication) bool {
 	t.Helper()
 	return c.Get(context.Background(), client.ObjectKeyFromObject(cr), cr) == nil
-}
-
-func eventually(t *testing.T, what string, fn func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		if fn() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for: %s", what)
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
 }

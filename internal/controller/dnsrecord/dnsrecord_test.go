@@ -63,8 +63,8 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 	c := env.Client
 	ctx := context.Background()
 	ns := "dns-bind"
-	must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "tsig", Namespace: ns}, StringData: map[string]string{"secret": srv.Secret, "wrong": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}}))
+	envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	envtest.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "tsig", Namespace: ns}, StringData: map[string]string{"secret": srv.Secret, "wrong": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}}))
 	pc := func(name, key string) *pcv1alpha1.ProviderConfig {
 		return &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{DNS: &pcv1alpha1.DNSConfig{
 			Provider: pcv1alpha1.DNSProviderRFC2136,
@@ -73,8 +73,8 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 				SecretRef: &pcv1alpha1.SecretKeySelector{Name: "tsig", Key: key}},
 		}}}
 	}
-	must(t, c.Create(ctx, pc("default", "secret")))
-	must(t, c.Create(ctx, pc("wrong-key", "wrong")))
+	envtest.Must(t, c.Create(ctx, pc("default", "secret")))
+	envtest.Must(t, c.Create(ctx, pc("wrong-key", "wrong")))
 
 	var reads, writes atomic.Int64
 	envtest.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
@@ -88,8 +88,8 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 	})
 
 	www := newRecord(ns, "www", "www", v1alpha1.RecordA, "192.0.2.1", "192.0.2.2")
-	must(t, c.Create(ctx, www))
-	eventually(t, "A record set served and Ready", func() bool {
+	envtest.Must(t, c.Create(ctx, www))
+	envtest.Eventually(t, "A record set served and Ready", func() bool {
 		return get(c, www) && ready(www) && len(srv.Values("www.example.test.", mdns.TypeA)) == 2
 	})
 	if got := meta.GetExternalName(www); got != "www.example.test./A" {
@@ -114,26 +114,26 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 			"TXT":   {newRecord(ns, "verify", "_verify", v1alpha1.RecordTXT, "token=abc 123"), "_verify.example.test.", mdns.TypeTXT, `"token=abc 123"`},
 		}
 		for name, tc := range cases {
-			must(t, c.Create(ctx, tc.cr))
-			eventually(t, name+" served and Ready", func() bool {
+			envtest.Must(t, c.Create(ctx, tc.cr))
+			envtest.Eventually(t, name+" served and Ready", func() bool {
 				v := srv.Values(tc.query, tc.qtype)
 				return get(c, tc.cr) && ready(tc.cr) && len(v) == 1 && v[0] == tc.want
 			})
-			must(t, c.Delete(ctx, tc.cr))
-			eventually(t, name+" deleted", func() bool { return len(srv.Values(tc.query, tc.qtype)) == 0 })
+			envtest.Must(t, c.Delete(ctx, tc.cr))
+			envtest.Eventually(t, name+" deleted", func() bool { return len(srv.Values(tc.query, tc.qtype)) == 0 })
 		}
 	})
 
 	t.Run("DriftCorrected", func(t *testing.T) {
 		srv.NSUpdate(t, "update delete www.example.test. A 192.0.2.2\nupdate add www.example.test. 300 A 198.51.100.66")
-		eventually(t, "drift corrected", func() bool {
+		envtest.Eventually(t, "drift corrected", func() bool {
 			v := srv.Values("www.example.test.", mdns.TypeA)
 			return strings.Join(sortedCopy(v), ",") == "192.0.2.1,192.0.2.2"
 		})
 	})
 
 	t.Run("SteadyState", func(t *testing.T) {
-		eventually(t, "settled", func() bool { return get(c, www) && ready(www) })
+		envtest.Eventually(t, "settled", func() bool { return get(c, www) && ready(www) })
 		time.Sleep(3 * time.Second)
 		get(c, www)
 		rv := www.GetResourceVersion()
@@ -153,8 +153,8 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 	t.Run("RefuseThenAdopt", func(t *testing.T) {
 		srv.NSUpdate(t, "update add legacy.example.test. 300 A 203.0.113.5")
 		legacy := newRecord(ns, "legacy", "legacy", v1alpha1.RecordA, "203.0.113.9")
-		must(t, c.Create(ctx, legacy))
-		eventually(t, "refused", func() bool {
+		envtest.Must(t, c.Create(ctx, legacy))
+		envtest.Eventually(t, "refused", func() bool {
 			return get(c, legacy) && legacy.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionFalse &&
 				strings.Contains(legacy.GetCondition(xpv2.TypeSynced).Message, "DNS record set legacy.example.test. A already exists and no DNSRecord owns it")
 		})
@@ -164,17 +164,17 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 		// Another resource claiming www is refused: it has an owner.
 		thief := newRecord(ns, "thief", "www", v1alpha1.RecordA, "203.0.113.1")
 		thief.Spec.ForProvider.AdoptExisting = true
-		must(t, c.Create(ctx, thief))
-		eventually(t, "owned record set refused even with adoptExisting", func() bool {
+		envtest.Must(t, c.Create(ctx, thief))
+		envtest.Eventually(t, "owned record set refused even with adoptExisting", func() bool {
 			return get(c, thief) && strings.Contains(thief.GetCondition(xpv2.TypeSynced).Message, "is owned by DNSRecord "+ns+"/www")
 		})
-		must(t, c.Delete(ctx, thief))
-		eventually(t, "thief gone, www intact", func() bool {
+		envtest.Must(t, c.Delete(ctx, thief))
+		envtest.Eventually(t, "thief gone, www intact", func() bool {
 			return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(thief), thief)) && len(srv.Values("www.example.test.", mdns.TypeA)) == 2
 		})
 
 		patch(t, c, legacy, func(r *v1alpha1.DNSRecord) { r.Spec.ForProvider.AdoptExisting = true })
-		eventually(t, "adopted", func() bool {
+		envtest.Eventually(t, "adopted", func() bool {
 			v := srv.Values("legacy.example.test.", mdns.TypeA)
 			return get(c, legacy) && ready(legacy) && len(v) == 1 && v[0] == "203.0.113.9" &&
 				len(srv.Values("_devops-owner-a.legacy.example.test.", mdns.TypeTXT)) == 1
@@ -184,8 +184,8 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 	t.Run("WrongKey", func(t *testing.T) {
 		bad := newRecord(ns, "badkey", "badkey", v1alpha1.RecordA, "192.0.2.1")
 		bad.Spec.ProviderConfigReference.Name = "wrong-key"
-		must(t, c.Create(ctx, bad))
-		eventually(t, "wrong key reported", func() bool {
+		envtest.Must(t, c.Create(ctx, bad))
+		envtest.Eventually(t, "wrong key reported", func() bool {
 			return get(c, bad) && strings.Contains(bad.GetCondition(xpv2.TypeSynced).Message, "rejected the TSIG key")
 		})
 		if strings.Contains(bad.GetCondition(xpv2.TypeSynced).Message, srv.Secret) {
@@ -205,14 +205,14 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 	// added stays.
 	srv.NSUpdate(t, "update add www.example.test. 300 A 198.51.100.7")
 	get(c, www)
-	must(t, c.Delete(ctx, www))
-	eventually(t, "own values deleted, foreign value kept", func() bool {
+	envtest.Must(t, c.Delete(ctx, www))
+	envtest.Eventually(t, "own values deleted, foreign value kept", func() bool {
 		v := srv.Values("www.example.test.", mdns.TypeA)
 		return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(www), www)) && len(v) == 1 && v[0] == "198.51.100.7"
 	})
 
 	events := &corev1.EventList{}
-	must(t, c.List(ctx, events, client.InNamespace(ns)))
+	envtest.Must(t, c.List(ctx, events, client.InNamespace(ns)))
 	for _, e := range events.Items {
 		if strings.Contains(e.Message, srv.Secret) {
 			t.Errorf("event leaks the TSIG secret: %s", e.Message)
@@ -229,7 +229,7 @@ func newRecord(ns, name, host string, typ v1alpha1.RecordType, values ...string)
 
 func patch(t *testing.T, c client.Client, cr *v1alpha1.DNSRecord, fn func(*v1alpha1.DNSRecord)) {
 	t.Helper()
-	eventually(t, "patched", func() bool {
+	envtest.Eventually(t, "patched", func() bool {
 		if !get(c, cr) {
 			return false
 		}
@@ -248,21 +248,4 @@ func ready(cr *v1alpha1.DNSRecord) bool {
 
 func get(c client.Client, cr *v1alpha1.DNSRecord) bool {
 	return c.Get(context.Background(), client.ObjectKeyFromObject(cr), cr) == nil
-}
-
-func eventually(t *testing.T, what string, fn func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		if fn() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for: %s", what)
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
 }

@@ -43,10 +43,10 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 	ctx := context.Background()
 
 	ns := "jenkins-lifecycle"
-	must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "jenkins", Namespace: ns},
+	envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	envtest.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "jenkins", Namespace: ns},
 		StringData: map[string]string{"credentials": `{"username": "` + user + `", "token": "` + token + `"}`}}))
-	must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
+	envtest.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
 		Jenkins: &pcv1alpha1.JenkinsConfig{URL: srv.URL, Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "jenkins", Key: "credentials"}}},
 	}}))
 
@@ -57,11 +57,11 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 
 	cr := newPipeline(ns, "shop-alpha", "team/shop", "alpha")
 	cr.Spec.ForProvider.BuildRequest = "r1"
-	must(t, c.Create(ctx, cr))
+	envtest.Must(t, c.Create(ctx, cr))
 	const path = "team/shop/alpha"
 
 	// Created in its folders, Ready, and the requested build queued once.
-	eventually(t, "job created, Ready and Synced, r1 queued", func() bool {
+	envtest.Eventually(t, "job created, Ready and Synced, r1 queued", func() bool {
 		return get(t, c, cr) && ready(cr) && srv.Exists(path) && cr.Status.AtProvider.HandledBuildRequest == "r1" && srv.Queued(path) == 1
 	})
 	if got := meta.GetExternalName(cr); got != path {
@@ -77,7 +77,7 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 	// The build runs and finishes; status shows it.
 	srv.RunQueue()
 	srv.Finish(path, "SUCCESS")
-	eventually(t, "last build in status", func() bool {
+	envtest.Eventually(t, "last build in status", func() bool {
 		b := get(t, c, cr) && cr.Status.AtProvider.LastBuild != nil
 		return b && cr.Status.AtProvider.LastBuild.Number == 1 && cr.Status.AtProvider.LastBuild.Result == "SUCCESS" && !cr.Status.AtProvider.InQueue
 	})
@@ -85,14 +85,14 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 	// Drift made in Jenkins is corrected on a later poll.
 	cfg, _ := srv.Config(path)
 	srv.SetConfig(path, strings.Replace(cfg, "https://git.example.com/team/shop.git", "https://evil.example.com/x.git", 1))
-	eventually(t, "drift corrected", func() bool {
+	envtest.Eventually(t, "drift corrected", func() bool {
 		cfg, _ := srv.Config(path)
 		p, err := jenkins.Parse([]byte(cfg))
 		return err == nil && p.SCM.URL == "https://git.example.com/team/shop.git"
 	})
 
 	t.Run("SteadyState", func(t *testing.T) {
-		eventually(t, "settled", func() bool { return get(t, c, cr) && synced(cr) })
+		envtest.Eventually(t, "settled", func() bool { return get(t, c, cr) && synced(cr) })
 		time.Sleep(3 * time.Second)
 		get(t, c, cr)
 		rv := cr.GetResourceVersion()
@@ -127,7 +127,7 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 		// kept pending, retried, and queued exactly once.
 		srv.FailNext(1, http.StatusServiceUnavailable, 0)
 		patchSpec(t, c, cr, func(p *v1alpha1.JenkinsPipeline) { p.Spec.ForProvider.BuildRequest = "r2" })
-		eventually(t, "r2 handled", func() bool { return get(t, c, cr) && cr.Status.AtProvider.HandledBuildRequest == "r2" })
+		envtest.Eventually(t, "r2 handled", func() bool { return get(t, c, cr) && cr.Status.AtProvider.HandledBuildRequest == "r2" })
 		time.Sleep(5 * time.Second) // a few more polls must not queue it again
 		if n := srv.Queued(path) + len(srv.Builds(path)); n != 2 {
 			t.Errorf("want exactly one more build for r2 (2 in all), got %d", n)
@@ -138,11 +138,11 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 		// Jenkins answers 429 and asks for 4s: nobody calls it sooner, the
 		// resource says why, and it recovers afterwards.
 		srv.FailNext(1, http.StatusTooManyRequests, 4)
-		eventually(t, "the 429 was served", func() bool { return srv.PendingFailures() == 0 })
-		eventually(t, "the wait reported", func() bool {
+		envtest.Eventually(t, "the 429 was served", func() bool { return srv.PendingFailures() == 0 })
+		envtest.Eventually(t, "the wait reported", func() bool {
 			return get(t, c, cr) && strings.Contains(cr.GetCondition(xpv2.TypeSynced).Message, "Jenkins asked clients to retry after")
 		})
-		eventually(t, "Synced again after the wait", func() bool { return get(t, c, cr) && synced(cr) })
+		envtest.Eventually(t, "Synced again after the wait", func() bool { return get(t, c, cr) && synced(cr) })
 		// The client saw the 429 after the server sent it, so its hold ends
 		// no earlier than 4s after that: nothing may arrive in between.
 		served := srv.LastFailureAt()
@@ -155,16 +155,16 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 		foreign := strings.Replace(cfgOf(t, srv, path), jenkins.OwnerLine(ns+"/shop-alpha"), "Hand-made.", 1)
 		srv.SetConfig("other/foreign", foreign)
 		other := newPipeline(ns, "foreign", "other", "foreign")
-		must(t, c.Create(ctx, other))
-		eventually(t, "conflict reported", func() bool {
+		envtest.Must(t, c.Create(ctx, other))
+		envtest.Eventually(t, "conflict reported", func() bool {
 			return get(t, c, other) && other.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionFalse &&
 				strings.Contains(other.GetCondition(xpv2.TypeSynced).Message, `Jenkins job "other/foreign" exists and is managed by no JenkinsPipeline, not by this resource: it was left untouched`)
 		})
 		if got := cfgOf(t, srv, "other/foreign"); got != foreign {
 			t.Error("the foreign job was modified")
 		}
-		must(t, c.Delete(ctx, other))
-		eventually(t, "foreign resource gone", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(other), other)) })
+		envtest.Must(t, c.Delete(ctx, other))
+		envtest.Eventually(t, "foreign resource gone", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(other), other)) })
 		if !srv.Exists("other/foreign") {
 			t.Error("deleting a resource that never owned the job deleted it")
 		}
@@ -173,13 +173,13 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 	t.Run("ObserveOnlyWatchesForeignJob", func(t *testing.T) {
 		watcher := newPipeline(ns, "watcher", "other", "foreign")
 		watcher.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve}
-		must(t, c.Create(ctx, watcher))
-		eventually(t, "observe-only resource Ready", func() bool {
+		envtest.Must(t, c.Create(ctx, watcher))
+		envtest.Eventually(t, "observe-only resource Ready", func() bool {
 			return get(t, c, watcher) && ready(watcher) && watcher.Status.AtProvider.URL != ""
 		})
 		before := cfgOf(t, srv, "other/foreign")
-		must(t, c.Delete(ctx, watcher))
-		eventually(t, "watcher gone", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(watcher), watcher)) })
+		envtest.Must(t, c.Delete(ctx, watcher))
+		envtest.Eventually(t, "watcher gone", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(watcher), watcher)) })
 		if got := cfgOf(t, srv, "other/foreign"); got != before {
 			t.Error("an Observe-only resource changed or deleted the job")
 		}
@@ -189,7 +189,7 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 		patchSpec(t, c, cr, func(p *v1alpha1.JenkinsPipeline) {
 			meta.AddAnnotations(p, map[string]string{meta.AnnotationKeyReconciliationPaused: "true"})
 		})
-		eventually(t, "paused", func() bool {
+		envtest.Eventually(t, "paused", func() bool {
 			return get(t, c, cr) && cr.GetCondition(xpv2.TypeSynced).Reason == xpv2.ReasonReconcilePaused
 		})
 		patchSpec(t, c, cr, func(p *v1alpha1.JenkinsPipeline) { p.Spec.ForProvider.Description = "changed while paused" })
@@ -198,7 +198,7 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 			t.Error("a paused resource was reconciled")
 		}
 		patchSpec(t, c, cr, func(p *v1alpha1.JenkinsPipeline) { delete(p.Annotations, meta.AnnotationKeyReconciliationPaused) })
-		eventually(t, "applied after unpausing", func() bool {
+		envtest.Eventually(t, "applied after unpausing", func() bool {
 			p, err := jenkins.Parse([]byte(cfgOf(t, srv, path)))
 			return err == nil && p.Description == "changed while paused"
 		})
@@ -215,14 +215,14 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 
 	// Deleting the resource deletes the job and the folders it created.
 	get(t, c, cr)
-	must(t, c.Delete(ctx, cr))
-	eventually(t, "job and its folders deleted", func() bool {
+	envtest.Must(t, c.Delete(ctx, cr))
+	envtest.Eventually(t, "job and its folders deleted", func() bool {
 		return !srv.Exists(path) && !srv.Exists("team") && kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(cr), &v1alpha1.JenkinsPipeline{}))
 	})
 
 	// No event and no log line carries the token.
 	events := &corev1.EventList{}
-	must(t, c.List(ctx, events, client.InNamespace(ns)))
+	envtest.Must(t, c.List(ctx, events, client.InNamespace(ns)))
 	for _, e := range events.Items {
 		if strings.Contains(e.Message, token) {
 			t.Errorf("event leaks the token: %s", e.Message)
@@ -264,7 +264,7 @@ func cfgOf(t *testing.T, srv *fake.Server, path string) string {
 
 func patchSpec(t *testing.T, c client.Client, cr *v1alpha1.JenkinsPipeline, fn func(*v1alpha1.JenkinsPipeline)) {
 	t.Helper()
-	eventually(t, "spec patched", func() bool {
+	envtest.Eventually(t, "spec patched", func() bool {
 		if !get(t, c, cr) {
 			return false
 		}
@@ -284,23 +284,6 @@ func synced(cr *v1alpha1.JenkinsPipeline) bool {
 func get(t *testing.T, c client.Client, cr *v1alpha1.JenkinsPipeline) bool {
 	t.Helper()
 	return c.Get(context.Background(), client.ObjectKeyFromObject(cr), cr) == nil
-}
-
-func eventually(t *testing.T, what string, fn func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		if fn() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for: %s", what)
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // syncBuffer collects logs written from many goroutines.

@@ -1,0 +1,28 @@
+package envtest
+
+import (
+	"testing"
+	"time"
+)
+
+// Eventually polls fn every 200ms for up to 60s and fails the test, naming
+// what it waited for, if fn never returns true. Generous on purpose: a
+// loaded 2-core CI machine is slow, and a condition that holds is seen at
+// once.
+func Eventually(t *testing.T, what string, fn func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if fn() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for: %s", what)
+}
+
+// Must fails the test on err.
+func Must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
 )
 
 const (
@@ -37,6 +39,9 @@ type Config struct {
 	Timeout               time.Duration
 	// Transport overrides the HTTP transport (tests).
 	Transport http.RoundTripper
+	// RetryAfter, when set, holds calls to a server that asked for a wait;
+	// share one Gate between the clients of one controller.
+	RetryAfter *retryafter.Gate
 }
 
 // Client talks to one Argo CD API server with a bearer token.
@@ -44,6 +49,7 @@ type Client struct {
 	base  *url.URL
 	token string
 	http  *http.Client
+	gate  *retryafter.Gate
 }
 
 // New returns a client. It does no I/O.
@@ -72,7 +78,7 @@ func New(cfg Config) (*Client, error) {
 	if timeout == 0 {
 		timeout = 30 * time.Second
 	}
-	return &Client{base: u, token: strings.TrimSpace(cfg.Token), http: &http.Client{Transport: rt, Timeout: timeout}}, nil
+	return &Client{base: u, token: strings.TrimSpace(cfg.Token), http: &http.Client{Transport: rt, Timeout: timeout}, gate: cfg.RetryAfter}, nil
 }
 
 // Get returns the application called name, or an error for which
@@ -146,6 +152,9 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, in, 
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	if err := c.gate.Check("Argo CD", c.base.Host); err != nil {
+		return err
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		// The URL holds no secret; the token is only in a header.
@@ -153,7 +162,9 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, in, 
 	}
 	defer resp.Body.Close() //nolint:errcheck // read-only body
 	if resp.StatusCode >= 300 {
-		return decodeError(resp)
+		err := decodeError(resp)
+		c.gate.Note(c.base.Host, err, RetryAfter)
+		return err
 	}
 	if out == nil {
 		_, _ = io.Copy(io.Discard, resp.Body)

@@ -19,6 +19,8 @@ import (
 	"github.com/bndr/gojenkins"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
 )
 
 const (
@@ -44,6 +46,9 @@ type Config struct {
 	Timeout               time.Duration
 	// Transport overrides the HTTP transport (tests).
 	Transport http.RoundTripper
+	// RetryAfter, when set, holds calls to a server that asked for a wait;
+	// share one Gate between the clients of one controller.
+	RetryAfter *retryafter.Gate
 }
 
 // ParseCredentials reads the ProviderConfig's credentials JSON. Its errors
@@ -95,7 +100,7 @@ func New(cfg Config) (*Client, error) {
 	if timeout == 0 {
 		timeout = 30 * time.Second
 	}
-	hc := &http.Client{Transport: transport{next: rt}, Timeout: timeout}
+	hc := &http.Client{Transport: transport{next: rt, gate: cfg.RetryAfter}, Timeout: timeout}
 	return &Client{j: gojenkins.CreateJenkins(hc, u.String(), cfg.Username, cfg.Token)}, nil
 }
 

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
 )
 
 const maxErrorBody = 4096
@@ -76,8 +78,12 @@ func RetryAfter(err error) time.Duration {
 // It also answers the crumb request itself: with API-token authentication
 // Jenkins needs no crumb (2.96+), and gojenkins fetches one before every POST
 // and dereferences a nil response when that fetch fails.
+//
+// And with a gate it keeps away from a server that answered 429/503 with
+// Retry-After until the time it asked for.
 type transport struct {
 	next http.RoundTripper
+	gate *retryafter.Gate
 }
 
 func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -85,6 +91,9 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	// suffix twice); match the issuer, not the exact path.
 	if strings.Contains(req.URL.Path, "/crumbIssuer/") {
 		return &http.Response{StatusCode: http.StatusNotFound, Status: "404 Not Found", Header: http.Header{}, Body: io.NopCloser(strings.NewReader("{}")), Request: req}, nil
+	}
+	if err := t.gate.Check("Jenkins", req.URL.Host); err != nil {
+		return nil, err
 	}
 	resp, err := t.next.RoundTrip(req)
 	if err != nil {
@@ -108,5 +117,6 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			e.RetryAfter = time.Duration(s) * time.Second
 		}
 	}
+	t.gate.Note(req.URL.Host, e, RetryAfter)
 	return nil, e
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
+	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
@@ -49,14 +50,16 @@ func NewConnector(kube client.Client, newClient func(argocd.Config) (Client, err
 	if newClient == nil {
 		newClient = func(c argocd.Config) (Client, error) { return argocd.New(c) }
 	}
-	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient, hold: mrcontroller.NewRetryAfter(nil)}
+	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient, retryAfter: retryafter.New(nil)}
 }
 
 type connector struct {
-	kube      client.Client
-	usage     providerconfig.Tracker
-	hold      *mrcontroller.RetryAfter
-	newClient func(argocd.Config) (Client, error)
+	kube  client.Client
+	usage providerconfig.Tracker
+	// retryAfter is shared by every client this connector builds, so a
+	// Retry-After holds all resources using that server.
+	retryAfter *retryafter.Gate
+	newClient  func(argocd.Config) (Client, error)
 }
 
 // Connect reads the ProviderConfig's argocd section and token.
@@ -65,16 +68,13 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoApplication) (
 	if err != nil {
 		return nil, err
 	}
-	if err := c.hold.Check("Argo CD", s.URL); err != nil {
-		return nil, err
-	}
 	token, err := pc.Credentials(ctx, c.kube, "spec.argocd.credentials", s.Credentials)
 	if err != nil {
 		return nil, err
 	}
-	cl, err := c.newClient(argocd.Config{URL: s.URL, Token: string(token), InsecureSkipTLSVerify: s.InsecureSkipTLSVerify, CABundle: []byte(s.CABundle)})
+	cl, err := c.newClient(argocd.Config{URL: s.URL, Token: string(token), InsecureSkipTLSVerify: s.InsecureSkipTLSVerify, CABundle: []byte(s.CABundle), RetryAfter: c.retryAfter})
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
-	return &external{client: noting{Client: cl, note: func(err error) { c.hold.Note(s.URL, err, argocd.RetryAfter) }}}, nil
+	return &external{client: cl}, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
+	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
@@ -51,23 +52,22 @@ func NewConnector(kube client.Client, newClient func(jenkins.Config) (Client, er
 	if newClient == nil {
 		newClient = func(c jenkins.Config) (Client, error) { return jenkins.New(c) }
 	}
-	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient, hold: mrcontroller.NewRetryAfter(nil)}
+	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient, retryAfter: retryafter.New(nil)}
 }
 
 type connector struct {
-	kube      client.Client
-	usage     providerconfig.Tracker
-	hold      *mrcontroller.RetryAfter
-	newClient func(jenkins.Config) (Client, error)
+	kube  client.Client
+	usage providerconfig.Tracker
+	// retryAfter is shared by every client this connector builds, so a
+	// Retry-After holds all resources using that server.
+	retryAfter *retryafter.Gate
+	newClient  func(jenkins.Config) (Client, error)
 }
 
 // Connect reads the ProviderConfig's jenkins section and credentials.
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (managed.TypedExternalClient[*v1alpha1.JenkinsPipeline], error) {
 	pc, s, err := providerconfig.Section(ctx, c.kube, c.usage, cr, "jenkins", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.JenkinsConfig { return s.Jenkins })
 	if err != nil {
-		return nil, err
-	}
-	if err := c.hold.Check("Jenkins", s.URL); err != nil {
 		return nil, err
 	}
 	data, err := pc.Credentials(ctx, c.kube, "spec.jenkins.credentials", s.Credentials)
@@ -78,9 +78,9 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (
 	if err != nil {
 		return nil, errors.Wrapf(err, "spec.jenkins.credentials of %s", pc)
 	}
-	cl, err := c.newClient(jenkins.Config{URL: s.URL, Username: user, Token: token, InsecureSkipTLSVerify: s.InsecureSkipTLSVerify})
+	cl, err := c.newClient(jenkins.Config{URL: s.URL, Username: user, Token: token, InsecureSkipTLSVerify: s.InsecureSkipTLSVerify, RetryAfter: c.retryAfter})
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
-	return &external{client: noting{Client: cl, note: func(err error) { c.hold.Note(s.URL, err, jenkins.RetryAfter) }}, kube: c.kube}, nil
+	return &external{client: cl, kube: c.kube}, nil
 }

@@ -1,4 +1,4 @@
-package mrcontroller
+package retryafter
 
 import (
 	"errors"
@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-func TestRetryAfter(t *testing.T) {
+func TestGate(t *testing.T) {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	r := NewRetryAfter(func() time.Time { return now })
+	r := New(func() time.Time { return now })
 	asked := func(d time.Duration) func(error) time.Duration { return func(error) time.Duration { return d } }
 	busy := errors.New("429")
 

@@ -1,0 +1,67 @@
+// Package retryafter remembers, per server, until when the server asked
+// clients to stay away (429/503 with Retry-After), so an HTTP client can
+// refuse to call it before then.
+package retryafter
+
+import (
+	"sync"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+)
+
+// Gate holds the waits servers asked for. The managed reconciler backs off
+// on its own, starting at about a second; without a Gate, a busy server that
+// asked for a minute would be asked again within seconds by every resource
+// using it.
+type Gate struct {
+	mu    sync.Mutex
+	until map[string]time.Time
+	now   func() time.Time
+}
+
+// New returns an empty Gate. now is the clock; nil means time.Now.
+func New(now func() time.Time) *Gate {
+	if now == nil {
+		now = time.Now
+	}
+	return &Gate{until: map[string]time.Time{}, now: now}
+}
+
+// Check returns an error while the server at endpoint asked to wait. A nil
+// Gate never holds.
+func (r *Gate) Check(backend, endpoint string) error {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	u, ok := r.until[endpoint]
+	if !ok {
+		return nil
+	}
+	if !r.now().Before(u) {
+		delete(r.until, endpoint)
+		return nil
+	}
+	return errors.Errorf("%s asked clients to retry after %s (Retry-After); not calling it before then", backend, u.UTC().Format(time.RFC3339))
+}
+
+// Note records the wait err asks for, as retryAfter reads it from err.
+func (r *Gate) Note(endpoint string, err error, retryAfter func(error) time.Duration) {
+	if r == nil || err == nil {
+		return
+	}
+	d := retryAfter(err)
+	if d <= 0 {
+		return
+	}
+	// A server asking for hours is misconfigured; never wait longer than
+	// a poll would.
+	d = min(d, 10*time.Minute)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if u := r.now().Add(d); u.After(r.until[endpoint]) {
+		r.until[endpoint] = u
+	}
+}

@@ -224,14 +224,16 @@ func (c *Client) ensureFolders(ctx context.Context, dir string) ([]string, error
 	return created, nil
 }
 
-// Update replaces the job's config.xml. gojenkins' UpdateJob drops the
-// error; the job's UpdateConfig returns it.
+// Update replaces the job's config.xml with one POST. gojenkins' UpdateJob
+// drops the error, and the job's UpdateConfig re-reads the whole job after
+// saving, which nothing here uses.
 func (c *Client) Update(ctx context.Context, path string, p Pipeline) error {
 	config, err := Render(p)
 	if err != nil {
 		return err
 	}
-	return errors.Wrap(c.j.GetJobObj(ctx, nested(path)).UpdateConfig(ctx, string(config)), errUpdateJob)
+	_, err = c.j.Requester.PostXML(ctx, endpoint(path)+"/config.xml", string(config), nil, nil)
+	return errors.Wrap(err, errUpdateJob)
 }
 
 // Delete deletes the job, then each folder in createdFolders (deepest

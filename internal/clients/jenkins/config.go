@@ -115,11 +115,10 @@ func Render(p Pipeline) ([]byte, error) {
 // Parse reads the managed fields back from a config.xml Jenkins serves.
 func Parse(data []byte) (*Pipeline, error) {
 	var doc flowDefinition
+	// A job that is not a Pipeline fails here: "expected element type
+	// <flow-definition> but have <project>".
 	if err := xml.Unmarshal(asXML10(data), &doc); err != nil {
 		return nil, errors.Wrap(err, "cannot parse the job's config.xml")
-	}
-	if doc.XMLName.Local != "flow-definition" {
-		return nil, errors.Errorf("the job is a %q, not a Pipeline job (flow-definition)", doc.XMLName.Local)
 	}
 	p := &Pipeline{Disabled: doc.Disabled}
 	p.Description, p.Owner = splitOwner(doc.Description)

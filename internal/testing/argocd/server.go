@@ -18,25 +18,23 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/freeleaps/provider-devops/internal/testing/httpfail"
 )
 
 // Server is a running fake.
 type Server struct {
 	*httptest.Server
+	// Injector makes requests fail on command (FailNext, PendingFailures).
+	httpfail.Injector
 	token string
 
-	mu       sync.Mutex
-	apps     map[string]map[string]any
-	hidden   map[string]bool
-	version  int
-	counts   map[string]int
-	failures []failure
-	deleted  map[string]string // name -> cascade value of its DELETE
-}
-
-type failure struct {
-	status     int
-	retryAfter int
+	mu      sync.Mutex
+	apps    map[string]map[string]any
+	hidden  map[string]bool
+	version int
+	counts  map[string]int
+	deleted map[string]string // name -> cascade value of its DELETE
 }
 
 // New starts a fake accepting token.
@@ -58,23 +56,6 @@ func (s *Server) ResetCounts() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.counts = map[string]int{}
-}
-
-// FailNext makes the next n requests fail with status (and Retry-After
-// seconds when retryAfter > 0).
-func (s *Server) FailNext(n, status, retryAfter int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for range n {
-		s.failures = append(s.failures, failure{status: status, retryAfter: retryAfter})
-	}
-}
-
-// PendingFailures is how many injected failures have not been served yet.
-func (s *Server) PendingFailures() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.failures)
 }
 
 // Hide makes an app invisible to the token, as Argo CD RBAC does.
@@ -143,13 +124,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.counts[r.Method]++
-	if len(s.failures) > 0 {
-		f := s.failures[0]
-		s.failures = s.failures[1:]
-		if f.retryAfter > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(f.retryAfter))
-		}
-		writeErr(w, f.status, 14, http.StatusText(f.status))
+	if s.Serve(w, func(w http.ResponseWriter, status int) { writeErr(w, status, 14, http.StatusText(status)) }) {
 		return
 	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/api/v1/applications")

@@ -30,6 +30,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/freeleaps/provider-devops/internal/testing/httpfail"
 )
 
 // Version is what the fake reports in X-Jenkins.
@@ -40,6 +42,9 @@ const folderClass = "com.cloudbees.hudson.plugins.folder.Folder"
 // Server is a running fake Jenkins.
 type Server struct {
 	*httptest.Server
+	// Injector makes requests fail on command (FailNext, PendingFailures,
+	// LastFailureAt).
+	httpfail.Injector
 	user, token, password string
 
 	mu       sync.Mutex
@@ -50,8 +55,6 @@ type Server struct {
 	counts   map[string]int
 	requests []string
 	times    []time.Time
-	failures []failure
-	failedAt time.Time
 }
 
 type item struct {
@@ -76,11 +79,6 @@ type Build struct {
 	Building  bool
 	Timestamp time.Time
 	Params    url.Values
-}
-
-type failure struct {
-	status     int
-	retryAfter int
 }
 
 // New starts a fake with one user who authenticates with token.
@@ -126,35 +124,11 @@ func (s *Server) RequestsBetween(from, to time.Time) []string {
 	return out
 }
 
-// LastFailureAt is when the last injected failure was served.
-func (s *Server) LastFailureAt() time.Time {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.failedAt
-}
-
 // ResetCounts zeroes the counters and the request log.
 func (s *Server) ResetCounts() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.counts, s.requests, s.times = map[string]int{}, nil, nil
-}
-
-// FailNext makes the next n requests fail with status (and a Retry-After of
-// retryAfter seconds when > 0).
-func (s *Server) FailNext(n, status, retryAfter int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for range n {
-		s.failures = append(s.failures, failure{status: status, retryAfter: retryAfter})
-	}
-}
-
-// PendingFailures is how many injected failures are still to be served.
-func (s *Server) PendingFailures() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.failures)
 }
 
 // Config returns a job's stored config.xml and whether it exists.
@@ -275,14 +249,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.counts[r.Method]++
 	s.requests = append(s.requests, r.Method+" "+r.URL.Path)
 	s.times = append(s.times, time.Now())
-	if len(s.failures) > 0 {
-		s.failedAt = time.Now()
-		f := s.failures[0]
-		s.failures = s.failures[1:]
-		if f.retryAfter > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(f.retryAfter))
-		}
-		errorPage(w, f.status, http.StatusText(f.status))
+	if s.Serve(w, func(w http.ResponseWriter, status int) { errorPage(w, status, http.StatusText(status)) }) {
 		return
 	}
 	p := strings.TrimSuffix(r.URL.Path, "/")

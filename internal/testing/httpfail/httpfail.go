@@ -1,0 +1,67 @@
+// Package httpfail makes a fake HTTP server fail on command: tests queue
+// failures (a status and an optional Retry-After) that the next requests
+// receive, in the fake's own error format.
+package httpfail
+
+import (
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Injector holds queued failures. Embed it in a fake server; its zero value
+// is ready to use.
+type Injector struct {
+	mu       sync.Mutex
+	queue    []failure
+	failedAt time.Time
+}
+
+type failure struct {
+	status     int
+	retryAfter int
+}
+
+// FailNext makes the next n requests fail with status (and a Retry-After of
+// retryAfter seconds when > 0).
+func (i *Injector) FailNext(n, status, retryAfter int) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	for range n {
+		i.queue = append(i.queue, failure{status: status, retryAfter: retryAfter})
+	}
+}
+
+// PendingFailures is how many queued failures are still to be served.
+func (i *Injector) PendingFailures() int {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return len(i.queue)
+}
+
+// LastFailureAt is when the last queued failure was served.
+func (i *Injector) LastFailureAt() time.Time {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.failedAt
+}
+
+// Serve answers with the next queued failure, written by write in the fake's
+// error format, and reports whether it did.
+func (i *Injector) Serve(w http.ResponseWriter, write func(w http.ResponseWriter, status int)) bool {
+	i.mu.Lock()
+	if len(i.queue) == 0 {
+		i.mu.Unlock()
+		return false
+	}
+	f := i.queue[0]
+	i.queue = i.queue[1:]
+	i.failedAt = time.Now()
+	i.mu.Unlock()
+	if f.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(f.retryAfter))
+	}
+	write(w, f.status)
+	return true
+}

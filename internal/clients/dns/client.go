@@ -88,11 +88,6 @@ func New(c Config) (*Client, error) {
 	return &Client{p: p, b: b}, nil
 }
 
-// NewWithProvider wraps any libdns provider (tests, future backends).
-func NewWithProvider(p Provider, minTTL time.Duration) *Client {
-	return &Client{p: p, b: backend{minTTL: minTTL}}
-}
-
 // RRset is one record set. Name is relative to the zone ("@" for the apex).
 type RRset struct {
 	Name   string

@@ -9,7 +9,6 @@ require (
 	github.com/crossplane/crossplane/apis/v2 v2.3.4
 	github.com/crossplane/function-sdk-go v0.7.1
 	github.com/google/go-cmp v0.7.0
-	github.com/libdns/godaddy v1.1.0
 	github.com/libdns/libdns v1.1.0
 	github.com/libdns/rfc2136 v1.0.1
 	github.com/miekg/dns v1.1.64

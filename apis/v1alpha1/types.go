@@ -117,6 +117,16 @@ type RFC2136Options struct {
 	KeyAlgorithm string `json:"keyAlgorithm,omitempty"`
 }
 
+// GoDaddyOptions configures the GoDaddy Domains API.
+type GoDaddyOptions struct {
+	// URL of the API: https://api.godaddy.com, or https://api.ote-godaddy.com
+	// for GoDaddy's test environment.
+	// +kubebuilder:validation:Pattern=`^https?://[^\s/?#]+/?$`
+	// +kubebuilder:default="https://api.godaddy.com"
+	// +optional
+	URL string `json:"url,omitempty"`
+}
+
 // DNSConfig connects to a DNS provider through libdns. Credentials are the
 // provider's secret: for godaddy "key:secret"; for rfc2136 the base64 TSIG
 // secret.
@@ -128,6 +138,10 @@ type DNSConfig struct {
 	// RFC2136 holds the options for provider rfc2136.
 	// +optional
 	RFC2136 *RFC2136Options `json:"rfc2136,omitempty"`
+
+	// GoDaddy holds the options for provider godaddy.
+	// +optional
+	GoDaddy *GoDaddyOptions `json:"godaddy,omitempty"`
 
 	// Credentials: the provider's secret (see the type's description).
 	Credentials Credentials `json:"credentials"`

@@ -12,11 +12,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/libdns/godaddy"
 	"github.com/libdns/libdns"
 	"github.com/libdns/rfc2136"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/freeleaps/provider-devops/internal/clients/dns/godaddy"
 )
 
 // Provider is what the client needs of a libdns provider.
@@ -35,6 +36,8 @@ type Config struct {
 	Secret string
 	// Server, KeyName and KeyAlgorithm configure RFC 2136.
 	Server, KeyName, KeyAlgorithm string
+	// URL is a REST provider's API endpoint ("" for its default).
+	URL string
 }
 
 // backend is one libdns provider: how to build it from a Config, and what
@@ -43,9 +46,6 @@ type backend struct {
 	new func(Config) (Provider, error)
 	// minTTL is the shortest TTL the provider applies.
 	minTTL time.Duration
-	// singleValue marks providers whose libdns package writes only one
-	// value per record set.
-	singleValue bool
 }
 
 // backends lists the supported providers. Adding a libdns provider is one
@@ -62,11 +62,12 @@ var backends = map[string]backend{
 		return &rfc2136.Provider{Server: c.Server, KeyName: c.KeyName, KeyAlg: alg, Key: c.Secret}, nil
 	}},
 	"godaddy": {new: func(c Config) (Provider, error) {
-		if k, s, ok := strings.Cut(c.Secret, ":"); !ok || k == "" || s == "" {
+		k, s, ok := strings.Cut(strings.TrimSpace(c.Secret), ":")
+		if !ok || k == "" || s == "" {
 			return nil, errors.New(`the GoDaddy credentials must be "key:secret"`)
 		}
-		return &godaddy.Provider{APIToken: c.Secret}, nil
-	}, minTTL: 600 * time.Second, singleValue: true},
+		return &godaddy.Provider{URL: c.URL, Key: k, Secret: s}, nil
+	}, minTTL: 600 * time.Second},
 }
 
 // Client manages record sets through one provider.
@@ -138,9 +139,6 @@ func (c *Client) Get(ctx context.Context, zone, name, typ string) (*Observed, er
 // naming owner. Providers that support it (RFC 2136) do both in one atomic
 // update.
 func (c *Client) Set(ctx context.Context, zone string, want RRset, owner string) error {
-	if c.b.singleValue && len(want.Values) > 1 {
-		return errors.New("this DNS provider's libdns package writes one value per record set: use one value, or one DNSRecord per value under different names")
-	}
 	if _, err := c.p.SetRecords(ctx, zone, c.records(want, owner)); err != nil {
 		return classify(err, "cannot write the record set")
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/freeleaps/provider-devops/internal/clients/dns/godaddy"
 )
 
 // Error is a failed DNS provider call.
@@ -23,14 +25,20 @@ func IsTransient(err error) bool {
 	return errors.As(err, &e) && e.Transient
 }
 
-// classify turns a provider error into a message a user can act on. libdns
-// providers return plain errors, so this reads their text: TSIG and rcode
-// answers from RFC 2136 servers, HTTP statuses from REST providers.
+// classify turns a provider error into a message a user can act on. The
+// GoDaddy provider returns typed errors; libdns/rfc2136 returns plain ones,
+// so for it this reads their text: TSIG and rcode answers.
 func classify(err error, what string) error {
 	text := err.Error()
 	e := &Error{msg: what + ": " + text}
 	var ne net.Error
+	var ge *godaddy.APIError
 	switch {
+	case errors.As(err, &ge):
+		e.Transient = ge.Transient()
+		if ge.Status == 401 || ge.Status == 403 {
+			e.msg = what + ": GoDaddy rejected the API key: check the ProviderConfig's dns credentials (" + text + ")"
+		}
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne), strings.Contains(text, "connection refused"), strings.Contains(text, "i/o timeout"):
 		e.Transient = true
 		e.msg = what + ": cannot reach the DNS server: " + text
@@ -38,10 +46,8 @@ func classify(err error, what string) error {
 		e.msg = what + ": the DNS server rejected the TSIG key: check keyName, keyAlgorithm and the secret in the ProviderConfig's dns section (" + text + ")"
 	case strings.Contains(text, "REFUSED"), strings.Contains(text, "bad xfr rcode: 5"):
 		e.msg = what + ": the DNS server refused: the key may not update or transfer this zone, or the zone is not served there (" + text + ")"
-	case strings.Contains(text, "SERVFAIL"), strings.Contains(text, "Status: 5"), strings.Contains(text, "Status: 429"):
+	case strings.Contains(text, "SERVFAIL"):
 		e.Transient = true
-	case strings.Contains(text, "Status: 401"), strings.Contains(text, "Status: 403"):
-		e.msg = what + ": the DNS provider rejected the credentials: check the ProviderConfig's dns credentials"
 	}
 	return e
 }

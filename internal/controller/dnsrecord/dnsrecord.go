@@ -77,6 +77,9 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.DNSRecord) (manage
 	if o := s.RFC2136; o != nil {
 		cfg.Server, cfg.KeyName, cfg.KeyAlgorithm = o.Server, o.KeyName, string(o.KeyAlgorithm)
 	}
+	if o := s.GoDaddy; o != nil {
+		cfg.URL = o.URL
+	}
 	cl, err := c.newClient(cfg)
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)

@@ -2,6 +2,7 @@ package dnsrecord_test
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -25,6 +26,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/testing/bind"
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	godaddyfake "github.com/freeleaps/provider-devops/internal/testing/godaddy"
 )
 
 func TestMain(m *testing.M) { envtest.Main(m) }
@@ -248,4 +250,47 @@ func ready(cr *v1alpha1.DNSRecord) bool {
 
 func get(c client.Client, cr *v1alpha1.DNSRecord) bool {
 	return c.Get(context.Background(), client.ObjectKeyFromObject(cr), cr) == nil
+}
+
+// TestDNSRecordAgainstGoDaddy runs a record set through the fake GoDaddy
+// API: its 600 s minimum TTL is reported, not fought.
+func TestDNSRecordAgainstGoDaddy(t *testing.T) {
+	api := godaddyfake.New("key", "gd-secret-value", "example.test")
+	defer api.Close()
+	env := envtest.Shared(t)
+	c := env.Client
+	ctx := context.Background()
+	ns := "dns-godaddy"
+	envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	envtest.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "godaddy", Namespace: ns}, StringData: map[string]string{"key": "key:gd-secret-value"}}))
+	envtest.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{DNS: &pcv1alpha1.DNSConfig{
+		Provider: pcv1alpha1.DNSProviderGoDaddy,
+		GoDaddy:  &pcv1alpha1.GoDaddyOptions{URL: api.URL},
+		Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret,
+			SecretRef: &pcv1alpha1.SecretKeySelector{Name: "godaddy", Key: "key"}},
+	}}}))
+	envtest.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
+		return mrcontroller.Setup(mgr, o, dnsrecord.Kind, dnsrecord.NewConnector(mgr.GetClient(), nil))
+	})
+
+	www := newRecord(ns, "www", "www", v1alpha1.RecordA, "192.0.2.1", "192.0.2.2")
+	envtest.Must(t, c.Create(ctx, www))
+	envtest.Eventually(t, "A record set stored at GoDaddy and Ready", func() bool {
+		return get(c, www) && ready(www) && len(api.Values("example.test", "A", "www")) == 2
+	})
+	if got := www.Status.AtProvider.TTL; got != 600 {
+		t.Errorf("atProvider.ttl must report GoDaddy's 600 s minimum, got %d", got)
+	}
+	// Three polls later the controller has not tried to "fix" the TTL.
+	api.ResetCounts()
+	time.Sleep(7 * time.Second)
+	if p, g := api.Count(http.MethodPut), api.Count(http.MethodGet); p != 0 || g == 0 {
+		t.Errorf("steady state made %d PUTs and %d GETs; want reads only", p, g)
+	}
+	t.Logf("steady state over 7s at a 2s poll: %d GETs, 0 writes", api.Count(http.MethodGet))
+
+	envtest.Must(t, c.Delete(ctx, www))
+	envtest.Eventually(t, "record set and ownership record deleted", func() bool {
+		return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(www), www)) && len(api.Records("example.test")) == 0
+	})
 }

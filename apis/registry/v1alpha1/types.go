@@ -65,8 +65,9 @@ type RegistryRepoObservation struct {
 	URL string `json:"url,omitempty"`
 	// FullName is namespace/name.
 	FullName string `json:"fullName,omitempty"`
-	// TagCount of the repository.
-	TagCount int64 `json:"tagCount,omitempty"`
+	// TagCount of the repository (Harbor: artifacts); absent where the
+	// registry does not tell in one read (Docker Hub).
+	TagCount *int64 `json:"tagCount,omitempty"`
 	// LastPushed is when an image was last pushed, where the API says.
 	LastPushed *metav1.Time `json:"lastPushed,omitempty"`
 }

@@ -1,0 +1,175 @@
+package registry
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+)
+
+// DockerHubURL is Docker Hub's API.
+const DockerHubURL = "https://hub.docker.com"
+
+// hubTokenTTL is how long a Hub access token is reused. Hub's tokens live
+// longer; a 401 refreshes one early.
+const hubTokenTTL = 4 * time.Minute
+
+// hubTokens caches access tokens across clients (a client is built per
+// reconcile), keyed by API, user and a hash of the secret, so steady state
+// costs one repository read, not a login per poll.
+var hubTokens = struct {
+	sync.Mutex
+	m map[string]hubToken
+}{m: map[string]hubToken{}}
+
+type hubToken struct {
+	token   string
+	expires time.Time
+}
+
+type dockerHub struct {
+	rest
+	user, password string
+	cacheKey       string
+	now            func() time.Time
+}
+
+func newDockerHub(c Config) *dockerHub {
+	base := strings.TrimSuffix(c.URL, "/")
+	if base == "" {
+		base = DockerHubURL
+	}
+	sum := sha256.Sum256([]byte(c.Password))
+	return &dockerHub{
+		rest:     rest{name: "Docker Hub", base: base, http: httpClient(c.Insecure), gate: c.RetryAfter, message: hubMessage},
+		user:     c.Username,
+		password: c.Password,
+		cacheKey: base + "\x00" + c.Username + "\x00" + hex.EncodeToString(sum[:]),
+		now:      time.Now,
+	}
+}
+
+// hubMessage reads Hub's error bodies: {"message", "errinfo"} from the
+// repository API, {"detail"} from auth, {"errors": [...]} elsewhere.
+func hubMessage(b []byte) string {
+	var e struct {
+		Message string `json:"message"`
+		Detail  string `json:"detail"`
+		Errors  []struct {
+			Message string `json:"message"`
+			Detail  string `json:"detail"`
+		} `json:"errors"`
+	}
+	_ = json.Unmarshal(b, &e)
+	switch {
+	case e.Message != "":
+		return e.Message
+	case e.Detail != "":
+		return e.Detail
+	case len(e.Errors) > 0:
+		return e.Errors[0].Message + e.Errors[0].Detail
+	}
+	return ""
+}
+
+// hubRepo is the repository JSON of Hub's API.
+type hubRepo struct {
+	Name        string     `json:"name"`
+	Namespace   string     `json:"namespace"`
+	Description string     `json:"description"`
+	IsPrivate   bool       `json:"is_private"`
+	LastUpdated *time.Time `json:"last_updated"`
+	Registry    string     `json:"registry,omitempty"`
+}
+
+// token returns a cached access token or logs in.
+func (h *dockerHub) token(ctx context.Context, fresh bool) (string, error) {
+	hubTokens.Lock()
+	t, ok := hubTokens.m[h.cacheKey]
+	hubTokens.Unlock()
+	if ok && !fresh && h.now().Before(t.expires) {
+		return t.token, nil
+	}
+	var out struct {
+		AccessToken string `json:"access_token"`
+	}
+	in := map[string]string{"identifier": h.user, "secret": h.password}
+	if _, err := h.do(ctx, http.MethodPost, "/v2/auth/token", nil, in, &out); err != nil {
+		return "", err
+	}
+	if out.AccessToken == "" {
+		return "", errors.New("Docker Hub returned no access token")
+	}
+	hubTokens.Lock()
+	hubTokens.m[h.cacheKey] = hubToken{token: out.AccessToken, expires: h.now().Add(hubTokenTTL)}
+	hubTokens.Unlock()
+	return out.AccessToken, nil
+}
+
+// call sends an authenticated request, logging in again once on a 401 (an
+// expired token).
+func (h *dockerHub) call(ctx context.Context, method, path string, in, out any) error {
+	for attempt := 0; ; attempt++ {
+		tok, err := h.token(ctx, attempt > 0)
+		if err != nil {
+			return err
+		}
+		_, err = h.do(ctx, method, path, func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+tok) }, in, out)
+		var e *APIError
+		if attempt == 0 && errors.As(err, &e) && e.Status == http.StatusUnauthorized {
+			continue
+		}
+		return err
+	}
+}
+
+func hubPath(r Repo) string {
+	return "/v2/repositories/" + url.PathEscape(r.Namespace) + "/" + url.PathEscape(r.Name) + "/"
+}
+
+func (h *dockerHub) Get(ctx context.Context, r Repo) (*Observed, error) {
+	var out hubRepo
+	err := h.call(ctx, http.MethodGet, "/v2/namespaces/"+url.PathEscape(r.Namespace)+"/repositories/"+url.PathEscape(r.Name), nil, &out)
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Observed{
+		URL:         "docker.io/" + r.FullName(),
+		Private:     &out.IsPrivate,
+		Description: &out.Description,
+		LastPushed:  out.LastUpdated,
+	}, nil
+}
+
+func (h *dockerHub) Create(ctx context.Context, r Repo) error {
+	if strings.Contains(r.Name, "/") {
+		return errors.Errorf("Docker Hub repository names cannot contain %q: %q", "/", r.Name)
+	}
+	in := hubRepo{Name: r.Name, Namespace: r.Namespace, Description: r.Description, IsPrivate: r.Private, Registry: "docker"}
+	return h.call(ctx, http.MethodPost, "/v2/namespaces/"+url.PathEscape(r.Namespace)+"/repositories", in, nil)
+}
+
+func (h *dockerHub) Update(ctx context.Context, r Repo) error {
+	if err := h.call(ctx, http.MethodPatch, hubPath(r), map[string]string{"description": r.Description}, nil); err != nil {
+		return err
+	}
+	return h.call(ctx, http.MethodPost, hubPath(r)+"privacy/", map[string]bool{"is_private": r.Private}, nil)
+}
+
+func (h *dockerHub) Delete(ctx context.Context, r Repo) error {
+	err := h.call(ctx, http.MethodDelete, hubPath(r), nil, nil)
+	if IsNotFound(err) {
+		return nil
+	}
+	return err
+}

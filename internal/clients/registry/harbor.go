@@ -1,0 +1,145 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+)
+
+// harbor talks to Harbor's API v2.0 with basic auth. Projects are the
+// namespaces; a repository appears with its first push.
+type harbor struct {
+	rest
+	host           string
+	user, password string
+}
+
+func newHarbor(c Config) *harbor {
+	base := strings.TrimSuffix(c.URL, "/")
+	host := base
+	if u, err := url.Parse(base); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	return &harbor{
+		rest: rest{name: "Harbor", base: base + "/api/v2.0", http: httpClient(c.Insecure), gate: c.RetryAfter, message: harborMessage},
+		host: host, user: c.Username, password: c.Password,
+	}
+}
+
+// harborMessage reads Harbor's {"errors": [{"code", "message"}]}.
+func harborMessage(b []byte) string {
+	var e struct {
+		Errors []struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"errors"`
+	}
+	_ = json.Unmarshal(b, &e)
+	msgs := make([]string, 0, len(e.Errors))
+	for _, x := range e.Errors {
+		msgs = append(msgs, x.Code+": "+x.Message)
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func (h *harbor) call(ctx context.Context, method, path string, in, out any) error {
+	_, err := h.do(ctx, method, path, func(r *http.Request) {
+		r.SetBasicAuth(h.user, h.password)
+		r.Header.Set("X-Is-Resource-Name", "true")
+	}, in, out)
+	return err
+}
+
+type harborProject struct {
+	Name     string            `json:"name"`
+	Metadata map[string]string `json:"metadata"`
+}
+
+type harborRepo struct {
+	Name          string     `json:"name"`
+	ArtifactCount int64      `json:"artifact_count"`
+	UpdateTime    *time.Time `json:"update_time"`
+}
+
+func projectPath(p string) string { return "/projects/" + url.PathEscape(p) }
+
+// repoPath double-encodes the repository name: Harbor's router decodes the
+// path once, so a "/" in a name must arrive as %2F, i.e. be sent as %252F.
+func repoPath(r Repo) string {
+	return projectPath(r.Namespace) + "/repositories/" + url.PathEscape(url.PathEscape(r.Name))
+}
+
+// Get reads the project (visibility) and the repository: two reads, the
+// least that observes both.
+func (h *harbor) Get(ctx context.Context, r Repo) (*Observed, error) {
+	var p harborProject
+	err := h.call(ctx, http.MethodGet, projectPath(r.Namespace), nil, &p)
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	zero, private := int64(0), p.Metadata["public"] != "true"
+	o := &Observed{URL: h.host + "/" + r.FullName(), Private: &private, Implicit: true, TagCount: &zero}
+	var repo harborRepo
+	err = h.call(ctx, http.MethodGet, repoPath(r), nil, &repo)
+	switch {
+	case IsNotFound(err):
+		return o, nil // available: it appears with the first push
+	case err != nil:
+		return nil, err
+	}
+	o.TagCount = &repo.ArtifactCount
+	o.LastPushed = repo.UpdateTime
+	return o, nil
+}
+
+// Create makes the project when asked to. The repository itself appears
+// with the first push.
+func (h *harbor) Create(ctx context.Context, r Repo) error {
+	if !r.CreateProject {
+		return errors.Errorf("Harbor project %q does not exist: create it, or set forProvider.harbor.createProject", r.Namespace)
+	}
+	in := map[string]any{"project_name": r.Namespace, "metadata": map[string]string{"public": strconv.FormatBool(!r.Private)}}
+	if r.StorageQuotaBytes != nil {
+		in["storage_limit"] = *r.StorageQuotaBytes
+	}
+	if err := h.call(ctx, http.MethodPost, "/projects", in, nil); err != nil && !IsConflict(err) {
+		return err
+	}
+	if !r.ImmutableTags {
+		return nil
+	}
+	rule := map[string]any{
+		"disabled": false, "action": "immutable", "template": "immutable_template",
+		"tag_selectors":   []map[string]string{{"kind": "doublestar", "decoration": "matches", "pattern": "**"}},
+		"scope_selectors": map[string]any{"repository": []map[string]string{{"kind": "doublestar", "decoration": "repoMatches", "pattern": "**"}}},
+	}
+	if err := h.call(ctx, http.MethodPost, projectPath(r.Namespace)+"/immutabletagrules", rule, nil); err != nil && !IsConflict(err) {
+		return errors.Wrap(err, "cannot add the immutable tag rule")
+	}
+	return nil
+}
+
+// Update sets the project's visibility.
+func (h *harbor) Update(ctx context.Context, r Repo) error {
+	in := map[string]any{"metadata": map[string]string{"public": strconv.FormatBool(!r.Private)}}
+	return h.call(ctx, http.MethodPut, projectPath(r.Namespace), in, nil)
+}
+
+// Delete removes the repository and its artifacts; the project stays (it
+// may hold other repositories).
+func (h *harbor) Delete(ctx context.Context, r Repo) error {
+	err := h.call(ctx, http.MethodDelete, repoPath(r), nil, nil)
+	if IsNotFound(err) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,182 @@
+package registry
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+)
+
+// ociPullers caches a go-containerregistry Puller per registry and
+// credential across clients (one is built per reconcile): it keeps the
+// registry's auth handshake, so steady state costs one tag list, not a
+// /v2/ ping plus a token round trip per poll.
+var ociPullers = struct {
+	sync.Mutex
+	m map[string]*remote.Puller
+}{m: map[string]*remote.Puller{}}
+
+// oci talks to any OCI distribution registry. A repository exists from
+// its first push; observing lists its tags.
+type oci struct {
+	host string
+	opts []name.Option
+	auth authn.Authenticator
+	rt   http.RoundTripper
+	key  string
+}
+
+func newOCI(c Config) (*oci, error) {
+	u, err := url.Parse(c.URL)
+	if err != nil || u.Host == "" {
+		return nil, errors.Errorf("registry url %q is not a URL", c.URL)
+	}
+	o := &oci{host: u.Host, auth: authn.Anonymous, rt: httpClient(c.Insecure).Transport}
+	if u.Scheme == "http" {
+		o.opts = append(o.opts, name.Insecure)
+	}
+	if c.Username != "" {
+		o.auth = &authn.Basic{Username: c.Username, Password: c.Password}
+	}
+	sum := sha256.Sum256([]byte(c.Password))
+	o.key = strings.Join([]string{c.URL, c.Username, hex.EncodeToString(sum[:]), map[bool]string{true: "insecure"}[c.Insecure]}, "\x00")
+	return o, nil
+}
+
+func (o *oci) repo(r Repo) (name.Repository, error) {
+	return name.NewRepository(o.host+"/"+r.FullName(), o.opts...)
+}
+
+func (o *oci) options(ctx context.Context) ([]remote.Option, error) {
+	opts := []remote.Option{remote.WithContext(ctx), remote.WithAuth(o.auth), remote.WithTransport(o.rt)}
+	ociPullers.Lock()
+	defer ociPullers.Unlock()
+	p, ok := ociPullers.m[o.key]
+	if !ok {
+		var err error
+		if p, err = remote.NewPuller(opts...); err != nil {
+			return nil, err
+		}
+		ociPullers.m[o.key] = p
+	}
+	return append(opts, remote.Reuse(p)), nil
+}
+
+// Get lists the tags: the repository is available (Implicit) with none.
+func (o *oci) Get(ctx context.Context, r Repo) (*Observed, error) {
+	repo, err := o.repo(r)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := o.options(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tags, err := remote.List(repo, opts...)
+	if err != nil && !isUnknown(err) {
+		return nil, ociError(err)
+	}
+	n := int64(len(tags))
+	return &Observed{URL: repo.String(), Implicit: true, TagCount: &n}, nil
+}
+
+// Create checks that the credentials may push to the repository (an
+// upload is started and cancelled); the registry makes it on first push.
+func (o *oci) Create(_ context.Context, r Repo) error {
+	repo, err := o.repo(r)
+	if err != nil {
+		return err
+	}
+	if err := remote.CheckPushPermission(repo.Tag("latest"), staticKeychain{o.auth}, o.rt); err != nil {
+		return errors.Wrap(ociError(err), "the credentials may not push to "+repo.String())
+	}
+	return nil
+}
+
+// Update has nothing to do: an OCI registry has no visibility or
+// description.
+func (o *oci) Update(context.Context, Repo) error { return nil }
+
+// Delete removes every manifest the repository's tags point at. The
+// registry must allow deletes; its catalog may still list the name.
+func (o *oci) Delete(ctx context.Context, r Repo) error {
+	repo, err := o.repo(r)
+	if err != nil {
+		return err
+	}
+	opts, err := o.options(ctx)
+	if err != nil {
+		return err
+	}
+	tags, err := remote.List(repo, opts...)
+	if isUnknown(err) {
+		return nil
+	}
+	if err != nil {
+		return ociError(err)
+	}
+	seen := map[string]bool{}
+	for _, t := range tags {
+		d, err := remote.Head(repo.Tag(t), opts...)
+		if isUnknown(err) {
+			continue
+		}
+		if err != nil {
+			return ociError(err)
+		}
+		if seen[d.Digest.String()] {
+			continue
+		}
+		seen[d.Digest.String()] = true
+		err = remote.Delete(repo.Digest(d.Digest.String()), remote.WithContext(ctx), remote.WithAuth(o.auth), remote.WithTransport(o.rt))
+		var te *transport.Error
+		switch {
+		case errors.As(err, &te) && (te.StatusCode == http.StatusMethodNotAllowed || hasCode(te, transport.UnsupportedErrorCode)):
+			return errors.New("the registry does not allow deletes: enable them (distribution: storage.delete.enabled: true)")
+		case isUnknown(err):
+		case err != nil:
+			return ociError(err)
+		}
+	}
+	return nil
+}
+
+// isUnknown is true for a repository or manifest the registry does not
+// have.
+func isUnknown(err error) bool {
+	var te *transport.Error
+	return errors.As(err, &te) && (te.StatusCode == http.StatusNotFound ||
+		hasCode(te, transport.NameUnknownErrorCode) || hasCode(te, transport.ManifestUnknownErrorCode))
+}
+
+func hasCode(te *transport.Error, code transport.ErrorCode) bool {
+	for _, d := range te.Errors {
+		if d.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+// ociError turns a go-containerregistry error into an APIError.
+func ociError(err error) error {
+	var te *transport.Error
+	if errors.As(err, &te) {
+		return &APIError{Registry: "the registry", Status: te.StatusCode, Message: err.Error()}
+	}
+	return &APIError{Registry: "the registry", Message: err.Error()}
+}
+
+type staticKeychain struct{ a authn.Authenticator }
+
+func (k staticKeychain) Resolve(authn.Resource) (authn.Authenticator, error) { return k.a, nil }

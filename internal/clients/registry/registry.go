@@ -1,0 +1,134 @@
+// Package registry manages one container image repository on Docker Hub,
+// Harbor or any OCI distribution registry, behind one interface.
+package registry
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
+)
+
+// Kinds of registry API.
+const (
+	KindDockerHub = "dockerhub"
+	KindHarbor    = "harbor"
+	KindOCI       = "oci"
+)
+
+// Config selects and configures a registry.
+type Config struct {
+	Kind string
+	// URL of the API ("" for Docker Hub's).
+	URL string
+	// Username and Password (a personal access token on Docker Hub, a robot
+	// secret on Harbor).
+	Username, Password string
+	// Insecure skips TLS verification.
+	Insecure bool
+	// RetryAfter holds calls to a server that asked to wait (shared by the
+	// connector across clients; may be nil).
+	RetryAfter *retryafter.Gate
+}
+
+// Credentials are the JSON a ProviderConfig's registry secret holds.
+type Credentials struct {
+	Username string `json:"username"`
+	Password string `json:"password"`
+}
+
+// ParseCredentials reads {"username", "password"}; the error never quotes
+// the secret.
+func ParseCredentials(data []byte) (Credentials, error) {
+	var c Credentials
+	if err := json.Unmarshal(data, &c); err != nil {
+		return c, errors.New(`the registry credentials must be JSON {"username": "...", "password": "..."}`)
+	}
+	if c.Username == "" || c.Password == "" {
+		return c, errors.New(`the registry credentials need both "username" and "password"`)
+	}
+	return c, nil
+}
+
+// Repo is the desired repository.
+type Repo struct {
+	Namespace, Name string
+	Private         bool
+	Description     string
+	// Harbor project options.
+	CreateProject     bool
+	StorageQuotaBytes *int64
+	ImmutableTags     bool
+}
+
+// FullName is namespace/name.
+func (r Repo) FullName() string { return r.Namespace + "/" + r.Name }
+
+// Observed is what one observation of a repository says.
+type Observed struct {
+	// URL to pull from, host/namespace/name.
+	URL string
+	// Private is the repository's (Harbor: its project's) visibility; nil
+	// where the registry has none (OCI).
+	Private *bool
+	// Description as the registry stores it; nil where the registry has
+	// none this client manages (Harbor, OCI).
+	Description *string
+	// TagCount is the number of tags (Harbor: artifacts); nil where one
+	// read does not tell (Docker Hub).
+	TagCount *int64
+	// LastPushed is when an image was last pushed, where the API says.
+	LastPushed *time.Time
+	// Implicit is true for registries where a repository comes into being
+	// with its first push (Harbor, OCI): it is available, with no tags,
+	// once its namespace is reachable.
+	Implicit bool
+}
+
+// Client manages repositories.
+type Client interface {
+	// Get returns the repository, or nil when it does not exist (Harbor:
+	// its project does not exist).
+	Get(ctx context.Context, r Repo) (*Observed, error)
+	// Create makes the repository (Harbor: the project when asked; OCI:
+	// checks that the credentials may push).
+	Create(ctx context.Context, r Repo) error
+	// Update sets visibility and description.
+	Update(ctx context.Context, r Repo) error
+	// Delete removes the repository and every image in it.
+	Delete(ctx context.Context, r Repo) error
+}
+
+// New returns the client for c.Kind. It does no I/O.
+func New(c Config) (Client, error) {
+	switch c.Kind {
+	case KindDockerHub:
+		return newDockerHub(c), nil
+	case KindHarbor:
+		if c.URL == "" {
+			return nil, errors.New("a harbor registry needs spec.registry.url")
+		}
+		return newHarbor(c), nil
+	case KindOCI:
+		if c.URL == "" {
+			return nil, errors.New("an oci registry needs spec.registry.url")
+		}
+		return newOCI(c)
+	default:
+		return nil, errors.Errorf("unknown registry kind %q", c.Kind)
+	}
+}
+
+// httpClient is a client with a timeout and, when asked, no TLS checks.
+func httpClient(insecure bool) *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	if insecure {
+		t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for it in the ProviderConfig
+	}
+	return &http.Client{Timeout: 30 * time.Second, Transport: t}
+}

@@ -35,10 +35,10 @@ const (
 type Server struct {
 	// Host is 127.0.0.1:port; URL is http://Host.
 	Host, URL string
-	dir      string
-	cmd      *exec.Cmd
-	mu       sync.Mutex
-	log      bytes.Buffer
+	dir       string
+	cmd       *exec.Cmd
+	mu        sync.Mutex
+	log       bytes.Buffer
 }
 
 // Binary returns the path of docker-registry, or "".

@@ -142,9 +142,9 @@ func TestManagedResourcesReportConfigurationAndBackendState(t *testing.T) {
 		mg     resource.Managed
 		want   string
 	}{
-		"NotImplemented": {
-			reason: "a fully configured MR says its backend is not implemented yet, never pretends",
-			mg:     repoFull, want: "backend is not implemented",
+		"RegistryCredentialsNotJSON": {
+			reason: "registry credentials that are not the expected JSON are explained without quoting them",
+			mg:     repoFull, want: `the registry credentials must be JSON {"username": "...", "password": "..."}`,
 		},
 		"GoDaddyCredentialsMalformed": {
 			reason: "GoDaddy credentials that are not key:secret are explained without quoting them",

@@ -4,9 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	mdns "github.com/miekg/dns"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -17,19 +19,29 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
 	argofake "github.com/freeleaps/provider-devops/internal/testing/argocd"
+	"github.com/freeleaps/provider-devops/internal/testing/bind"
+	dockerhubfake "github.com/freeleaps/provider-devops/internal/testing/dockerhub"
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	godaddyfake "github.com/freeleaps/provider-devops/internal/testing/godaddy"
 	jenkinsfake "github.com/freeleaps/provider-devops/internal/testing/jenkins"
 )
 
 // TestExamplesReconcile applies the shipped examples, unchanged but for
-// their namespace, to the provider wired as cmd/provider wires it, against
-// the fake Jenkins and Argo CD, and waits for them to become Ready.
+// their namespace (and, for RFC 2136, the server address and TSIG secret), to
+// the provider wired as cmd/provider wires it, against the fake Jenkins,
+// Argo CD, GoDaddy and Docker Hub and a real BIND 9, and waits for them to
+// become Ready.
 func TestExamplesReconcile(t *testing.T) {
 	env := envtest.Shared(t)
 	jenkins := jenkinsfake.New("ci-bot", secretText)
 	defer jenkins.Close()
 	argo := argofake.New(secretText)
 	defer argo.Close()
+	godaddy := godaddyfake.New("gd-key", secretText, "example.com")
+	defer godaddy.Close()
+	hub := dockerhubfake.New("ci-bot", secretText, "team")
+	defer hub.Close()
+	named := bind.StartZone(t, "example.com.")
 	startProvider(t, env)
 	c := env.Client
 	ns := "examples"
@@ -40,17 +52,31 @@ func TestExamplesReconcile(t *testing.T) {
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "backends", Namespace: ns}, StringData: map[string]string{
 			"jenkins": `{"username": "ci-bot", "token": "` + secretText + `"}`, "argocd": secretText,
+			"godaddy": "gd-key:" + secretText, "registry": `{"username": "ci-bot", "password": "` + secretText + `"}`,
 		}},
 		&v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: v1alpha1.ProviderConfigSpec{
-			Jenkins: &v1alpha1.JenkinsConfig{URL: jenkins.URL, Credentials: secret("jenkins")},
-			ArgoCD:  &v1alpha1.ArgoCDConfig{URL: argo.URL, Credentials: secret("argocd")},
+			Jenkins:  &v1alpha1.JenkinsConfig{URL: jenkins.URL, Credentials: secret("jenkins")},
+			ArgoCD:   &v1alpha1.ArgoCDConfig{URL: argo.URL, Credentials: secret("argocd")},
+			DNS:      &v1alpha1.DNSConfig{Provider: v1alpha1.DNSProviderGoDaddy, GoDaddy: &v1alpha1.GoDaddyOptions{URL: godaddy.URL}, Credentials: secret("godaddy")},
+			Registry: &v1alpha1.RegistryConfig{Kind: v1alpha1.RegistryDockerHub, URL: hub.URL, Credentials: secret("registry")},
 		}},
 	)
 
 	cases := map[string]struct {
 		file  string
+		patch func(*unstructured.Unstructured)
 		ready func()
 	}{
+		"DNSRecord":    {file: "dns/dnsrecord.yaml"},
+		"RegistryRepo": {file: "registry/registryrepo.yaml"},
+		"DNSRecordRFC2136": {file: "dns/rfc2136.yaml", patch: func(u *unstructured.Unstructured) {
+			switch u.GetKind() {
+			case "Secret":
+				envtest.Must(t, unstructured.SetNestedField(u.Object, named.Secret, "stringData", "secret"))
+			case "ProviderConfig":
+				envtest.Must(t, unstructured.SetNestedField(u.Object, named.Addr, "spec", "dns", "rfc2136", "server"))
+			}
+		}},
 		"JenkinsPipeline": {file: "jenkins/jenkinspipeline.yaml"},
 		"ArgoApplication": {file: "argocd/argoapplication.yaml", ready: func() {
 			argo.SetStatus("shop-alpha", "Synced", "4f2a9c1", "Healthy", "", "Succeeded")
@@ -58,9 +84,15 @@ func TestExamplesReconcile(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			u := loadExample(t, tc.file)
-			u.SetNamespace(ns)
-			create(t, c, u)
+			docs := loadExample(t, tc.file)
+			for _, d := range docs {
+				d.SetNamespace(ns)
+				if tc.patch != nil {
+					tc.patch(d)
+				}
+				create(t, c, d)
+			}
+			u := docs[len(docs)-1]
 			deadline := time.Now().Add(60 * time.Second)
 			for ; time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 				if tc.ready != nil {
@@ -73,22 +105,38 @@ func TestExamplesReconcile(t *testing.T) {
 			t.Fatalf("example %s never became Ready and Synced: %v", tc.file, u.Object["status"])
 		})
 	}
+	if v := godaddy.Values("example.com", "CNAME", "alpha.shop"); len(v) != 1 || v[0] != "ingress.example.com" {
+		t.Errorf("the DNSRecord example at GoDaddy: %v", v)
+	}
+	if r := hub.Repo("team", "shop"); r == nil || !r.IsPrivate {
+		t.Errorf("the RegistryRepo example at Docker Hub: %+v", r)
+	}
+	if v := named.Values("api.example.com.", mdns.TypeA); len(v) != 2 {
+		t.Errorf("the RFC 2136 example at BIND: %v", v)
+	}
 	if jenkins.Queued("team/shop/alpha") != 1 {
 		t.Errorf("the example's buildRequest must queue exactly one build, got %d", jenkins.Queued("team/shop/alpha"))
 	}
 }
 
-func loadExample(t *testing.T, file string) *unstructured.Unstructured {
+// loadExample reads the YAML documents of an example file.
+func loadExample(t *testing.T, file string) []*unstructured.Unstructured {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(envtest.RepoRoot(), "examples", file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal(b, &u.Object); err != nil {
-		t.Fatal(err)
+	var out []*unstructured.Unstructured
+	for _, doc := range strings.Split(string(b), "\n---\n") {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		if len(u.Object) > 0 {
+			out = append(out, u)
+		}
 	}
-	return u
+	return out
 }
 
 func condition(u *unstructured.Unstructured, typ string) string {

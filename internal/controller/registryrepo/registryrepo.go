@@ -1,16 +1,27 @@
-// Package registryrepo reconciles RegistryRepo managed resources against container registry.
+// Package registryrepo reconciles RegistryRepo managed resources: one
+// container image repository on Docker Hub, Harbor or an OCI registry.
 package registryrepo
 
 import (
+	"context"
+
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	"github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/registry"
+	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
+	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
+
+const errNewClient = "cannot create the registry client from ProviderConfig"
 
 // Kind describes the RegistryRepo kind to the shared controller setup.
 var Kind = mrcontroller.Kind[*v1alpha1.RegistryRepo]{
@@ -18,15 +29,49 @@ var Kind = mrcontroller.Kind[*v1alpha1.RegistryRepo]{
 	GroupVersionKind: v1alpha1.RegistryRepoGroupVersionKind,
 	New:              func() *v1alpha1.RegistryRepo { return &v1alpha1.RegistryRepo{} },
 	NewList:          func() resource.ManagedList { return &v1alpha1.RegistryRepoList{} },
+	ExternalName: func(cr *v1alpha1.RegistryRepo) string {
+		return cr.Spec.ForProvider.Namespace + "/" + cr.Spec.ForProvider.Name
+	},
 }
 
-// SetupGated adds the RegistryRepo controller once its CRD is established. Until the
-// container registry client lands, its connector reports that the backend is not implemented.
+// SetupGated adds the RegistryRepo controller once its CRD is established.
 func SetupGated(mgr ctrl.Manager, o controller.Options) error {
-	return mrcontroller.SetupGated(mgr, o, Kind, mrcontroller.UnimplementedConnector[*v1alpha1.RegistryRepo](mgr.GetClient(), mrcontroller.Backend[pcv1alpha1.RegistryConfig]{
-		Name:        "container registry",
-		Section:     "registry",
-		Pick:        func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.RegistryConfig { return s.Registry },
-		Credentials: func(s *pcv1alpha1.RegistryConfig) pcv1alpha1.Credentials { return s.Credentials },
-	}))
+	return mrcontroller.SetupGated(mgr, o, Kind, NewConnector(mgr.GetClient(), nil))
+}
+
+// NewConnector returns the connector. newClient builds the registry client;
+// nil means the real one.
+func NewConnector(kube client.Client, newClient func(registry.Config) (registry.Client, error)) managed.TypedExternalConnector[*v1alpha1.RegistryRepo] {
+	if newClient == nil {
+		newClient = registry.New
+	}
+	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient, retryAfter: retryafter.New(nil)}
+}
+
+type connector struct {
+	kube       client.Client
+	usage      providerconfig.Tracker
+	retryAfter *retryafter.Gate
+	newClient  func(registry.Config) (registry.Client, error)
+}
+
+// Connect reads the ProviderConfig's registry section and credentials.
+func (c *connector) Connect(ctx context.Context, cr *v1alpha1.RegistryRepo) (managed.TypedExternalClient[*v1alpha1.RegistryRepo], error) {
+	pc, s, err := providerconfig.Section(ctx, c.kube, c.usage, cr, "registry", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.RegistryConfig { return s.Registry })
+	if err != nil {
+		return nil, err
+	}
+	data, err := pc.Credentials(ctx, c.kube, "spec.registry.credentials", s.Credentials)
+	if err != nil {
+		return nil, err
+	}
+	creds, err := registry.ParseCredentials(data)
+	if err != nil {
+		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
+	}
+	cl, err := c.newClient(registry.Config{Kind: string(s.Kind), URL: s.URL, Username: creds.Username, Password: creds.Password, Insecure: s.InsecureSkipTLSVerify, RetryAfter: c.retryAfter})
+	if err != nil {
+		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
+	}
+	return &external{client: cl}, nil
 }

@@ -21,7 +21,7 @@ import (
 	"github.com/miekg/dns"
 )
 
-// Zone is the zone every server serves.
+// Zone is the zone Start serves.
 const Zone = "example.test."
 
 // KeyName is the TSIG key allowed to update and transfer the zone.
@@ -33,6 +33,8 @@ type Server struct {
 	Addr string
 	// Secret is the base64 TSIG secret of KeyName.
 	Secret string
+	// Zone is the zone served, fully qualified.
+	Zone   string
 	dir    string
 	cmd    *exec.Cmd
 	stderr *bytes.Buffer
@@ -52,9 +54,16 @@ func Named() string {
 	return ""
 }
 
-// Start runs named for the test and stops it when the test ends. Without
-// named the test fails in CI (CI=true) and is skipped elsewhere, saying why.
+// Start runs named serving Zone for the test and stops it when the test
+// ends. Without named the test fails in CI (CI=true) and is skipped
+// elsewhere, saying why.
 func Start(t *testing.T) *Server {
+	t.Helper()
+	return StartZone(t, Zone)
+}
+
+// StartZone is Start serving zone (fully qualified).
+func StartZone(t *testing.T, zone string) *Server {
 	t.Helper()
 	named := Named()
 	if named == "" {
@@ -63,7 +72,7 @@ func Start(t *testing.T) *Server {
 		}
 		t.Skip("named is not installed (apt-get install bind9); skipped outside CI")
 	}
-	s := &Server{dir: t.TempDir(), stderr: &bytes.Buffer{}}
+	s := &Server{dir: t.TempDir(), stderr: &bytes.Buffer{}, Zone: zone}
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
 		t.Fatal(err)
@@ -88,7 +97,7 @@ func Start(t *testing.T) *Server {
 	})
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if _, err := s.Query(Zone, dns.TypeSOA); err == nil {
+		if _, err := s.Query(s.Zone, dns.TypeSOA); err == nil {
 			return s
 		}
 		if time.Now().After(deadline) {
@@ -124,12 +133,12 @@ zone "%[5]s" {
 	update-policy { grant %[3]s zonesub ANY; };
 	allow-transfer { key %[3]s; };
 };
-`, s.dir, port, KeyName, s.Secret, Zone)
+`, s.dir, port, KeyName, s.Secret, s.Zone)
 	zone := fmt.Sprintf(`$TTL 300
 @	IN SOA ns.%[1]s hostmaster.%[1]s 1 3600 600 86400 300
 @	IN NS ns.%[1]s
 ns	IN A 127.0.0.1
-`, Zone)
+`, s.Zone)
 	if err := os.WriteFile(filepath.Join(s.dir, "named.conf"), []byte(conf), 0o600); err != nil {
 		return err
 	}
@@ -172,7 +181,7 @@ func (s *Server) Values(name string, typ uint16) []string {
 func (s *Server) NSUpdate(t *testing.T, script string) {
 	t.Helper()
 	host, port, _ := net.SplitHostPort(s.Addr)
-	in := fmt.Sprintf("server %s %s\nzone %s\n%s\nsend\n", host, port, Zone, script)
+	in := fmt.Sprintf("server %s %s\nzone %s\n%s\nsend\n", host, port, s.Zone, script)
 	cmd := exec.Command("nsupdate", "-v", "-y", "hmac-sha256:"+strings.TrimSuffix(KeyName, ".")+":"+s.Secret)
 	cmd.Stdin = strings.NewReader(in)
 	if out, err := cmd.CombinedOutput(); err != nil {

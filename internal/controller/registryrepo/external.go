@@ -1,0 +1,95 @@
+package registryrepo
+
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/registry"
+)
+
+const (
+	errGet    = "cannot observe the repository"
+	errCreate = "cannot create the repository"
+	errUpdate = "cannot update the repository"
+	errDelete = "cannot delete the repository"
+)
+
+type external struct {
+	client registry.Client
+}
+
+// Desired is the repository cr asks for.
+func Desired(cr *v1alpha1.RegistryRepo) registry.Repo {
+	p := cr.Spec.ForProvider
+	r := registry.Repo{Namespace: p.Namespace, Name: p.Name, Private: p.Visibility != v1alpha1.VisibilityPublic, Description: p.Description}
+	if h := p.Harbor; h != nil {
+		r.CreateProject, r.StorageQuotaBytes, r.ImmutableTags = h.CreateProject, h.StorageQuotaBytes, h.ImmutableTags
+	}
+	return r
+}
+
+// Observe reads the repository and compares what the registry manages:
+// visibility and description (Docker Hub), visibility (Harbor project).
+func (e *external) Observe(ctx context.Context, cr *v1alpha1.RegistryRepo) (managed.ExternalObservation, error) {
+	want := Desired(cr)
+	o, err := e.client.Get(ctx, want)
+	if err != nil {
+		return managed.ExternalObservation{}, errors.Wrap(err, errGet)
+	}
+	if o == nil {
+		return managed.ExternalObservation{ResourceExists: false}, nil
+	}
+	// A repository that exists until its first push (Harbor, OCI) is gone
+	// for a deleted resource once no image is left.
+	if meta.WasDeleted(cr) && o.Implicit && (o.TagCount == nil || *o.TagCount == 0) {
+		return managed.ExternalObservation{ResourceExists: false}, nil
+	}
+	cr.Status.AtProvider = v1alpha1.RegistryRepoObservation{URL: o.URL, FullName: want.FullName(), TagCount: o.TagCount}
+	if o.LastPushed != nil {
+		t := metav1.NewTime(*o.LastPushed)
+		cr.Status.AtProvider.LastPushed = &t
+	}
+	cr.SetConditions(xpv2.Available())
+
+	diff := ""
+	if o.Private != nil && *o.Private != want.Private {
+		diff += fmt.Sprintf("visibility: want private=%t, got private=%t\n", want.Private, *o.Private)
+	}
+	if o.Description != nil && *o.Description != want.Description {
+		diff += fmt.Sprintf("description: want %q, got %q\n", want.Description, *o.Description)
+	}
+	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
+}
+
+// Create makes the repository. One that appeared since Observe (409) is
+// compared on the next observation.
+func (e *external) Create(ctx context.Context, cr *v1alpha1.RegistryRepo) (managed.ExternalCreation, error) {
+	cr.SetConditions(xpv2.Creating())
+	err := e.client.Create(ctx, Desired(cr))
+	if registry.IsConflict(err) {
+		err = nil
+	}
+	return managed.ExternalCreation{}, errors.Wrap(err, errCreate)
+}
+
+// Update sets visibility and description.
+func (e *external) Update(ctx context.Context, cr *v1alpha1.RegistryRepo) (managed.ExternalUpdate, error) {
+	return managed.ExternalUpdate{}, errors.Wrap(e.client.Update(ctx, Desired(cr)), errUpdate)
+}
+
+// Delete removes the repository and its images.
+func (e *external) Delete(ctx context.Context, cr *v1alpha1.RegistryRepo) (managed.ExternalDelete, error) {
+	cr.SetConditions(xpv2.Deleting())
+	return managed.ExternalDelete{}, errors.Wrap(e.client.Delete(ctx, Desired(cr)), errDelete)
+}
+
+// Disconnect has nothing to release.
+func (e *external) Disconnect(context.Context) error { return nil }

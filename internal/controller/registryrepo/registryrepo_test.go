@@ -1,0 +1,207 @@
+package registryrepo_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
+	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
+	"github.com/freeleaps/provider-devops/internal/controller/registryrepo"
+	"github.com/freeleaps/provider-devops/internal/testing/dockerhub"
+	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/harbor"
+	regtest "github.com/freeleaps/provider-devops/internal/testing/registry"
+)
+
+func TestMain(m *testing.M) { envtest.Main(m) }
+
+// setup makes a namespace with a ProviderConfig "default" for the registry
+// and its credentials Secret.
+func setup(t *testing.T, c client.Client, ns string, reg pcv1alpha1.RegistryConfig, user, password string) {
+	t.Helper()
+	ctx := context.Background()
+	envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	envtest.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "registry", Namespace: ns},
+		StringData: map[string]string{"credentials": `{"username": "` + user + `", "password": "` + password + `"}`}}))
+	reg.Credentials = pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "registry", Key: "credentials"}}
+	envtest.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{Registry: &reg}}))
+}
+
+func newRepo(ns, name string, p v1alpha1.RegistryRepoParameters) *v1alpha1.RegistryRepo {
+	cr := &v1alpha1.RegistryRepo{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
+	cr.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"}
+	cr.Spec.ForProvider = p
+	return cr
+}
+
+func get(c client.Client, cr *v1alpha1.RegistryRepo) bool {
+	return c.Get(context.Background(), client.ObjectKeyFromObject(cr), cr) == nil
+}
+
+func ready(cr *v1alpha1.RegistryRepo) bool {
+	return cr.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue
+}
+
+func tags(cr *v1alpha1.RegistryRepo) int64 {
+	if cr.Status.AtProvider.TagCount == nil {
+		return -1
+	}
+	return *cr.Status.AtProvider.TagCount
+}
+
+func gone(c client.Client, cr *v1alpha1.RegistryRepo) bool {
+	return kerrors.IsNotFound(c.Get(context.Background(), client.ObjectKeyFromObject(cr), cr))
+}
+
+func noSecretInEvents(t *testing.T, c client.Client, ns string, secrets ...string) {
+	t.Helper()
+	events := &corev1.EventList{}
+	envtest.Must(t, c.List(context.Background(), events, client.InNamespace(ns)))
+	for _, e := range events.Items {
+		for _, s := range secrets {
+			if strings.Contains(e.Message, s) {
+				t.Errorf("event leaks a secret: %s", e.Message)
+			}
+		}
+	}
+}
+
+func TestRegistryRepo(t *testing.T) {
+	env := envtest.Shared(t)
+	c := env.Client
+	ctx := context.Background()
+	envtest.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
+		return mrcontroller.Setup(mgr, o, registryrepo.Kind, registryrepo.NewConnector(mgr.GetClient(), nil))
+	})
+
+	t.Run("OCIDistribution", func(t *testing.T) {
+		reg := regtest.Start(t)
+		setup(t, c, "reg-oci", pcv1alpha1.RegistryConfig{Kind: pcv1alpha1.RegistryOCI, URL: reg.URL}, regtest.User, regtest.Password)
+		cr := newRepo("reg-oci", "api", v1alpha1.RegistryRepoParameters{Namespace: "team", Name: "shop/api"})
+		envtest.Must(t, c.Create(ctx, cr))
+		envtest.Eventually(t, "repository available before the first push", func() bool {
+			return get(c, cr) && ready(cr) && tags(cr) == 0
+		})
+		if got, want := cr.Status.AtProvider.URL, reg.Host+"/team/shop/api"; got != want {
+			t.Errorf("atProvider.url %q, want %q", got, want)
+		}
+		if got := meta.GetExternalName(cr); got != "team/shop/api" {
+			t.Errorf("external name %q", got)
+		}
+		reg.Push(t, "team/shop/api", "v1")
+		reg.Push(t, "team/shop/api", "v2")
+		envtest.Eventually(t, "tag count observed", func() bool { return get(c, cr) && tags(cr) == 2 })
+
+		rv := cr.ResourceVersion
+		time.Sleep(5 * time.Second)
+		get(c, cr)
+		if cr.ResourceVersion != rv {
+			t.Errorf("steady state rewrote the resource: resourceVersion %s -> %s", rv, cr.ResourceVersion)
+		}
+
+		envtest.Must(t, c.Delete(ctx, cr))
+		envtest.Eventually(t, "images deleted, resource gone", func() bool { return gone(c, cr) && len(reg.Tags(t, "team/shop/api")) == 0 })
+		noSecretInEvents(t, c, "reg-oci", regtest.Password)
+	})
+
+	t.Run("DockerHub", func(t *testing.T) {
+		const token = "dckr_pat_never-printed"
+		hub := dockerhub.New("alice", token, "acme")
+		defer hub.Close()
+		setup(t, c, "reg-hub", pcv1alpha1.RegistryConfig{Kind: pcv1alpha1.RegistryDockerHub, URL: hub.URL}, "alice", token)
+		cr := newRepo("reg-hub", "shop", v1alpha1.RegistryRepoParameters{Namespace: "acme", Name: "shop", Visibility: v1alpha1.VisibilityPrivate, Description: "the shop"})
+		envtest.Must(t, c.Create(ctx, cr))
+		envtest.Eventually(t, "repository created and Ready", func() bool {
+			return get(c, cr) && ready(cr) && hub.Repo("acme", "shop") != nil
+		})
+		if r := hub.Repo("acme", "shop"); !r.IsPrivate || r.Description != "the shop" {
+			t.Errorf("created as %+v", r)
+		}
+		if cr.Status.AtProvider.URL != "docker.io/acme/shop" || cr.Status.AtProvider.FullName != "acme/shop" || cr.Status.AtProvider.LastPushed == nil {
+			t.Errorf("atProvider %+v", cr.Status.AtProvider)
+		}
+
+		t.Run("DriftCorrected", func(t *testing.T) {
+			r := hub.Repo("acme", "shop")
+			r.IsPrivate, r.Description = false, "edited on hub.docker.com"
+			hub.Put(*r)
+			envtest.Eventually(t, "visibility and description restored", func() bool {
+				r := hub.Repo("acme", "shop")
+				return r.IsPrivate && r.Description == "the shop"
+			})
+		})
+
+		t.Run("SteadyState", func(t *testing.T) {
+			envtest.Eventually(t, "ready", func() bool { return get(c, cr) && ready(cr) })
+			time.Sleep(time.Second)
+			hub.ResetCounts()
+			rv := cr.ResourceVersion
+			time.Sleep(7 * time.Second)
+			get(c, cr)
+			g, w := hub.Count(http.MethodGet), hub.Count(http.MethodPost)+hub.Count(http.MethodPatch)+hub.Count(http.MethodDelete)
+			t.Logf("steady state over 7s (poll 2s): %d reads, %d writes, %d logins, resourceVersion %s -> %s", g, w, hub.Logins(), rv, cr.ResourceVersion)
+			if g == 0 || w != 0 || hub.Logins() != 0 || cr.ResourceVersion != rv {
+				t.Error("steady state must be reads only, with the cached token, and leave the resource alone")
+			}
+		})
+
+		t.Run("RateLimited", func(t *testing.T) {
+			hub.FailNext(1, http.StatusTooManyRequests, 3)
+			envtest.Eventually(t, "429 reported in Synced", func() bool {
+				return get(c, cr) && strings.Contains(cr.GetCondition(xpv2.TypeSynced).Message, "rate limiting")
+			})
+			envtest.Eventually(t, "recovered after the wait", func() bool { return get(c, cr) && ready(cr) })
+		})
+
+		envtest.Must(t, c.Delete(ctx, cr))
+		envtest.Eventually(t, "repository deleted", func() bool { return gone(c, cr) && hub.Repo("acme", "shop") == nil })
+		noSecretInEvents(t, c, "reg-hub", token)
+	})
+
+	t.Run("Harbor", func(t *testing.T) {
+		const password = "harbor-robot-secret"
+		h := harbor.New("robot$ci", password)
+		defer h.Close()
+		setup(t, c, "reg-harbor", pcv1alpha1.RegistryConfig{Kind: pcv1alpha1.RegistryHarbor, URL: h.URL}, "robot$ci", password)
+		cr := newRepo("reg-harbor", "api", v1alpha1.RegistryRepoParameters{Namespace: "team", Name: "shop/api", Visibility: v1alpha1.VisibilityPublic})
+		envtest.Must(t, c.Create(ctx, cr))
+		envtest.Eventually(t, "a missing project without createProject is explained", func() bool {
+			return get(c, cr) && strings.Contains(cr.GetCondition(xpv2.TypeSynced).Message, "set forProvider.harbor.createProject")
+		})
+		envtest.Eventually(t, "createProject set", func() bool {
+			if !get(c, cr) {
+				return false
+			}
+			cr.Spec.ForProvider.Harbor = &v1alpha1.HarborOptions{CreateProject: true}
+			return c.Update(ctx, cr) == nil
+		})
+		envtest.Eventually(t, "project created, repository available", func() bool {
+			return get(c, cr) && ready(cr) && h.Project("team") != nil && tags(cr) == 0
+		})
+		if p := h.Project("team"); p.Metadata["public"] != "true" {
+			t.Errorf("project visibility %v", p.Metadata)
+		}
+		h.Push("team", "shop/api", 3)
+		envtest.Eventually(t, "pushes counted", func() bool { return get(c, cr) && tags(cr) == 3 && cr.Status.AtProvider.LastPushed != nil })
+
+		envtest.Must(t, c.Delete(ctx, cr))
+		envtest.Eventually(t, "repository deleted, project kept", func() bool {
+			return gone(c, cr) && h.Repository("team", "shop/api") == nil && h.Project("team") != nil
+		})
+		noSecretInEvents(t, c, "reg-harbor", password)
+	})
+}

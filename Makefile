@@ -28,13 +28,13 @@ tools: ## Build the pinned code generators into the cache.
 
 .PHONY: generate
 generate: tools ## Regenerate deepcopy, managed method sets and CRDs.
-	@PATH="$(CACHE)/tools/controller-gen-$(CONTROLLER_GEN_VERSION):$(CACHE)/tools/angryjet-$(ANGRYJET_VERSION):$$PATH" go generate ./apis/...
+	@PATH="$(CACHE)/tools/controller-gen-$(CONTROLLER_GEN_VERSION):$(CACHE)/tools/angryjet-$(ANGRYJET_VERSION):$$PATH" go generate ./apis/... ./functions/...
 	@gofmt -s -w apis
 
 .PHONY: check-generated
 check-generated: generate ## Fail when generated files are not committed.
-	@if [ -n "$$(git status --porcelain -- apis package)" ]; then \
-	  echo "make generate changed the tree; commit the generated files:"; git status --porcelain -- apis package; exit 1; fi
+	@if [ -n "$$(git status --porcelain -- apis functions package)" ]; then \
+	  echo "make generate changed the tree; commit the generated files:"; git status --porcelain -- apis functions package; exit 1; fi
 
 .PHONY: build
 build: ## Build the provider binary.

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/crossplane/function-sdk-go/errors"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+)
+
+// composer adds resources to the desired state with readiness taken from
+// their observed state.
+type composer struct {
+	p        *project
+	observed map[resource.Name]resource.ObservedComposed
+	desired  map[resource.Name]*resource.DesiredComposed
+}
+
+func (c *composer) add(name resource.Name, o runtime.Object) error {
+	u, err := toComposed(o)
+	if err != nil {
+		return errors.Wrapf(err, "cannot compose %s", name)
+	}
+	c.put(name, u)
+	return nil
+}
+
+func (c *composer) put(name resource.Name, u *composed.Unstructured) {
+	d := &resource.DesiredComposed{Resource: u, Ready: resource.ReadyUnspecified}
+	if o, ok := c.observed[name]; ok {
+		if o.Resource.GetKind() == "Usage" || o.Resource.GetCondition("Ready").Status == "True" {
+			d.Ready = resource.ReadyTrue
+		} else {
+			d.Ready = resource.ReadyFalse
+		}
+	}
+	c.desired[name] = d
+}
+
+// envReady is true when the environment's three resources are observed
+// Ready.
+func (c *composer) envReady(env string) bool {
+	for _, n := range []resource.Name{namePipeline(env), nameApp(env), nameDNS(env)} {
+		o, ok := c.observed[n]
+		if !ok || o.Resource.GetCondition("Ready").Status != "True" {
+			return false
+		}
+	}
+	return true
+}
+
+// environment adds an environment's resources for phase: all of them,
+// retained ones with Delete removed from their management policies once it
+// is Expiring, none once it is Expired (Crossplane deletes them, in
+// teardown order, or orphans the retained ones' external objects).
+func (c *composer) environment(e Environment, phase string) error {
+	if phase == PhaseExpired {
+		return nil
+	}
+	keep := map[string]bool{}
+	if phase == PhaseExpiring {
+		for _, k := range e.Retain {
+			keep[k] = true
+		}
+	}
+	for _, r := range []struct {
+		name resource.Name
+		obj  runtime.Object
+	}{
+		{namePipeline(e.Name), c.p.pipeline(e, keep[KindPipeline])},
+		{nameApp(e.Name), c.p.app(e, keep[KindApp])},
+		{nameDNS(e.Name), c.p.dns(e, keep[KindDNS])},
+	} {
+		if err := c.add(r.name, r.obj); err != nil {
+			return err
+		}
+	}
+	order := c.p.in.teardown
+	for i := 0; i+1 < len(order); i++ {
+		by, of := order[i], order[i+1]
+		c.put(usageName(e.Name, of, by), c.p.usage(e.Name, of, by))
+	}
+	return nil
+}
+
+// status reads what the observed resources say about an environment.
+func (c *composer) status(e Environment, phase string, x expiry) EnvStatus {
+	st := EnvStatus{Name: e.Name, Phase: phase, URL: "https://" + e.Domain}
+	if !x.at.IsZero() {
+		st.ExpiresAt, st.TTL, st.Renewal = x.at.Format(time.RFC3339), x.ttl.String(), x.renewal
+	}
+	if o, ok := c.observed[namePipeline(e.Name)]; ok {
+		st.PipelineURL, _ = o.Resource.GetString("status.atProvider.url")
+		if n, err := o.Resource.GetInteger("status.atProvider.lastBuild.number"); err == nil && n > 0 {
+			res, _ := o.Resource.GetString("status.atProvider.lastBuild.result")
+			if b, _ := o.Resource.GetBool("status.atProvider.lastBuild.building"); b {
+				res = "BUILDING"
+			}
+			st.LastBuild = fmt.Sprintf("#%d %s", n, res)
+		}
+	}
+	if o, ok := c.observed[nameApp(e.Name)]; ok {
+		st.Sync, _ = o.Resource.GetString("status.atProvider.syncStatus")
+		st.Health, _ = o.Resource.GetString("status.atProvider.healthStatus")
+	}
+	return st
+}

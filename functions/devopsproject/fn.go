@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/crossplane/function-sdk-go/errors"
+	"github.com/crossplane/function-sdk-go/logging"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/request"
+	"github.com/crossplane/function-sdk-go/response"
+
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/freeleaps/provider-devops/functions/devopsproject/input/v1beta1"
+)
+
+// ConditionExpiring is the XR condition that reports expiring environments.
+const ConditionExpiring = "Expiring"
+
+// phaseRequeue is how soon the function asks to run again while an
+// environment is between the two expiry phases.
+const phaseRequeue = 10 * time.Second
+
+// Function expands a DevOpsProject into managed resources.
+type Function struct {
+	fnv1.UnimplementedFunctionRunnerServiceServer
+
+	log logging.Logger
+	now func() time.Time
+}
+
+// RunFunction composes one project.
+func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
+	now := f.now().UTC()
+	rsp := response.To(req, defaultPollInterval)
+
+	in := &v1beta1.Input{}
+	if err := request.GetInput(req, in); err != nil {
+		in = nil // no input: defaults
+	}
+	s, err := parseInput(in)
+	if err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	rsp.Meta.Ttl = durationpb.New(s.pollInterval)
+
+	oxr, err := request.GetObservedCompositeResource(req)
+	if err != nil {
+		response.Fatal(rsp, errors.Wrap(err, "cannot read the observed composite resource"))
+		return rsp, nil
+	}
+	spec := &ProjectSpec{}
+	if err := oxr.Resource.GetValueInto("spec", spec); err != nil {
+		response.Fatal(rsp, errors.Wrap(err, "cannot read spec"))
+		return rsp, nil
+	}
+	if err := spec.validate(); err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	var prevList []EnvStatus
+	_ = oxr.Resource.GetValueInto("status.environments", &prevList) // absent on the first run
+	prev := map[string]*EnvStatus{}
+	for i := range prevList {
+		prev[prevList[i].Name] = &prevList[i]
+	}
+
+	p := &project{name: oxr.Resource.GetName(), spec: spec, in: s}
+	if oxr.Resource.GetNamespace() == "" {
+		// A legacy cluster-scoped XR composes namespaced resources into
+		// its claim's namespace.
+		p.namespace = oxr.Resource.GetLabels()["crossplane.io/claim-namespace"]
+		if p.namespace == "" {
+			response.Fatal(rsp, errors.New("metadata.namespace: a cluster-scoped XDevOpsProject must be created through a DevOpsProjectClaim (its resources are namespaced); use the namespaced DevOpsProject instead"))
+			return rsp, nil
+		}
+	}
+
+	observed, err := request.GetObservedComposedResources(req)
+	if err != nil {
+		response.Fatal(rsp, errors.Wrap(err, "cannot read the observed composed resources"))
+		return rsp, nil
+	}
+	desired, err := request.GetDesiredComposedResources(req)
+	if err != nil {
+		response.Fatal(rsp, errors.Wrap(err, "cannot read the desired composed resources"))
+		return rsp, nil
+	}
+	dxr, err := request.GetDesiredCompositeResource(req)
+	if err != nil {
+		response.Fatal(rsp, errors.Wrap(err, "cannot read the desired composite resource"))
+		return rsp, nil
+	}
+
+	c := &composer{p: p, observed: observed, desired: desired}
+	if err := c.add(nameRegistry, p.registry()); err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	next := s.pollInterval
+	statuses := make([]any, 0, len(spec.Environments))
+	var expiring []string
+	for _, e := range spec.Environments {
+		x := expiryOf(s, e, prev[e.Name], oxr.Resource.GetAnnotations(), now)
+		phase := phaseAt(x, now, c.envReady(e.Name), prev[e.Name], e, observed)
+		if err := c.environment(e, phase); err != nil {
+			response.Fatal(rsp, err)
+			return rsp, nil
+		}
+		st := c.status(e, phase, x)
+		statuses = append(statuses, st.asMap())
+		report(rsp, prev[e.Name], st)
+
+		switch phase {
+		case PhaseExpiringSoon:
+			expiring = append(expiring, fmt.Sprintf("%s expires at %s", e.Name, st.ExpiresAt))
+			next = min(next, x.at.Sub(now))
+		case PhaseExpiring:
+			expiring = append(expiring, e.Name+" is expiring: its retained resources are being orphaned")
+			next = min(next, phaseRequeue)
+		case PhaseExpired:
+			expiring = append(expiring, e.Name+" expired at "+st.ExpiresAt)
+		default:
+			if !x.at.IsZero() {
+				next = min(next, x.warnAt.Sub(now))
+			}
+		}
+	}
+
+	if err := dxr.Resource.SetValue("status.environments", statuses); err != nil {
+		response.Fatal(rsp, errors.Wrap(err, "cannot write status.environments"))
+		return rsp, nil
+	}
+	if err := response.SetDesiredCompositeResource(rsp, dxr); err != nil {
+		response.Fatal(rsp, errors.Wrap(err, "cannot set the desired composite resource"))
+		return rsp, nil
+	}
+	if err := response.SetDesiredComposedResources(rsp, desired); err != nil {
+		response.Fatal(rsp, errors.Wrap(err, "cannot set the desired composed resources"))
+		return rsp, nil
+	}
+	if len(expiring) > 0 {
+		reason := "ExpiringSoon"
+		if hasAny(statuses, PhaseExpiring, PhaseExpired) {
+			reason = "Expired"
+		}
+		response.ConditionTrue(rsp, ConditionExpiring, reason).WithMessage(strings.Join(expiring, "; ")).TargetCompositeAndClaim()
+	} else {
+		response.ConditionFalse(rsp, ConditionExpiring, "NoneExpiring").TargetCompositeAndClaim()
+	}
+	rsp.Meta.Ttl = durationpb.New(max(next, time.Second))
+	return rsp, nil
+}
+
+func hasAny(statuses []any, phases ...string) bool {
+	for _, s := range statuses {
+		m, _ := s.(map[string]any)
+		for _, p := range phases {
+			if m["phase"] == p {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// report adds a result when an environment's phase changes, so events
+// say what happened and nothing repeats every run.
+func report(rsp *fnv1.RunFunctionResponse, prev *EnvStatus, st EnvStatus) {
+	if prev != nil && prev.Phase == st.Phase {
+		return
+	}
+	switch st.Phase {
+	case PhaseExpiringSoon:
+		response.Warning(rsp, errors.Errorf("environment %s expires at %s; annotate %s%s to renew it", st.Name, st.ExpiresAt, AnnotationRenewPrefix, st.Name)).WithReason("ExpiringSoon").TargetCompositeAndClaim()
+	case PhaseExpiring:
+		response.Warning(rsp, errors.Errorf("environment %s expired at %s: orphaning its retained resources", st.Name, st.ExpiresAt)).WithReason("Expiring").TargetCompositeAndClaim()
+	case PhaseExpired:
+		response.Warning(rsp, errors.Errorf("environment %s expired at %s: its resources are being deleted", st.Name, st.ExpiresAt)).WithReason("Expired").TargetCompositeAndClaim()
+	case PhaseReady:
+		response.Normalf(rsp, "environment %s is Ready at %s", st.Name, st.URL).WithReason("Ready").TargetCompositeAndClaim()
+	case PhaseProvisioning:
+		response.Normalf(rsp, "environment %s is being provisioned", st.Name).WithReason("Provisioning").TargetCompositeAndClaim()
+	}
+}
+
+func (s EnvStatus) asMap() map[string]any {
+	m := map[string]any{"name": s.Name, "phase": s.Phase}
+	for k, v := range map[string]string{"url": s.URL, "pipelineURL": s.PipelineURL, "lastBuild": s.LastBuild, "sync": s.Sync, "health": s.Health, "expiresAt": s.ExpiresAt, "ttl": s.TTL, "renewal": s.Renewal} {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	return m
+}

@@ -1,0 +1,283 @@
+package main
+
+import (
+	"context"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/testing/protocmp"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/crossplane/function-sdk-go/logging"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+)
+
+var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+func st(t *testing.T, m map[string]any) *structpb.Struct {
+	t.Helper()
+	s, err := structpb.NewStruct(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// spec is a valid project with a production environment and a preview
+// environment that lives 2h and keeps its DNS record at expiry.
+func spec() map[string]any {
+	return map[string]any{
+		"providerConfigName": "default",
+		"git":                map[string]any{"url": "https://git.example.com/team/shop.git", "branch": "main"},
+		"registry":           map[string]any{"namespace": "team", "name": "shop"},
+		"pipeline":           map[string]any{"folder": "team/shop"},
+		"dns":                map[string]any{"zone": "example.com", "target": "ingress.example.com."},
+		"environments": []any{
+			map[string]any{"name": "prod", "domain": "shop.example.com"},
+			map[string]any{"name": "pr-7", "domain": "pr-7.shop.example.com", "ttl": "2h", "retain": []any{"DNSRecord"}},
+		},
+	}
+}
+
+type xrOpt func(xr map[string]any)
+
+func withStatus(envs ...map[string]any) xrOpt {
+	return func(xr map[string]any) {
+		l := make([]any, len(envs))
+		for i := range envs {
+			l[i] = envs[i]
+		}
+		xr["status"] = map[string]any{"environments": l}
+	}
+}
+
+func withSpec(mut func(s map[string]any)) xrOpt {
+	return func(xr map[string]any) { mut(xr["spec"].(map[string]any)) }
+}
+
+func withAnnotation(k, v string) xrOpt {
+	return func(xr map[string]any) {
+		xr["metadata"].(map[string]any)["annotations"] = map[string]any{k: v}
+	}
+}
+
+func xr(opts ...xrOpt) map[string]any {
+	x := map[string]any{
+		"apiVersion": "platform.freeleaps.io/v1alpha1", "kind": "DevOpsProject",
+		"metadata": map[string]any{"name": "shop", "namespace": "team-shop"},
+		"spec":     spec(),
+	}
+	for _, o := range opts {
+		o(x)
+	}
+	return x
+}
+
+// observed is a composed resource as Crossplane would show it.
+func observed(kind string, ready bool, extra map[string]any) map[string]any {
+	o := map[string]any{"apiVersion": apiVersionOf[kind], "kind": kind, "metadata": map[string]any{"name": "x"}, "spec": map[string]any{}}
+	if kind == "Usage" {
+		o["apiVersion"] = "protection.crossplane.io/v1beta1"
+	}
+	status := "False"
+	if ready {
+		status = "True"
+	}
+	o["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": status}}}
+	for k, v := range extra {
+		o[k] = v
+	}
+	return o
+}
+
+func allObserved(ready bool, envs ...string) map[string]map[string]any {
+	out := map[string]map[string]any{"registry": observed(KindRegistry, ready, nil)}
+	for _, e := range envs {
+		out[e+"-pipeline"] = observed(KindPipeline, ready, map[string]any{"status": map[string]any{
+			"conditions": []any{map[string]any{"type": "Ready", "status": map[bool]string{true: "True", false: "False"}[ready]}},
+			"atProvider": map[string]any{"url": "https://jenkins.example.com/job/team/job/shop/job/" + e + "/", "lastBuild": map[string]any{"number": 3.0, "result": "SUCCESS"}},
+		}})
+		out[e+"-app"] = observed(KindApp, ready, map[string]any{"status": map[string]any{
+			"conditions": []any{map[string]any{"type": "Ready", "status": map[bool]string{true: "True", false: "False"}[ready]}},
+			"atProvider": map[string]any{"syncStatus": "Synced", "healthStatus": "Healthy"},
+		}})
+		out[e+"-dns"] = observed(KindDNS, ready, nil)
+	}
+	return out
+}
+
+func newRequest(t *testing.T, x map[string]any, obs map[string]map[string]any, input map[string]any) *fnv1.RunFunctionRequest {
+	t.Helper()
+	req := &fnv1.RunFunctionRequest{Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: st(t, x)}, Resources: map[string]*fnv1.Resource{}}}
+	for n, o := range obs {
+		req.Observed.Resources[n] = &fnv1.Resource{Resource: st(t, o)}
+	}
+	if input != nil {
+		input["apiVersion"], input["kind"] = "devopsproject.fn.freeleaps.io/v1beta1", "Input"
+		req.Input = st(t, input)
+	}
+	return req
+}
+
+func run(t *testing.T, now time.Time, req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
+	t.Helper()
+	f := &Function{log: logging.NewNopLogger(), now: func() time.Time { return now }}
+	rsp, err := f.RunFunction(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rsp
+}
+
+func names(rsp *fnv1.RunFunctionResponse) []string {
+	var out []string
+	for n := range rsp.GetDesired().GetResources() {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func envStatus(t *testing.T, rsp *fnv1.RunFunctionResponse, env string) map[string]any {
+	t.Helper()
+	for _, e := range rsp.GetDesired().GetComposite().GetResource().AsMap()["status"].(map[string]any)["environments"].([]any) {
+		if m := e.(map[string]any); m["name"] == env {
+			return m
+		}
+	}
+	t.Fatalf("no status for environment %s", env)
+	return nil
+}
+
+func results(rsp *fnv1.RunFunctionResponse) []string {
+	var out []string
+	for _, r := range rsp.GetResults() {
+		out = append(out, r.GetSeverity().String()+" "+r.GetReason()+": "+r.GetMessage())
+	}
+	sort.Strings(out)
+	return out
+}
+
+func resourceField(t *testing.T, rsp *fnv1.RunFunctionResponse, name string, path ...string) any {
+	t.Helper()
+	r, ok := rsp.GetDesired().GetResources()[name]
+	if !ok {
+		t.Fatalf("no desired resource %s", name)
+	}
+	var v any = r.GetResource().AsMap()
+	for _, p := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[p]
+	}
+	return v
+}
+
+var envResources = func(env string) []string {
+	return []string{env + "-app", env + "-dns", env + "-pipeline", env + "-usage-argoapplication-by-dnsrecord", env + "-usage-jenkinspipeline-by-argoapplication"}
+}
+
+func want(envs ...string) []string {
+	out := []string{"registry"}
+	for _, e := range envs {
+		out = append(out, envResources(e)...)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestFirstRun(t *testing.T) {
+	rsp := run(t, t0, newRequest(t, xr(), nil, nil))
+	if len(rsp.GetResults()) > 0 && rsp.GetResults()[0].GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
+		t.Fatalf("fatal: %v", rsp.GetResults())
+	}
+	if diff := cmp.Diff(want("pr-7", "prod"), names(rsp)); diff != "" {
+		t.Errorf("desired resources -want +got:\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]any{"name": "pr-7", "phase": "Provisioning", "url": "https://pr-7.shop.example.com", "expiresAt": "2026-11-22T14:00:00Z", "ttl": "2h0m0s"}, envStatus(t, rsp, "pr-7")); diff != "" {
+		t.Errorf("pr-7 status -want +got:\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]any{"name": "prod", "phase": "Provisioning", "url": "https://shop.example.com"}, envStatus(t, rsp, "prod")); diff != "" {
+		t.Errorf("prod never expires -want +got:\n%s", diff)
+	}
+	if diff := cmp.Diff(durationpb.New(time.Minute), rsp.GetMeta().GetTtl(), protocmp.Transform()); diff != "" {
+		t.Errorf("response TTL: the poll interval when nothing is due sooner:\n%s", diff)
+	}
+	checks := map[string]struct {
+		name string
+		path []string
+		want any
+	}{
+		"JobPath":       {"pr-7-pipeline", []string{"spec", "forProvider", "folder"}, "team/shop"},
+		"JobName":       {"pr-7-pipeline", []string{"spec", "forProvider", "name"}, "pr-7"},
+		"AppName":       {"pr-7-app", []string{"metadata", "annotations", "crossplane.io/external-name"}, "shop-pr-7"},
+		"AppPath":       {"pr-7-app", []string{"spec", "forProvider", "source", "path"}, "deploy/pr-7"},
+		"AppNamespace":  {"pr-7-app", []string{"spec", "forProvider", "destination", "namespace"}, "shop-pr-7"},
+		"DNSName":       {"pr-7-dns", []string{"spec", "forProvider", "name"}, "pr-7.shop"},
+		"DNSType":       {"pr-7-dns", []string{"spec", "forProvider", "type"}, "CNAME"},
+		"DNSTTL":        {"pr-7-dns", []string{"spec", "forProvider", "ttl"}, 300.0},
+		"Visibility":    {"registry", []string{"spec", "forProvider", "visibility"}, "private"},
+		"Config":        {"prod-app", []string{"spec", "providerConfigRef", "name"}, "default"},
+		"LabelProject":  {"prod-dns", []string{"metadata", "labels", LabelProject}, "shop"},
+		"LabelEnv":      {"prod-dns", []string{"metadata", "labels", LabelEnvironment}, "prod"},
+		"NoPolicies":    {"pr-7-dns", []string{"spec", "managementPolicies"}, nil},
+		"NamespaceFree": {"prod-app", []string{"metadata", "namespace"}, nil},
+		"UsageOf":       {"prod-usage-argoapplication-by-dnsrecord", []string{"spec", "of", "kind"}, "ArgoApplication"},
+		"UsageBy":       {"prod-usage-argoapplication-by-dnsrecord", []string{"spec", "by", "kind"}, "DNSRecord"},
+		"UsageReplay":   {"prod-usage-jenkinspipeline-by-argoapplication", []string{"spec", "replayDeletion"}, true},
+	}
+	for name, c := range checks {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(c.want, resourceField(t, rsp, c.name, c.path...)); diff != "" {
+				t.Errorf("%s %v -want +got:\n%s", c.name, c.path, diff)
+			}
+		})
+	}
+	if diff := cmp.Diff([]string{"SEVERITY_NORMAL Provisioning: environment pr-7 is being provisioned", "SEVERITY_NORMAL Provisioning: environment prod is being provisioned"}, results(rsp)); diff != "" {
+		t.Errorf("results -want +got:\n%s", diff)
+	}
+	for n, r := range rsp.GetDesired().GetResources() {
+		if r.GetReady() == fnv1.Ready_READY_TRUE {
+			t.Errorf("%s is ready before anything was observed", n)
+		}
+	}
+}
+
+func TestReadiness(t *testing.T) {
+	prev := withStatus(map[string]any{"name": "prod", "phase": "Provisioning"}, map[string]any{"name": "pr-7", "phase": "Provisioning", "expiresAt": "2026-11-22T14:00:00Z", "ttl": "2h0m0s"})
+	rsp := run(t, t0, newRequest(t, xr(prev), allObserved(true, "prod", "pr-7"), nil))
+	for _, n := range []string{"registry", "prod-pipeline", "prod-app", "prod-dns"} {
+		if r := rsp.GetDesired().GetResources()[n]; r.GetReady() != fnv1.Ready_READY_TRUE {
+			t.Errorf("%s: observed Ready, desired readiness %v", n, r.GetReady())
+		}
+	}
+	wantProd := map[string]any{"name": "prod", "phase": "Ready", "url": "https://shop.example.com", "pipelineURL": "https://jenkins.example.com/job/team/job/shop/job/prod/", "lastBuild": "#3 SUCCESS", "sync": "Synced", "health": "Healthy"}
+	if diff := cmp.Diff(wantProd, envStatus(t, rsp, "prod")); diff != "" {
+		t.Errorf("prod status -want +got:\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"SEVERITY_NORMAL Ready: environment pr-7 is Ready at https://pr-7.shop.example.com", "SEVERITY_NORMAL Ready: environment prod is Ready at https://shop.example.com"}, results(rsp)); diff != "" {
+		t.Errorf("a phase change is reported once -want +got:\n%s", diff)
+	}
+
+	again := withStatus(envStatus(t, rsp, "prod"), envStatus(t, rsp, "pr-7"))
+	rsp = run(t, t0.Add(time.Minute), newRequest(t, xr(again), allObserved(true, "prod", "pr-7"), nil))
+	if r := results(rsp); len(r) != 0 {
+		t.Errorf("nothing changed, nothing to report: %v", r)
+	}
+
+	// An observed resource without status (a transient read) is kept.
+	obs := allObserved(true, "prod", "pr-7")
+	delete(obs["prod-app"], "status")
+	rsp = run(t, t0.Add(2*time.Minute), newRequest(t, xr(again), obs, nil))
+	if diff := cmp.Diff(want("pr-7", "prod"), names(rsp)); diff != "" {
+		t.Errorf("a resource without status must not be dropped -want +got:\n%s", diff)
+	}
+	if p := envStatus(t, rsp, "prod")["phase"]; p != "Provisioning" {
+		t.Errorf("prod without a Ready app: %v", p)
+	}
+}

@@ -1,0 +1,67 @@
+// Package v1beta1 is the input of function-devopsproject: the defaults a
+// platform team sets once in its Composition.
+// +kubebuilder:object:generate=true
+// +groupName=devopsproject.fn.freeleaps.io
+// +versionName=v1beta1
+package v1beta1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Input configures the function. Every field has a default.
+// +kubebuilder:object:root=true
+// +kubebuilder:storageversion
+// +kubebuilder:resource:categories=crossplane
+type Input struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// RegistryVisibility of a project's repository when its spec does not
+	// say.
+	// +kubebuilder:validation:Enum=public;private
+	// +kubebuilder:default=private
+	// +optional
+	RegistryVisibility string `json:"registryVisibility,omitempty"`
+
+	// DNSRecordTTL in seconds of every environment's DNS record.
+	// +kubebuilder:validation:Minimum=30
+	// +kubebuilder:default=300
+	// +optional
+	DNSRecordTTL int64 `json:"dnsRecordTTL,omitempty"`
+
+	// DefaultTTL applies to environments whose name matches
+	// PreviewPattern and that set no ttl; empty means such environments
+	// never expire unless they set a ttl.
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +optional
+	DefaultTTL string `json:"defaultTTL,omitempty"`
+
+	// PreviewPattern is a regular expression over environment names that
+	// DefaultTTL applies to.
+	// +kubebuilder:default="^(pr|preview)-"
+	// +optional
+	PreviewPattern string `json:"previewPattern,omitempty"`
+
+	// ExpiryWarning is how long before expiry an environment is
+	// ExpiringSoon (at most half its ttl).
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:default="1h"
+	// +optional
+	ExpiryWarning string `json:"expiryWarning,omitempty"`
+
+	// PollInterval is the response TTL: how soon Crossplane runs the
+	// function again when nothing is due earlier.
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:default="1m"
+	// +optional
+	PollInterval string `json:"pollInterval,omitempty"`
+
+	// TeardownOrder lists an environment's kinds in the order they must be
+	// deleted; each kind is protected by a Usage until the one before it
+	// is gone.
+	// +kubebuilder:default={"DNSRecord","ArgoApplication","JenkinsPipeline"}
+	// +kubebuilder:validation:items:Enum=DNSRecord;ArgoApplication;JenkinsPipeline
+	// +optional
+	TeardownOrder []string `json:"teardownOrder,omitempty"`
+}

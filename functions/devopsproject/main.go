@@ -1,0 +1,47 @@
+// Command function-devopsproject is a Crossplane composition function that
+// expands a DevOpsProject into a RegistryRepo and, per environment, a
+// JenkinsPipeline, an ArgoApplication and a DNSRecord, with time to live for
+// preview environments.
+package main
+
+import (
+	"os"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/crossplane/function-sdk-go"
+)
+
+func main() {
+	app := kingpin.New("function-devopsproject", "Expands DevOpsProjects into managed resources.").DefaultEnvars()
+	address := app.Flag("address", "Address to listen on for gRPC.").Default("0.0.0.0:9443").String()
+	certs := app.Flag("tls-server-certs-dir", "Directory with tls.crt, tls.key and ca.crt for mTLS.").Envar("TLS_SERVER_CERTS_DIR").String()
+	insecure := app.Flag("insecure", "Serve without TLS (for crossplane render).").Bool()
+	debug := app.Flag("debug", "Log debug messages.").Short('d').Bool()
+	metrics := app.Flag("metrics-address", "Address to serve Prometheus metrics on.").Default(":8080").String()
+	maxRecv := app.Flag("max-recv-message-size", "Largest request accepted, in bytes.").Default("4194304").Int()
+	kingpin.MustParse(app.Parse(os.Args[1:]))
+
+	log, err := function.NewLogger(*debug)
+	kingpin.FatalIfError(err, "cannot create the logger")
+	if !*insecure && *certs == "" {
+		kingpin.Fatalf("set --tls-server-certs-dir (TLS_SERVER_CERTS_DIR) or --insecure")
+	}
+	err = function.Serve(&Function{log: log, now: time.Now},
+		function.Listen("tcp", trimScheme(*address)),
+		function.MTLSCertificates(*certs),
+		function.Insecure(*insecure),
+		function.MaxRecvMessageSize(*maxRecv),
+		function.WithMetricsServer(*metrics),
+	)
+	kingpin.FatalIfError(err, "cannot serve")
+}
+
+func trimScheme(a string) string {
+	const p = "tcp://"
+	if len(a) > len(p) && a[:len(p)] == p {
+		return a[len(p):]
+	}
+	return a
+}

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+
+	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	dnsv1alpha1 "github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
+	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	registryv1alpha1 "github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
+)
+
+// Kinds the function composes.
+const (
+	KindPipeline = "JenkinsPipeline"
+	KindApp      = "ArgoApplication"
+	KindDNS      = "DNSRecord"
+	KindRegistry = "RegistryRepo"
+)
+
+// Labels on every composed resource.
+const (
+	LabelProject     = "devops.freeleaps.io/project"
+	LabelEnvironment = "devops.freeleaps.io/environment"
+)
+
+// Composition-resource names: stable, so Crossplane keeps matching the same
+// resources across runs.
+const nameRegistry = resource.Name("registry")
+
+func namePipeline(env string) resource.Name { return resource.Name(env + "-pipeline") }
+func nameApp(env string) resource.Name      { return resource.Name(env + "-app") }
+func nameDNS(env string) resource.Name      { return resource.Name(env + "-dns") }
+
+// nameOf is the composition-resource name of an environment's kind.
+func nameOf(env, kind string) resource.Name {
+	switch kind {
+	case KindPipeline:
+		return namePipeline(env)
+	case KindApp:
+		return nameApp(env)
+	default:
+		return nameDNS(env)
+	}
+}
+
+// keepPolicies are the management policies of a retained resource at
+// expiry: everything but Delete, so deleting it orphans the external object.
+var keepPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize}
+
+// project carries what every composed resource needs.
+type project struct {
+	name      string // the XR's name
+	namespace string // where the MRs go; "" lets Crossplane use the XR's
+	spec      *ProjectSpec
+	in        *settings
+}
+
+func (p *project) meta(env string, extra ...map[string]string) metav1.ObjectMeta {
+	m := metav1.ObjectMeta{Namespace: p.namespace, Labels: map[string]string{LabelProject: p.name}}
+	if env != "" {
+		m.Labels[LabelEnvironment] = env
+	}
+	for _, a := range extra {
+		m.Annotations = a
+	}
+	return m
+}
+
+func (p *project) managed(keep bool) xpv2.ManagedResourceSpec {
+	s := xpv2.ManagedResourceSpec{ProviderConfigReference: &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: p.spec.ProviderConfigName}}
+	if keep {
+		s.ManagementPolicies = keepPolicies
+	}
+	return s
+}
+
+func (p *project) registry() *registryv1alpha1.RegistryRepo {
+	r := p.spec.Registry
+	vis := r.Visibility
+	if vis == "" {
+		vis = p.in.registryVisibility
+	}
+	return &registryv1alpha1.RegistryRepo{
+		TypeMeta:   metav1.TypeMeta{APIVersion: registryv1alpha1.SchemeGroupVersion.String(), Kind: KindRegistry},
+		ObjectMeta: p.meta(""),
+		Spec: registryv1alpha1.RegistryRepoSpec{ManagedResourceSpec: p.managed(false), ForProvider: registryv1alpha1.RegistryRepoParameters{
+			Namespace: r.Namespace, Name: r.Name, Visibility: registryv1alpha1.Visibility(vis),
+			Description: "Images of " + p.name + " (DevOpsProject)",
+		}},
+	}
+}
+
+func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPipeline {
+	g, folder := p.spec.Git, p.spec.Pipeline.Folder
+	if folder == "" {
+		folder = p.name
+	}
+	script := p.spec.Pipeline.ScriptPath
+	if script == "" {
+		script = "Jenkinsfile"
+	}
+	envDefault := e.Name
+	return &jenkinsv1alpha1.JenkinsPipeline{
+		TypeMeta:   metav1.TypeMeta{APIVersion: jenkinsv1alpha1.SchemeGroupVersion.String(), Kind: KindPipeline},
+		ObjectMeta: p.meta(e.Name),
+		Spec: jenkinsv1alpha1.JenkinsPipelineSpec{ManagedResourceSpec: p.managed(keep), ForProvider: jenkinsv1alpha1.JenkinsPipelineParameters{
+			Folder:      folder,
+			Name:        e.Name,
+			Description: "Builds and deploys " + p.name + " to " + e.Name + ".",
+			Source: jenkinsv1alpha1.PipelineSource{SCM: &jenkinsv1alpha1.SCMSource{
+				URL: g.URL, Branch: branch(g), ScriptPath: script, CredentialsID: g.JenkinsCredentialsID,
+			}},
+			Parameters: []jenkinsv1alpha1.Parameter{{Name: "ENVIRONMENT", Type: jenkinsv1alpha1.ParameterString, Default: &envDefault, Description: "The environment to deploy to."}},
+		}},
+	}
+}
+
+func (p *project) app(e Environment, keep bool) *argov1alpha1.ArgoApplication {
+	path, ns, cluster := e.Path, e.Namespace, e.Cluster
+	if path == "" {
+		path = "deploy/" + e.Name
+	}
+	if ns == "" {
+		ns = p.name + "-" + e.Name
+	}
+	if cluster == "" {
+		cluster = "https://kubernetes.default.svc"
+	}
+	// The Argo CD application's name is deterministic, not the generated
+	// name of the resource.
+	return &argov1alpha1.ArgoApplication{
+		TypeMeta:   metav1.TypeMeta{APIVersion: argov1alpha1.SchemeGroupVersion.String(), Kind: KindApp},
+		ObjectMeta: p.meta(e.Name, map[string]string{meta.AnnotationKeyExternalName: p.name + "-" + e.Name}),
+		Spec: argov1alpha1.ArgoApplicationSpec{ManagedResourceSpec: p.managed(keep), ForProvider: argov1alpha1.ArgoApplicationParameters{
+			Project:     "default",
+			Source:      argov1alpha1.ApplicationSource{RepoURL: p.spec.Git.URL, Path: path, TargetRevision: branch(p.spec.Git)},
+			Destination: argov1alpha1.ApplicationDestination{Server: cluster, Namespace: ns},
+			SyncPolicy: &argov1alpha1.SyncPolicy{
+				Automated:   &argov1alpha1.Automated{Prune: true, SelfHeal: true},
+				SyncOptions: []string{"CreateNamespace=true"},
+			},
+		}},
+	}
+}
+
+func (p *project) dns(e Environment, keep bool) *dnsv1alpha1.DNSRecord {
+	zone := strings.TrimSuffix(strings.ToLower(p.spec.DNS.Zone), ".")
+	name := strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(e.Domain), "."), zone)
+	name = strings.TrimSuffix(name, ".")
+	if name == "" {
+		name = "@"
+	}
+	typ := p.spec.DNS.Type
+	if typ == "" {
+		typ = "CNAME"
+	}
+	ttl := p.in.dnsRecordTTL
+	return &dnsv1alpha1.DNSRecord{
+		TypeMeta:   metav1.TypeMeta{APIVersion: dnsv1alpha1.SchemeGroupVersion.String(), Kind: KindDNS},
+		ObjectMeta: p.meta(e.Name),
+		Spec: dnsv1alpha1.DNSRecordSpec{ManagedResourceSpec: p.managed(keep), ForProvider: dnsv1alpha1.DNSRecordParameters{
+			Zone: zone, Name: name, Type: dnsv1alpha1.RecordType(typ), Values: []string{p.spec.DNS.Target}, TTL: &ttl,
+		}},
+	}
+}
+
+// usage protects of from deletion while by exists: Crossplane deletes an
+// environment's resources in teardown order.
+func (p *project) usage(env, ofKind, byKind string) *composed.Unstructured {
+	sel := func(kind string) map[string]any {
+		return map[string]any{
+			"apiVersion": apiVersionOf[kind], "kind": kind,
+			"resourceSelector": map[string]any{
+				"matchControllerRef": true,
+				"matchLabels":        map[string]any{LabelProject: p.name, LabelEnvironment: env},
+			},
+		}
+	}
+	u := composed.New()
+	u.Object = map[string]any{
+		"apiVersion": "protection.crossplane.io/v1beta1",
+		"kind":       "Usage",
+		"metadata":   map[string]any{"labels": map[string]any{LabelProject: p.name, LabelEnvironment: env}},
+		"spec": map[string]any{
+			"of": sel(ofKind), "by": sel(byKind),
+			"replayDeletion": true,
+			"reason":         byKind + " is deleted before " + ofKind,
+		},
+	}
+	if p.namespace != "" {
+		u.SetNamespace(p.namespace)
+	}
+	return u
+}
+
+func usageName(env, ofKind, byKind string) resource.Name {
+	return resource.Name(env + "-usage-" + strings.ToLower(ofKind) + "-by-" + strings.ToLower(byKind))
+}
+
+var apiVersionOf = map[string]string{
+	KindPipeline: jenkinsv1alpha1.SchemeGroupVersion.String(),
+	KindApp:      argov1alpha1.SchemeGroupVersion.String(),
+	KindDNS:      dnsv1alpha1.SchemeGroupVersion.String(),
+	KindRegistry: registryv1alpha1.SchemeGroupVersion.String(),
+}
+
+func branch(g GitSpec) string {
+	if g.Branch == "" {
+		return "main"
+	}
+	return g.Branch
+}
+
+// toComposed converts a typed resource, dropping the empty status and
+// creationTimestamp the converter writes.
+func toComposed(o runtime.Object) (*composed.Unstructured, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+	if err != nil {
+		return nil, err
+	}
+	delete(m, "status")
+	unstructured.RemoveNestedField(m, "metadata", "creationTimestamp")
+	return &composed.Unstructured{Unstructured: unstructured.Unstructured{Object: m}}, nil
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// ProjectSpec is the spec of a DevOpsProject (and of the legacy
+// XDevOpsProject). The XRD's schema validates it first; validate repeats
+// the checks a schema cannot make, so a Composition used with an older XRD
+// still fails clearly.
+type ProjectSpec struct {
+	ProviderConfigName string        `json:"providerConfigName"`
+	Git                GitSpec       `json:"git"`
+	Registry           RegistrySpec  `json:"registry"`
+	Pipeline           PipelineSpec  `json:"pipeline"`
+	DNS                DNSSpec       `json:"dns"`
+	Environments       []Environment `json:"environments"`
+}
+
+// GitSpec is the project's repository.
+type GitSpec struct {
+	URL    string `json:"url"`
+	Branch string `json:"branch"`
+	// JenkinsCredentialsID is the Jenkins credential that reads the
+	// repository.
+	JenkinsCredentialsID string `json:"jenkinsCredentialsId"`
+}
+
+// RegistrySpec is the project's image repository.
+type RegistrySpec struct {
+	Namespace  string `json:"namespace"`
+	Name       string `json:"name"`
+	Visibility string `json:"visibility"`
+}
+
+// PipelineSpec places the Jenkins jobs.
+type PipelineSpec struct {
+	ScriptPath string `json:"scriptPath"`
+	Folder     string `json:"folder"`
+}
+
+// DNSSpec says where environments' names point.
+type DNSSpec struct {
+	Zone   string `json:"zone"`
+	Target string `json:"target"`
+	Type   string `json:"type"`
+}
+
+// Environment is one deployment of the project.
+type Environment struct {
+	Name      string   `json:"name"`
+	Domain    string   `json:"domain"`
+	Path      string   `json:"path"`
+	Namespace string   `json:"namespace"`
+	Cluster   string   `json:"cluster"`
+	TTL       string   `json:"ttl"`
+	Retain    []string `json:"retain"`
+}
+
+var (
+	dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+	fqdn     = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)+[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.?$`)
+	sshURL   = regexp.MustCompile(`^(ssh://[^\s]+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+)$`)
+)
+
+// Kinds an environment may retain at expiry.
+var retainable = map[string]bool{KindPipeline: true, KindApp: true, KindDNS: true}
+
+// fieldError names the field at fault.
+type fieldError struct {
+	path, msg string
+}
+
+func (e fieldError) Error() string { return e.path + ": " + e.msg }
+
+func fieldErr(path, format string, a ...any) error {
+	return fieldError{path: path, msg: fmt.Sprintf(format, a...)}
+}
+
+// validate checks what the function relies on and returns the first
+// problem, naming its field.
+func (s *ProjectSpec) validate() error {
+	u, err := url.Parse(s.Git.URL)
+	switch {
+	case s.Git.URL == "":
+		return fieldErr("spec.git.url", "is required")
+	case sshURL.MatchString(s.Git.URL):
+	case err != nil || u.Scheme != "https" || u.Host == "":
+		return fieldErr("spec.git.url", "%q must be an https:// or ssh URL", s.Git.URL)
+	}
+	if s.Registry.Namespace == "" || s.Registry.Name == "" {
+		return fieldErr("spec.registry", "namespace and name are required")
+	}
+	zone := strings.TrimSuffix(strings.ToLower(s.DNS.Zone), ".")
+	if !fqdn.MatchString(zone) {
+		return fieldErr("spec.dns.zone", "%q is not a DNS zone name", s.DNS.Zone)
+	}
+	if s.DNS.Target == "" {
+		return fieldErr("spec.dns.target", "is required")
+	}
+	if len(s.Environments) == 0 {
+		return fieldErr("spec.environments", "at least one environment is required")
+	}
+	seen := map[string]int{}
+	for i, e := range s.Environments {
+		p := fmt.Sprintf("spec.environments[%d]", i)
+		if !dnsLabel.MatchString(e.Name) {
+			return fieldErr(p+".name", "%q must be a DNS label (lower case letters, digits and '-', at most 63)", e.Name)
+		}
+		if j, dup := seen[e.Name]; dup {
+			return fieldErr(p+".name", "%q is already the name of spec.environments[%d]", e.Name, j)
+		}
+		seen[e.Name] = i
+		d := strings.TrimSuffix(strings.ToLower(e.Domain), ".")
+		if !fqdn.MatchString(d) {
+			return fieldErr(p+".domain", "%q is not a domain name", e.Domain)
+		}
+		if d != zone && !strings.HasSuffix(d, "."+zone) {
+			return fieldErr(p+".domain", "%q is not inside the zone %q", e.Domain, zone)
+		}
+		if e.TTL != "" {
+			ttl, err := time.ParseDuration(e.TTL)
+			if err != nil || ttl < time.Minute {
+				return fieldErr(p+".ttl", "%q must be a duration of at least 1m, such as 72h", e.TTL)
+			}
+		}
+		for k, kind := range e.Retain {
+			if !retainable[kind] {
+				return fieldErr(fmt.Sprintf("%s.retain[%d]", p, k), "%q is not one of JenkinsPipeline, ArgoApplication, DNSRecord", kind)
+			}
+		}
+	}
+	return nil
+}

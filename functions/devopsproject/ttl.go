@@ -1,0 +1,106 @@
+package main
+
+import (
+	"slices"
+	"time"
+
+	"github.com/crossplane/function-sdk-go/resource"
+)
+
+// Environment phases.
+const (
+	PhaseProvisioning = "Provisioning"
+	PhaseReady        = "Ready"
+	PhaseExpiringSoon = "ExpiringSoon"
+	PhaseExpiring     = "Expiring"
+	PhaseExpired      = "Expired"
+)
+
+// AnnotationRenewPrefix + an environment's name is the renew annotation:
+// a new value restarts that environment's ttl from now.
+const AnnotationRenewPrefix = "renew.devops.freeleaps.io/"
+
+// EnvStatus is one environment in the XR's status.environments. ExpiresAt,
+// TTL and Renewal persist the expiry: it is computed once and moved only by
+// a new ttl or a new renew annotation value, never derived from
+// creationTimestamp (which a backup/restore resets).
+type EnvStatus struct {
+	Name        string `json:"name"`
+	Phase       string `json:"phase"`
+	URL         string `json:"url,omitempty"`
+	PipelineURL string `json:"pipelineURL,omitempty"`
+	LastBuild   string `json:"lastBuild,omitempty"`
+	Sync        string `json:"sync,omitempty"`
+	Health      string `json:"health,omitempty"`
+	ExpiresAt   string `json:"expiresAt,omitempty"`
+	TTL         string `json:"ttl,omitempty"`
+	Renewal     string `json:"renewal,omitempty"`
+}
+
+// expiry is an environment's position on its time line.
+type expiry struct {
+	at      time.Time // zero: never expires
+	warnAt  time.Time
+	ttl     time.Duration
+	renewal string
+}
+
+// expiryOf computes or keeps the expiry of e.
+func expiryOf(s *settings, e Environment, prev *EnvStatus, annotations map[string]string, now time.Time) expiry {
+	ttl := s.ttlOf(e)
+	if ttl == 0 {
+		return expiry{}
+	}
+	x := expiry{ttl: ttl, renewal: annotations[AnnotationRenewPrefix+e.Name]}
+	if prev != nil && prev.TTL == ttl.String() && prev.Renewal == x.renewal {
+		if t, err := time.Parse(time.RFC3339, prev.ExpiresAt); err == nil {
+			x.at = t
+		}
+	}
+	if x.at.IsZero() {
+		x.at = now.Add(ttl).UTC().Truncate(time.Second)
+	}
+	x.warnAt = x.at.Add(-min(s.expiryWarning, ttl/2))
+	return x
+}
+
+// retainedApplied is true once every resource e retains is observed with
+// management policies that omit Delete (or is not there to retain).
+func retainedApplied(e Environment, observed map[resource.Name]resource.ObservedComposed) bool {
+	for _, kind := range e.Retain {
+		o, ok := observed[nameOf(e.Name, kind)]
+		if !ok {
+			continue
+		}
+		var pols []string
+		if err := o.Resource.GetValueInto("spec.managementPolicies", &pols); err != nil || len(pols) == 0 || slices.Contains(pols, "Delete") || slices.Contains(pols, "*") {
+			return false
+		}
+	}
+	return true
+}
+
+// phaseAt is the phase of an environment that has not been dropped.
+func phaseAt(x expiry, now time.Time, ready bool, prev *EnvStatus, e Environment, observed map[resource.Name]resource.ObservedComposed) string {
+	switch {
+	case !x.at.IsZero() && !now.Before(x.at):
+		// Once Expired, stay Expired: the resources are gone from the
+		// desired state and must not come back until a renewal.
+		if prev != nil && prev.Phase == PhaseExpired && prev.ExpiresAt == x.at.Format(time.RFC3339) {
+			return PhaseExpired
+		}
+		if prev != nil && (prev.Phase == PhaseExpiring) && retainedApplied(e, observed) {
+			return PhaseExpired
+		}
+		if len(e.Retain) == 0 {
+			return PhaseExpired
+		}
+		return PhaseExpiring
+	case !x.at.IsZero() && !now.Before(x.warnAt):
+		return PhaseExpiringSoon
+	case ready:
+		return PhaseReady
+	default:
+		return PhaseProvisioning
+	}
+}

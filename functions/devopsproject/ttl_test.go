@@ -1,0 +1,246 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/testing/protocmp"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+)
+
+// expires is pr-7's persisted expiry: created at t0 with a 2h ttl.
+var expires = t0.Add(2 * time.Hour)
+
+func prStatus(phase string) map[string]any {
+	return map[string]any{"name": "pr-7", "phase": phase, "expiresAt": expires.Format(time.RFC3339), "ttl": "2h0m0s"}
+}
+
+func prodReady() map[string]any { return map[string]any{"name": "prod", "phase": "Ready"} }
+
+func condition(rsp *fnv1.RunFunctionResponse, typ string) *fnv1.Condition {
+	for _, c := range rsp.GetConditions() {
+		if c.GetType() == typ {
+			return c
+		}
+	}
+	return nil
+}
+
+func TestExpiry(t *testing.T) {
+	keep := []any{"Observe", "Create", "Update", "LateInitialize"}
+	withKeptDNS := func() map[string]map[string]any {
+		obs := allObserved(true, "prod", "pr-7")
+		obs["pr-7-dns"]["spec"] = map[string]any{"managementPolicies": keep}
+		return obs
+	}
+	cases := map[string]struct {
+		reason    string
+		now       time.Time
+		xr        map[string]any
+		observed  map[string]map[string]any
+		input     map[string]any
+		phase     string
+		expiresAt string
+		resources []string
+		ttl       time.Duration
+		results   []string
+		condition string // reason of the Expiring condition, "" when False
+		check     func(t *testing.T, rsp *fnv1.RunFunctionResponse)
+	}{
+		"PersistedExpiryKept": {
+			reason: "expiresAt is read back from status, not recomputed from now",
+			now:    t0.Add(30 * time.Minute), xr: xr(withStatus(prodReady(), prStatus("Ready"))), observed: allObserved(true, "prod", "pr-7"),
+			phase: PhaseReady, expiresAt: "2026-11-22T14:00:00Z", resources: want("pr-7", "prod"), ttl: time.Minute,
+		},
+		"ExactResponseTTL": {
+			reason: "with a long poll interval the function asks to run again exactly when the warning window opens",
+			now:    t0.Add(30 * time.Minute), xr: xr(withStatus(prodReady(), prStatus("Ready"))), observed: allObserved(true, "prod", "pr-7"),
+			input: map[string]any{"pollInterval": "10h"},
+			phase: PhaseReady, expiresAt: "2026-11-22T14:00:00Z", resources: want("pr-7", "prod"), ttl: 30 * time.Minute,
+		},
+		"ExpiringSoon": {
+			reason: "inside the warning window: a Warning once, the condition, and a run at expiry",
+			now:    expires.Add(-20 * time.Minute), xr: xr(withStatus(prodReady(), prStatus("Ready"))), observed: allObserved(true, "prod", "pr-7"),
+			input: map[string]any{"pollInterval": "10h"},
+			phase: PhaseExpiringSoon, expiresAt: "2026-11-22T14:00:00Z", resources: want("pr-7", "prod"), ttl: 20 * time.Minute,
+			results:   []string{"SEVERITY_WARNING ExpiringSoon: environment pr-7 expires at 2026-11-22T14:00:00Z; annotate renew.devops.freeleaps.io/pr-7 to renew it"},
+			condition: "ExpiringSoon",
+		},
+		"TTLChangeMovesExpiry": {
+			reason: "a new ttl restarts the clock from now",
+			now:    t0.Add(90 * time.Minute),
+			xr: xr(withStatus(prodReady(), prStatus("Ready")), withSpec(func(s map[string]any) {
+				s["environments"].([]any)[1].(map[string]any)["ttl"] = "24h"
+			})),
+			observed: allObserved(true, "prod", "pr-7"),
+			phase:    PhaseReady, expiresAt: "2026-11-23T13:30:00Z", resources: want("pr-7", "prod"), ttl: time.Minute,
+		},
+		"Phase1OrphansRetained": {
+			reason: "at expiry the retained DNS record loses Delete from its management policies; nothing is dropped yet",
+			now:    expires, xr: xr(withStatus(prodReady(), prStatus("ExpiringSoon"))), observed: allObserved(true, "prod", "pr-7"),
+			phase: PhaseExpiring, expiresAt: "2026-11-22T14:00:00Z", resources: want("pr-7", "prod"), ttl: phaseRequeue,
+			results:   []string{"SEVERITY_WARNING Expiring: environment pr-7 expired at 2026-11-22T14:00:00Z: orphaning its retained resources"},
+			condition: "Expired",
+			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
+				if diff := cmp.Diff(keep, resourceField(t, rsp, "pr-7-dns", "spec", "managementPolicies")); diff != "" {
+					t.Errorf("retained DNS record policies -want +got:\n%s", diff)
+				}
+				if p := resourceField(t, rsp, "pr-7-app", "spec", "managementPolicies"); p != nil {
+					t.Errorf("the application is not retained and keeps the default policies, got %v", p)
+				}
+			},
+		},
+		"Phase1NotYetObserved": {
+			reason: "phase 2 waits until observed state shows phase 1 applied",
+			now:    expires.Add(5 * time.Second), xr: xr(withStatus(prodReady(), prStatus("Expiring"))), observed: allObserved(true, "prod", "pr-7"),
+			phase: PhaseExpiring, expiresAt: "2026-11-22T14:00:00Z", resources: want("pr-7", "prod"), ttl: phaseRequeue, condition: "Expired",
+		},
+		"Phase2Drops": {
+			reason: "once the retained record is observed without Delete, the environment's resources leave the desired state",
+			now:    expires.Add(15 * time.Second), xr: xr(withStatus(prodReady(), prStatus("Expiring"))), observed: withKeptDNS(),
+			phase: PhaseExpired, expiresAt: "2026-11-22T14:00:00Z", resources: want("prod"), ttl: time.Minute,
+			results:   []string{"SEVERITY_WARNING Expired: environment pr-7 expired at 2026-11-22T14:00:00Z: its resources are being deleted"},
+			condition: "Expired",
+		},
+		"NothingRetainedDropsAtOnce": {
+			reason: "an environment that retains nothing goes straight to phase 2",
+			now:    expires,
+			xr: xr(withStatus(prodReady(), prStatus("ExpiringSoon")), withSpec(func(s map[string]any) {
+				delete(s["environments"].([]any)[1].(map[string]any), "retain")
+			})),
+			observed: allObserved(true, "prod", "pr-7"),
+			phase:    PhaseExpired, expiresAt: "2026-11-22T14:00:00Z", resources: want("prod"), ttl: time.Minute,
+			results:   []string{"SEVERITY_WARNING Expired: environment pr-7 expired at 2026-11-22T14:00:00Z: its resources are being deleted"},
+			condition: "Expired",
+		},
+		"ExpiredStaysExpired": {
+			reason: "an expired environment does not come back on later runs",
+			now:    expires.Add(time.Hour), xr: xr(withStatus(prodReady(), prStatus("Expired"))), observed: allObserved(true, "prod"),
+			phase: PhaseExpired, expiresAt: "2026-11-22T14:00:00Z", resources: want("prod"), ttl: time.Minute, condition: "Expired",
+		},
+		"Renewal": {
+			reason: "a new renew annotation value restarts the ttl, and an expired environment comes back",
+			now:    expires.Add(time.Hour), xr: xr(withStatus(prodReady(), prStatus("Expired")), withAnnotation("renew.devops.freeleaps.io/pr-7", "2026-11-22")),
+			observed: allObserved(true, "prod"),
+			phase:    PhaseProvisioning, expiresAt: "2026-11-22T17:00:00Z", resources: want("pr-7", "prod"), ttl: time.Minute,
+			results: []string{"SEVERITY_NORMAL Provisioning: environment pr-7 is being provisioned"},
+			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
+				if r := envStatus(t, rsp, "pr-7")["renewal"]; r != "2026-11-22" {
+					t.Errorf("the honoured renewal is persisted, got %v", r)
+				}
+			},
+		},
+		"DefaultTTLForPreviews": {
+			reason: "input.defaultTTL applies to preview environments without a ttl, never to production",
+			now:    t0,
+			xr: xr(withSpec(func(s map[string]any) {
+				s["environments"] = []any{
+					map[string]any{"name": "prod", "domain": "shop.example.com"},
+					map[string]any{"name": "pr-7", "domain": "pr-7.shop.example.com"},
+				}
+			})),
+			input: map[string]any{"defaultTTL": "2h"},
+			phase: PhaseProvisioning, expiresAt: "2026-11-22T14:00:00Z", resources: want("pr-7", "prod"), ttl: time.Minute,
+			results: []string{"SEVERITY_NORMAL Provisioning: environment pr-7 is being provisioned", "SEVERITY_NORMAL Provisioning: environment prod is being provisioned"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp := run(t, tc.now, newRequest(t, tc.xr, tc.observed, tc.input))
+			for _, r := range rsp.GetResults() {
+				if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
+					t.Fatalf("%s: fatal %s", tc.reason, r.GetMessage())
+				}
+			}
+			got := envStatus(t, rsp, "pr-7")
+			if got["phase"] != tc.phase || got["expiresAt"] != tc.expiresAt {
+				t.Errorf("%s: pr-7 phase %v expiresAt %v, want %s %s", tc.reason, got["phase"], got["expiresAt"], tc.phase, tc.expiresAt)
+			}
+			if p := envStatus(t, rsp, "prod"); p["expiresAt"] != nil {
+				t.Errorf("%s: prod must never expire: %v", tc.reason, p)
+			}
+			if diff := cmp.Diff(tc.resources, names(rsp)); diff != "" {
+				t.Errorf("%s: desired resources -want +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(durationpb.New(tc.ttl), rsp.GetMeta().GetTtl(), protocmp.Transform()); diff != "" {
+				t.Errorf("%s: response TTL -want +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.results, results(rsp)); diff != "" {
+				t.Errorf("%s: results -want +got:\n%s", tc.reason, diff)
+			}
+			c := condition(rsp, ConditionExpiring)
+			switch {
+			case c == nil:
+				t.Errorf("%s: no %s condition", tc.reason, ConditionExpiring)
+			case tc.condition == "" && c.GetStatus() != fnv1.Status_STATUS_CONDITION_FALSE:
+				t.Errorf("%s: condition %v, want False", tc.reason, c)
+			case tc.condition != "" && (c.GetStatus() != fnv1.Status_STATUS_CONDITION_TRUE || c.GetReason() != tc.condition || !strings.Contains(c.GetMessage(), "pr-7")):
+				t.Errorf("%s: condition %v, want True/%s naming pr-7", tc.reason, c, tc.condition)
+			}
+			if tc.check != nil {
+				tc.check(t, rsp)
+			}
+		})
+	}
+}
+
+func TestBadInputIsFatal(t *testing.T) {
+	env := func(i int, k string, v any) xrOpt {
+		return withSpec(func(s map[string]any) { s["environments"].([]any)[i].(map[string]any)[k] = v })
+	}
+	cases := map[string]struct {
+		xr    map[string]any
+		input map[string]any
+		want  string
+	}{
+		"EnvironmentNameNotDNSLabel": {xr: xr(env(0, "name", "Prod_1")), want: `spec.environments[0].name: "Prod_1" must be a DNS label`},
+		"DuplicateEnvironment":       {xr: xr(env(1, "name", "prod")), want: `spec.environments[1].name: "prod" is already the name of spec.environments[0]`},
+		"DomainOutsideZone":          {xr: xr(env(0, "domain", "shop.example.org")), want: `spec.environments[0].domain: "shop.example.org" is not inside the zone "example.com"`},
+		"DomainNotFQDN":              {xr: xr(env(0, "domain", "shop_example")), want: `spec.environments[0].domain: "shop_example" is not a domain name`},
+		"TTLTooShort":                {xr: xr(env(1, "ttl", "30s")), want: `spec.environments[1].ttl: "30s" must be a duration of at least 1m`},
+		"TTLNotDuration":             {xr: xr(env(1, "ttl", "3 days")), want: `spec.environments[1].ttl: "3 days" must be a duration`},
+		"RetainUnknownKind":          {xr: xr(env(1, "retain", []any{"Namespace"})), want: `spec.environments[1].retain[0]: "Namespace" is not one of`},
+		"GitURLNotHTTPS": {xr: xr(withSpec(func(s map[string]any) { s["git"].(map[string]any)["url"] = "http://git.example.com/a.git" })),
+			want: `spec.git.url: "http://git.example.com/a.git" must be an https:// or ssh URL`},
+		"NoEnvironments": {xr: xr(withSpec(func(s map[string]any) { s["environments"] = []any{} })), want: "spec.environments: at least one environment is required"},
+		"BadZone":        {xr: xr(withSpec(func(s map[string]any) { s["dns"].(map[string]any)["zone"] = "not a zone" })), want: `spec.dns.zone: "not a zone" is not a DNS zone name`},
+		"InputPoll":      {xr: xr(), input: map[string]any{"pollInterval": "soon"}, want: `input.pollInterval: "soon" must be a duration`},
+		"InputTeardown":  {xr: xr(), input: map[string]any{"teardownOrder": []any{"DNSRecord", "DNSRecord"}}, want: "input.teardownOrder[1]"},
+		"ClusterXRWithoutClaim": {xr: func() map[string]any {
+			x := xr()
+			x["kind"] = "XDevOpsProject"
+			delete(x["metadata"].(map[string]any), "namespace")
+			return x
+		}(), want: "metadata.namespace: a cluster-scoped XDevOpsProject must be created through a DevOpsProjectClaim"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp := run(t, t0, newRequest(t, tc.xr, allObserved(true, "prod", "pr-7"), tc.input))
+			r := rsp.GetResults()
+			if len(r) != 1 || r[0].GetSeverity() != fnv1.Severity_SEVERITY_FATAL || !strings.Contains(r[0].GetMessage(), tc.want) {
+				t.Fatalf("want one Fatal result containing %q, got %v", tc.want, r)
+			}
+			if n := len(rsp.GetDesired().GetResources()); n != 0 {
+				t.Errorf("a Fatal response must not carry a half-made desired state, got %d resources", n)
+			}
+		})
+	}
+}
+
+func TestLegacyClaimComposesIntoClaimNamespace(t *testing.T) {
+	x := xr()
+	x["kind"] = "XDevOpsProject"
+	m := x["metadata"].(map[string]any)
+	delete(m, "namespace")
+	m["labels"] = map[string]any{"crossplane.io/claim-namespace": "team-shop", "crossplane.io/claim-name": "shop"}
+	rsp := run(t, t0, newRequest(t, x, nil, nil))
+	for n, r := range rsp.GetDesired().GetResources() {
+		if ns := r.GetResource().AsMap()["metadata"].(map[string]any)["namespace"]; ns != "team-shop" {
+			t.Errorf("%s: namespace %v, want the claim's team-shop", n, ns)
+		}
+	}
+}

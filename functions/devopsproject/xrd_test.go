@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+)
+
+func TestMain(m *testing.M) { envtest.Main(m) }
+
+func readYAML(t *testing.T, path ...string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(append([]string{envtest.RepoRoot()}, path...)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]any{}
+	if err := yaml.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func version(t *testing.T, xrd map[string]any) map[string]any {
+	t.Helper()
+	return xrd["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)
+}
+
+func TestXRDSchemasMatch(t *testing.T) {
+	v2 := readYAML(t, "package", "configuration", "xrd.yaml")
+	legacy := readYAML(t, "package", "configuration", "xrd-legacy.yaml")
+	if diff := cmp.Diff(version(t, v2)["schema"], version(t, legacy)["schema"]); diff != "" {
+		t.Errorf("the legacy XRD must offer the same schema as the v2 one -v2 +legacy:\n%s", diff)
+	}
+}
+
+// TestXRDSchemaRejectsBadInput installs the CRD Crossplane makes from the
+// v2 XRD (its names, scope and schema) in a real API server and checks that
+// bad input is refused there, with the field named.
+func TestXRDSchemaRejectsBadInput(t *testing.T) {
+	env := envtest.Shared(t)
+	c := env.Client
+	ctx := context.Background()
+	xrd := readYAML(t, "package", "configuration", "xrd.yaml")
+	raw, _ := json.Marshal(version(t, xrd)["schema"].(map[string]any)["openAPIV3Schema"])
+	schema := &apiextensionsv1.JSONSchemaProps{}
+	envtest.Must(t, json.Unmarshal(raw, schema))
+	// Crossplane adds its own fields to the XR's spec; allow them here.
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "devopsprojects.platform.freeleaps.io"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "platform.freeleaps.io", Scope: apiextensionsv1.NamespaceScoped,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: "DevOpsProject", ListKind: "DevOpsProjectList", Plural: "devopsprojects", Singular: "devopsproject"},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+				Name: "v1alpha1", Served: true, Storage: true,
+				Schema:       &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: schema},
+				Subresources: &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}},
+			}},
+		},
+	}
+	envtest.Must(t, c.Create(ctx, crd))
+	envtest.Eventually(t, "CRD established", func() bool {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(crd), crd); err != nil {
+			return false
+		}
+		for _, cond := range crd.Status.Conditions {
+			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
+				return true
+			}
+		}
+		return false
+	})
+	envtest.Must(t, c.Create(ctx, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "team-shop"}}}))
+
+	var n int
+	apply := func(mut func(spec map[string]any)) error {
+		x := &unstructured.Unstructured{Object: readYAML(t, "examples", "devopsproject", "xr.yaml")}
+		n++
+		x.SetName(x.GetName() + "-" + strings.Repeat("x", n))
+		mut(x.Object["spec"].(map[string]any))
+		var err error
+		envtest.Eventually(t, "API server answers", func() bool {
+			err = c.Create(ctx, x)
+			return err == nil || !strings.Contains(err.Error(), "no matches for kind")
+		})
+		return err
+	}
+	envs := func(s map[string]any) []any { return s["environments"].([]any) }
+	envAt := func(s map[string]any, i int) map[string]any { return envs(s)[i].(map[string]any) }
+
+	if err := apply(func(map[string]any) {}); err != nil {
+		t.Fatalf("the example must be accepted: %v", err)
+	}
+	cases := map[string]struct {
+		mut  func(spec map[string]any)
+		want string
+	}{
+		"DuplicateEnvironment": {func(s map[string]any) { envAt(s, 1)["name"] = "prod" }, `spec.environments[1]: Duplicate value`},
+		"NameNotDNSLabel":      {func(s map[string]any) { envAt(s, 0)["name"] = "Prod_1" }, `spec.environments[0].name`},
+		"DomainOutsideZone":    {func(s map[string]any) { envAt(s, 0)["domain"] = "shop.example.org" }, `every environments[].domain must be inside dns.zone`},
+		"TTLTooShort":          {func(s map[string]any) { envAt(s, 2)["ttl"] = "30s" }, `spec.environments[2].ttl: Invalid value: "30s": ttl must be at least 1m`},
+		"TTLNotDuration":       {func(s map[string]any) { envAt(s, 2)["ttl"] = "3 days" }, `spec.environments[2].ttl`},
+		"GitURLHTTP":           {func(s map[string]any) { s["git"].(map[string]any)["url"] = "http://git.example.com/a.git" }, `spec.git.url`},
+		"RetainUnknown":        {func(s map[string]any) { envAt(s, 2)["retain"] = []any{"Namespace"} }, `spec.environments[2].retain[0]: Unsupported value: "Namespace"`},
+		"NoEnvironments":       {func(s map[string]any) { s["environments"] = []any{} }, `spec.environments`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := apply(tc.mut)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("want the API server to refuse with %q, got %v", tc.want, err)
+			}
+		})
+	}
+}

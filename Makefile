@@ -11,6 +11,9 @@ export PROVIDER_DEVOPS_CACHE := $(CACHE)
 
 CONTROLLER_GEN_VERSION := v0.20.0
 ANGRYJET_VERSION := v0.0.0-20260719180100-659f1dc036c5
+# The crossplane CLI for render tests: v2.1.x, the last line whose render runs a Development function without Docker.
+CROSSPLANE_MODULE := github.com/crossplane/crossplane/v2
+CROSSPLANE_VERSION := v2.1.3
 KUBE_VERSION := v1.35.3
 export KUBE_VERSION
 
@@ -46,7 +49,8 @@ envtest-assets: ## Install etcd and build kube-apiserver for the integration tes
 
 .PHONY: test
 test: envtest-assets ## Unit and integration tests (real kube-apiserver + etcd).
-	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go test $(GO_TEST_FLAGS) -timeout $(TEST_TIMEOUT) ./...
+	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" CROSSPLANE_CLI="$$(hack/tool.sh $(CROSSPLANE_MODULE) $(CROSSPLANE_VERSION) $(CROSSPLANE_MODULE)/cmd/crank crossplane)" \
+	  go test $(GO_TEST_FLAGS) -timeout $(TEST_TIMEOUT) ./...
 
 .PHONY: unit
 unit: ## Unit tests only (no servers).
@@ -56,6 +60,11 @@ unit: ## Unit tests only (no servers).
 lint: ## gofmt and go vet.
 	@out="$$(gofmt -s -l $$(git ls-files '*.go'))"; if [ -n "$$out" ]; then echo "gofmt -s would change:"; echo "$$out"; exit 1; fi
 	go vet ./...
+
+.PHONY: render
+render: ## Render and validate every DevOpsProject example with the real crossplane CLI (updates the golden files).
+	CROSSPLANE_CLI="$$(hack/tool.sh $(CROSSPLANE_MODULE) $(CROSSPLANE_VERSION) $(CROSSPLANE_MODULE)/cmd/crank crossplane)" \
+	  go test -count=1 -run TestRender ./functions/devopsproject/ -update
 
 .PHONY: bench
 bench: ## Benchmarks.

@@ -21,6 +21,7 @@ func main() {
 	debug := app.Flag("debug", "Log debug messages.").Short('d').Bool()
 	metrics := app.Flag("metrics-address", "Address to serve Prometheus metrics on.").Default(":8080").String()
 	maxRecv := app.Flag("max-recv-message-size", "Largest request accepted, in bytes.").Default("4194304").Int()
+	fixed := app.Flag("now", "Use this RFC 3339 time as the clock (reproducible crossplane render output).").Hidden().String()
 	kingpin.MustParse(app.Parse(os.Args[1:]))
 
 	log, err := function.NewLogger(*debug)
@@ -28,7 +29,13 @@ func main() {
 	if !*insecure && *certs == "" {
 		kingpin.Fatalf("set --tls-server-certs-dir (TLS_SERVER_CERTS_DIR) or --insecure")
 	}
-	err = function.Serve(&Function{log: log, now: time.Now},
+	now := time.Now
+	if *fixed != "" {
+		t, err := time.Parse(time.RFC3339, *fixed)
+		kingpin.FatalIfError(err, "--now")
+		now = func() time.Time { return t }
+	}
+	err = function.Serve(&Function{log: log, now: now},
 		function.Listen("tcp", trimScheme(*address)),
 		function.MTLSCertificates(*certs),
 		function.Insecure(*insecure),

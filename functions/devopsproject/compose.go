@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/crossplane/function-sdk-go/errors"
@@ -17,6 +18,27 @@ type composer struct {
 	p        *project
 	observed map[resource.Name]resource.ObservedComposed
 	desired  map[resource.Name]*resource.DesiredComposed
+	ready    map[resource.Name]bool
+}
+
+func newComposer(p *project, observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed) *composer {
+	c := &composer{p: p, observed: observed, desired: desired, ready: make(map[resource.Name]bool, len(observed))}
+	for n, o := range observed {
+		c.ready[n] = o.Resource.GetKind() == "Usage" || readyCondition(o.Resource.Object)
+	}
+	return c
+}
+
+// readyCondition reads the Ready condition straight from the object: the
+// SDK's GetCondition round-trips every condition through JSON.
+func readyCondition(obj map[string]any) bool {
+	conds, _, _ := unstructured.NestedSlice(obj, "status", "conditions")
+	for _, c := range conds {
+		if m, ok := c.(map[string]any); ok && m["type"] == "Ready" {
+			return m["status"] == "True"
+		}
+	}
+	return false
 }
 
 func (c *composer) add(name resource.Name, o runtime.Object) error {
@@ -30,11 +52,10 @@ func (c *composer) add(name resource.Name, o runtime.Object) error {
 
 func (c *composer) put(name resource.Name, u *composed.Unstructured) {
 	d := &resource.DesiredComposed{Resource: u, Ready: resource.ReadyUnspecified}
-	if o, ok := c.observed[name]; ok {
-		if o.Resource.GetKind() == "Usage" || o.Resource.GetCondition("Ready").Status == "True" {
+	if ready, ok := c.ready[name]; ok {
+		d.Ready = resource.ReadyFalse
+		if ready {
 			d.Ready = resource.ReadyTrue
-		} else {
-			d.Ready = resource.ReadyFalse
 		}
 	}
 	c.desired[name] = d
@@ -44,8 +65,7 @@ func (c *composer) put(name resource.Name, u *composed.Unstructured) {
 // Ready.
 func (c *composer) envReady(env string) bool {
 	for _, n := range []resource.Name{namePipeline(env), nameApp(env), nameDNS(env)} {
-		o, ok := c.observed[n]
-		if !ok || o.Resource.GetCondition("Ready").Status != "True" {
+		if !c.ready[n] {
 			return false
 		}
 	}
@@ -93,18 +113,34 @@ func (c *composer) status(e Environment, phase string, x expiry) EnvStatus {
 		st.ExpiresAt, st.TTL, st.Renewal = x.at.Format(time.RFC3339), x.ttl.String(), x.renewal
 	}
 	if o, ok := c.observed[namePipeline(e.Name)]; ok {
-		st.PipelineURL, _ = o.Resource.GetString("status.atProvider.url")
-		if n, err := o.Resource.GetInteger("status.atProvider.lastBuild.number"); err == nil && n > 0 {
-			res, _ := o.Resource.GetString("status.atProvider.lastBuild.result")
-			if b, _ := o.Resource.GetBool("status.atProvider.lastBuild.building"); b {
-				res = "BUILDING"
+		atp, _, _ := unstructured.NestedMap(o.Resource.Object, "status", "atProvider")
+		st.PipelineURL, _ = atp["url"].(string)
+		if lb, ok := atp["lastBuild"].(map[string]any); ok {
+			if n := number(lb["number"]); n > 0 {
+				res, _ := lb["result"].(string)
+				if b, _ := lb["building"].(bool); b {
+					res = "BUILDING"
+				}
+				st.LastBuild = fmt.Sprintf("#%d %s", n, res)
 			}
-			st.LastBuild = fmt.Sprintf("#%d %s", n, res)
 		}
 	}
 	if o, ok := c.observed[nameApp(e.Name)]; ok {
-		st.Sync, _ = o.Resource.GetString("status.atProvider.syncStatus")
-		st.Health, _ = o.Resource.GetString("status.atProvider.healthStatus")
+		st.Sync, _, _ = unstructured.NestedString(o.Resource.Object, "status", "atProvider", "syncStatus")
+		st.Health, _, _ = unstructured.NestedString(o.Resource.Object, "status", "atProvider", "healthStatus")
 	}
 	return st
+}
+
+// number reads a JSON number, whichever Go type decoding gave it.
+func number(v any) int64 {
+	switch n := v.(type) {
+	case int64:
+		return n
+	case float64:
+		return int64(n)
+	case int:
+		return int64(n)
+	}
+	return 0
 }

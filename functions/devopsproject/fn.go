@@ -96,7 +96,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		return rsp, nil
 	}
 
-	c := &composer{p: p, observed: observed, desired: desired}
+	c := newComposer(p, observed, desired)
 	if err := c.add(nameRegistry, p.registry()); err != nil {
 		response.Fatal(rsp, err)
 		return rsp, nil

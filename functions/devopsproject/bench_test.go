@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/crossplane/function-sdk-go/logging"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+)
+
+// BenchmarkRunFunction measures one run for a project with n environments
+// (half of them previews with a ttl), every resource observed Ready.
+func BenchmarkRunFunction(b *testing.B) {
+	for _, n := range []int{1, 4, 16, 64} {
+		b.Run(fmt.Sprintf("environments=%d", n), func(b *testing.B) {
+			x := xr()
+			envs := make([]any, 0, n)
+			names := make([]string, 0, n)
+			for i := range n {
+				e := map[string]any{"name": fmt.Sprintf("env-%d", i), "domain": fmt.Sprintf("env-%d.shop.example.com", i)}
+				if i%2 == 1 {
+					e["ttl"] = "72h"
+				}
+				envs = append(envs, e)
+				names = append(names, e["name"].(string))
+			}
+			x["spec"].(map[string]any)["environments"] = envs
+			t := &testing.T{}
+			req := newRequest(t, x, allObserved(true, names...), nil)
+			f := &Function{log: logging.NewNopLogger(), now: func() time.Time { return t0 }}
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				rsp, err := f.RunFunction(ctx, req)
+				if err != nil || len(rsp.GetResults()) > 0 && rsp.GetResults()[0].GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
+					b.Fatal(err, rsp.GetResults())
+				}
+			}
+		})
+	}
+}

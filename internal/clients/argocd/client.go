@@ -7,8 +7,6 @@ package argocd
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,6 +19,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
+	"github.com/freeleaps/provider-devops/internal/clients/transport"
 )
 
 const (
@@ -63,16 +62,9 @@ func New(cfg Config) (*Client, error) {
 	}
 	rt := cfg.Transport
 	if rt == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.InsecureSkipTLSVerify} //nolint:gosec // explicit user choice
-		if len(cfg.CABundle) > 0 {
-			pool := x509.NewCertPool()
-			if !pool.AppendCertsFromPEM(cfg.CABundle) {
-				return nil, errors.New(errBadCA)
-			}
-			tr.TLSClientConfig.RootCAs = pool
+		if rt, err = transport.Shared(cfg.InsecureSkipTLSVerify, cfg.CABundle); err != nil {
+			return nil, errors.New(errBadCA)
 		}
-		rt = tr
 	}
 	timeout := cfg.Timeout
 	if timeout == 0 {

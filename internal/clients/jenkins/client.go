@@ -6,7 +6,6 @@ package jenkins
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"io"
 	"log"
@@ -21,6 +20,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
+	sharedtransport "github.com/freeleaps/provider-devops/internal/clients/transport"
 )
 
 const (
@@ -69,12 +69,7 @@ type Client struct {
 	j *gojenkins.Jenkins
 }
 
-var (
-	loggersOnce sync.Once
-	// Transports are shared by all clients with the same TLS setting, so a
-	// client built per reconcile still reuses pooled connections.
-	transports sync.Map // bool (insecure) -> http.RoundTripper
-)
+var loggersOnce sync.Once
 
 // New returns a client. It does no I/O: gojenkins' Init would cost an
 // extra request on every reconcile.
@@ -94,7 +89,9 @@ func New(cfg Config) (*Client, error) {
 	})
 	rt := cfg.Transport
 	if rt == nil {
-		rt = sharedTransport(cfg.InsecureSkipTLSVerify)
+		// Shared by all clients with the same TLS setting: a client built
+		// per reconcile still reuses pooled connections.
+		rt, _ = sharedtransport.Shared(cfg.InsecureSkipTLSVerify, nil) // no CA bundle: cannot fail
 	}
 	timeout := cfg.Timeout
 	if timeout == 0 {
@@ -102,16 +99,6 @@ func New(cfg Config) (*Client, error) {
 	}
 	hc := &http.Client{Transport: transport{next: rt, gate: cfg.RetryAfter}, Timeout: timeout}
 	return &Client{j: gojenkins.CreateJenkins(hc, u.String(), cfg.Username, cfg.Token)}, nil
-}
-
-func sharedTransport(insecure bool) http.RoundTripper {
-	if rt, ok := transports.Load(insecure); ok {
-		return rt.(http.RoundTripper)
-	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: insecure} //nolint:gosec // explicit user choice
-	rt, _ := transports.LoadOrStore(insecure, tr)
-	return rt.(http.RoundTripper)
 }
 
 // Job is what one observation of a Pipeline job returns.

@@ -41,7 +41,7 @@ func newOCI(c Config) (*oci, error) {
 	if err != nil || u.Host == "" {
 		return nil, errors.Errorf("registry url %q is not a URL", c.URL)
 	}
-	o := &oci{host: u.Host, auth: authn.Anonymous, rt: httpClient(c.Insecure).Transport}
+	o := &oci{host: u.Host, auth: authn.Anonymous, rt: sharedTransport(c.Insecure)}
 	if u.Scheme == "http" {
 		o.opts = append(o.opts, name.Insecure)
 	}

@@ -4,7 +4,6 @@ package registry
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"net/http"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
+	"github.com/freeleaps/provider-devops/internal/clients/transport"
 )
 
 // Kinds of registry API.
@@ -124,11 +124,14 @@ func New(c Config) (Client, error) {
 	}
 }
 
-// httpClient is a client with a timeout and, when asked, no TLS checks.
+// sharedTransport is the pooled transport for the TLS setting: clients are
+// built per reconcile and must not open new connections every poll.
+func sharedTransport(insecure bool) http.RoundTripper {
+	rt, _ := transport.Shared(insecure, nil) // no CA bundle: cannot fail
+	return rt
+}
+
+// httpClient is a client with a timeout over the shared transport.
 func httpClient(insecure bool) *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	if insecure {
-		t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for it in the ProviderConfig
-	}
-	return &http.Client{Timeout: 30 * time.Second, Transport: t}
+	return &http.Client{Timeout: 30 * time.Second, Transport: sharedTransport(insecure)}
 }

@@ -27,35 +27,22 @@ type Server struct {
 	*httptest.Server
 	// Injector makes requests fail on command (FailNext, PendingFailures).
 	httpfail.Injector
+	// Counter counts authenticated requests by method (Count, ResetCounts).
+	httpfail.Counter
 	token string
 
 	mu      sync.Mutex
 	apps    map[string]map[string]any
 	hidden  map[string]bool
 	version int
-	counts  map[string]int
 	deleted map[string]string // name -> cascade value of its DELETE
 }
 
 // New starts a fake accepting token.
 func New(token string) *Server {
-	s := &Server{token: token, apps: map[string]map[string]any{}, hidden: map[string]bool{}, counts: map[string]int{}, deleted: map[string]string{}}
+	s := &Server{token: token, apps: map[string]map[string]any{}, hidden: map[string]bool{}, deleted: map[string]string{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
-}
-
-// Count returns how many requests with method reached the API (after auth).
-func (s *Server) Count(method string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.counts[method]
-}
-
-// ResetCounts zeroes the request counters.
-func (s *Server) ResetCounts() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.counts = map[string]int{}
 }
 
 // Hide makes an app invisible to the token, as Argo CD RBAC does.
@@ -123,7 +110,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.counts[r.Method]++
+	s.Counted(r.Method)
 	if s.Serve(w, func(w http.ResponseWriter, status int) { writeErr(w, status, 14, http.StatusText(status)) }) {
 		return
 	}

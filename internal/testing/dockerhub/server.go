@@ -41,33 +41,26 @@ type Repo struct {
 type Server struct {
 	*httptest.Server
 	httpfail.Injector
+	// Counter counts authenticated requests by method (Count, ResetCounts).
+	httpfail.Counter
 	user, secret string
 	writable     map[string]bool
 
 	mu     sync.Mutex
 	tokens map[string]bool
 	repos  map[string]*Repo
-	counts map[string]int
 	logins int
 }
 
 // New starts a fake for one account (user with access token secret) that
 // may write to its own namespace and to orgs.
 func New(user, secret string, orgs ...string) *Server {
-	s := &Server{user: user, secret: secret, writable: map[string]bool{user: true}, tokens: map[string]bool{}, repos: map[string]*Repo{}, counts: map[string]int{}}
+	s := &Server{user: user, secret: secret, writable: map[string]bool{user: true}, tokens: map[string]bool{}, repos: map[string]*Repo{}}
 	for _, o := range orgs {
 		s.writable[o] = true
 	}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
-}
-
-// Count is how many authenticated API requests with method were served
-// (logins not included).
-func (s *Server) Count(method string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.counts[method]
 }
 
 // Logins is how many tokens were issued.
@@ -77,11 +70,12 @@ func (s *Server) Logins() int {
 	return s.logins
 }
 
-// ResetCounts zeroes the counters.
+// ResetCounts zeroes the counters and the login count.
 func (s *Server) ResetCounts() {
+	s.Counter.ResetCounts()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.counts, s.logins = map[string]int{}, 0
+	s.logins = 0
 }
 
 // ExpireTokens makes every issued token invalid, as time would.
@@ -146,7 +140,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusUnauthorized, map[string]string{"detail": "Authentication credentials were not provided or the token has expired."})
 		return
 	}
-	s.counts[r.Method]++
+	s.Counted(r.Method)
 	p := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	switch {
 	case len(p) == 4 && p[0] == "v2" && p[1] == "namespaces" && p[3] == "repositories" && r.Method == http.MethodPost:

@@ -40,35 +40,22 @@ type Server struct {
 	*httptest.Server
 	// Injector makes requests fail on command; 429s carry retryAfterSec.
 	httpfail.Injector
+	// Counter counts authenticated requests by method (Count, ResetCounts).
+	httpfail.Counter
 	auth string
 
 	mu      sync.Mutex
 	domains map[string][]Record
-	counts  map[string]int
 }
 
 // New starts a fake serving domains for the API key key:secret.
 func New(key, secret string, domains ...string) *Server {
-	s := &Server{auth: "sso-key " + key + ":" + secret, domains: map[string][]Record{}, counts: map[string]int{}}
+	s := &Server{auth: "sso-key " + key + ":" + secret, domains: map[string][]Record{}}
 	for _, d := range domains {
 		s.domains[d] = nil
 	}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
-}
-
-// Count is how many authenticated requests with method reached the API.
-func (s *Server) Count(method string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.counts[method]
-}
-
-// ResetCounts zeroes the counters.
-func (s *Server) ResetCounts() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.counts = map[string]int{}
 }
 
 // Put replaces a record set, as someone using GoDaddy's console would.
@@ -167,7 +154,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.counts[r.Method]++
+	s.Counted(r.Method)
 	domain := parts[0]
 	recs, ok := s.domains[domain]
 	if !ok {

@@ -44,6 +44,8 @@ type Repository struct {
 type Server struct {
 	*httptest.Server
 	httpfail.Injector
+	// Counter counts authenticated requests by method (Count, ResetCounts).
+	httpfail.Counter
 	user, password string
 	// ReadOnly makes every write answer 403, as for a robot account
 	// without project-admin rights.
@@ -52,28 +54,13 @@ type Server struct {
 	mu       sync.Mutex
 	projects map[string]*Project
 	repos    map[string]*Repository // "project/repo"
-	counts   map[string]int
 }
 
 // New starts a fake for user:password.
 func New(user, password string) *Server {
-	s := &Server{user: user, password: password, projects: map[string]*Project{}, repos: map[string]*Repository{}, counts: map[string]int{}}
+	s := &Server{user: user, password: password, projects: map[string]*Project{}, repos: map[string]*Repository{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
-}
-
-// Count is how many authenticated requests with method were served.
-func (s *Server) Count(method string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.counts[method]
-}
-
-// ResetCounts zeroes the counters.
-func (s *Server) ResetCounts() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.counts = map[string]int{}
 }
 
 // Project returns a copy of a project, or nil.
@@ -151,7 +138,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.counts[r.Method]++
+	s.Counted(r.Method)
 	if s.ReadOnly && r.Method != http.MethodGet {
 		harborError(w, http.StatusForbidden, "FORBIDDEN", "forbidden")
 		return

@@ -1,6 +1,6 @@
-// Package httpfail makes a fake HTTP server fail on command: tests queue
-// failures (a status and an optional Retry-After) that the next requests
-// receive, in the fake's own error format.
+// Package httpfail holds what the fake HTTP servers share: failures on
+// command (tests queue a status and an optional Retry-After that the next
+// requests receive, in the fake's own error format) and request counts.
 package httpfail
 
 import (
@@ -64,4 +64,35 @@ func (i *Injector) Serve(w http.ResponseWriter, write func(w http.ResponseWriter
 	}
 	write(w, f.status)
 	return true
+}
+
+// Counter counts the requests a fake served, by method. Embed it; its zero
+// value is ready to use.
+type Counter struct {
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+// Counted records one request with method.
+func (c *Counter) Counted(method string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.counts == nil {
+		c.counts = map[string]int{}
+	}
+	c.counts[method]++
+}
+
+// Count is how many requests with method were counted.
+func (c *Counter) Count(method string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.counts[method]
+}
+
+// ResetCounts zeroes the counters.
+func (c *Counter) ResetCounts() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.counts = nil
 }

@@ -46,8 +46,6 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		response.Fatal(rsp, err)
 		return rsp, nil
 	}
-	rsp.Meta.Ttl = durationpb.New(s.pollInterval)
-
 	oxr, err := request.GetObservedCompositeResource(req)
 	if err != nil {
 		response.Fatal(rsp, errors.Wrap(err, "cannot read the observed composite resource"))
@@ -102,8 +100,9 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		return rsp, nil
 	}
 	next := s.pollInterval
-	statuses := make([]any, 0, len(spec.Environments))
+	statuses := make([]EnvStatus, 0, len(spec.Environments))
 	var expiring []string
+	expired := false
 	for _, e := range spec.Environments {
 		x := expiryOf(s, e, prev[e.Name], oxr.Resource.GetAnnotations(), now)
 		phase := phaseAt(x, now, c.envReady(e.Name), prev[e.Name], e, observed)
@@ -112,7 +111,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 			return rsp, nil
 		}
 		st := c.status(e, phase, x)
-		statuses = append(statuses, st.asMap())
+		statuses = append(statuses, st)
 		report(rsp, prev[e.Name], st)
 
 		switch phase {
@@ -121,9 +120,11 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 			next = min(next, x.at.Sub(now))
 		case PhaseExpiring:
 			expiring = append(expiring, e.Name+" is expiring: its retained resources are being orphaned")
+			expired = true
 			next = min(next, phaseRequeue)
 		case PhaseExpired:
 			expiring = append(expiring, e.Name+" expired at "+st.ExpiresAt)
+			expired = true
 		default:
 			if !x.at.IsZero() {
 				next = min(next, x.warnAt.Sub(now))
@@ -145,7 +146,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	}
 	if len(expiring) > 0 {
 		reason := "ExpiringSoon"
-		if hasAny(statuses, PhaseExpiring, PhaseExpired) {
+		if expired {
 			reason = "Expired"
 		}
 		response.ConditionTrue(rsp, ConditionExpiring, reason).WithMessage(strings.Join(expiring, "; ")).TargetCompositeAndClaim()
@@ -154,18 +155,6 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	}
 	rsp.Meta.Ttl = durationpb.New(max(next, time.Second))
 	return rsp, nil
-}
-
-func hasAny(statuses []any, phases ...string) bool {
-	for _, s := range statuses {
-		m, _ := s.(map[string]any)
-		for _, p := range phases {
-			if m["phase"] == p {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // report adds a result when an environment's phase changes, so events
@@ -186,14 +175,4 @@ func report(rsp *fnv1.RunFunctionResponse, prev *EnvStatus, st EnvStatus) {
 	case PhaseProvisioning:
 		response.Normalf(rsp, "environment %s is being provisioned", st.Name).WithReason("Provisioning").TargetCompositeAndClaim()
 	}
-}
-
-func (s EnvStatus) asMap() map[string]any {
-	m := map[string]any{"name": s.Name, "phase": s.Phase}
-	for k, v := range map[string]string{"url": s.URL, "pipelineURL": s.PipelineURL, "lastBuild": s.LastBuild, "sync": s.Sync, "health": s.Health, "expiresAt": s.ExpiresAt, "ttl": s.TTL, "renewal": s.Renewal} {
-		if v != "" {
-			m[k] = v
-		}
-	}
-	return m
 }

@@ -64,13 +64,10 @@ type project struct {
 	in        *settings
 }
 
-func (p *project) meta(env string, extra ...map[string]string) metav1.ObjectMeta {
-	m := metav1.ObjectMeta{Namespace: p.namespace, Labels: map[string]string{LabelProject: p.name}}
+func (p *project) meta(env string, annotations map[string]string) metav1.ObjectMeta {
+	m := metav1.ObjectMeta{Namespace: p.namespace, Labels: map[string]string{LabelProject: p.name}, Annotations: annotations}
 	if env != "" {
 		m.Labels[LabelEnvironment] = env
-	}
-	for _, a := range extra {
-		m.Annotations = a
 	}
 	return m
 }
@@ -91,7 +88,7 @@ func (p *project) registry() *registryv1alpha1.RegistryRepo {
 	}
 	return &registryv1alpha1.RegistryRepo{
 		TypeMeta:   metav1.TypeMeta{APIVersion: registryv1alpha1.SchemeGroupVersion.String(), Kind: KindRegistry},
-		ObjectMeta: p.meta(""),
+		ObjectMeta: p.meta("", nil),
 		Spec: registryv1alpha1.RegistryRepoSpec{ManagedResourceSpec: p.managed(false), ForProvider: registryv1alpha1.RegistryRepoParameters{
 			Namespace: r.Namespace, Name: r.Name, Visibility: registryv1alpha1.Visibility(vis),
 			Description: "Images of " + p.name + " (DevOpsProject)",
@@ -111,7 +108,7 @@ func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPip
 	envDefault := e.Name
 	return &jenkinsv1alpha1.JenkinsPipeline{
 		TypeMeta:   metav1.TypeMeta{APIVersion: jenkinsv1alpha1.SchemeGroupVersion.String(), Kind: KindPipeline},
-		ObjectMeta: p.meta(e.Name),
+		ObjectMeta: p.meta(e.Name, nil),
 		Spec: jenkinsv1alpha1.JenkinsPipelineSpec{ManagedResourceSpec: p.managed(keep), ForProvider: jenkinsv1alpha1.JenkinsPipelineParameters{
 			Folder:      folder,
 			Name:        e.Name,
@@ -166,7 +163,7 @@ func (p *project) dns(e Environment, keep bool) *dnsv1alpha1.DNSRecord {
 	ttl := p.in.dnsRecordTTL
 	return &dnsv1alpha1.DNSRecord{
 		TypeMeta:   metav1.TypeMeta{APIVersion: dnsv1alpha1.SchemeGroupVersion.String(), Kind: KindDNS},
-		ObjectMeta: p.meta(e.Name),
+		ObjectMeta: p.meta(e.Name, nil),
 		Spec: dnsv1alpha1.DNSRecordSpec{ManagedResourceSpec: p.managed(keep), ForProvider: dnsv1alpha1.DNSRecordParameters{
 			Zone: zone, Name: name, Type: dnsv1alpha1.RecordType(typ), Values: []string{p.spec.DNS.Target}, TTL: &ttl,
 		}},

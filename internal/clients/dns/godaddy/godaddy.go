@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -95,7 +96,7 @@ func (p *Provider) GetRecords(ctx context.Context, zone string) ([]libdns.Record
 		q := url.Values{"offset": {strconv.Itoa(page)}, "limit": {strconv.Itoa(pageSize)}}
 		err := p.do(ctx, http.MethodGet, "/v1/domains/"+url.PathEscape(domain)+"/records?"+q.Encode(), nil, &recs)
 		var ae *APIError
-		if page > 1 && asAPIError(err, &ae) && ae.Status == http.StatusUnprocessableEntity {
+		if page > 1 && errors.As(err, &ae) && ae.Status == http.StatusUnprocessableEntity {
 			break
 		}
 		if err != nil {
@@ -174,7 +175,7 @@ func (p *Provider) DeleteRecords(ctx context.Context, zone string, recs []libdns
 		case len(keep) == 0:
 			err := p.do(ctx, http.MethodDelete, path, nil, nil)
 			var ae *APIError
-			if err != nil && !(asAPIError(err, &ae) && ae.Status == http.StatusNotFound) {
+			if err != nil && !(errors.As(err, &ae) && ae.Status == http.StatusNotFound) {
 				return done, err
 			}
 		default:
@@ -308,14 +309,6 @@ func deref(p *int) int {
 		return 0
 	}
 	return *p
-}
-
-func asAPIError(err error, target **APIError) bool {
-	e, ok := err.(*APIError) //nolint:errorlint // do returns it unwrapped
-	if ok {
-		*target = e
-	}
-	return ok
 }
 
 // do sends one request and decodes a JSON answer into out.

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/loopback"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden render outputs")
@@ -102,10 +103,9 @@ func startFunction(t *testing.T, tmp string) string {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := loopback.FreePort()
 	envtest.Must(t, err)
-	addr := l.Addr().String()
-	envtest.Must(t, l.Close())
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	cmd := exec.Command(bin, "--insecure", "--address="+addr, "--metrics-address=127.0.0.1:0", "--now="+renderNow)
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/freeleaps/provider-devops/internal/testing/loopback"
 )
 
 // Zone is the zone Start serves.
@@ -78,7 +80,7 @@ func StartZone(t *testing.T, zone string) *Server {
 		t.Fatal(err)
 	}
 	s.Secret = base64.StdEncoding.EncodeToString(key)
-	port, err := freePort()
+	port, err := loopback.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,15 +189,6 @@ func (s *Server) NSUpdate(t *testing.T, script string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("nsupdate: %v\n%s", err, out)
 	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 type lockedWriter struct {

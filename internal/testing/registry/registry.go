@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -23,6 +22,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/freeleaps/provider-devops/internal/testing/loopback"
 )
 
 // User and Password are the registry's only credentials.
@@ -64,7 +65,7 @@ func Start(t testing.TB) *Server {
 		t.Skip("docker-registry is not installed (apt-get install docker-registry); skipped outside CI")
 	}
 	s := &Server{dir: t.TempDir()}
-	port, err := freePort()
+	port, err := loopback.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,13 +180,4 @@ func (s *Server) Tags(t testing.TB, repo string) []string {
 		t.Fatalf("list tags of %s: %v", repo, err)
 	}
 	return tags
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -1,0 +1,229 @@
+package events
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+)
+
+// Headers the consumer adds to a dead-lettered message.
+const (
+	HeaderReason = "x-devops-reason"
+	HeaderQueue  = "x-devops-queue"
+)
+
+// Defaults of ConsumerOptions.
+const (
+	DefaultPrefetch   = 16
+	DefaultRetryDelay = 2 * time.Second
+)
+
+// A Handler handles one message. Returning nil acks it; an error made by
+// Reject dead-letters it with the reason; any other error puts it back on
+// the queue after a delay, to be tried again.
+type Handler func(ctx context.Context, d amqp.Delivery) error
+
+// RejectError is a message that can never be handled.
+type RejectError struct{ Reason string }
+
+func (e *RejectError) Error() string { return e.Reason }
+
+// Reject returns an error that dead-letters the message with the reason.
+func Reject(format string, args ...any) error {
+	return &RejectError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// ConsumerOptions configure a Consumer.
+type ConsumerOptions struct {
+	// Source of the broker URL and the exchange the queue is bound to.
+	Source Source
+	// Queue is the durable queue consumed. Its dead letters go to the
+	// fanout exchange and durable queue named Queue + ".dead-letter".
+	Queue string
+	// BindingKey binds Queue to the exchange; empty binds nothing (publish
+	// to the queue through the default exchange).
+	BindingKey string
+	// Prefetch bounds the messages delivered and not yet acked. Default 16.
+	Prefetch int
+	// RetryDelay is waited before a message that failed for a passing
+	// reason goes back on the queue. Default 2s.
+	RetryDelay time.Duration
+	// Handler handles each message.
+	Handler Handler
+	Backoff Backoff
+	Log     logging.Logger
+	Metrics *Metrics
+}
+
+// A Consumer handles the messages of a durable queue one at a time, at
+// least once: a message is acked only after its handler succeeded or after
+// it was dead-lettered and the broker confirmed the dead letter.
+type Consumer struct{ o ConsumerOptions }
+
+// NewConsumer returns a consumer; Start connects it.
+func NewConsumer(o ConsumerOptions) *Consumer {
+	if o.Prefetch <= 0 {
+		o.Prefetch = DefaultPrefetch
+	}
+	if o.RetryDelay <= 0 {
+		o.RetryDelay = DefaultRetryDelay
+	}
+	if o.Log == nil {
+		o.Log = logging.NewNopLogger()
+	}
+	if o.Metrics == nil {
+		o.Metrics = NewMetrics(nil)
+	}
+	return &Consumer{o: o}
+}
+
+// DeadLetter is the name of the dead-letter exchange and queue of queue.
+func DeadLetter(queue string) string { return queue + ".dead-letter" }
+
+// Start consumes until ctx ends. It implements manager.Runnable.
+func (c *Consumer) Start(ctx context.Context) error {
+	c.o.Log.Info("request consumer starting", "queue", c.o.Queue, "prefetch", c.o.Prefetch)
+	connectLoop(ctx, "consumer", c.o.Source, c.o.Backoff, c.o.Log, c.session)
+	return nil
+}
+
+// NeedLeaderElection is true: requests are handled by the leader only.
+func (c *Consumer) NeedLeaderElection() bool { return true }
+
+func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, exchange string) error {
+	ch, err := conn.Channel()
+	if err != nil {
+		return errors.Wrap(err, "cannot open a channel")
+	}
+	defer func() { _ = ch.Close() }()
+	dl := DeadLetter(c.o.Queue)
+	steps := []struct {
+		what string
+		do   func() error
+	}{
+		{"declare the dead-letter exchange " + dl, func() error { return ch.ExchangeDeclare(dl, amqp.ExchangeFanout, true, false, false, false, nil) }},
+		{"declare the dead-letter queue " + dl, func() error { _, err := ch.QueueDeclare(dl, true, false, false, false, nil); return err }},
+		{"bind the dead-letter queue", func() error { return ch.QueueBind(dl, "", dl, false, nil) }},
+		{"declare the queue " + c.o.Queue, func() error {
+			_, err := ch.QueueDeclare(c.o.Queue, true, false, false, false, amqp.Table{"x-dead-letter-exchange": dl})
+			return err
+		}},
+		{"declare the exchange " + exchange, func() error {
+			if c.o.BindingKey == "" {
+				return nil
+			}
+			return ch.ExchangeDeclare(exchange, amqp.ExchangeTopic, true, false, false, false, nil)
+		}},
+		{"bind the queue to " + exchange, func() error {
+			if c.o.BindingKey == "" {
+				return nil
+			}
+			return ch.QueueBind(c.o.Queue, c.o.BindingKey, exchange, false, nil)
+		}},
+		{"set the prefetch", func() error { return ch.Qos(c.o.Prefetch, 0, false) }},
+		{"enable publisher confirms", func() error { return ch.Confirm(false) }},
+	}
+	for _, s := range steps {
+		if err := s.do(); err != nil {
+			return errors.Wrapf(err, "cannot %s", s.what)
+		}
+	}
+	deliveries, err := ch.ConsumeWithContext(ctx, c.o.Queue, "", false, false, false, false, nil)
+	if err != nil {
+		return errors.Wrapf(err, "cannot consume %s", c.o.Queue)
+	}
+	c.o.Log.Info("request consumer connected", "queue", c.o.Queue)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case d, ok := <-deliveries:
+			if !ok {
+				return errors.New("delivery channel closed")
+			}
+			if err := c.handle(ctx, ch, d); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// handle settles one delivery. It returns an error only when the channel
+// is unusable.
+func (c *Consumer) handle(ctx context.Context, ch *amqp.Channel, d amqp.Delivery) error {
+	err := c.call(ctx, d)
+	var reject *RejectError
+	switch {
+	case err == nil:
+		c.o.Metrics.Requests.WithLabelValues("done").Inc()
+		return d.Ack(false)
+	case errors.As(err, &reject):
+		c.o.Log.Info("request dead-lettered", "queue", c.o.Queue, "messageId", d.MessageId, "reason", reject.Reason)
+		if derr := c.deadLetter(ctx, ch, d, reject.Reason); derr != nil {
+			c.o.Log.Info("cannot dead-letter request; it stays on the queue", "queue", c.o.Queue, "messageId", d.MessageId, "error", derr.Error())
+			_ = d.Nack(false, true)
+			return derr
+		}
+		c.o.Metrics.Requests.WithLabelValues("dead-lettered").Inc()
+		return d.Ack(false)
+	default:
+		c.o.Log.Info("request failed; it will be retried", "queue", c.o.Queue, "messageId", d.MessageId, "error", err.Error(), "retryIn", c.o.RetryDelay.String())
+		c.o.Metrics.Requests.WithLabelValues("retried").Inc()
+		select {
+		case <-ctx.Done():
+		case <-time.After(c.o.RetryDelay):
+		}
+		return d.Nack(false, true)
+	}
+}
+
+// call runs the handler; a panic dead-letters the message rather than
+// stopping the provider.
+func (c *Consumer) call(ctx context.Context, d amqp.Delivery) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = Reject("internal error while handling the message: %v", r)
+		}
+	}()
+	return c.o.Handler(ctx, d)
+}
+
+// deadLetter publishes d to the dead-letter exchange with the reason and
+// waits for the broker's confirm.
+func (c *Consumer) deadLetter(ctx context.Context, ch *amqp.Channel, d amqp.Delivery, reason string) error {
+	h := amqp.Table{}
+	for k, v := range d.Headers {
+		h[k] = v
+	}
+	h[HeaderReason] = reason
+	h[HeaderQueue] = c.o.Queue
+	dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, DeadLetter(c.o.Queue), d.RoutingKey, false, false, amqp.Publishing{
+		Headers:       h,
+		ContentType:   d.ContentType,
+		DeliveryMode:  amqp.Persistent,
+		MessageId:     d.MessageId,
+		CorrelationId: d.CorrelationId,
+		Timestamp:     d.Timestamp,
+		Type:          d.Type,
+		AppId:         d.AppId,
+		Body:          d.Body,
+	})
+	if err != nil {
+		return errors.Wrap(err, "cannot publish the dead letter")
+	}
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	acked, err := dc.WaitContext(wctx)
+	if err != nil {
+		return errors.Wrap(err, "no confirm for the dead letter")
+	}
+	if !acked {
+		return errors.New("the broker refused the dead letter")
+	}
+	return nil
+}

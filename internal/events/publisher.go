@@ -1,0 +1,361 @@
+package events
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+)
+
+// Defaults of PublisherOptions.
+const (
+	DefaultOutboxSize = 10000
+	DefaultWindow     = 256
+)
+
+// Reasons an event is dropped, the label of the dropped metric.
+const (
+	DropOutboxFull  = "outbox-full"
+	DropUnroutable  = "unroutable"
+	DropUnencodable = "unencodable"
+)
+
+// ErrOutboxFull is returned by Publish when the outbox holds OutboxSize
+// events not yet confirmed by the broker.
+var ErrOutboxFull = errors.New("event outbox is full: the broker has been unreachable or slow for too long; event dropped")
+
+// PublisherOptions configure a Publisher.
+type PublisherOptions struct {
+	// Source of the broker URL and exchange.
+	Source Source
+	// OutboxSize bounds the events held until the broker confirms them:
+	// queued while the broker is down, and in flight. Default 10000.
+	OutboxSize int
+	// Window bounds the events published and not yet confirmed. Default 256.
+	Window int
+	// Backoff between connection attempts.
+	Backoff Backoff
+	// Log receives connection changes and throttled drop reports.
+	Log logging.Logger
+	// Metrics, or nil for none.
+	Metrics *Metrics
+}
+
+// A Publisher sends events to a durable topic exchange with publisher
+// confirms and mandatory routing. Publish never blocks: events wait in a
+// bounded in-memory outbox until the broker confirms them, across
+// reconnects, so an event published while the broker is down arrives once
+// it is back (at least once: an event whose confirm was lost with the
+// connection is sent again).
+type Publisher struct {
+	o    PublisherOptions
+	wake chan struct{}
+
+	mu       sync.Mutex
+	queue    []*message // waiting to be sent, oldest first
+	inflight int        // sent, not yet confirmed
+	dropLog  throttle
+}
+
+type message struct {
+	id, key, typ string
+	at           time.Time
+	body         []byte
+}
+
+// NewPublisher returns a publisher; Start connects it.
+func NewPublisher(o PublisherOptions) *Publisher {
+	if o.OutboxSize <= 0 {
+		o.OutboxSize = DefaultOutboxSize
+	}
+	if o.Window <= 0 {
+		o.Window = DefaultWindow
+	}
+	o.Window = min(o.Window, o.OutboxSize)
+	if o.Log == nil {
+		o.Log = logging.NewNopLogger()
+	}
+	if o.Metrics == nil {
+		o.Metrics = NewMetrics(nil)
+	}
+	p := &Publisher{o: o, wake: make(chan struct{}, 1), dropLog: throttle{period: 10 * time.Second}}
+	o.Metrics.setDepth(p.Depth)
+	return p
+}
+
+// Publish adds e to the outbox. It never blocks; it fails only when the
+// outbox is full (ErrOutboxFull), which is counted and logged (throttled).
+func (p *Publisher) Publish(e Event) error {
+	body, err := e.Marshal()
+	if err != nil {
+		p.drop(DropUnencodable, e, err.Error())
+		return errors.Wrap(err, "cannot encode event")
+	}
+	p.mu.Lock()
+	if len(p.queue)+p.inflight >= p.o.OutboxSize {
+		p.mu.Unlock()
+		p.drop(DropOutboxFull, e, fmt.Sprintf("%d events wait for the broker", p.o.OutboxSize))
+		return ErrOutboxFull
+	}
+	p.queue = append(p.queue, &message{id: e.ID, key: e.RoutingKey(), typ: e.Type, at: e.Time, body: body})
+	p.mu.Unlock()
+	p.o.Metrics.Published.Inc()
+	p.signal()
+	return nil
+}
+
+// Depth is the number of events in the outbox: waiting plus in flight.
+func (p *Publisher) Depth() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.queue) + p.inflight
+}
+
+// Start connects and sends until ctx ends. It implements manager.Runnable.
+func (p *Publisher) Start(ctx context.Context) error {
+	p.o.Log.Info("event publisher starting", "outbox", p.o.OutboxSize, "window", p.o.Window)
+	connectLoop(ctx, "publisher", p.o.Source, p.o.Backoff, p.o.Log, p.session)
+	return nil
+}
+
+// NeedLeaderElection is true: only the leader publishes, like it is the
+// only one reconciling.
+func (p *Publisher) NeedLeaderElection() bool { return true }
+
+func (p *Publisher) signal() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (p *Publisher) drop(reason string, e Event, detail string) {
+	p.o.Metrics.Dropped.WithLabelValues(reason).Inc()
+	if ok, n := p.dropLog.allow(time.Now()); ok {
+		p.o.Log.Info("event dropped", "reason", reason, "detail", detail, "type", e.Type, "subject", e.Subject, "id", e.ID, "droppedSinceLastReport", n)
+	}
+}
+
+// take moves the oldest waiting message in flight.
+func (p *Publisher) take() *message {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.queue) == 0 {
+		return nil
+	}
+	m := p.queue[0]
+	p.queue[0] = nil
+	p.queue = p.queue[1:]
+	p.inflight++
+	return m
+}
+
+// done removes n confirmed (or dropped) in-flight messages.
+func (p *Publisher) done(n int) {
+	p.mu.Lock()
+	p.inflight -= n
+	p.mu.Unlock()
+}
+
+// requeue puts in-flight messages back at the front, in their order.
+func (p *Publisher) requeue(ms ...*message) {
+	if len(ms) == 0 {
+		return
+	}
+	p.mu.Lock()
+	p.queue = append(append(make([]*message, 0, len(ms)+len(p.queue)), ms...), p.queue...)
+	p.inflight -= len(ms)
+	p.mu.Unlock()
+}
+
+// session publishes on one connection. Messages still unconfirmed when it
+// ends go back to the front of the outbox.
+func (p *Publisher) session(ctx context.Context, conn *amqp.Connection, exchange string) error {
+	ch, err := conn.Channel()
+	if err != nil {
+		return errors.Wrap(err, "cannot open a channel")
+	}
+	defer func() { _ = ch.Close() }()
+	if err := ch.ExchangeDeclare(exchange, amqp.ExchangeTopic, true, false, false, false, nil); err != nil {
+		return errors.Wrapf(err, "cannot declare the durable topic exchange %q", exchange)
+	}
+	if err := ch.Confirm(false); err != nil {
+		return errors.Wrap(err, "cannot enable publisher confirms")
+	}
+	// Buffers hold a whole window: the library never waits on us.
+	confirms := ch.NotifyPublish(make(chan amqp.Confirmation, p.o.Window+1))
+	returns := ch.NotifyReturn(make(chan amqp.Return, p.o.Window+1))
+	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
+	p.o.Log.Info("event publisher connected", "exchange", exchange)
+
+	inflight := map[uint64]*message{}
+	var order []uint64 // delivery tags in publish order, for requeueing
+	returned := map[string]string{}
+	defer func() {
+		var back []*message
+		for _, tag := range order {
+			if m, ok := inflight[tag]; ok {
+				back = append(back, m)
+			}
+		}
+		p.requeue(back...)
+	}()
+	var holdUntil time.Time // after a nack, wait before sending again
+	retries := 0
+
+	for {
+		for len(inflight) < p.o.Window && !time.Now().Before(holdUntil) {
+			m := p.take()
+			if m == nil {
+				break
+			}
+			tag := ch.GetNextPublishSeqNo()
+			err := ch.PublishWithContext(ctx, exchange, m.key, true, false, amqp.Publishing{
+				ContentType:  ContentType,
+				DeliveryMode: amqp.Persistent,
+				MessageId:    m.id,
+				Type:         m.typ,
+				Timestamp:    m.at,
+				AppId:        "provider-devops",
+				Body:         m.body,
+			})
+			if err != nil {
+				p.requeue(m)
+				return errors.Wrap(err, "cannot publish")
+			}
+			inflight[tag] = m
+			order = append(order, tag)
+		}
+		var hold <-chan time.Time
+		if d := time.Until(holdUntil); d > 0 {
+			hold = time.After(d)
+		}
+
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-p.wake:
+		case <-hold:
+		case e := <-closed:
+			if e == nil {
+				return errors.New("channel closed")
+			}
+			return e
+		case r, ok := <-returns:
+			if !ok {
+				return errors.New("channel closed")
+			}
+			returned[r.MessageId] = fmt.Sprintf("%d %s", r.ReplyCode, r.ReplyText)
+		case c, ok := <-confirms:
+			if !ok {
+				return errors.New("channel closed")
+			}
+			// A mandatory message that could not be routed is returned
+			// before it is acked, by the same reader: drain returns first.
+			drainReturns(returns, returned)
+			m, found := inflight[c.DeliveryTag]
+			if !found {
+				continue
+			}
+			delete(inflight, c.DeliveryTag)
+			order = compact(order, inflight)
+			switch reason, wasReturned := returned[m.id]; {
+			case !c.Ack:
+				p.o.Metrics.Retried.Inc()
+				p.requeue(m)
+				retries++
+				holdUntil = time.Now().Add(min(time.Duration(retries)*100*time.Millisecond, 5*time.Second))
+			case wasReturned:
+				delete(returned, m.id)
+				p.o.Metrics.Returned.Inc()
+				p.done(1)
+				p.dropMessage(DropUnroutable, m, "no queue is bound to exchange "+exchange+" for routing key "+m.key+" ("+reason+")")
+			default:
+				retries = 0
+				p.o.Metrics.Confirmed.Inc()
+				p.done(1)
+			}
+		}
+	}
+}
+
+func (p *Publisher) dropMessage(reason string, m *message, detail string) {
+	p.o.Metrics.Dropped.WithLabelValues(reason).Inc()
+	if ok, n := p.dropLog.allow(time.Now()); ok {
+		p.o.Log.Info("event dropped", "reason", reason, "detail", detail, "type", m.typ, "id", m.id, "droppedSinceLastReport", n)
+	}
+}
+
+func drainReturns(returns <-chan amqp.Return, into map[string]string) {
+	for {
+		select {
+		case r, ok := <-returns:
+			if !ok {
+				return
+			}
+			into[r.MessageId] = fmt.Sprintf("%d %s", r.ReplyCode, r.ReplyText)
+		default:
+			return
+		}
+	}
+}
+
+// compact drops confirmed tags from the front of order, keeping it short.
+func compact(order []uint64, inflight map[uint64]*message) []uint64 {
+	i := 0
+	for i < len(order) {
+		if _, ok := inflight[order[i]]; ok {
+			break
+		}
+		i++
+	}
+	return order[i:]
+}
+
+// Metrics of the event stream.
+type Metrics struct {
+	Published, Confirmed, Returned, Retried prometheus.Counter
+	Dropped                                 *prometheus.CounterVec
+	Requests                                *prometheus.CounterVec
+
+	depthMu sync.Mutex
+	depth   func() int
+}
+
+// NewMetrics creates the metrics and registers them with reg, if not nil.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		Published: prometheus.NewCounter(prometheus.CounterOpts{Name: "provider_devops_events_published_total", Help: "Events accepted into the outbox."}),
+		Confirmed: prometheus.NewCounter(prometheus.CounterOpts{Name: "provider_devops_events_confirmed_total", Help: "Events the broker confirmed (routed to at least one queue)."}),
+		Returned:  prometheus.NewCounter(prometheus.CounterOpts{Name: "provider_devops_events_returned_total", Help: "Events the broker returned as unroutable (no queue bound); they are dropped."}),
+		Retried:   prometheus.NewCounter(prometheus.CounterOpts{Name: "provider_devops_events_retried_total", Help: "Events the broker refused (nack) and that were sent again."}),
+		Dropped:   prometheus.NewCounterVec(prometheus.CounterOpts{Name: "provider_devops_events_dropped_total", Help: "Events dropped, by reason."}, []string{"reason"}),
+		Requests:  prometheus.NewCounterVec(prometheus.CounterOpts{Name: "provider_devops_requests_total", Help: "Requests consumed, by result (done, dead-lettered, retried)."}, []string{"result"}),
+	}
+	depth := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "provider_devops_events_outbox_depth", Help: "Events in the outbox: waiting for the broker or for its confirm."}, func() float64 {
+		m.depthMu.Lock()
+		defer m.depthMu.Unlock()
+		if m.depth == nil {
+			return 0
+		}
+		return float64(m.depth())
+	})
+	if reg != nil {
+		for _, c := range []prometheus.Collector{m.Published, m.Confirmed, m.Returned, m.Retried, m.Dropped, m.Requests, depth} {
+			reg.MustRegister(c)
+		}
+	}
+	return m
+}
+
+func (m *Metrics) setDepth(f func() int) {
+	m.depthMu.Lock()
+	m.depth = f
+	m.depthMu.Unlock()
+}

@@ -21,6 +21,7 @@ type flags struct {
 	managementPolicies      bool
 	metricsAddr             string
 	healthAddr              string
+	events                  *eventFlags
 }
 
 func registerFlags(app *kingpin.Application) *flags {
@@ -34,6 +35,7 @@ func registerFlags(app *kingpin.Application) *flags {
 	app.Flag("enable-management-policies", "Honour spec.managementPolicies (Observe-only, no Delete, ...).").Default("true").Envar("ENABLE_MANAGEMENT_POLICIES").BoolVar(&f.managementPolicies)
 	app.Flag("metrics-bind-address", "Address the Prometheus metrics endpoint listens on; 0 disables it.").Default(":8080").Envar("METRICS_BIND_ADDRESS").StringVar(&f.metricsAddr)
 	app.Flag("health-probe-bind-address", "Address the /healthz and /readyz probes listen on.").Default(":8081").Envar("HEALTH_PROBE_BIND_ADDRESS").StringVar(&f.healthAddr)
+	f.events = registerEventFlags(app)
 	return f
 }
 
@@ -47,6 +49,9 @@ func (f *flags) validate() error {
 		return errors.Errorf("--poll-state-metric must be at least 1s, got %s", f.pollStateMetricInterval)
 	case f.maxReconcileRate < 1 || f.maxReconcileRate > 1000:
 		return errors.Errorf("--max-reconcile-rate must be between 1 and 1000, got %d", f.maxReconcileRate)
+	}
+	if err := f.events.validate(); err != nil {
+		return err
 	}
 	if err := checkAddr("--metrics-bind-address", f.metricsAddr, true); err != nil {
 		return err

@@ -20,6 +20,12 @@ func TestFlagsValidate(t *testing.T) {
 		"BadMetricsAddr":      {reason: "a port without a colon is a common typo", args: []string{"--metrics-bind-address=8080"}, want: "--metrics-bind-address must be host:port"},
 		"MetricsDisabled":     {reason: "0 disables metrics", args: []string{"--metrics-bind-address=0"}},
 		"BadHealthAddr":       {reason: "probes cannot be disabled", args: []string{"--health-probe-bind-address=0"}, want: "--health-probe-bind-address must be host:port"},
+		"EventsTwoBrokers":    {reason: "one broker only", args: []string{"--events-secret=a/b", "--events-provider-config=c"}, want: "set one of --events-secret and --events-provider-config"},
+		"EventsSecretNoNS":    {reason: "the Secret needs its namespace", args: []string{"--events-secret=rabbit"}, want: "--events-secret must be namespace/name"},
+		"EventsHeartbeat":     {reason: "sub-second heartbeats flood the broker", args: []string{"--events-heartbeat=10ms"}, want: "--events-heartbeat must be at least 1s"},
+		"EventsOutboxZero":    {reason: "an outbox must hold something", args: []string{"--events-outbox=0"}, want: "--events-outbox must be between 1 and 1000000"},
+		"EventsPrefetch":      {reason: "prefetch is bounded", args: []string{"--events-deploy-prefetch=0"}, want: "--events-deploy-prefetch must be between 1 and 1000"},
+		"EventsSecretOK":      {reason: "a namespaced Secret enables events", args: []string{"--events-secret=crossplane-system/rabbitmq"}},
 		"BadStateMetric":      {reason: "state metrics need a sane interval", args: []string{"--poll-state-metric=1ms"}, want: "--poll-state-metric must be at least 1s"},
 	}
 	for name, tc := range cases {

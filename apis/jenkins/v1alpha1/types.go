@@ -120,6 +120,7 @@ type Triggers struct {
 // and cannot change: Jenkins has no atomic move, so a new path means a new
 // resource.
 // +kubebuilder:validation:XValidation:rule="has(self.folder) == has(oldSelf.folder) && (!has(self.folder) || self.folder == oldSelf.folder) && has(self.name) == has(oldSelf.name) && (!has(self.name) || self.name == oldSelf.name)",message="folder and name are immutable: they are the job's path in Jenkins; create a new JenkinsPipeline to move a job"
+// +kubebuilder:validation:XValidation:rule="!has(self.buildParameters) || self.buildParameters.all(k, has(self.parameters) && self.parameters.exists(p, p.name == k))",message="every buildParameters name must be declared in parameters"
 type JenkinsPipelineParameters struct {
 	// Folder path the job lives in, e.g. "team/shop". Missing folders are
 	// created. Empty means the Jenkins root.
@@ -165,6 +166,13 @@ type JenkinsPipelineParameters struct {
 	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	BuildRequest string `json:"buildRequest,omitempty"`
+
+	// BuildParameters are passed to the build a new buildRequest queues,
+	// overriding the declared parameters' defaults. Each name must be
+	// declared in parameters. Changing them alone queues nothing.
+	// +kubebuilder:validation:MaxProperties=64
+	// +optional
+	BuildParameters map[string]string `json:"buildParameters,omitempty"`
 }
 
 // BuildObservation is what Jenkins reports of a build.

@@ -253,11 +253,12 @@ func (c *Client) Delete(ctx context.Context, path string, createdFolders []strin
 	return nil
 }
 
-// Build queues one build with the job's parameter defaults. It returns the
-// queue item id, or 0 when the job already had a build waiting in the queue
-// (Jenkins would merge the two, so none is added).
-func (c *Client) Build(ctx context.Context, path string) (int64, error) {
-	id, err := c.j.BuildJob(ctx, nested(path), nil)
+// Build queues one build with params overriding the job's parameter
+// defaults (none: the defaults). It returns the queue item id, or 0 when the
+// job already had a build waiting in the queue (Jenkins would merge the two,
+// so none is added).
+func (c *Client) Build(ctx context.Context, path string, params map[string]string) (int64, error) {
+	id, err := c.j.BuildJob(ctx, nested(path), params)
 	return id, errors.Wrap(err, errBuild)
 }
 

@@ -134,11 +134,11 @@ func TestBuild(t *testing.T) {
 	if _, err := c.Create(ctx, "alpha", pipeline()); err != nil {
 		t.Fatal(err)
 	}
-	id, err := c.Build(ctx, "alpha")
+	id, err := c.Build(ctx, "alpha", nil)
 	if err != nil || id == 0 {
 		t.Fatalf("first build: id %d, err %v", id, err)
 	}
-	if id, err := c.Build(ctx, "alpha"); err != nil || id != 0 {
+	if id, err := c.Build(ctx, "alpha", nil); err != nil || id != 0 {
 		t.Errorf("a build while one is queued must add none (id 0), got %d, %v", id, err)
 	}
 	if srv.Queued("alpha") != 1 {

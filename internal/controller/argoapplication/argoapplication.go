@@ -4,6 +4,7 @@ package argoapplication
 
 import (
 	"context"
+	"strings"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,7 +18,9 @@ import (
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
+	"github.com/freeleaps/provider-devops/internal/controller/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
+	"github.com/freeleaps/provider-devops/internal/events"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
@@ -29,6 +32,10 @@ var Kind = mrcontroller.Kind[*v1alpha1.ArgoApplication]{
 	GroupVersionKind: v1alpha1.ArgoApplicationGroupVersionKind,
 	New:              func() *v1alpha1.ArgoApplication { return &v1alpha1.ArgoApplication{} },
 	NewList:          func() resource.ManagedList { return &v1alpha1.ArgoApplicationList{} },
+	Busy: func(cr *v1alpha1.ArgoApplication) bool {
+		w := Work(cr.Status.AtProvider)
+		return w != nil && w.Running
+	},
 }
 
 // Client is the part of the Argo CD API the controller uses.
@@ -77,4 +84,57 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoApplication) (
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
 	return &external{client: cl}, nil
+}
+
+// Lifecycle describes ArgoApplications to the event stream: a sync
+// operation running, or the application progressing, is work.
+var Lifecycle = lifecycle.Kind{
+	Name: v1alpha1.ArgoApplicationKind,
+	New:  func() client.Object { return &v1alpha1.ArgoApplication{} },
+	Work: func(mg resource.Managed) *lifecycle.Work {
+		cr, _ := mg.(*v1alpha1.ArgoApplication)
+		if cr == nil {
+			return nil
+		}
+		return Work(cr.Status.AtProvider)
+	},
+}
+
+// Work is the application's sync in progress, or how the last one ended.
+func Work(o v1alpha1.ArgoApplicationObservation) *lifecycle.Work {
+	id := ""
+	if o.Revision != "" {
+		id = "sync to " + o.Revision
+	}
+	switch {
+	case o.OperationPhase == "Running" || o.OperationPhase == "Terminating":
+		return &lifecycle.Work{ID: id, Running: true, Status: events.StatusRunning, Phase: o.OperationPhase, Message: "sync " + strings.ToLower(o.OperationPhase) + messageSuffix(o.OperationMessage)}
+	case o.HealthStatus == "Progressing":
+		return &lifecycle.Work{ID: id, Running: true, Status: events.StatusRunning, Phase: o.HealthStatus, Message: "application progressing" + messageSuffix(o.HealthMessage)}
+	case o.OperationPhase == "Failed" || o.OperationPhase == "Error":
+		return &lifecycle.Work{ID: id, Status: events.StatusFailed, Phase: o.OperationPhase, Message: "sync " + strings.ToLower(o.OperationPhase) + messageSuffix(o.OperationMessage)}
+	case o.HealthStatus == "Degraded":
+		return &lifecycle.Work{ID: id, Status: events.StatusFailed, Phase: o.HealthStatus, Message: "application degraded" + messageSuffix(o.HealthMessage)}
+	case o.OperationPhase == "" && o.HealthStatus == "":
+		return nil
+	}
+	// Finished runs carry no id: a completed event follows only a run seen
+	// in progress, never a poll.
+	return &lifecycle.Work{Status: events.StatusSucceeded, Phase: first(o.OperationPhase, o.HealthStatus), Message: "synced to " + first(o.Revision, "the target revision") + ", health " + first(o.HealthStatus, "unknown")}
+}
+
+func messageSuffix(m string) string {
+	if m == "" {
+		return ""
+	}
+	return ": " + m
+}
+
+func first(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }

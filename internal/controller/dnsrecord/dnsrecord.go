@@ -17,6 +17,7 @@ import (
 	"github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/dns"
+	"github.com/freeleaps/provider-devops/internal/controller/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
@@ -85,4 +86,17 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.DNSRecord) (manage
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
 	return &external{client: cl}, nil
+}
+
+// Lifecycle describes DNSRecords to the event stream; the URL is the
+// record's name, as dns:<fqdn>.
+var Lifecycle = lifecycle.Kind{
+	Name: v1alpha1.DNSRecordKind,
+	New:  func() client.Object { return &v1alpha1.DNSRecord{} },
+	URL: func(mg resource.Managed) string {
+		if cr, _ := mg.(*v1alpha1.DNSRecord); cr != nil && cr.Status.AtProvider.FQDN != "" {
+			return "dns:" + cr.Status.AtProvider.FQDN
+		}
+		return ""
+	},
 }

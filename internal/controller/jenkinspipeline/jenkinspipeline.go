@@ -4,6 +4,7 @@ package jenkinspipeline
 
 import (
 	"context"
+	"fmt"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,7 +18,9 @@ import (
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
+	"github.com/freeleaps/provider-devops/internal/controller/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
+	"github.com/freeleaps/provider-devops/internal/events"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
@@ -30,6 +33,10 @@ var Kind = mrcontroller.Kind[*v1alpha1.JenkinsPipeline]{
 	New:              func() *v1alpha1.JenkinsPipeline { return &v1alpha1.JenkinsPipeline{} },
 	NewList:          func() resource.ManagedList { return &v1alpha1.JenkinsPipelineList{} },
 	ExternalName:     JobPath,
+	Busy: func(cr *v1alpha1.JenkinsPipeline) bool {
+		w := Work(cr.Status.AtProvider)
+		return w != nil && w.Running
+	},
 }
 
 // Client is the part of Jenkins the controller uses.
@@ -38,7 +45,7 @@ type Client interface {
 	Create(ctx context.Context, path string, p jenkins.Pipeline) ([]string, error)
 	Update(ctx context.Context, path string, p jenkins.Pipeline) error
 	Delete(ctx context.Context, path string, createdFolders []string) error
-	Build(ctx context.Context, path string) (int64, error)
+	Build(ctx context.Context, path string, params map[string]string) (int64, error)
 }
 
 // SetupGated adds the JenkinsPipeline controller once its CRD is established.
@@ -83,4 +90,47 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
 	return &external{client: cl, kube: c.kube}, nil
+}
+
+// Lifecycle describes JenkinsPipelines to the event stream: the job URL, and
+// the last build as work (queued or building until it has a result).
+var Lifecycle = lifecycle.Kind{
+	Name: v1alpha1.JenkinsPipelineKind,
+	New:  func() client.Object { return &v1alpha1.JenkinsPipeline{} },
+	URL: func(mg resource.Managed) string {
+		cr, _ := mg.(*v1alpha1.JenkinsPipeline)
+		if cr == nil {
+			return ""
+		}
+		return cr.Status.AtProvider.URL
+	},
+	Work: func(mg resource.Managed) *lifecycle.Work {
+		cr, _ := mg.(*v1alpha1.JenkinsPipeline)
+		if cr == nil {
+			return nil
+		}
+		return Work(cr.Status.AtProvider)
+	},
+}
+
+// Work is the pipeline's build in progress, or its last finished build.
+func Work(o v1alpha1.JenkinsPipelineObservation) *lifecycle.Work {
+	b := o.LastBuild
+	switch {
+	case b != nil && b.Building:
+		return &lifecycle.Work{ID: fmt.Sprintf("build #%d", b.Number), Running: true, Status: events.StatusRunning, Phase: "BUILDING", Message: fmt.Sprintf("build #%d running", b.Number), URL: b.URL}
+	case o.InQueue:
+		next := int64(1)
+		if b != nil {
+			next = b.Number + 1
+		}
+		return &lifecycle.Work{ID: fmt.Sprintf("build #%d", next), Running: true, Status: events.StatusRunning, Phase: "QUEUED", Message: "build waiting in the Jenkins queue", URL: o.URL}
+	case b == nil || b.Result == "":
+		return nil
+	}
+	status := events.StatusFailed
+	if b.Result == "SUCCESS" {
+		status = events.StatusSucceeded
+	}
+	return &lifecycle.Work{ID: fmt.Sprintf("build #%d", b.Number), Status: status, Phase: b.Result, Message: fmt.Sprintf("build #%d finished: %s", b.Number, b.Result), URL: b.URL}
 }

@@ -40,6 +40,11 @@ type Kind[T resource.Managed] struct {
 	// ExternalName derives the external name of a new resource from its
 	// spec. Nil means the resource's own name (crossplane-runtime's default).
 	ExternalName func(T) string
+	// Busy is true while the resource has work in progress in its backend
+	// (a build running, a sync progressing): it is then polled as often as
+	// a resource that is not Ready, so its status follows the work. Nil
+	// means never busy.
+	Busy func(T) bool
 }
 
 // SetupGated registers Setup to run once the kind's CRD is established, which
@@ -60,7 +65,7 @@ func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Kind[T]
 		managed.WithTypedExternalConnector[T](c),
 		managed.WithLogger(o.Logger.WithValues("controller", name)),
 		managed.WithPollInterval(o.PollInterval),
-		managed.WithPollIntervalHook(PollInterval(o.PollInterval/10, rand.Float64)),
+		managed.WithPollIntervalHook(PollInterval(o.PollInterval/10, rand.Float64, busy(k.Busy))),
 		managed.WithRecorder(event.NewAPIRecorder(mgr.GetEventRecorderFor(name))), //nolint:staticcheck // crossplane-runtime still takes the old recorder.
 	}
 	if k.ExternalName != nil {
@@ -107,14 +112,27 @@ func (e externalNameFrom[T]) Initialize(ctx context.Context, mg resource.Managed
 	return errors.Wrap(e.kube.Update(ctx, mg), "cannot record the external name")
 }
 
-// PollInterval returns a poll-interval hook: resources that are not Ready
-// are polled at most every NotReadyPollInterval, and every interval gets up to
-// ±jitter so that many resources created together do not poll in lockstep.
-// rnd returns a number in [0, 1); tests pass a fixed one.
-func PollInterval(jitter time.Duration, rnd func() float64) managed.PollIntervalHook {
+// busy adapts a kind's Busy to any managed resource; nil stays nil.
+func busy[T resource.Managed](f func(T) bool) func(resource.Managed) bool {
+	if f == nil {
+		return nil
+	}
+	return func(mg resource.Managed) bool {
+		cr, ok := mg.(T)
+		return ok && f(cr)
+	}
+}
+
+// PollInterval returns a poll-interval hook: resources that are not Ready,
+// or busy (busy may be nil), are polled at most every NotReadyPollInterval,
+// and every interval gets up to ±jitter so that many resources created
+// together do not poll in lockstep. rnd returns a number in [0, 1); tests
+// pass a fixed one.
+func PollInterval(jitter time.Duration, rnd func() float64, busy func(resource.Managed) bool) managed.PollIntervalHook {
 	return func(mg resource.Managed, interval time.Duration) time.Duration {
 		j := jitter
-		if mg.GetCondition(xpv2.TypeReady).Status != "True" && interval > NotReadyPollInterval {
+		hurry := mg.GetCondition(xpv2.TypeReady).Status != "True" || (busy != nil && busy(mg))
+		if hurry && interval > NotReadyPollInterval {
 			interval = NotReadyPollInterval
 			j = min(j, NotReadyPollInterval/10)
 		}

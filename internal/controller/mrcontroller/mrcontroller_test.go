@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
@@ -15,6 +16,11 @@ func TestPollInterval(t *testing.T) {
 	ready := func() *jenkinsv1alpha1.JenkinsPipeline {
 		p := &jenkinsv1alpha1.JenkinsPipeline{}
 		p.SetConditions(xpv2.Available())
+		return p
+	}
+	busyReady := func() *jenkinsv1alpha1.JenkinsPipeline {
+		p := ready()
+		p.Status.AtProvider.InQueue = true
 		return p
 	}
 	cases := map[string]struct {
@@ -28,18 +34,19 @@ func TestPollInterval(t *testing.T) {
 		"ReadyMaxJitter":    {reason: "rnd near 1 adds the full jitter", mg: ready(), interval: 5 * time.Minute, rnd: 1, want: 5*time.Minute + 30*time.Second},
 		"ReadyMinJitter":    {reason: "rnd 0 subtracts the full jitter", mg: ready(), interval: 5 * time.Minute, rnd: 0, want: 5*time.Minute - 30*time.Second},
 		"NotReadyCapped":    {reason: "a resource not yet Ready is polled every 15s", mg: &jenkinsv1alpha1.JenkinsPipeline{}, interval: 5 * time.Minute, rnd: 1, want: NotReadyPollInterval + NotReadyPollInterval/10},
+		"BusyCapped":        {reason: "a Ready resource with work in progress is polled every 15s", mg: busyReady(), interval: 5 * time.Minute, rnd: 0.5, want: NotReadyPollInterval},
 		"NotReadyShortPoll": {reason: "a poll already shorter than the cap is kept", mg: &jenkinsv1alpha1.JenkinsPipeline{}, interval: 10 * time.Second, rnd: 0.5, want: 10 * time.Second},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			hook := PollInterval(30*time.Second, func() float64 { return tc.rnd })
+			hook := PollInterval(30*time.Second, func() float64 { return tc.rnd }, func(mg resource.Managed) bool { return mg.(*jenkinsv1alpha1.JenkinsPipeline).Status.AtProvider.InQueue })
 			if diff := cmp.Diff(tc.want, hook(tc.mg, tc.interval)); diff != "" {
 				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
 	// The hook must not carry state from one call to the next.
-	hook := PollInterval(30*time.Second, func() float64 { return 1 })
+	hook := PollInterval(30*time.Second, func() float64 { return 1 }, nil)
 	_ = hook(&jenkinsv1alpha1.JenkinsPipeline{}, 5*time.Minute)
 	if got := hook(ready(), 5*time.Minute); got != 5*time.Minute+30*time.Second {
 		t.Errorf("a not-Ready call changed the jitter of later calls: got %s", got)

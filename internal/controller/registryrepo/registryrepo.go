@@ -17,6 +17,7 @@ import (
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/registry"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
+	"github.com/freeleaps/provider-devops/internal/controller/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
@@ -74,4 +75,16 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.RegistryRepo) (man
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
 	return &external{client: cl}, nil
+}
+
+// Lifecycle describes RegistryRepos to the event stream.
+var Lifecycle = lifecycle.Kind{
+	Name: v1alpha1.RegistryRepoKind,
+	New:  func() client.Object { return &v1alpha1.RegistryRepo{} },
+	URL: func(mg resource.Managed) string {
+		if cr, _ := mg.(*v1alpha1.RegistryRepo); cr != nil {
+			return cr.Status.AtProvider.URL
+		}
+		return ""
+	},
 }

@@ -1,0 +1,335 @@
+// Package lifecycle turns changes of managed resources into events: created,
+// ready, failed, deleted and expired, one per real change (never one per
+// poll), and heartbeats for work in progress (a Jenkins build, an Argo CD
+// sync) until a final completed event. It watches the manager's informers,
+// so it costs no API request of its own.
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/internal/events"
+)
+
+// Labels and annotations the DevOpsProject function puts on what it composes.
+const (
+	LabelProject     = "devops.freeleaps.io/project"
+	LabelEnvironment = "devops.freeleaps.io/environment"
+	// AnnotationExpiresAt (RFC 3339) is when the resource's environment
+	// expires; a deletion at or after it is reported as expired.
+	AnnotationExpiresAt = "devops.freeleaps.io/expires-at"
+)
+
+// DefaultHeartbeat is the interval of heartbeats for work in progress.
+const DefaultHeartbeat = 30 * time.Second
+
+// Sink receives events; events.Publisher is one.
+type Sink interface {
+	Publish(e events.Event) error
+}
+
+// Work is a build or sync as a kind reports it.
+type Work struct {
+	// ID names one run, e.g. "build #12"; empty when the backend gives none.
+	ID string
+	// Running while in progress.
+	Running bool
+	// Status: events.StatusRunning, StatusSucceeded or StatusFailed.
+	Status string
+	// Phase as the backend says it: QUEUED, BUILDING, SUCCESS, Running...
+	Phase   string
+	Message string
+	URL     string
+}
+
+// Kind tells the watcher about one managed-resource kind.
+type Kind struct {
+	// Name is the kind, e.g. JenkinsPipeline.
+	Name string
+	// New returns an empty object of the kind.
+	New func() client.Object
+	// URL of the resource in its backend; nil for none.
+	URL func(resource.Managed) string
+	// Work in progress or last finished; nil when the kind has none.
+	Work func(resource.Managed) *Work
+}
+
+// Options of a Watcher.
+type Options struct {
+	// Source is the CloudEvents source of every event.
+	Source string
+	// Heartbeat interval; DefaultHeartbeat when zero.
+	Heartbeat time.Duration
+	Log       logging.Logger
+}
+
+// Watcher emits lifecycle events of the kinds it watches.
+type Watcher struct {
+	sink Sink
+	o    Options
+
+	mu      sync.Mutex
+	running map[types.UID]*tracked
+}
+
+type tracked struct {
+	data  events.Data
+	work  Work
+	since time.Time
+}
+
+// New returns a watcher that sends its events to sink.
+func New(sink Sink, o Options) *Watcher {
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = DefaultHeartbeat
+	}
+	if o.Source == "" {
+		o.Source = "provider-devops"
+	}
+	if o.Log == nil {
+		o.Log = logging.NewNopLogger()
+	}
+	return &Watcher{sink: sink, o: o, running: map[types.UID]*tracked{}}
+}
+
+// Start sends heartbeats until ctx ends. It implements manager.Runnable
+// (leader only, like every other runnable of the provider).
+func (w *Watcher) Start(ctx context.Context) error {
+	t := time.NewTicker(w.o.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case now := <-t.C:
+			w.heartbeat(now)
+		}
+	}
+}
+
+// Watch registers the watcher on the manager's informer for k. Call it once
+// k's CRD is established.
+func (w *Watcher) Watch(mgr manager.Manager, k Kind) error {
+	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		inf, err := mgr.GetCache().GetInformer(ctx, k.New())
+		if err != nil {
+			return errors.Wrapf(err, "cannot watch %s for events", k.Name)
+		}
+		reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+			AddFunc: func(obj any) {
+				if mg, ok := obj.(resource.Managed); ok {
+					w.Added(k, mg)
+				}
+			},
+			UpdateFunc: func(oldObj, newObj any) {
+				o, ok1 := oldObj.(resource.Managed)
+				n, ok2 := newObj.(resource.Managed)
+				if ok1 && ok2 {
+					w.Changed(k, o, n)
+				}
+			},
+			DeleteFunc: func(obj any) {
+				if t, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+					obj = t.Obj
+				}
+				if mg, ok := obj.(resource.Managed); ok {
+					w.Deleted(k, mg)
+				}
+			},
+		})
+		if err != nil {
+			return errors.Wrapf(err, "cannot watch %s for events", k.Name)
+		}
+		<-ctx.Done()
+		return inf.RemoveEventHandler(reg)
+	}))
+}
+
+// Added sees a resource for the first time (also every resource when the
+// provider starts): nothing happened yet, but running work gets heartbeats.
+func (w *Watcher) Added(k Kind, mg resource.Managed) {
+	if k.Work == nil {
+		return
+	}
+	if wk := k.Work(mg); wk != nil && wk.Running {
+		w.track(mg.GetUID(), w.data(k, mg), *wk)
+	}
+}
+
+// Changed compares two versions of a resource and emits what changed.
+func (w *Watcher) Changed(k Kind, old, cur resource.Managed) {
+	d := w.data(k, cur)
+	if a := created(cur); a != "" && a != created(old) {
+		w.emit(events.Created, d, reason(cur), "Created", "external object created")
+	}
+	if isReady(cur) && !isReady(old) {
+		w.emit(events.Ready, d, reason(cur), "Ready", readyMessage(cur))
+	}
+	if msg, failing := failure(cur); failing {
+		if _, was := failure(old); !was {
+			w.emit(events.Failed, d, reason(cur), "Failed", msg)
+		}
+	}
+	if k.Work != nil {
+		w.work(d, cur.GetUID(), k.Work(old), k.Work(cur))
+	}
+}
+
+// Deleted emits deleted, or expired when the resource's environment had
+// expired, saying whether the external object was deleted or kept.
+func (w *Watcher) Deleted(k Kind, mg resource.Managed) {
+	w.mu.Lock()
+	delete(w.running, mg.GetUID())
+	w.mu.Unlock()
+	what, msg := events.Deleted, "external object deleted"
+	if kept, why := keeps(mg); kept {
+		msg = "external object kept: " + why
+	}
+	at := time.Now()
+	if ts := mg.GetDeletionTimestamp(); ts != nil {
+		at = ts.Time
+	}
+	if exp, err := time.Parse(time.RFC3339, mg.GetAnnotations()[AnnotationExpiresAt]); err == nil && !at.Before(exp) {
+		what, msg = events.Expired, "environment expired at "+exp.UTC().Format(time.RFC3339)+"; "+msg
+	}
+	w.emit(what, w.data(k, mg), "Deleted", "Deleted", msg)
+}
+
+// work follows a build or sync: heartbeats while it runs, one completed
+// event when it ends (also for a run that started and ended between two
+// observations).
+func (w *Watcher) work(d events.Data, uid types.UID, old, cur *Work) {
+	if cur == nil {
+		w.untrack(uid)
+		return
+	}
+	if cur.Running {
+		w.track(uid, d, *cur)
+		return
+	}
+	wasTracked := w.untrack(uid)
+	unseenRun := cur.ID != "" && (old == nil || old.ID != cur.ID)
+	if wasTracked || (old != nil && old.Running) || unseenRun {
+		d.URL = first(cur.URL, d.URL)
+		w.emit(events.Completed, d, cur.Phase, cur.Status, cur.Message)
+	}
+}
+
+func (w *Watcher) track(uid types.UID, d events.Data, wk Work) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	t, ok := w.running[uid]
+	if !ok || t.work.ID != wk.ID {
+		t = &tracked{since: time.Now()}
+		w.running[uid] = t
+	}
+	t.data, t.work = d, wk
+}
+
+func (w *Watcher) untrack(uid types.UID) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.running[uid]
+	delete(w.running, uid)
+	return ok
+}
+
+func (w *Watcher) heartbeat(now time.Time) {
+	w.mu.Lock()
+	beats := make([]tracked, 0, len(w.running))
+	for _, t := range w.running {
+		beats = append(beats, *t)
+	}
+	w.mu.Unlock()
+	for _, t := range beats {
+		d := t.data
+		d.URL = first(t.work.URL, d.URL)
+		msg := fmt.Sprintf("%s for %s", first(t.work.Message, "in progress"), now.Sub(t.since).Round(time.Second))
+		w.emit(events.Heartbeat, d, t.work.Phase, events.StatusRunning, msg)
+	}
+}
+
+func (w *Watcher) emit(what string, d events.Data, phase, status, msg string) {
+	d.Phase, d.Status, d.Message = phase, status, msg
+	e := events.New(w.o.Source, what, d, time.Now())
+	if err := w.sink.Publish(e); err != nil {
+		// The publisher counts and logs drops; nothing more to do here.
+		w.o.Log.Debug("event not published", "type", e.Type, "subject", e.Subject, "error", err.Error())
+	}
+}
+
+func (w *Watcher) data(k Kind, mg resource.Managed) events.Data {
+	d := events.Data{
+		Project:     mg.GetLabels()[LabelProject],
+		Environment: mg.GetLabels()[LabelEnvironment],
+		Kind:        k.Name,
+		Namespace:   mg.GetNamespace(),
+		Name:        mg.GetName(),
+	}
+	if k.URL != nil {
+		d.URL = k.URL(mg)
+	}
+	return d
+}
+
+func created(mg resource.Managed) string {
+	return mg.GetAnnotations()[meta.AnnotationKeyExternalCreateSucceeded]
+}
+
+func isReady(mg resource.Managed) bool {
+	return mg.GetCondition(xpv2.TypeReady).Status == "True"
+}
+
+func reason(mg resource.Managed) string {
+	return string(mg.GetCondition(xpv2.TypeReady).Reason)
+}
+
+func readyMessage(mg resource.Managed) string {
+	return first(mg.GetCondition(xpv2.TypeReady).Message, "resource is ready")
+}
+
+// failure is the Synced condition's message while reconciling fails.
+func failure(mg resource.Managed) (string, bool) {
+	c := mg.GetCondition(xpv2.TypeSynced)
+	return c.Message, c.Status == "False" && c.Reason == xpv2.ReasonReconcileError
+}
+
+// keeps reports whether deleting mg leaves its external object in place.
+func keeps(mg resource.Managed) (bool, string) {
+	if o, ok := mg.(interface{ GetDeletionPolicy() xpv2.DeletionPolicy }); ok && o.GetDeletionPolicy() == xpv2.DeletionOrphan {
+		return true, "deletionPolicy is Orphan"
+	}
+	pols := mg.GetManagementPolicies()
+	if len(pols) == 0 {
+		return false, ""
+	}
+	for _, p := range pols {
+		if p == xpv2.ManagementActionAll || p == xpv2.ManagementActionDelete {
+			return false, ""
+		}
+	}
+	return true, "managementPolicies omit Delete"
+}
+
+func first(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,135 @@
+package lifecycle_test
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
+	"github.com/freeleaps/provider-devops/internal/controller/lifecycle"
+	"github.com/freeleaps/provider-devops/internal/events"
+)
+
+type sink struct {
+	mu  sync.Mutex
+	got []events.Event
+}
+
+func (s *sink) Publish(e events.Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.got = append(s.got, e)
+	return nil
+}
+
+func (s *sink) take() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, e := range s.got {
+		out = append(out, e.What()+":"+e.Data.Status)
+	}
+	s.got = nil
+	return out
+}
+
+func pipeline() *v1alpha1.JenkinsPipeline {
+	p := &v1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: "shop-dev", Namespace: "team-a", UID: "u1",
+		Labels: map[string]string{lifecycle.LabelProject: "shop", lifecycle.LabelEnvironment: "dev"}}}
+	p.Status.AtProvider.URL = "https://jenkins.example/job/shop-dev/"
+	return p
+}
+
+// Each step changes a pipeline the way the reconciler would and says which
+// events must follow: exactly one per real change, none per poll.
+func TestChanged(t *testing.T) {
+	s := &sink{}
+	w := lifecycle.New(s, lifecycle.Options{Source: "test"})
+	k := jenkinspipeline.Lifecycle
+	cur := pipeline()
+	w.Added(k, cur)
+
+	step := func(name string, mutate func(p *v1alpha1.JenkinsPipeline), want ...string) {
+		t.Helper()
+		next := cur.DeepCopy()
+		mutate(next)
+		w.Changed(k, cur, next)
+		cur = next
+		if got := s.take(); strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s: events %v, want %v", name, got, want)
+		}
+	}
+	step("Creating", func(p *v1alpha1.JenkinsPipeline) { p.SetConditions(xpv2.Creating()) })
+	step("Created", func(p *v1alpha1.JenkinsPipeline) {
+		meta.SetExternalCreateSucceeded(p, time.Now())
+	}, "created:Created")
+	step("Ready", func(p *v1alpha1.JenkinsPipeline) { p.SetConditions(xpv2.Available(), xpv2.ReconcileSuccess()) }, "ready:Ready")
+	step("PollNoChange", func(p *v1alpha1.JenkinsPipeline) { p.SetResourceVersion("2") })
+	step("Failing", func(p *v1alpha1.JenkinsPipeline) {
+		p.SetConditions(xpv2.ReconcileError(errors.New("cannot observe the Jenkins job: 503")))
+	}, "failed:Failed")
+	step("StillFailingOtherMessage", func(p *v1alpha1.JenkinsPipeline) {
+		p.SetConditions(xpv2.ReconcileError(errors.New("cannot observe the Jenkins job: timeout")))
+	})
+	step("Recovered", func(p *v1alpha1.JenkinsPipeline) { p.SetConditions(xpv2.ReconcileSuccess()) })
+	step("Queued", func(p *v1alpha1.JenkinsPipeline) { p.Status.AtProvider.InQueue = true })
+	step("Building", func(p *v1alpha1.JenkinsPipeline) {
+		p.Status.AtProvider.InQueue = false
+		p.Status.AtProvider.LastBuild = &v1alpha1.BuildObservation{Number: 1, Building: true, URL: "https://jenkins.example/job/shop-dev/1/"}
+	})
+	step("Finished", func(p *v1alpha1.JenkinsPipeline) {
+		p.Status.AtProvider.LastBuild = &v1alpha1.BuildObservation{Number: 1, Result: "FAILURE", URL: "https://jenkins.example/job/shop-dev/1/"}
+	}, "completed:Failed")
+	step("PollAfterFinish", func(p *v1alpha1.JenkinsPipeline) { p.SetResourceVersion("3") })
+	step("BuildSeenOnlyFinished", func(p *v1alpha1.JenkinsPipeline) {
+		p.Status.AtProvider.LastBuild = &v1alpha1.BuildObservation{Number: 2, Result: "SUCCESS", URL: "https://jenkins.example/job/shop-dev/2/"}
+	}, "completed:Succeeded")
+}
+
+func TestDeleted(t *testing.T) {
+	k := jenkinspipeline.Lifecycle
+	past := time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)
+	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	cases := map[string]struct {
+		expiresAt string
+		pols      xpv2.ManagementPolicies
+		what, msg string
+	}{
+		"Deleted":         {what: events.Deleted, msg: "external object deleted"},
+		"BeforeExpiry":    {expiresAt: future, what: events.Deleted, msg: "external object deleted"},
+		"Expired":         {expiresAt: past, what: events.Expired, msg: "environment expired at " + past + "; external object deleted"},
+		"ExpiredRetained": {expiresAt: past, pols: xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate}, what: events.Expired, msg: "environment expired at " + past + "; external object kept: managementPolicies omit Delete"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := &sink{}
+			w := lifecycle.New(s, lifecycle.Options{Source: "test"})
+			p := pipeline()
+			now := metav1.Now()
+			p.SetDeletionTimestamp(&now)
+			if tc.expiresAt != "" {
+				p.SetAnnotations(map[string]string{lifecycle.AnnotationExpiresAt: tc.expiresAt})
+			}
+			p.SetManagementPolicies(tc.pols)
+			w.Deleted(k, p)
+			if len(s.got) != 1 {
+				t.Fatalf("got %d events, want 1", len(s.got))
+			}
+			e := s.got[0]
+			if e.What() != tc.what || e.Data.Message != tc.msg {
+				t.Errorf("got %s %q, want %s %q", e.What(), e.Data.Message, tc.what, tc.msg)
+			}
+			if e.Data.Project != "shop" || e.Data.Environment != "dev" || e.Subject != "jenkinspipeline/team-a/shop-dev" || e.Data.URL != "https://jenkins.example/job/shop-dev/" {
+				t.Errorf("event data: %+v subject %s", e.Data, e.Subject)
+			}
+		})
+	}
+}

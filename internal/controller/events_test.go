@@ -1,0 +1,261 @@
+package controller_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	amqp "github.com/rabbitmq/amqp091-go"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/gate"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	"github.com/freeleaps/provider-devops/apis/v1alpha1"
+	devops "github.com/freeleaps/provider-devops/internal/controller"
+	"github.com/freeleaps/provider-devops/internal/controller/deployrequest"
+	"github.com/freeleaps/provider-devops/internal/controller/lifecycle"
+	"github.com/freeleaps/provider-devops/internal/events"
+	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	fakejenkins "github.com/freeleaps/provider-devops/internal/testing/jenkins"
+	"github.com/freeleaps/provider-devops/internal/testing/rabbitmq"
+)
+
+const (
+	exchange    = "devops.events"
+	deployQueue = "devops.deploy-requests"
+	heartbeat   = time.Second
+)
+
+// stream collects every event published to the exchange.
+type stream struct {
+	mu  sync.Mutex
+	got []events.Event
+}
+
+func listenAll(t *testing.T, url string) *stream {
+	t.Helper()
+	conn, err := amqp.Dial(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	envtest.Must(t, ch.ExchangeDeclare(exchange, amqp.ExchangeTopic, true, false, false, false, nil))
+	q, err := ch.QueueDeclare("", false, true, true, false, nil)
+	envtest.Must(t, err)
+	// Every resource event; deploy requests share the exchange and are not events.
+	for _, key := range []string{"jenkinspipeline.#", "argoapplication.#", "dnsrecord.#", "registryrepo.#"} {
+		envtest.Must(t, ch.QueueBind(q.Name, key, exchange, false, nil))
+	}
+	ds, err := ch.Consume(q.Name, "", true, true, false, false, nil)
+	envtest.Must(t, err)
+	s := &stream{}
+	go func() {
+		for d := range ds {
+			var e events.Event
+			if err := json.Unmarshal(d.Body, &e); err != nil {
+				t.Errorf("event is not JSON: %v: %s", err, d.Body)
+				continue
+			}
+			s.mu.Lock()
+			s.got = append(s.got, e)
+			s.mu.Unlock()
+		}
+	}()
+	return s
+}
+
+// of returns the events about namespace/name of what, in arrival order.
+func (s *stream) of(ns, name, what string) []events.Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []events.Event
+	for _, e := range s.got {
+		if e.Data.Namespace == ns && e.Data.Name == name && (what == "" || e.What() == what) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// startProviderWithEvents wires the controllers and the event stream as
+// cmd/provider does with --events-secret.
+func startProviderWithEvents(t *testing.T, env *envtest.Env, url string, m *events.Metrics) {
+	t.Helper()
+	src := func(context.Context) (string, string, error) { return url, exchange, nil }
+	envtest.StartManager(t, env, time.Second, func(mgr ctrl.Manager, o controller.Options) error {
+		o.Gate = new(gate.Gate[schema.GroupVersionKind])
+		if err := customresourcesgate.Setup(mgr, o); err != nil {
+			return err
+		}
+		if err := devops.SetupGated(mgr, o); err != nil {
+			return err
+		}
+		pub := events.NewPublisher(events.PublisherOptions{Source: src, Metrics: m})
+		if err := mgr.Add(pub); err != nil {
+			return err
+		}
+		if err := devops.SetupLifecycleEvents(mgr, o, lifecycle.New(pub, lifecycle.Options{Source: "test", Heartbeat: heartbeat})); err != nil {
+			return err
+		}
+		return mgr.Add(events.NewConsumer(events.ConsumerOptions{Source: src, Queue: deployQueue, BindingKey: "deploy.#", RetryDelay: 100 * time.Millisecond, Metrics: m, Handler: deployrequest.Handler(mgr.GetClient())}))
+	})
+}
+
+// A JenkinsPipeline's whole life on the event stream against a real
+// RabbitMQ: created and ready; a deploy request that queues exactly one
+// build, even when delivered twice; poison and unknown-target requests
+// dead-lettered with their reason while the provider keeps going;
+// heartbeats while the build runs, then a completed event with the build's
+// URL; deleted.
+func TestEventStream(t *testing.T) {
+	env := envtest.Shared(t)
+	broker := rabbitmq.Start(t)
+	jenkins := fakejenkins.New("ci", secretText)
+	defer jenkins.Close()
+	c := env.Client
+	ctx := context.Background()
+	ns := "events"
+	create(t, c,
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "jenkins", Namespace: ns}, StringData: map[string]string{"credentials": `{"username": "ci", "token": "` + secretText + `"}`}},
+		&v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: v1alpha1.ProviderConfigSpec{
+			Jenkins: &v1alpha1.JenkinsConfig{URL: jenkins.URL, Credentials: v1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.SecretKeySelector{Name: "jenkins", Key: "credentials"}}},
+		}},
+	)
+	s := listenAll(t, broker.URL)
+	m := events.NewMetrics(nil)
+	startProviderWithEvents(t, env, broker.URL, m)
+
+	p := &jenkinsv1alpha1.JenkinsPipeline{
+		ObjectMeta: metav1.ObjectMeta{Name: "shop-dev", Namespace: ns, Labels: map[string]string{lifecycle.LabelProject: "shop", lifecycle.LabelEnvironment: "dev"}},
+		Spec: jenkinsv1alpha1.JenkinsPipelineSpec{ForProvider: jenkinsv1alpha1.JenkinsPipelineParameters{
+			Source:     jenkinsv1alpha1.PipelineSource{Script: ptr("node { echo 'deploy' }")},
+			Parameters: []jenkinsv1alpha1.Parameter{{Name: deployrequest.RevisionParameter, Type: "string", Default: ptr("main")}},
+		}},
+	}
+	p.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"})
+	create(t, c, p)
+	const path = "shop-dev"
+
+	envtest.Eventually(t, "created and ready events", func() bool {
+		return len(s.of(ns, p.Name, events.Created)) == 1 && len(s.of(ns, p.Name, events.Ready)) == 1
+	})
+	ready := s.of(ns, p.Name, events.Ready)[0]
+	if ready.Data.Project != "shop" || ready.Data.Environment != "dev" || ready.Data.Kind != "JenkinsPipeline" || ready.Data.URL != jenkins.URL+"/job/shop-dev/" {
+		t.Errorf("ready event data: %+v", ready.Data)
+	}
+
+	conn, err := amqp.Dial(broker.URL)
+	envtest.Must(t, err)
+	defer func() { _ = conn.Close() }()
+	ch, err := conn.Channel()
+	envtest.Must(t, err)
+	envtest.Eventually(t, "the deploy queue declared by the provider", func() bool {
+		c2, err := conn.Channel()
+		if err != nil {
+			return false
+		}
+		defer func() { _ = c2.Close() }()
+		_, err = c2.QueueDeclarePassive(deployQueue, true, false, false, false, amqp.Table{"x-dead-letter-exchange": events.DeadLetter(deployQueue)})
+		return err == nil
+	})
+	send := func(id, body string) {
+		t.Helper()
+		envtest.Must(t, ch.PublishWithContext(ctx, exchange, "deploy.shop.dev", true, false, amqp.Publishing{MessageId: id, ContentType: "application/json", Body: []byte(body)}))
+	}
+
+	// One request, delivered twice (at least once): one build.
+	send("req-1", `{"project": "shop", "environment": "dev", "revision": "abc123"}`)
+	envtest.Eventually(t, "the request queued a build", func() bool { return jenkins.Queued(path) == 1 })
+	send("req-1", `{"project": "shop", "environment": "dev", "revision": "abc123"}`)
+	// Poison and unknown targets go to the dead-letter queue.
+	send("bad-json", `{"project": "shop", `)
+	send("typo", `{"project": "shop", "enviroment": "dev"}`)
+	send("nobody", `{"project": "nope", "environment": "dev"}`)
+	envtest.Eventually(t, "five requests settled", func() bool {
+		return testutil.ToFloat64(m.Requests.WithLabelValues("done"))+testutil.ToFloat64(m.Requests.WithLabelValues("dead-lettered")) == 5
+	})
+	envtest.Must(t, c.Get(ctx, client.ObjectKeyFromObject(p), p))
+	if got := p.Spec.ForProvider.BuildRequest; got != "amqp-req-1" {
+		t.Errorf("buildRequest %q, want amqp-req-1", got)
+	}
+	dead, err := ch.Consume(events.DeadLetter(deployQueue), "", true, false, false, false, nil)
+	envtest.Must(t, err)
+	reasons := map[string]string{}
+	for len(reasons) < 3 {
+		select {
+		case d := <-dead:
+			reasons[d.MessageId], _ = d.Headers[events.HeaderReason].(string)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("dead letters so far: %v", reasons)
+		}
+	}
+	for id, want := range map[string]string{
+		"bad-json": "malformed message: not a JSON object",
+		"typo":     `malformed DevOpsReconcile: json: unknown field "enviroment"`,
+		"nobody":   "unknown target: no JenkinsPipeline is labelled devops.freeleaps.io/project=nope, devops.freeleaps.io/environment=dev",
+	} {
+		if !strings.Contains(reasons[id], want) {
+			t.Errorf("dead letter %s: reason %q, want it to contain %q", id, reasons[id], want)
+		}
+	}
+
+	// The build runs: heartbeats at the interval, then completed with its URL.
+	jenkins.RunQueue()
+	envtest.Eventually(t, "three heartbeats", func() bool { return len(s.of(ns, p.Name, events.Heartbeat)) >= 3 })
+	beats := s.of(ns, p.Name, events.Heartbeat)
+	for i := 1; i < len(beats); i++ {
+		if gap := beats[i].Time.Sub(beats[i-1].Time); gap < heartbeat/2 {
+			t.Errorf("heartbeats %s apart, want about %s", gap, heartbeat)
+		}
+	}
+	if b := beats[len(beats)-1].Data; b.Status != events.StatusRunning || b.Phase != "BUILDING" || b.URL != jenkins.URL+"/job/shop-dev/1/" {
+		t.Errorf("heartbeat data: %+v", b)
+	}
+	builds := jenkins.Builds(path)
+	if len(builds) != 1 || strings.Join(builds[0].Params[deployrequest.RevisionParameter], ",") != "abc123" {
+		t.Fatalf("builds: %+v; want exactly one, with REVISION=abc123", builds)
+	}
+	jenkins.Finish(path, "SUCCESS")
+	envtest.Eventually(t, "completed event", func() bool { return len(s.of(ns, p.Name, events.Completed)) == 1 })
+	done := s.of(ns, p.Name, events.Completed)[0].Data
+	if done.Status != events.StatusSucceeded || done.URL != jenkins.URL+"/job/shop-dev/1/" {
+		t.Errorf("completed event data: %+v", done)
+	}
+	nBeats := len(s.of(ns, p.Name, events.Heartbeat))
+	time.Sleep(3 * heartbeat)
+	if n := len(s.of(ns, p.Name, events.Heartbeat)); n != nBeats {
+		t.Errorf("%d heartbeats after the build finished", n-nBeats)
+	}
+	if n := len(jenkins.Builds(path)); n != 1 {
+		t.Errorf("%d builds; the redelivered request must not build again", n)
+	}
+
+	envtest.Must(t, c.Delete(ctx, p))
+	envtest.Eventually(t, "deleted event", func() bool { return len(s.of(ns, p.Name, events.Deleted)) == 1 })
+	for what, n := range map[string]int{events.Created: 1, events.Ready: 1, events.Failed: 0} {
+		if got := len(s.of(ns, p.Name, what)); got != n {
+			t.Errorf("%d %s events over the whole life, want %d", got, what, n)
+		}
+	}
+	t.Logf("event stream: %d events for %s, %d heartbeats; metrics published %v confirmed %v returned %v",
+		len(s.of(ns, p.Name, "")), p.Name, nBeats, testutil.ToFloat64(m.Published), testutil.ToFloat64(m.Confirmed), testutil.ToFloat64(m.Returned))
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -76,7 +77,7 @@ func (c *composer) envReady(env string) bool {
 // retained ones with Delete removed from their management policies once it
 // is Expiring, none once it is Expired (Crossplane deletes them, in
 // teardown order, or orphans the retained ones' external objects).
-func (c *composer) environment(e Environment, phase string) error {
+func (c *composer) environment(e Environment, phase string, x expiry) error {
 	if phase == PhaseExpired {
 		return nil
 	}
@@ -94,6 +95,15 @@ func (c *composer) environment(e Environment, phase string) error {
 		{nameApp(e.Name), c.p.app(e, keep[KindApp])},
 		{nameDNS(e.Name), c.p.dns(e, keep[KindDNS])},
 	} {
+		if o, ok := r.obj.(metav1.Object); ok && !x.at.IsZero() {
+			// The provider reports a deletion at or after this as expired.
+			a := o.GetAnnotations()
+			if a == nil {
+				a = map[string]string{}
+			}
+			a[AnnotationExpiresAt] = x.at.Format(time.RFC3339)
+			o.SetAnnotations(a)
+		}
 		if err := c.add(r.name, r.obj); err != nil {
 			return err
 		}

@@ -106,7 +106,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	for _, e := range spec.Environments {
 		x := expiryOf(s, e, prev[e.Name], oxr.Resource.GetAnnotations(), now)
 		phase := phaseAt(x, now, c.envReady(e.Name), prev[e.Name], e, observed)
-		if err := c.environment(e, phase); err != nil {
+		if err := c.environment(e, phase, x); err != nil {
 			response.Fatal(rsp, err)
 			return rsp, nil
 		}

@@ -20,6 +20,11 @@ const (
 // a new value restarts that environment's ttl from now.
 const AnnotationRenewPrefix = "renew.devops.freeleaps.io/"
 
+// AnnotationExpiresAt on each composed resource of an environment with a
+// ttl is when the environment expires (RFC 3339). The provider reports the
+// resource's deletion at or after it as expired rather than deleted.
+const AnnotationExpiresAt = "devops.freeleaps.io/expires-at"
+
 // EnvStatus is one environment in the XR's status.environments. ExpiresAt,
 // TTL and Renewal persist the expiry: it is computed once and moved only by
 // a new ttl or a new renew annotation value, never derived from

@@ -133,3 +133,22 @@ func TestDeleted(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkChangedNoEvent is what every status write of a managed resource
+// costs the watcher when nothing it reports changed (the steady state).
+func BenchmarkChangedNoEvent(b *testing.B) {
+	s := &sink{}
+	w := lifecycle.New(s, lifecycle.Options{Source: "bench"})
+	old := pipeline()
+	old.SetConditions(xpv2.Available(), xpv2.ReconcileSuccess())
+	old.Status.AtProvider.LastBuild = &v1alpha1.BuildObservation{Number: 3, Result: "SUCCESS"}
+	cur := old.DeepCopy()
+	cur.SetResourceVersion("2")
+	b.ReportAllocs()
+	for range b.N {
+		w.Changed(jenkinspipeline.Lifecycle, old, cur)
+	}
+	if len(s.got) != 0 {
+		b.Fatalf("%d events for no change", len(s.got))
+	}
+}

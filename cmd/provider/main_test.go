@@ -11,8 +11,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
 )
@@ -93,6 +97,84 @@ func TestBinary(t *testing.T) {
 		}
 		t.Fatalf("controllers never registered: %v\nprovider output:\n%s", missing, logs.String())
 	})
+}
+
+// TestBinaryEventsBrokerDown runs the provider with the event stream on and
+// its broker unreachable: it serves, keeps retrying with back-off, exports
+// the outbox metrics, and never prints the broker password.
+func TestBinaryEventsBrokerDown(t *testing.T) {
+	env := envtest.Shared(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "provider")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	kc, err := env.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kcPath := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kcPath, kc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const password = "amqp-pw-never-printed"
+	closed := freeAddr(t) // nothing listens there
+	ctx := context.Background()
+	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "events-down"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "rabbitmq", Namespace: "events-down"},
+		StringData: map[string]string{"url": "amqp://provider:" + password + "@" + closed + "/"}}); err != nil {
+		t.Fatal(err)
+	}
+	metrics, health := freeAddr(t), freeAddr(t)
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, bin, "--metrics-bind-address="+metrics, "--health-probe-bind-address="+health, "--events-secret=events-down/rabbitmq", "--debug")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kcPath)
+	logs := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); _ = cmd.Wait() }()
+	if _, err := waitOK("http://" + health + "/healthz"); err != nil {
+		t.Fatalf("healthz: %v\nprovider output:\n%s", err, logs.String())
+	}
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(250 * time.Millisecond) {
+		body, err := waitOK("http://" + metrics + "/metrics")
+		if err != nil {
+			t.Fatalf("metrics: %v", err)
+		}
+		if strings.Contains(body, "provider_devops_events_outbox_depth") && strings.Contains(logs.String(), "event stream disconnected") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no outbox metric or no reconnect log within 60s\nprovider output:\n%s", logs.String())
+		}
+	}
+	if out := logs.String(); strings.Contains(out, password) {
+		t.Fatalf("the broker password was printed:\n%s", out)
+	} else if !strings.Contains(out, "amqp://provider@"+closed) {
+		t.Errorf("want the redacted broker URL in the reconnect log:\n%s", out)
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func freeAddr(t *testing.T) string {

@@ -199,6 +199,8 @@ type ArgoApplicationParameters struct {
 // ArgoApplicationObservation is the small part of Application status a user
 // acts on.
 type ArgoApplicationObservation struct {
+	// URL of the application in the Argo CD UI.
+	URL string `json:"url,omitempty"`
 	// SyncStatus: Synced, OutOfSync or Unknown.
 	SyncStatus string `json:"syncStatus,omitempty"`
 	// Revision the application is synced to.

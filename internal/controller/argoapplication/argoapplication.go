@@ -83,7 +83,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoApplication) (
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
-	return &external{client: cl}, nil
+	return &external{client: cl, server: s.URL}, nil
 }
 
 // Lifecycle describes ArgoApplications to the event stream: a sync
@@ -91,6 +91,12 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoApplication) (
 var Lifecycle = lifecycle.Kind{
 	Name: v1alpha1.ArgoApplicationKind,
 	New:  func() client.Object { return &v1alpha1.ArgoApplication{} },
+	URL: func(mg resource.Managed) string {
+		if cr, _ := mg.(*v1alpha1.ArgoApplication); cr != nil {
+			return cr.Status.AtProvider.URL
+		}
+		return ""
+	},
 	Work: func(mg resource.Managed) *lifecycle.Work {
 		cr, _ := mg.(*v1alpha1.ArgoApplication)
 		if cr == nil {

@@ -65,6 +65,9 @@ func TestArgoApplicationLifecycle(t *testing.T) {
 		return get(t, c, cr) && cr.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue &&
 			cr.Status.AtProvider.SyncStatus == "Synced" && cr.Status.AtProvider.HealthStatus == "Healthy" && cr.Status.AtProvider.Revision == "4f2a9c1"
 	})
+	if want := srv.URL + "/applications/shop-alpha"; cr.Status.AtProvider.URL != want {
+		t.Errorf("url: got %q, want %q", cr.Status.AtProvider.URL, want)
+	}
 
 	// Drift made in Argo CD is corrected on a later poll.
 	srv.Modify("shop-alpha", func(a map[string]any) {

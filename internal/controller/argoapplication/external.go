@@ -2,6 +2,8 @@ package argoapplication
 
 import (
 	"context"
+	"net/url"
+	"strings"
 	"fmt"
 
 	"github.com/google/go-cmp/cmp"
@@ -28,6 +30,8 @@ const (
 
 type external struct {
 	client Client
+	// server is the Argo CD URL, for the application's link in status.
+	server string
 }
 
 // Observe reads the application once and compares the managed fields.
@@ -45,6 +49,9 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoApplication) (m
 	}
 
 	cr.Status.AtProvider = Observation(app)
+	if e.server != "" {
+		cr.Status.AtProvider.URL = strings.TrimSuffix(e.server, "/") + "/applications/" + url.PathEscape(name)
+	}
 	cr.SetConditions(Readiness(app))
 
 	want := Desired(cr)

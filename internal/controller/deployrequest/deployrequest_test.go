@@ -1,0 +1,59 @@
+package deployrequest
+
+import (
+	"strings"
+	"testing"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+)
+
+func TestParse(t *testing.T) {
+	cases := map[string]struct {
+		body    string
+		want    string // error substring; empty means valid
+		project string
+	}{
+		"Plain":           {body: `{"project": "shop", "environment": "dev", "revision": "abc"}`, project: "shop"},
+		"CloudEvent":      {body: `{"specversion": "1.0", "type": "io.freeleaps.devops.DevOpsReconcile", "id": "1", "source": "ci", "data": {"project": "shop", "environment": "dev"}}`, project: "shop"},
+		"WrongEventType":  {body: `{"specversion": "1.0", "type": "com.example.other", "data": {}}`, want: `CloudEvent type "com.example.other"`},
+		"NotJSON":         {body: `deploy shop`, want: "malformed message: not a JSON object"},
+		"Array":           {body: `[1]`, want: "malformed message: not a JSON object"},
+		"UnknownField":    {body: `{"project": "shop", "env": "dev"}`, want: `unknown field "env"`},
+		"NoProject":       {body: `{"environment": "dev"}`, want: "project is required"},
+		"NoEnvironment":   {body: `{"project": "shop"}`, want: "environment is required"},
+		"BadLabelValue":   {body: `{"project": "shop/../x", "environment": "dev"}`, want: `project "shop/../x"`},
+		"BadNamespace":    {body: `{"project": "shop", "environment": "dev", "namespace": "Team_A"}`, want: `namespace "Team_A"`},
+		"RevisionTwice":   {body: `{"project": "shop", "environment": "dev", "revision": "a", "parameters": {"REVISION": "b"}}`, want: "both revision and parameters.REVISION"},
+		"WrongFieldTypes": {body: `{"project": "shop", "environment": "dev", "parameters": {"A": 1}}`, want: "malformed DevOpsReconcile"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r, err := Parse([]byte(tc.body))
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tc.want == "" && r.Project != tc.project:
+				t.Fatalf("project %q, want %q", r.Project, tc.project)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestToken(t *testing.T) {
+	a := Token(amqp.Delivery{MessageId: "deploy shop/dev #42", Body: []byte("x")})
+	if a != "amqp-deploy-shop-dev-42" {
+		t.Errorf("token from message id: %q", a)
+	}
+	b1, b2 := Token(amqp.Delivery{Body: []byte(`{"project":"a"}`)}), Token(amqp.Delivery{Body: []byte(`{"project":"a"}`)})
+	if b1 != b2 || !strings.HasPrefix(b1, "amqp-sha256-") {
+		t.Errorf("tokens of one body differ or are malformed: %q %q", b1, b2)
+	}
+	if b1 == Token(amqp.Delivery{Body: []byte(`{"project":"b"}`)}) {
+		t.Error("two bodies, one token")
+	}
+	if long := Token(amqp.Delivery{MessageId: strings.Repeat("x", 400)}); len(long) > 253 {
+		t.Errorf("token of %d characters exceeds buildRequest's 253", len(long))
+	}
+}

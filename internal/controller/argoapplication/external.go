@@ -2,9 +2,9 @@ package argoapplication
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
-	"fmt"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"

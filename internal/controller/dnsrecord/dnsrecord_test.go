@@ -207,8 +207,10 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 	// added stays.
 	srv.NSUpdate(t, "update add www.example.test. 300 A 198.51.100.7")
 	get(c, www)
+	deleted := time.Now()
 	envtest.Must(t, c.Delete(ctx, www))
-	envtest.Eventually(t, "own values deleted, foreign value kept", func() bool {
+	defer func() { t.Logf("deletion took %s", time.Since(deleted).Round(time.Millisecond)) }()
+	envtest.EventuallyWithin(t, 3*time.Minute, "own values deleted, foreign value kept", func() bool {
 		v := srv.Values("www.example.test.", mdns.TypeA)
 		return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(www), www)) && len(v) == 1 && v[0] == "198.51.100.7"
 	})

@@ -11,7 +11,15 @@ import (
 // once.
 func Eventually(t *testing.T, what string, fn func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+	EventuallyWithin(t, 60*time.Second, what, fn)
+}
+
+// EventuallyWithin is Eventually with its own limit, for waits that include
+// a fixed delay of the reconciler: deleting a resource created less than 30s
+// ago waits out crossplane-runtime's creation grace period first.
+func EventuallyWithin(t *testing.T, limit time.Duration, what string, fn func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		if fn() {
 			return
 		}

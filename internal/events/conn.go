@@ -76,8 +76,23 @@ func connectOnce(ctx context.Context, name string, src Source, s session) error 
 	if err != nil {
 		return errors.Errorf("cannot connect to %s: %s", Redact(u), redactErr(err, u))
 	}
-	defer func() { _ = conn.Close() }()
+	defer closeWithin(conn.Close)
 	return s(ctx, conn, exchange)
+}
+
+// closeTimeout bounds a graceful close: it waits for the broker's reply,
+// which a dead or wedged connection never sends.
+const closeTimeout = 5 * time.Second
+
+// closeWithin closes gracefully but gives up after closeTimeout, so that
+// stopping the provider never hangs on the broker.
+func closeWithin(fn func() error) {
+	done := make(chan struct{})
+	go func() { _ = fn(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(closeTimeout):
+	}
 }
 
 // Redact returns the URL without its password, for messages.

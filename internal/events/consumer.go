@@ -100,7 +100,7 @@ func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, exchange 
 	if err != nil {
 		return errors.Wrap(err, "cannot open a channel")
 	}
-	defer func() { _ = ch.Close() }()
+	defer closeWithin(ch.Close)
 	dl := DeadLetter(c.o.Queue)
 	steps := []struct {
 		what string
@@ -133,7 +133,9 @@ func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, exchange 
 			return errors.Wrapf(err, "cannot %s", s.what)
 		}
 	}
-	deliveries, err := ch.ConsumeWithContext(ctx, c.o.Queue, "", false, false, false, false, nil)
+	// Not ConsumeWithContext: its cancel on ctx races the channel close
+	// below inside the library and can leave both waiting forever.
+	deliveries, err := ch.Consume(c.o.Queue, "", false, false, false, false, nil)
 	if err != nil {
 		return errors.Wrapf(err, "cannot consume %s", c.o.Queue)
 	}

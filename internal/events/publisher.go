@@ -181,7 +181,7 @@ func (p *Publisher) session(ctx context.Context, conn *amqp.Connection, exchange
 	if err != nil {
 		return errors.Wrap(err, "cannot open a channel")
 	}
-	defer func() { _ = ch.Close() }()
+	defer closeWithin(ch.Close)
 	if err := ch.ExchangeDeclare(exchange, amqp.ExchangeTopic, true, false, false, false, nil); err != nil {
 		return errors.Wrapf(err, "cannot declare the durable topic exchange %q", exchange)
 	}

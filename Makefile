@@ -43,6 +43,25 @@ check-generated: generate ## Fail when generated files are not committed.
 build: ## Build the provider binary.
 	CGO_ENABLED=0 go build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/provider ./cmd/provider
 
+# Packages: semantic versions, as dependency constraints need them.
+PKG_VERSION ?= v0.1.0
+XPKG := _output/xpkg
+CROSSPLANE_CLI = $$(hack/tool.sh $(CROSSPLANE_MODULE) $(CROSSPLANE_VERSION) $(CROSSPLANE_MODULE)/cmd/crank crossplane)
+IMAGE_LABELS = -label org.opencontainers.image.source=https://github.com/freeleaps/provider-devops -label org.opencontainers.image.version=$(PKG_VERSION) -label org.opencontainers.image.revision=$(VERSION)
+
+.PHONY: xpkg
+xpkg: ## Build the provider, function and configuration packages with embedded runtime images (no Docker).
+	@mkdir -p $(XPKG) _output/images
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $(LDFLAGS)" -o _output/static/provider ./cmd/provider
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $(LDFLAGS)" -o _output/static/function ./functions/devopsproject
+	go run ./cluster/image -binary _output/static/provider -tag provider-devops:$(PKG_VERSION) -out _output/images/provider.tar $(IMAGE_LABELS) -label org.opencontainers.image.title=provider-devops
+	go run ./cluster/image -binary _output/static/function -tag function-devopsproject:$(PKG_VERSION) -out _output/images/function.tar $(IMAGE_LABELS) -label org.opencontainers.image.title=function-devopsproject
+	cli="$(CROSSPLANE_CLI)"; \
+	  $$cli xpkg build --package-root package/provider --examples-root examples --ignore 'devopsproject/*,events/*.json,*/README.md' --embed-runtime-image-tarball _output/images/provider.tar -o $(XPKG)/provider-devops-$(PKG_VERSION).xpkg; \
+	  $$cli xpkg build --package-root package/function --embed-runtime-image-tarball _output/images/function.tar -o $(XPKG)/function-devopsproject-$(PKG_VERSION).xpkg; \
+	  $$cli xpkg build --package-root package/configuration --examples-root examples/devopsproject --ignore 'composition*.yaml,functions.yaml,observed-*.yaml' -o $(XPKG)/configuration-devopsproject-$(PKG_VERSION).xpkg
+	@ls -l $(XPKG)
+
 .PHONY: envtest-assets
 envtest-assets: ## Install etcd and build kube-apiserver for the integration tests.
 	@hack/envtest-assets.sh >/dev/null

@@ -37,9 +37,13 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	now := f.now().UTC()
 	rsp := response.To(req, defaultPollInterval)
 
-	in := &v1beta1.Input{}
-	if err := request.GetInput(req, in); err != nil {
-		in = nil // no input: defaults
+	var in *v1beta1.Input // none: defaults
+	if req.GetInput() != nil {
+		in = &v1beta1.Input{}
+		if err := request.GetInput(req, in); err != nil {
+			response.Fatal(rsp, errors.Wrap(err, "cannot read the function input (devopsproject.fn.freeleaps.io/v1beta1 Input) given by the Composition step"))
+			return rsp, nil
+		}
 	}
 	s, err := parseInput(in)
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -279,5 +280,18 @@ func TestReadiness(t *testing.T) {
 	}
 	if p := envStatus(t, rsp, "prod")["phase"]; p != "Provisioning" {
 		t.Errorf("prod without a Ready app: %v", p)
+	}
+}
+
+// An input that does not decode is refused, naming it, rather than being
+// silently replaced by the defaults.
+func TestUndecodableInputIsFatal(t *testing.T) {
+	rsp := run(t, t0, newRequest(t, xr(), nil, map[string]any{"registryVisibility": 5}))
+	r := rsp.GetResults()
+	if len(r) != 1 || r[0].GetSeverity() != fnv1.Severity_SEVERITY_FATAL || !strings.Contains(r[0].GetMessage(), "cannot read the function input") {
+		t.Fatalf("want one fatal result naming the input, got %v", r)
+	}
+	if len(rsp.GetDesired().GetResources()) != 0 {
+		t.Errorf("resources composed despite a bad input: %v", names(rsp))
 	}
 }

@@ -68,7 +68,7 @@ envtest-assets: ## Install etcd and build kube-apiserver for the integration tes
 
 .PHONY: test
 test: envtest-assets ## Unit and integration tests (real kube-apiserver + etcd).
-	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" CROSSPLANE_CLI="$$(hack/tool.sh $(CROSSPLANE_MODULE) $(CROSSPLANE_VERSION) $(CROSSPLANE_MODULE)/cmd/crank crossplane)" \
+	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" CROSSPLANE_CLI="$(CROSSPLANE_CLI)" \
 	  go test $(GO_TEST_FLAGS) -timeout $(TEST_TIMEOUT) ./...
 
 .PHONY: unit
@@ -82,7 +82,7 @@ lint: ## gofmt and go vet.
 
 .PHONY: render
 render: ## Render and validate every DevOpsProject example with the real crossplane CLI (updates the golden files).
-	CROSSPLANE_CLI="$$(hack/tool.sh $(CROSSPLANE_MODULE) $(CROSSPLANE_VERSION) $(CROSSPLANE_MODULE)/cmd/crank crossplane)" \
+	CROSSPLANE_CLI="$(CROSSPLANE_CLI)" \
 	  go test -count=1 -run TestRender ./functions/devopsproject/ -update
 
 .PHONY: bench

@@ -72,7 +72,7 @@ func (f *eventFlags) validate() error {
 	return nil
 }
 
-// source reads the broker URL and exchange before every connection, through
+// brokerSource reads the broker URL and exchange before every connection, through
 // the uncached reader: the provider does not watch Secrets.
 func (f *eventFlags) brokerSource(kube client.Reader) events.Source {
 	if f.secret != "" {

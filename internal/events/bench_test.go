@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/freeleaps/provider-devops/internal/testing/rabbitmq"
 )
@@ -22,7 +21,7 @@ func BenchmarkPublishConfirmed(b *testing.B) {
 	go func() { _ = p.Start(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
 	// A bound queue, so that events are routed (not returned).
-	read := listenBench(b, broker.URL)
+	listen(b, broker.URL, "bench")
 	e := event(0)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -37,29 +36,6 @@ func BenchmarkPublishConfirmed(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
-	read()
-}
-
-func listenBench(b *testing.B, url string) func() {
-	b.Helper()
-	conn, err := amqp.Dial(url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ch, err := conn.Channel()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := ch.ExchangeDeclare(exchange, "topic", true, false, false, false, nil); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := ch.QueueDeclare("bench", false, false, false, false, nil); err != nil {
-		b.Fatal(err)
-	}
-	if err := ch.QueueBind("bench", "#", exchange, false, nil); err != nil {
-		b.Fatal(err)
-	}
-	return func() { _, _ = ch.QueuePurge("bench", false); _ = conn.Close() }
 }
 
 // BenchmarkEventMarshal is the cost of encoding one event.

@@ -24,7 +24,7 @@ func source(url string) Source {
 
 // listen declares a durable queue bound to the exchange for every event and
 // returns a function that reads what has arrived so far.
-func listen(t *testing.T, url, queue string) (read func(wantAtLeast int, within time.Duration) []amqp.Delivery) {
+func listen(t testing.TB, url, queue string) (read func(wantAtLeast int, within time.Duration) []amqp.Delivery) {
 	t.Helper()
 	conn, err := amqp.Dial(url)
 	if err != nil {

@@ -94,13 +94,13 @@ func NewPublisher(o PublisherOptions) *Publisher {
 func (p *Publisher) Publish(e Event) error {
 	body, err := e.Marshal()
 	if err != nil {
-		p.drop(DropUnencodable, e, err.Error())
+		p.drop(DropUnencodable, e.Type, e.ID, err.Error())
 		return errors.Wrap(err, "cannot encode event")
 	}
 	p.mu.Lock()
 	if len(p.queue)+p.inflight >= p.o.OutboxSize {
 		p.mu.Unlock()
-		p.drop(DropOutboxFull, e, fmt.Sprintf("%d events wait for the broker", p.o.OutboxSize))
+		p.drop(DropOutboxFull, e.Type, e.ID, fmt.Sprintf("%d events wait for the broker", p.o.OutboxSize))
 		return ErrOutboxFull
 	}
 	p.queue = append(p.queue, &message{id: e.ID, key: e.RoutingKey(), typ: e.Type, at: e.Time, body: body})
@@ -135,10 +135,11 @@ func (p *Publisher) signal() {
 	}
 }
 
-func (p *Publisher) drop(reason string, e Event, detail string) {
+// drop counts a dropped event and logs it, throttled.
+func (p *Publisher) drop(reason, typ, id, detail string) {
 	p.o.Metrics.Dropped.WithLabelValues(reason).Inc()
 	if ok, n := p.dropLog.allow(time.Now()); ok {
-		p.o.Log.Info("event dropped", "reason", reason, "detail", detail, "type", e.Type, "subject", e.Subject, "id", e.ID, "droppedSinceLastReport", n)
+		p.o.Log.Info("event dropped", "reason", reason, "detail", detail, "type", typ, "id", id, "droppedSinceLastReport", n)
 	}
 }
 
@@ -275,20 +276,13 @@ func (p *Publisher) session(ctx context.Context, conn *amqp.Connection, exchange
 				delete(returned, m.id)
 				p.o.Metrics.Returned.Inc()
 				p.done(1)
-				p.dropMessage(DropUnroutable, m, "no queue is bound to exchange "+exchange+" for routing key "+m.key+" ("+reason+")")
+				p.drop(DropUnroutable, m.typ, m.id, "no queue is bound to exchange "+exchange+" for routing key "+m.key+" ("+reason+")")
 			default:
 				retries = 0
 				p.o.Metrics.Confirmed.Inc()
 				p.done(1)
 			}
 		}
-	}
-}
-
-func (p *Publisher) dropMessage(reason string, m *message, detail string) {
-	p.o.Metrics.Dropped.WithLabelValues(reason).Inc()
-	if ok, n := p.dropLog.allow(time.Now()); ok {
-		p.o.Log.Info("event dropped", "reason", reason, "detail", detail, "type", m.typ, "id", m.id, "droppedSinceLastReport", n)
 	}
 }
 

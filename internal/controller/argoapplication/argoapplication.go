@@ -3,6 +3,7 @@
 package argoapplication
 
 import (
+	"cmp"
 	"context"
 	"strings"
 
@@ -126,7 +127,7 @@ func Work(o v1alpha1.ArgoApplicationObservation) *lifecycle.Work {
 	}
 	// Finished runs carry no id: a completed event follows only a run seen
 	// in progress, never a poll.
-	return &lifecycle.Work{Status: events.StatusSucceeded, Phase: first(o.OperationPhase, o.HealthStatus), Message: "synced to " + first(o.Revision, "the target revision") + ", health " + first(o.HealthStatus, "unknown")}
+	return &lifecycle.Work{Status: events.StatusSucceeded, Phase: cmp.Or(o.OperationPhase, o.HealthStatus), Message: "synced to " + cmp.Or(o.Revision, "the target revision") + ", health " + cmp.Or(o.HealthStatus, "unknown")}
 }
 
 func messageSuffix(m string) string {
@@ -134,13 +135,4 @@ func messageSuffix(m string) string {
 		return ""
 	}
 	return ": " + m
-}
-
-func first(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -107,13 +107,14 @@ func Parse(body []byte) (*Request, error) {
 	return &r, nil
 }
 
-var unsafe = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+// notTokenChars may not appear in a buildRequest token.
+var notTokenChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
 // Token is the buildRequest a message sets: the same for every delivery of
 // one message (its message id, else a digest of its body), so a redelivery
 // never queues a second build.
 func Token(d amqp.Delivery) string {
-	if id := unsafe.ReplaceAllString(d.MessageId, "-"); id != "" {
+	if id := notTokenChars.ReplaceAllString(d.MessageId, "-"); id != "" {
 		return "amqp-" + id[:min(len(id), 200)]
 	}
 	sum := sha256.Sum256(d.Body)

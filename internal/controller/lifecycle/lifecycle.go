@@ -6,6 +6,7 @@
 package lifecycle
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -224,7 +225,7 @@ func (w *Watcher) work(d events.Data, uid types.UID, old, cur *Work) {
 	wasTracked := w.untrack(uid)
 	unseenRun := cur.ID != "" && (old == nil || old.ID != cur.ID)
 	if wasTracked || (old != nil && old.Running) || unseenRun {
-		d.URL = first(cur.URL, d.URL)
+		d.URL = cmp.Or(cur.URL, d.URL)
 		w.emit(events.Completed, d, cur.Phase, cur.Status, cur.Message)
 	}
 }
@@ -257,8 +258,8 @@ func (w *Watcher) heartbeat(now time.Time) {
 	w.mu.Unlock()
 	for _, t := range beats {
 		d := t.data
-		d.URL = first(t.work.URL, d.URL)
-		msg := fmt.Sprintf("%s for %s", first(t.work.Message, "in progress"), now.Sub(t.since).Round(time.Second))
+		d.URL = cmp.Or(t.work.URL, d.URL)
+		msg := fmt.Sprintf("%s for %s", cmp.Or(t.work.Message, "in progress"), now.Sub(t.since).Round(time.Second))
 		w.emit(events.Heartbeat, d, t.work.Phase, events.StatusRunning, msg)
 	}
 }
@@ -299,7 +300,7 @@ func reason(mg resource.Managed) string {
 }
 
 func readyMessage(mg resource.Managed) string {
-	return first(mg.GetCondition(xpv2.TypeReady).Message, "resource is ready")
+	return cmp.Or(mg.GetCondition(xpv2.TypeReady).Message, "resource is ready")
 }
 
 // failure is the Synced condition's message while reconciling fails.
@@ -323,13 +324,4 @@ func keeps(mg resource.Managed) (bool, string) {
 		}
 	}
 	return true, "managementPolicies omit Delete"
-}
-
-func first(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -183,9 +183,6 @@ func (b *Broker) Close() {
 	_ = b.epmd.Wait()
 }
 
-// Ctl runs rabbitmqctl against the node, e.g. Ctl("list_queues").
-func (b *Broker) Ctl(args ...string) (string, error) { return b.ctl(args...) }
-
 func (b *Broker) ctl(args ...string) (string, error) {
 	cmd := exec.Command(filepath.Join(Bin, "rabbitmqctl"), args...)
 	cmd.Env = b.env

@@ -67,9 +67,31 @@ envtest-assets: ## Install etcd and build kube-apiserver for the integration tes
 	@hack/envtest-assets.sh >/dev/null
 
 .PHONY: test
-test: envtest-assets ## Unit and integration tests (real kube-apiserver + etcd).
+test: envtest-assets ## Every test: unit and integration (real kube-apiserver + etcd), then make e2e.
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" CROSSPLANE_CLI="$(CROSSPLANE_CLI)" \
-	  go test $(GO_TEST_FLAGS) -timeout $(TEST_TIMEOUT) ./...
+	  go test $(GO_TEST_FLAGS) -timeout $(TEST_TIMEOUT) $$(go list ./... | grep -v /test/e2e)
+	@$(MAKE) --no-print-directory e2e
+
+# The end-to-end test and the demo run a real Crossplane: its core binary is
+# built at the CLI's release, with the version stamped in (an unversioned core
+# refuses every package as incompatible).
+CROSSPLANE_CORE = $$(TOOL_LDFLAGS="-X $(CROSSPLANE_MODULE)/internal/version.version=$(CROSSPLANE_VERSION)" hack/tool.sh $(CROSSPLANE_MODULE) $(CROSSPLANE_VERSION) $(CROSSPLANE_MODULE)/cmd/crossplane crossplane-core)
+E2E_ENV = KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh kube-controller-manager)" CROSSPLANE="$(CROSSPLANE_CORE)" \
+	  CROSSPLANE_CLI="$(CROSSPLANE_CLI)" CROSSPLANE_VERSION=$(CROSSPLANE_VERSION) PKG_VERSION=$(PKG_VERSION)
+
+.PHONY: e2e-deps
+e2e-deps: xpkg
+	@hack/envtest-assets.sh kube-controller-manager >/dev/null
+	@echo "$(CROSSPLANE_CORE)" >/dev/null
+	CGO_ENABLED=0 go build -trimpath -o $(BIN)/sandbox ./cmd/sandbox
+
+.PHONY: e2e
+e2e: e2e-deps ## The packages installed into a real Crossplane v2 and the DevOpsProject scenario, asserted.
+	$(E2E_ENV) go test -count=1 -v -timeout 30m ./test/e2e/
+
+.PHONY: demo
+demo: e2e-deps ## The local demo: the same scenario with readable progress and a summary.
+	$(E2E_ENV) go run ./cluster/demo
 
 .PHONY: unit
 unit: ## Unit tests only (no servers).

@@ -3,6 +3,8 @@
 # downloading anything but Debian packages and Go modules, and prints the directory to use as
 # KUBEBUILDER_ASSETS. etcd comes from Debian's etcd-server; kube-apiserver is built from the Go
 # module proxy at the version matching our k8s.io libraries, once, into a cache keyed by version.
+# With the argument kube-controller-manager it also builds that (the end-to-end test runs its
+# garbage collector and namespace controllers, which Crossplane relies on).
 set -euo pipefail
 
 KUBE_VERSION="${KUBE_VERSION:-v1.35.3}"
@@ -18,10 +20,10 @@ ensure_etcd() {
   fi
 }
 
-build_apiserver() {
-  local out="$ASSETS/kube-apiserver"
+build() {
+  local cmd="$1" out="$ASSETS/$1"
   [ -x "$out" ] && return 0
-  log "building kube-apiserver $KUBE_VERSION from the Go module proxy (about 6 minutes cold)"
+  log "building $cmd $KUBE_VERSION from the Go module proxy (about 6 minutes cold)"
   local work; work="$(mktemp -d)"
   trap 'rm -rf "$work"' RETURN
   (
@@ -38,16 +40,22 @@ build_apiserver() {
       grep -E '^\s+k8s\.io/[a-z0-9-]+ v0\.0\.0$' "$gomod" | awk -v v="$staging_version" '{print "\t" $1 " => " $1 " " v}'
       echo ")"
     } >> go.mod
-    echo 'package tools; import _ "k8s.io/kubernetes/cmd/kube-apiserver/app"' > tools.go
+    echo "package tools; import _ \"k8s.io/kubernetes/cmd/$cmd/app\"" > tools.go
     go mod tidy >/dev/null 2>&1 || go mod tidy
     mkdir -p "$ASSETS"
-    CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$out.tmp" k8s.io/kubernetes/cmd/kube-apiserver
+    CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$out.tmp" "k8s.io/kubernetes/cmd/$cmd"
     mv "$out.tmp" "$out"
   )
 }
 
 mkdir -p "$ASSETS"
 ensure_etcd
-build_apiserver
+build kube-apiserver
+for extra in "$@"; do
+  case "$extra" in
+    kube-controller-manager) build kube-controller-manager ;;
+    *) log "unknown binary $extra"; exit 2 ;;
+  esac
+done
 ln -sf "$(command -v etcd || echo /usr/bin/etcd)" "$ASSETS/etcd"
 echo "$ASSETS"

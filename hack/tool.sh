@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds a Go tool at a pinned version into the cache (once per version) and prints its path.
-# Usage: hack/tool.sh MODULE VERSION PACKAGE [BINARY]
+# Usage: [TOOL_LDFLAGS=...] hack/tool.sh MODULE VERSION PACKAGE [BINARY]
 # It builds in a throwaway module with an explicit require instead of `go install pkg@v`,
 # because the module proxy refuses version *lists* for some modules and `go install` asks
 # for one (to check deprecations).
@@ -17,7 +17,7 @@ if [ ! -x "$cache/$bin" ]; then
     printf 'package tools\n\nimport _ "%s"\n' "$pkg" > tools.go
     GOFLAGS=-mod=mod go mod tidy >/dev/null 2>&1 || GOFLAGS=-mod=mod go mod tidy
     mkdir -p "$cache"
-    CGO_ENABLED=0 go build -trimpath -o "$cache/$bin.tmp" "$pkg"
+    CGO_ENABLED=0 go build -trimpath -ldflags "${TOOL_LDFLAGS:-}" -o "$cache/$bin.tmp" "$pkg"
     mv "$cache/$bin.tmp" "$cache/$bin"
   )
 fi

@@ -105,7 +105,7 @@ func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPip
 	if script == "" {
 		script = "Jenkinsfile"
 	}
-	envDefault := e.Name
+	envDefault, headRevision := e.Name, ""
 	return &jenkinsv1alpha1.JenkinsPipeline{
 		TypeMeta:   metav1.TypeMeta{APIVersion: jenkinsv1alpha1.SchemeGroupVersion.String(), Kind: KindPipeline},
 		ObjectMeta: p.meta(e.Name, nil),
@@ -116,7 +116,12 @@ func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPip
 			Source: jenkinsv1alpha1.PipelineSource{SCM: &jenkinsv1alpha1.SCMSource{
 				URL: g.URL, Branch: branch(g), ScriptPath: script, CredentialsID: g.JenkinsCredentialsID,
 			}},
-			Parameters: []jenkinsv1alpha1.Parameter{{Name: "ENVIRONMENT", Type: jenkinsv1alpha1.ParameterString, Default: &envDefault, Description: "The environment to deploy to."}},
+			// REVISION is what a deploy request over RabbitMQ sets
+			// (internal/controller/deployrequest).
+			Parameters: []jenkinsv1alpha1.Parameter{
+				{Name: "ENVIRONMENT", Type: jenkinsv1alpha1.ParameterString, Default: &envDefault, Description: "The environment to deploy to."},
+				{Name: jenkinsv1alpha1.RevisionParameter, Type: jenkinsv1alpha1.ParameterString, Default: &headRevision, Description: "The git revision to build; empty builds the head of the branch."},
+			},
 		}},
 	}
 }

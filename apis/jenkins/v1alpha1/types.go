@@ -246,3 +246,7 @@ type JenkinsPipelineList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []JenkinsPipeline `json:"items"`
 }
+
+// RevisionParameter is the pipeline parameter a deploy request's revision
+// fills; pipelines that accept deploy requests declare it.
+const RevisionParameter = "REVISION"

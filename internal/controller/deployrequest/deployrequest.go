@@ -34,7 +34,7 @@ import (
 const Type = events.TypePrefix + "DevOpsReconcile"
 
 // RevisionParameter is the pipeline parameter a request's revision fills.
-const RevisionParameter = "REVISION"
+const RevisionParameter = v1alpha1.RevisionParameter
 
 // Request is a DevOpsReconcile message.
 type Request struct {

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -68,6 +69,18 @@ func (s *Server) App(name string) map[string]any {
 		return nil
 	}
 	return deepCopy(a)
+}
+
+// Apps returns the names of the stored apps, sorted.
+func (s *Server) Apps() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.apps))
+	for n := range s.apps {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Modify changes a stored app behind the provider's back (drift).

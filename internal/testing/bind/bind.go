@@ -67,48 +67,65 @@ func Start(t *testing.T) *Server {
 // StartZone is Start serving zone (fully qualified).
 func StartZone(t *testing.T, zone string) *Server {
 	t.Helper()
-	named := Named()
-	if named == "" {
+	if Named() == "" {
 		if os.Getenv("CI") != "" {
 			t.Fatal("named (Debian package bind9) is not installed; .ci/run installs it")
 		}
 		t.Skip("named is not installed (apt-get install bind9); skipped outside CI")
 	}
-	s := &Server{dir: t.TempDir(), stderr: &bytes.Buffer{}, Zone: zone}
+	s, err := New(t.TempDir(), zone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// New runs named serving zone (fully qualified) with its files in dir, and
+// returns once it answers. Close stops it.
+func New(dir, zone string) (*Server, error) {
+	named := Named()
+	if named == "" {
+		return nil, fmt.Errorf("named (Debian package bind9) is not installed")
+	}
+	s := &Server{dir: dir, stderr: &bytes.Buffer{}, Zone: zone}
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	s.Secret = base64.StdEncoding.EncodeToString(key)
 	port, err := loopback.FreePort()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	s.Addr = fmt.Sprintf("127.0.0.1:%d", port)
 	if err := s.writeConfig(port); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	s.cmd = exec.Command(named, "-g", "-4", "-c", filepath.Join(s.dir, "named.conf"))
 	s.cmd.Stderr = &lockedWriter{mu: &s.mu, w: s.stderr}
 	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	t.Cleanup(func() {
-		_ = s.cmd.Process.Kill()
-		_ = s.cmd.Wait()
-	})
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if _, err := s.Query(s.Zone, dns.TypeSOA); err == nil {
-			return s
+			return s, nil
 		}
 		if time.Now().After(deadline) {
+			s.Close()
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			t.Fatalf("named did not answer on %s within 30s; its log:\n%s", s.Addr, s.stderr.String())
+			return nil, fmt.Errorf("named did not answer on %s within 30s; its log:\n%s", s.Addr, s.stderr.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// Close stops named.
+func (s *Server) Close() {
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
 }
 
 func (s *Server) writeConfig(port int) error {

@@ -160,6 +160,20 @@ func (s *Server) Exists(path string) bool {
 	return ok
 }
 
+// Jobs returns the full paths of every job (not folders), sorted.
+func (s *Server) Jobs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for p, it := range s.items {
+		if !it.folder {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // IsFolder reports whether path is a folder.
 func (s *Server) IsFolder(path string) bool {
 	s.mu.Lock()

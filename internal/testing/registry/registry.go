@@ -57,23 +57,37 @@ func Binary() string {
 // Without it the test fails in CI (CI=true) and is skipped elsewhere.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin := Binary()
-	if bin == "" {
+	if Binary() == "" {
 		if os.Getenv("CI") != "" {
 			t.Fatal("docker-registry (Debian package docker-registry) is not installed; .ci/run installs it")
 		}
 		t.Skip("docker-registry is not installed (apt-get install docker-registry); skipped outside CI")
 	}
-	s := &Server{dir: t.TempDir()}
-	port, err := loopback.FreePort()
+	s, err := New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// New runs the registry with its storage and configuration in dir, and
+// returns once it answers. Close stops it.
+func New(dir string) (*Server, error) {
+	bin := Binary()
+	if bin == "" {
+		return nil, fmt.Errorf("docker-registry (Debian package docker-registry) is not installed")
+	}
+	s := &Server{dir: dir}
+	port, err := loopback.FreePort()
+	if err != nil {
+		return nil, err
 	}
 	s.Host = fmt.Sprintf("127.0.0.1:%d", port)
 	s.URL = "http://" + s.Host
 	hash, err := bcrypt.GenerateFromPassword([]byte(Password), bcrypt.MinCost)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	conf := fmt.Sprintf(`version: 0.1
 log:
@@ -93,34 +107,37 @@ auth:
     path: %[1]s/htpasswd
 `, s.dir, s.Host)
 	if err := os.WriteFile(filepath.Join(s.dir, "config.yml"), []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if err := os.WriteFile(filepath.Join(s.dir, "htpasswd"), []byte(User+":"+string(hash)+"\n"), 0o600); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	s.cmd = exec.Command(bin, "serve", filepath.Join(s.dir, "config.yml"))
 	s.cmd.Stdout, s.cmd.Stderr = s, s
 	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	t.Cleanup(func() {
-		_ = s.cmd.Process.Kill()
-		_ = s.cmd.Wait()
-	})
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		resp, err := http.Get(s.URL + "/v2/")
 		if err == nil {
 			_ = resp.Body.Close()
 			if resp.StatusCode == http.StatusUnauthorized {
-				return s
+				return s, nil
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("docker-registry did not answer on %s within 30s; its log:\n%s", s.URL, s.Log())
+			s.Close()
+			return nil, fmt.Errorf("docker-registry did not answer on %s within 30s; its log:\n%s", s.URL, s.Log())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// Close stops the registry.
+func (s *Server) Close() {
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
 }
 
 // Write collects the registry's log.

@@ -1,0 +1,74 @@
+// Command demo runs provider-devops end to end on this machine: a real
+// Crossplane v2 control plane with the packages installed, a DevOpsProject
+// with four environments, a deploy request over RabbitMQ, a preview
+// environment expiring and the project deleted; then it prints a summary and
+// stops everything it started. `make demo` builds what it needs and runs it.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/freeleaps/provider-devops/cluster/local"
+)
+
+func main() {
+	keep := flag.Bool("keep", false, "Keep the work directory (logs of every process, kubeconfig) instead of removing it.")
+	steady := flag.Duration("steady", 30*time.Second, "How long to measure the steady state for.")
+	flag.Parse()
+	if err := run(*keep, *steady); err != nil {
+		fmt.Fprintln(os.Stderr, "demo failed:", err)
+		os.Exit(1)
+	}
+}
+
+func run(keep bool, steady time.Duration) error {
+	root, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "provider-devops-demo-")
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	logf := func(format string, args ...any) {
+		fmt.Printf("[%6.1fs] %s\n", time.Since(t0).Seconds(), fmt.Sprintf(format, args...))
+	}
+	defer func() {
+		if keep {
+			logf("kept %s (logs/ has every process's log)", dir)
+			return
+		}
+		_ = os.RemoveAll(dir)
+	}()
+	cfg, err := local.ConfigFromEnv(root, dir)
+	if err != nil {
+		return err
+	}
+	cfg.Logf = logf
+	cfg.ProviderArgs = []string{"--poll=30s"}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	c, err := local.Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		logf("stopping every process the demo started")
+		c.Close()
+	}()
+	logf("Crossplane is up; kubeconfig: %s", c.KubeConfig)
+	r, err := c.RunScenario(ctx, steady)
+	if err != nil {
+		return fmt.Errorf("%w (logs: %s/logs; rerun with --keep to look at them)", err, dir)
+	}
+	fmt.Printf("\nSummary (%s in all)\n%s", time.Since(t0).Round(time.Second), r.Summary())
+	return nil
+}

@@ -1,0 +1,588 @@
+// Package local runs a real Crossplane v2 control plane on this machine, with
+// nothing but Debian packages and binaries built from the Go module proxy:
+//
+//   - etcd and kube-apiserver (controller-runtime's envtest), and
+//     kube-controller-manager's garbage collector and namespace controllers,
+//     which Crossplane relies on to delete what a deleted XR composed;
+//   - Crossplane core, initialised with `crossplane core init` and started
+//     with `crossplane core start --package-runtime=External`;
+//   - a loopback distribution registry (Debian docker-registry) the packages
+//     are pushed to with `crossplane xpkg push`, and installed from as a user
+//     does: Provider, Function and Configuration objects, with an ImageConfig
+//     that rewrites xpkg.freeleaps.io/ to the loopback registry;
+//   - the backends: real BIND 9, RabbitMQ and registry, and the sandbox
+//     binary's fakes of Jenkins, Argo CD, GoDaddy, Docker Hub and Harbor.
+//
+// With the External runtime Crossplane starts no pods, so this package is the
+// package runtime: for every active FunctionRevision and ProviderRevision it
+// issues a server certificate for 127.0.0.1 signed by Crossplane's root CA,
+// stores it in a Secret and records it (and, for a function, the endpoint
+// dns:///127.0.0.1:PORT) in the revision's status, then runs the function and
+// the provider as host processes. No /etc/hosts entry is needed.
+//
+// Every process runs in its own process group with its log under
+// <dir>/logs, and Close stops them all.
+package local
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
+
+	"github.com/freeleaps/provider-devops/internal/testing/bind"
+	"github.com/freeleaps/provider-devops/internal/testing/loopback"
+	"github.com/freeleaps/provider-devops/internal/testing/rabbitmq"
+	"github.com/freeleaps/provider-devops/internal/testing/registry"
+)
+
+// Namespace is where Crossplane runs and keeps its Secrets.
+const Namespace = "crossplane-system"
+
+// PackagePrefix is where the packages are published; an ImageConfig rewrites
+// it to the loopback registry.
+const PackagePrefix = "xpkg.freeleaps.io/"
+
+// Names of the installed packages, as the Configuration's Composition and
+// dependencies expect them.
+const (
+	ProviderName      = "provider-devops"
+	FunctionName      = "function-devopsproject"
+	ConfigurationName = "configuration-devopsproject"
+)
+
+// Config says where everything comes from.
+type Config struct {
+	// Dir holds every file the cluster writes; Close leaves it for the
+	// caller to remove.
+	Dir string
+	// Logf reports progress.
+	Logf func(format string, args ...any)
+	// KubeAssets holds etcd, kube-apiserver and kube-controller-manager
+	// (hack/envtest-assets.sh kube-controller-manager).
+	KubeAssets string
+	// Crossplane is the core binary and CLI the CLI, of one release;
+	// CrossplaneCRDs the release's cluster/crds directory.
+	Crossplane, CrossplaneCLI, CrossplaneCRDs string
+	// Provider, Function and Sandbox are the binaries run on the host.
+	Provider, Function, Sandbox string
+	// Packages are the .xpkg files of the provider, function and
+	// configuration, and Version the tag they are pushed with.
+	ProviderPackage, FunctionPackage, ConfigurationPackage string
+	Version                                                string
+	// ProviderArgs are extra provider flags (e.g. --poll).
+	ProviderArgs []string
+}
+
+// Cluster is a running control plane with the packages installed.
+type Cluster struct {
+	cfg        Config
+	dir        string
+	Kube       client.Client
+	REST       *rest.Config
+	KubeConfig string
+
+	env      *envtest.Environment
+	Registry *registry.Server
+	BIND     *bind.Server
+	RabbitMQ *rabbitmq.Broker
+	Sandbox  SandboxEndpoints
+
+	mu        sync.Mutex
+	procs     []*process
+	crossplan *process
+	provider  *process
+	function  *process
+	fnDirs    map[string]bool
+	// providerMetrics is the provider's Prometheus endpoint.
+	providerMetrics string
+	stop            context.CancelFunc
+	runtimeWG       sync.WaitGroup
+}
+
+// SandboxEndpoints are the fakes' URLs and credentials (cmd/sandbox).
+type SandboxEndpoints struct {
+	Control string `json:"control"`
+	Jenkins struct {
+		URL, User, Secret string
+	} `json:"jenkins"`
+	ArgoCD struct {
+		URL, Secret string
+	} `json:"argocd"`
+}
+
+func (c *Cluster) logf(format string, args ...any) {
+	if c.cfg.Logf != nil {
+		c.cfg.Logf(format, args...)
+	}
+}
+
+// Start brings up the control plane, the backends and Crossplane, and
+// installs the packages. On error everything started is stopped again.
+func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
+	c := &Cluster{cfg: cfg, dir: cfg.Dir, fnDirs: map[string]bool{}}
+	defer func() {
+		if err != nil {
+			c.Close()
+		}
+	}()
+	steps := []struct {
+		what string
+		fn   func(context.Context) error
+	}{
+		{"etcd, kube-apiserver and kube-controller-manager", c.startKube},
+		{"backends: registry, BIND 9, RabbitMQ and the sandbox fakes", c.startBackends},
+		{"Crossplane core (init, then start with --package-runtime=External)", c.startCrossplane},
+		{"packages pushed to the loopback registry and installed", c.installPackages},
+	}
+	for _, s := range steps {
+		t0 := time.Now()
+		c.logf("starting %s", s.what)
+		if err := s.fn(ctx); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.what, err)
+		}
+		c.logf("  done in %s", time.Since(t0).Round(100*time.Millisecond))
+	}
+	return c, nil
+}
+
+func (c *Cluster) startKube(ctx context.Context) error {
+	scheme := kruntime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return err
+	}
+	c.env = &envtest.Environment{BinaryAssetsDirectory: c.cfg.KubeAssets, Scheme: scheme}
+	cfg, err := c.env.Start()
+	if err != nil {
+		return err
+	}
+	c.REST = cfg
+	u, err := c.env.AddUser(envtest.User{Name: "cluster-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return err
+	}
+	kc, err := u.KubeConfig()
+	if err != nil {
+		return err
+	}
+	c.KubeConfig = filepath.Join(c.dir, "kubeconfig")
+	if err := os.WriteFile(c.KubeConfig, kc, 0o600); err != nil {
+		return err
+	}
+	if c.Kube, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+		return err
+	}
+	if _, err := c.start("kube-controller-manager", nil, filepath.Join(c.cfg.KubeAssets, "kube-controller-manager"),
+		"--kubeconfig="+c.KubeConfig, "--controllers=garbagecollector,namespace", "--leader-elect=false",
+		"--secure-port=0", "--concurrent-gc-syncs=5"); err != nil {
+		return err
+	}
+	return c.Kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace}})
+}
+
+func (c *Cluster) startBackends(_ context.Context) error {
+	for _, d := range []string{"registry", "bind", "rabbitmq"} {
+		if err := os.MkdirAll(filepath.Join(c.dir, d), 0o750); err != nil {
+			return err
+		}
+	}
+	var err error
+	if c.Registry, err = registry.New(filepath.Join(c.dir, "registry")); err != nil {
+		return err
+	}
+	if c.BIND, err = bind.New(filepath.Join(c.dir, "bind"), "example.com."); err != nil {
+		return err
+	}
+	if c.RabbitMQ, err = rabbitmq.New(filepath.Join(c.dir, "rabbitmq")); err != nil {
+		return err
+	}
+	if err := c.RabbitMQ.Start(); err != nil {
+		return err
+	}
+	out := filepath.Join(c.dir, "sandbox.json")
+	p, err := c.start("sandbox", nil, c.cfg.Sandbox, "--out", out)
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, err := os.ReadFile(out) //nolint:gosec // our own work directory
+		if err == nil {
+			return json.Unmarshal(b, &c.Sandbox)
+		}
+		if done, werr := p.exited(); done || time.Now().After(deadline) {
+			return fmt.Errorf("the sandbox did not start (%v):\n%s", werr, p.tail(20))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Secret names core init fills.
+const (
+	caSecret       = "crossplane-root-ca"
+	clientSecret   = "crossplane-tls-client"
+	registrySecret = "loopback-registry"
+	eventsSecret   = "devops-events"
+)
+
+func (c *Cluster) startCrossplane(ctx context.Context) error {
+	env := []string{
+		"KUBECONFIG=" + c.KubeConfig,
+		"POD_NAMESPACE=" + Namespace,
+		// No webhook server: nothing could reach one. Crossplane core
+		// validates with CEL; the webhooks it still serves are optional.
+		"ENABLE_WEBHOOKS=false",
+		"TLS_CA_SECRET_NAME=" + caSecret,
+		"TLS_CLIENT_SECRET_NAME=" + clientSecret,
+	}
+	empty := filepath.Join(c.dir, "webhookconfigurations")
+	if err := os.MkdirAll(empty, 0o750); err != nil {
+		return err
+	}
+	initCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(initCtx, c.cfg.Crossplane, "core", "init", //nolint:gosec // configured binary
+		"--crds-path="+c.cfg.CrossplaneCRDs, "--webhook-configurations-path="+empty)
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("crossplane core init: %w\n%s", err, lastLines(string(out), 20))
+	}
+
+	certs := filepath.Join(c.dir, "crossplane-tls-client")
+	if err := c.writeSecretFiles(ctx, clientSecret, certs); err != nil {
+		return err
+	}
+	metrics, err := loopback.FreePort()
+	if err != nil {
+		return err
+	}
+	health, err := loopback.FreePort()
+	if err != nil {
+		return err
+	}
+	env = append(env,
+		"PACKAGE_RUNTIME=External",
+		"TLS_CLIENT_CERTS_DIR="+certs,
+		"XPKG_CACHE_DIR="+filepath.Join(c.dir, "cache", "xpkg"),
+		"XFN_CACHE_DIR="+filepath.Join(c.dir, "cache", "xfn"),
+		fmt.Sprintf("METRICS_PORT=%d", metrics),
+		fmt.Sprintf("HEALTH_PROBE_PORT=%d", health),
+	)
+	if c.crossplan, err = c.start("crossplane", env, c.cfg.Crossplane, "core", "start"); err != nil {
+		return err
+	}
+	rctx, stop := context.WithCancel(context.Background())
+	c.stop = stop
+	c.runtimeWG.Add(1)
+	go func() {
+		defer c.runtimeWG.Done()
+		c.packageRuntime(rctx)
+	}()
+	return nil
+}
+
+// writeSecretFiles writes a TLS Secret's ca.crt, tls.crt and tls.key to dir.
+func (c *Cluster) writeSecretFiles(ctx context.Context, name, dir string) error {
+	s := &corev1.Secret{}
+	if err := c.Kube.Get(ctx, types.NamespacedName{Namespace: Namespace, Name: name}, s); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	for _, k := range []string{"ca.crt", "tls.crt", "tls.key"} {
+		if len(s.Data[k]) == 0 {
+			return fmt.Errorf("secret %s/%s has no %s", Namespace, name, k)
+		}
+		if err := os.WriteFile(filepath.Join(dir, k), s.Data[k], 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Cluster) installPackages(ctx context.Context) error {
+	host := c.Registry.Host
+	auth := base64.StdEncoding.EncodeToString([]byte(registry.User + ":" + registry.Password))
+	dockerConfig := fmt.Sprintf(`{"auths":{%q:{"auth":%q}}}`, host, auth)
+	dockerDir := filepath.Join(c.dir, "docker")
+	if err := os.MkdirAll(dockerDir, 0o700); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dockerDir, "config.json"), []byte(dockerConfig), 0o600); err != nil {
+		return err
+	}
+	for name, file := range map[string]string{ProviderName: c.cfg.ProviderPackage, FunctionName: c.cfg.FunctionPackage, ConfigurationName: c.cfg.ConfigurationPackage} {
+		ref := fmt.Sprintf("%s/freeleaps/%s:%s", host, name, c.cfg.Version)
+		cmd := exec.CommandContext(ctx, c.cfg.CrossplaneCLI, "xpkg", "push", "-f", file, ref) //nolint:gosec // configured binary
+		cmd.Env = append(os.Environ(), "DOCKER_CONFIG="+dockerDir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("crossplane xpkg push %s: %w\n%s", ref, err, lastLines(string(out), 10))
+		}
+		c.logf("  pushed %s", ref)
+	}
+	objects := fmt.Sprintf(`
+apiVersion: v1
+kind: Secret
+metadata: {name: %[1]s, namespace: %[2]s}
+type: kubernetes.io/dockerconfigjson
+stringData:
+  .dockerconfigjson: '%[3]s'
+---
+apiVersion: pkg.crossplane.io/v1beta1
+kind: ImageConfig
+metadata: {name: freeleaps-to-loopback}
+spec:
+  matchImages: [{prefix: %[4]s}]
+  rewriteImage: {prefix: %[5]s/freeleaps/}
+---
+apiVersion: pkg.crossplane.io/v1beta1
+kind: ImageConfig
+metadata: {name: loopback-registry-auth}
+spec:
+  matchImages: [{prefix: %[5]s/}]
+  registry:
+    authentication:
+      pullSecretRef: {name: %[1]s}
+---
+apiVersion: apiextensions.crossplane.io/v1alpha1
+kind: ManagedResourceActivationPolicy
+metadata: {name: provider-devops}
+spec:
+  activate: ["*.devops.freeleaps.io"]
+---
+apiVersion: pkg.crossplane.io/v1
+kind: Provider
+metadata: {name: %[6]s}
+spec: {package: %[4]s%[6]s:%[9]s}
+---
+apiVersion: pkg.crossplane.io/v1
+kind: Function
+metadata: {name: %[7]s}
+spec: {package: %[4]s%[7]s:%[9]s}
+`, registrySecret, Namespace, dockerConfig, PackagePrefix, host, ProviderName, FunctionName, ConfigurationName, c.cfg.Version)
+	if err := c.Apply(ctx, objects); err != nil {
+		return err
+	}
+	for _, p := range []struct{ kind, name string }{{"Provider", ProviderName}, {"Function", FunctionName}} {
+		if err := c.WaitPackage(ctx, p.kind, p.name); err != nil {
+			return err
+		}
+	}
+	if err := c.startProvider(ctx); err != nil {
+		return err
+	}
+	if err := c.Apply(ctx, fmt.Sprintf(`
+apiVersion: pkg.crossplane.io/v1
+kind: Configuration
+metadata: {name: %[1]s}
+spec: {package: %[2]s%[1]s:%[3]s}
+`, ConfigurationName, PackagePrefix, c.cfg.Version)); err != nil {
+		return err
+	}
+	if err := c.WaitPackage(ctx, "Configuration", ConfigurationName); err != nil {
+		return err
+	}
+	return c.Wait(ctx, "the DevOpsProject XRD to be established and offered", 2*time.Minute, func(ctx context.Context) (bool, string, error) {
+		x, err := c.Get(ctx, "apiextensions.crossplane.io/v1", "CompositeResourceDefinition", "", "devopsprojects.platform.freeleaps.io")
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		st, _, msg := Condition(x, "Established")
+		return st == "True", msg, nil
+	})
+}
+
+// WaitPackage waits until a package reports Installed and Healthy.
+func (c *Cluster) WaitPackage(ctx context.Context, kind, name string) error {
+	t0 := time.Now()
+	err := c.Wait(ctx, fmt.Sprintf("%s %s to be Installed and Healthy", kind, name), 3*time.Minute, func(ctx context.Context) (bool, string, error) {
+		p, err := c.Get(ctx, "pkg.crossplane.io/v1", kind, "", name)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		inst, _, imsg := Condition(p, "Installed")
+		healthy, _, hmsg := Condition(p, "Healthy")
+		return inst == "True" && healthy == "True", fmt.Sprintf("Installed=%s %s; Healthy=%s %s", inst, imsg, healthy, hmsg), nil
+	})
+	if err == nil {
+		c.logf("  %s %s is Installed and Healthy (%s)", kind, name, time.Since(t0).Round(100*time.Millisecond))
+	}
+	return err
+}
+
+func (c *Cluster) startProvider(ctx context.Context) error {
+	if err := c.Apply(ctx, fmt.Sprintf(`
+apiVersion: v1
+kind: Secret
+metadata: {name: %s, namespace: %s}
+stringData: {url: %q}
+`, eventsSecret, Namespace, c.RabbitMQ.URL)); err != nil {
+		return err
+	}
+	metrics, err := loopback.FreePort()
+	if err != nil {
+		return err
+	}
+	health, err := loopback.FreePort()
+	if err != nil {
+		return err
+	}
+	args := append([]string{
+		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", metrics),
+		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", health),
+		"--events-secret=" + Namespace + "/" + eventsSecret,
+	}, c.cfg.ProviderArgs...)
+	c.provider, err = c.start("provider", []string{"KUBECONFIG=" + c.KubeConfig}, c.cfg.Provider, args...)
+	if err != nil {
+		return err
+	}
+	c.providerMetrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", metrics)
+	return nil
+}
+
+// Close stops every process and server the cluster started. Its directory
+// stays for the caller to inspect or remove.
+func (c *Cluster) Close() {
+	if c.stop != nil {
+		c.stop()
+		c.runtimeWG.Wait()
+	}
+	c.mu.Lock()
+	procs := append([]*process(nil), c.procs...)
+	c.mu.Unlock()
+	// Stop in reverse order: the provider and function before Crossplane,
+	// Crossplane before the API server.
+	for i := len(procs) - 1; i >= 0; i-- {
+		procs[i].stop(10 * time.Second)
+	}
+	if c.RabbitMQ != nil {
+		c.RabbitMQ.Close()
+	}
+	if c.BIND != nil {
+		c.BIND.Close()
+	}
+	if c.Registry != nil {
+		c.Registry.Close()
+	}
+	if c.env != nil {
+		_ = c.env.Stop()
+	}
+}
+
+// Apply creates the objects of a multi-document YAML; existing ones are
+// left as they are.
+func (c *Cluster) Apply(ctx context.Context, docs string) error {
+	for _, doc := range strings.Split(docs, "\n---\n") {
+		if strings.TrimSpace(doc) == "" {
+			continue
+		}
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+			return fmt.Errorf("cannot parse %q: %w", lastLines(doc, 5), err)
+		}
+		if err := c.Kube.Create(ctx, u); client.IgnoreAlreadyExists(err) != nil {
+			return fmt.Errorf("cannot create %s %s: %w", u.GetKind(), u.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// Get reads one object.
+func (c *Cluster) Get(ctx context.Context, apiVersion, kind, namespace, name string) (*unstructured.Unstructured, error) {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(apiVersion)
+	u.SetKind(kind)
+	err := c.Kube.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, u)
+	return u, err
+}
+
+// List reads every object of a kind, in every namespace or in one.
+func (c *Cluster) List(ctx context.Context, apiVersion, kind string, opts ...client.ListOption) ([]unstructured.Unstructured, error) {
+	l := &unstructured.UnstructuredList{}
+	l.SetAPIVersion(apiVersion)
+	l.SetKind(kind + "List")
+	err := c.Kube.List(ctx, l, opts...)
+	return l.Items, err
+}
+
+// Condition returns a condition's status, reason and message.
+func Condition(u *unstructured.Unstructured, typ string) (status, reason, message string) {
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == typ {
+			s, _ := m["status"].(string)
+			r, _ := m["reason"].(string)
+			msg, _ := m["message"].(string)
+			return s, r, msg
+		}
+	}
+	return "Unknown", "", ""
+}
+
+// ErrProcessExited says a process the cluster depends on has ended.
+var ErrProcessExited = errors.New("process exited")
+
+// Wait polls check every second until it is done, timeout passes or a
+// process the cluster runs has died; the error carries the last status.
+func (c *Cluster) Wait(ctx context.Context, what string, timeout time.Duration, check func(context.Context) (bool, string, error)) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	last := ""
+	for {
+		done, status, err := check(ctx)
+		if err != nil {
+			return fmt.Errorf("waiting for %s: %w", what, err)
+		}
+		if done {
+			return nil
+		}
+		last = status
+		if err := c.processesAlive(); err != nil {
+			return fmt.Errorf("waiting for %s: %w", what, err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s: gave up after %s; last seen: %s", what, timeout, last)
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func (c *Cluster) processesAlive() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range c.procs {
+		if done, err := p.exited(); done {
+			return fmt.Errorf("%w: %s (%v); the end of its log %s:\n%s", ErrProcessExited, p.name, err, p.log, p.tail(30))
+		}
+	}
+	return nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

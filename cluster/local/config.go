@@ -1,0 +1,77 @@
+package local
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// ConfigFromEnv is the Config `make demo` and `make e2e` describe through
+// the environment (see the Makefile), with paths relative to the repository
+// root for what make builds:
+//
+//	KUBEBUILDER_ASSETS   etcd, kube-apiserver, kube-controller-manager
+//	CROSSPLANE           the Crossplane core binary
+//	CROSSPLANE_CLI       the crossplane CLI of the same release
+//	CROSSPLANE_VERSION   that release, whose cluster/crds core init installs
+//	PKG_VERSION          the packages' tag (_output/xpkg/*-PKG_VERSION.xpkg)
+//
+// Any of them missing is an error naming it.
+func ConfigFromEnv(root, dir string) (Config, error) {
+	get := func(k string) string { return os.Getenv(k) }
+	var missing []string
+	for _, k := range []string{"KUBEBUILDER_ASSETS", "CROSSPLANE", "CROSSPLANE_CLI", "CROSSPLANE_VERSION", "PKG_VERSION"} {
+		if get(k) == "" {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		return Config{}, fmt.Errorf("%s not set: run `make e2e` or `make demo`, which build everything and set them", strings.Join(missing, ", "))
+	}
+	v := get("PKG_VERSION")
+	xpkg := func(name string) string { return filepath.Join(root, "_output", "xpkg", name+"-"+v+".xpkg") }
+	cfg := Config{
+		Dir:                  dir,
+		KubeAssets:           get("KUBEBUILDER_ASSETS"),
+		Crossplane:           get("CROSSPLANE"),
+		CrossplaneCLI:        get("CROSSPLANE_CLI"),
+		Provider:             filepath.Join(root, "_output", "static", "provider"),
+		Function:             filepath.Join(root, "_output", "static", "function"),
+		Sandbox:              filepath.Join(root, "_output", "bin", "sandbox"),
+		ProviderPackage:      xpkg(ProviderName),
+		FunctionPackage:      xpkg(FunctionName),
+		ConfigurationPackage: xpkg(ConfigurationName),
+		Version:              v,
+	}
+	for _, f := range []string{filepath.Join(cfg.KubeAssets, "kube-controller-manager"), cfg.Crossplane, cfg.CrossplaneCLI, cfg.Provider, cfg.Function, cfg.Sandbox, cfg.ProviderPackage, cfg.FunctionPackage, cfg.ConfigurationPackage} {
+		if _, err := os.Stat(f); err != nil {
+			return Config{}, fmt.Errorf("%w (run `make e2e` or `make demo`, which build it)", err)
+		}
+	}
+	crds, err := moduleDir("github.com/crossplane/crossplane/v2@" + get("CROSSPLANE_VERSION"))
+	if err != nil {
+		return Config{}, err
+	}
+	cfg.CrossplaneCRDs = filepath.Join(crds, "cluster", "crds")
+	return cfg, nil
+}
+
+// moduleDir downloads a module (once, into the module cache) and returns
+// its directory.
+func moduleDir(mod string) (string, error) {
+	var out, stderr bytes.Buffer
+	cmd := exec.Command("go", "mod", "download", "-json", mod)
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("go mod download %s: %w\n%s%s", mod, err, out.String(), stderr.String())
+	}
+	var m struct{ Dir string }
+	if err := json.Unmarshal(out.Bytes(), &m); err != nil || m.Dir == "" {
+		return "", fmt.Errorf("go mod download %s gave no directory: %s", mod, out.String())
+	}
+	return m.Dir, nil
+}

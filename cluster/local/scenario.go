@@ -1,0 +1,594 @@
+package local
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/miekg/dns"
+	amqp "github.com/rabbitmq/amqp091-go"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/freeleaps/provider-devops/internal/testing/bind"
+	"github.com/freeleaps/provider-devops/internal/testing/registry"
+)
+
+// The project the scenario creates.
+const (
+	ProjectNamespace = "team-shop"
+	Project          = "shop"
+	// ShortTTL is the preview environment's time to live.
+	ShortTTL   = 2 * time.Minute
+	previewEnv = "pr-7"
+	deployEnv  = "dev"
+	revision   = "4f2c9e1"
+)
+
+// Environments of the project and the DNS names they get.
+var Environments = map[string]string{
+	"prod":     "shop.example.com",
+	"staging":  "staging.shop.example.com",
+	deployEnv:  "dev.shop.example.com",
+	previewEnv: "pr-7.shop.example.com",
+}
+
+// Report is what a scenario run measured and saw.
+type Report struct {
+	// Ready is the time from creating the DevOpsProject to its Ready.
+	Ready time.Duration
+	// Table is the environment table printed once the project was Ready.
+	Table string
+	// Steady is the window the steady state was measured over, with the
+	// provider's Kubernetes API requests and the fakes' requests by
+	// backend and method in it.
+	Steady            time.Duration
+	SteadyAPIRequests int
+	SteadyBackend     map[string]int
+	// DeployQueued is the time from publishing the deploy request to the
+	// build reaching Jenkins; Build is that build's number and result.
+	DeployQueued time.Duration
+	Build        string
+	// Expired is the time from creation until the preview environment's
+	// external objects were gone.
+	Expired time.Duration
+	// Deleted is the time from deleting the project until everything was
+	// cleaned up.
+	Deleted time.Duration
+	// Events counts the lifecycle events seen on the stream, by type.
+	Events map[string]int
+	// Memory of the provider and the function at the end.
+	Provider, Function Memory
+}
+
+// RunScenario is what a platform team does on day one, asserting each step:
+// credentials and a ProviderConfig, a DevOpsProject with four environments
+// (one a preview with a two-minute TTL that retains its DNS record), a
+// deploy request over RabbitMQ, the preview's expiry, and deleting the
+// project. It returns at the first step that does not turn out as expected.
+func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Report, error) {
+	r := &Report{Steady: steady}
+	stream, err := c.watchEvents()
+	if err != nil {
+		return r, err
+	}
+	defer stream.close()
+
+	c.logf("creating the ProviderConfig, its Secret and the DevOpsProject %s/%s", ProjectNamespace, Project)
+	if err := c.Apply(ctx, c.projectYAML()); err != nil {
+		return r, err
+	}
+	created := time.Now()
+	if err := c.Wait(ctx, "the DevOpsProject to be Ready", 5*time.Minute, func(ctx context.Context) (bool, string, error) {
+		xr, err := c.Get(ctx, xrAPIVersion, "DevOpsProject", ProjectNamespace, Project)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		st, reason, msg := Condition(xr, "Ready")
+		return st == "True", reason + ": " + msg, nil
+	}); err != nil {
+		return r, err
+	}
+	r.Ready = time.Since(created)
+	c.logf("DevOpsProject Ready after %s", r.Ready.Round(100*time.Millisecond))
+	if r.Table, err = c.environmentTable(ctx); err != nil {
+		return r, err
+	}
+	c.logf("environments:\n%s", r.Table)
+	if err := c.checkDNS(Environments, nil); err != nil {
+		return r, err
+	}
+
+	if err := c.measureSteadyState(ctx, r); err != nil {
+		return r, err
+	}
+	if err := c.deploy(ctx, r); err != nil {
+		return r, err
+	}
+	if err := c.expire(ctx, r, created); err != nil {
+		return r, err
+	}
+	if err := c.deleteProject(ctx, r); err != nil {
+		return r, err
+	}
+	r.Events = stream.counts()
+	for _, want := range []string{"created", "ready", "expired", "deleted"} {
+		if r.Events[want] == 0 {
+			return r, fmt.Errorf("no %s event on the stream; seen: %v", want, r.Events)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r.Provider, err = c.provider.memory(); err != nil {
+		return r, err
+	}
+	if c.function != nil {
+		if r.Function, err = c.function.memory(); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
+}
+
+const xrAPIVersion = "platform.freeleaps.io/v1alpha1"
+
+func (c *Cluster) projectYAML() string {
+	sb := c.Sandbox
+	jenkins, _ := json.Marshal(map[string]string{"username": sb.Jenkins.User, "token": sb.Jenkins.Secret})
+	reg, _ := json.Marshal(map[string]string{"username": registry.User, "password": registry.Password})
+	return fmt.Sprintf(`
+apiVersion: v1
+kind: Namespace
+metadata: {name: %[1]s}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: devops-backends, namespace: %[1]s}
+stringData:
+  jenkins: '%[3]s'
+  argocd: %[5]q
+  tsig: %[8]q
+  registry: '%[10]s'
+---
+apiVersion: devops.freeleaps.io/v1alpha1
+kind: ProviderConfig
+metadata: {name: default, namespace: %[1]s}
+spec:
+  jenkins:
+    url: %[2]s
+    credentials: {source: Secret, secretRef: {name: devops-backends, key: jenkins}}
+  argocd:
+    url: %[4]s
+    credentials: {source: Secret, secretRef: {name: devops-backends, key: argocd}}
+  dns:
+    provider: rfc2136
+    rfc2136: {server: %[6]q, keyName: %[7]q, keyAlgorithm: hmac-sha256}
+    credentials: {source: Secret, secretRef: {name: devops-backends, key: tsig}}
+  registry:
+    kind: oci
+    url: %[9]s
+    credentials: {source: Secret, secretRef: {name: devops-backends, key: registry}}
+---
+apiVersion: %[11]s
+kind: DevOpsProject
+metadata: {name: %[12]s, namespace: %[1]s}
+spec:
+  providerConfigName: default
+  git: {url: "https://git.example.com/team/shop.git", branch: main, jenkinsCredentialsId: git-readonly}
+  registry: {namespace: team, name: shop, visibility: private}
+  pipeline: {folder: team/shop, scriptPath: Jenkinsfile}
+  dns: {zone: example.com, target: ingress.example.com., type: CNAME}
+  environments:
+  - {name: prod, domain: shop.example.com, namespace: shop-prod}
+  - {name: staging, domain: staging.shop.example.com}
+  - {name: %[13]s, domain: dev.shop.example.com}
+  - {name: %[14]s, domain: pr-7.shop.example.com, ttl: %[15]s, retain: [DNSRecord]}
+`, ProjectNamespace, sb.Jenkins.URL, jenkins, sb.ArgoCD.URL, sb.ArgoCD.Secret, c.BIND.Addr, bind.KeyName, c.BIND.Secret,
+		c.Registry.URL, reg, xrAPIVersion, Project, deployEnv, previewEnv, ShortTTL)
+}
+
+// environmentTable renders the XR's status.environments.
+func (c *Cluster) environmentTable(ctx context.Context) (string, error) {
+	xr, err := c.Get(ctx, xrAPIVersion, "DevOpsProject", ProjectNamespace, Project)
+	if err != nil {
+		return "", err
+	}
+	envs, _, _ := unstructured.NestedSlice(xr.Object, "status", "environments")
+	if len(envs) != len(Environments) {
+		return "", fmt.Errorf("status.environments has %d entries, want %d: %v", len(envs), len(Environments), envs)
+	}
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	_, _ = fmt.Fprintln(w, "ENVIRONMENT\tPHASE\tURL\tPIPELINE\tSYNC\tHEALTH\tEXPIRES AT")
+	for _, item := range envs {
+		e, _ := item.(map[string]any)
+		get := func(k string) string {
+			if v, ok := e[k].(string); ok && v != "" {
+				return v
+			}
+			return "-"
+		}
+		_, _ = fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", get("name"), get("phase"), get("url"), get("pipelineURL"), get("sync"), get("health"), get("expiresAt"))
+		if get("sync") != "Synced" || get("health") != "Healthy" {
+			return "", fmt.Errorf("environment %s is Ready but not Synced and Healthy: %v", get("name"), e)
+		}
+	}
+	_ = w.Flush()
+	return b.String(), nil
+}
+
+// checkDNS requires a CNAME in BIND for every name in present and none for
+// those in absent.
+func (c *Cluster) checkDNS(present, absent map[string]string) error {
+	for env, name := range present {
+		if v := c.BIND.Values(name+".", dns.TypeCNAME); len(v) != 1 || v[0] != "ingress.example.com." {
+			return fmt.Errorf("BIND answers %v for %s (environment %s), want ingress.example.com.", v, name, env)
+		}
+	}
+	for env, name := range absent {
+		if v := c.BIND.Values(name+".", dns.TypeCNAME); len(v) != 0 {
+			return fmt.Errorf("BIND still answers %v for %s (environment %s)", v, name, env)
+		}
+	}
+	return nil
+}
+
+// SandboxState is cmd/sandbox's /state.
+type SandboxState struct {
+	Jobs map[string]struct {
+		Queued int `json:"queued"`
+		Builds []struct {
+			Number   int               `json:"number"`
+			Result   string            `json:"result"`
+			Building bool              `json:"building"`
+			Params   map[string]string `json:"params"`
+		} `json:"builds"`
+	} `json:"jobs"`
+	Apps     map[string]struct{ Sync, Health string } `json:"apps"`
+	Requests map[string]int                           `json:"requests"`
+}
+
+func (c *Cluster) sandboxState(ctx context.Context) (*SandboxState, error) {
+	body, err := httpGet(ctx, c.Sandbox.Control)
+	if err != nil {
+		return nil, err
+	}
+	s := &SandboxState{}
+	return s, json.Unmarshal(body, s)
+}
+
+func httpGet(ctx context.Context, url string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return io.ReadAll(resp.Body)
+}
+
+// providerAPIRequests sums the provider's rest_client_requests_total.
+func (c *Cluster) providerAPIRequests(ctx context.Context) (int, error) {
+	body, err := httpGet(ctx, c.providerMetrics)
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	s := bufio.NewScanner(strings.NewReader(string(body)))
+	for s.Scan() {
+		line := s.Text()
+		if !strings.HasPrefix(line, "rest_client_requests_total{") {
+			continue
+		}
+		f := strings.Fields(line)
+		v, err := strconv.ParseFloat(f[len(f)-1], 64)
+		if err != nil {
+			return 0, fmt.Errorf("cannot parse %q: %w", line, err)
+		}
+		total += int(v)
+	}
+	return total, s.Err()
+}
+
+// measureSteadyState counts the provider's API requests and the backends'
+// requests while nothing changes.
+func (c *Cluster) measureSteadyState(ctx context.Context, r *Report) error {
+	c.logf("measuring the steady state for %s", r.Steady)
+	api0, err := c.providerAPIRequests(ctx)
+	if err != nil {
+		return err
+	}
+	s0, err := c.sandboxState(ctx)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(r.Steady):
+	}
+	api1, err := c.providerAPIRequests(ctx)
+	if err != nil {
+		return err
+	}
+	s1, err := c.sandboxState(ctx)
+	if err != nil {
+		return err
+	}
+	r.SteadyAPIRequests = api1 - api0
+	r.SteadyBackend = map[string]int{}
+	for k, v := range s1.Requests {
+		if d := v - s0.Requests[k]; d != 0 {
+			r.SteadyBackend[k] = d
+		}
+	}
+	for k, n := range r.SteadyBackend {
+		if !strings.HasSuffix(k, " GET") {
+			return fmt.Errorf("the provider wrote to a backend in the steady state: %d × %s (all: %v)", n, k, r.SteadyBackend)
+		}
+	}
+	c.logf("  %d Kubernetes API requests by the provider; backend requests %v", r.SteadyAPIRequests, r.SteadyBackend)
+	return nil
+}
+
+// deploy publishes a DevOpsReconcile deploy request and waits for the build
+// it asks for to be queued, run and finished by (the fake) Jenkins.
+func (c *Cluster) deploy(ctx context.Context, r *Report) error {
+	c.logf("publishing a deploy request for %s/%s at revision %s", Project, deployEnv, revision)
+	conn, err := amqp.Dial(c.RabbitMQ.URL)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = conn.Close() }()
+	ch, err := conn.Channel()
+	if err != nil {
+		return err
+	}
+	if err := ch.Confirm(false); err != nil {
+		return err
+	}
+	body, _ := json.Marshal(map[string]string{"project": Project, "environment": deployEnv, "revision": revision})
+	sent := time.Now()
+	conf, err := ch.PublishWithDeferredConfirmWithContext(ctx, "devops.events", "deploy."+Project+"."+deployEnv, true, false,
+		amqp.Publishing{ContentType: "application/json", MessageId: "deploy-shop-dev-1", DeliveryMode: amqp.Persistent, Body: body})
+	if err != nil {
+		return err
+	}
+	if ok, err := conf.WaitContext(ctx); err != nil || !ok {
+		return fmt.Errorf("the broker did not confirm the deploy request (%v)", err)
+	}
+	queued := false
+	err = c.Wait(ctx, "the requested build to run and succeed", 2*time.Minute, func(ctx context.Context) (bool, string, error) {
+		s, err := c.sandboxState(ctx)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		for job, j := range s.Jobs {
+			if j.Queued > 0 && !queued {
+				queued, r.DeployQueued = true, time.Since(sent)
+				c.logf("  build queued in Jenkins for %s after %s", job, r.DeployQueued.Round(100*time.Millisecond))
+			}
+			for _, b := range j.Builds {
+				if b.Params["REVISION"] != revision {
+					continue
+				}
+				if !queued {
+					queued, r.DeployQueued = true, time.Since(sent)
+				}
+				r.Build = fmt.Sprintf("%s #%d %s", job, b.Number, b.Result)
+				if b.Result == "SUCCESS" {
+					return true, "", nil
+				}
+			}
+		}
+		return false, fmt.Sprintf("jobs %v", s.Jobs), nil
+	})
+	if err != nil {
+		return err
+	}
+	c.logf("  %s (REVISION=%s)", r.Build, revision)
+	// The provider reports the build on the pipeline too.
+	return c.Wait(ctx, "the JenkinsPipeline to report the build", time.Minute, func(ctx context.Context) (bool, string, error) {
+		ps, err := c.List(ctx, "jenkins.devops.freeleaps.io/v1alpha1", "JenkinsPipeline", client.InNamespace(ProjectNamespace),
+			client.MatchingLabels{"devops.freeleaps.io/project": Project, "devops.freeleaps.io/environment": deployEnv})
+		if err != nil || len(ps) != 1 {
+			return false, fmt.Sprintf("%d pipelines (%v)", len(ps), err), nil
+		}
+		result, _, _ := unstructured.NestedString(ps[0].Object, "status", "atProvider", "lastBuild", "result")
+		return result == "SUCCESS", "lastBuild.result=" + result, nil
+	})
+}
+
+// expire waits for the preview environment's TTL: its pipeline and
+// application must be deleted from Jenkins and Argo CD, and its DNS record,
+// which it retains, kept in BIND.
+func (c *Cluster) expire(ctx context.Context, r *Report, created time.Time) error {
+	c.logf("waiting for %s to expire (%s after creation, %s from now)", previewEnv, ShortTTL, time.Until(created.Add(ShortTTL)).Round(time.Second))
+	err := c.Wait(ctx, previewEnv+"'s pipeline and application to be deleted", ShortTTL+4*time.Minute, func(ctx context.Context) (bool, string, error) {
+		s, err := c.sandboxState(ctx)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		left := []string{}
+		for job := range s.Jobs {
+			if strings.HasSuffix(job, "/"+previewEnv) {
+				left = append(left, "job "+job)
+			}
+		}
+		for app := range s.Apps {
+			if strings.HasSuffix(app, "-"+previewEnv) {
+				left = append(left, "application "+app)
+			}
+		}
+		return len(left) == 0, fmt.Sprintf("still there: %v", left), nil
+	})
+	if err != nil {
+		return err
+	}
+	r.Expired = time.Since(created)
+	c.logf("  %s expired: its Jenkins job and Argo CD application are gone (%s after creation)", previewEnv, r.Expired.Round(time.Second))
+	if err := c.checkDNS(map[string]string{previewEnv: Environments[previewEnv]}, nil); err != nil {
+		return fmt.Errorf("the retained DNS record: %w", err)
+	}
+	c.logf("  its DNS record %s is retained in BIND", Environments[previewEnv])
+	table, err := c.environmentTable(ctx)
+	if err == nil {
+		c.logf("environments:\n%s", table)
+	}
+	return nil
+}
+
+// deleteProject deletes the XR and waits until every managed resource and
+// every external object it made is gone (but the retained DNS record).
+func (c *Cluster) deleteProject(ctx context.Context, r *Report) error {
+	c.logf("deleting the DevOpsProject")
+	xr, err := c.Get(ctx, xrAPIVersion, "DevOpsProject", ProjectNamespace, Project)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	if err := c.Kube.Delete(ctx, xr, client.PropagationPolicy("Foreground")); err != nil {
+		return err
+	}
+	kinds := []struct{ apiVersion, kind string }{
+		{"jenkins.devops.freeleaps.io/v1alpha1", "JenkinsPipeline"},
+		{"argocd.devops.freeleaps.io/v1alpha1", "ArgoApplication"},
+		{"dns.devops.freeleaps.io/v1alpha1", "DNSRecord"},
+		{"registry.devops.freeleaps.io/v1alpha1", "RegistryRepo"},
+		{xrAPIVersion, "DevOpsProject"},
+	}
+	err = c.Wait(ctx, "the project's resources to be deleted", 4*time.Minute, func(ctx context.Context) (bool, string, error) {
+		left := []string{}
+		for _, k := range kinds {
+			items, err := c.List(ctx, k.apiVersion, k.kind, client.InNamespace(ProjectNamespace))
+			if err != nil {
+				return false, err.Error(), nil
+			}
+			for _, it := range items {
+				left = append(left, k.kind+"/"+it.GetName())
+			}
+		}
+		s, err := c.sandboxState(ctx)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		for job := range s.Jobs {
+			left = append(left, "Jenkins job "+job)
+		}
+		for app := range s.Apps {
+			left = append(left, "Argo CD application "+app)
+		}
+		sort.Strings(left)
+		return len(left) == 0, fmt.Sprintf("still there: %v", left), nil
+	})
+	if err != nil {
+		return err
+	}
+	absent := map[string]string{}
+	for env, name := range Environments {
+		if env != previewEnv {
+			absent[env] = name
+		}
+	}
+	if err := c.checkDNS(map[string]string{previewEnv: Environments[previewEnv]}, absent); err != nil {
+		return err
+	}
+	r.Deleted = time.Since(t0)
+	c.logf("  everything is deleted (%s); only the retained record %s stays in BIND", r.Deleted.Round(100*time.Millisecond), Environments[previewEnv])
+	return nil
+}
+
+// eventStream counts the lifecycle events on the exchange.
+type eventStream struct {
+	conn *amqp.Connection
+	mu   sync.Mutex
+	seen map[string]int
+}
+
+func (c *Cluster) watchEvents() (*eventStream, error) {
+	conn, err := amqp.Dial(c.RabbitMQ.URL)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := conn.Channel()
+	if err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	if err := ch.ExchangeDeclare("devops.events", "topic", true, false, false, false, nil); err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	q, err := ch.QueueDeclare("", false, true, true, false, nil)
+	if err == nil {
+		err = ch.QueueBind(q.Name, "#", "devops.events", false, nil)
+	}
+	var msgs <-chan amqp.Delivery
+	if err == nil {
+		msgs, err = ch.Consume(q.Name, "e2e", true, true, false, false, nil)
+	}
+	if err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	s := &eventStream{conn: conn, seen: map[string]int{}}
+	go func() {
+		for m := range msgs {
+			var ev struct {
+				Type string `json:"type"`
+			}
+			if json.Unmarshal(m.Body, &ev) != nil || ev.Type == "" {
+				continue
+			}
+			s.mu.Lock()
+			s.seen[ev.Type[strings.LastIndex(ev.Type, ".")+1:]]++
+			s.mu.Unlock()
+		}
+	}()
+	return s, nil
+}
+
+func (s *eventStream) counts() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range s.seen {
+		out[k] = v
+	}
+	return out
+}
+
+func (s *eventStream) close() { _ = s.conn.Close() }
+
+// Summary renders the report for people.
+func (r *Report) Summary() string {
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	row := func(k, format string, args ...any) { _, _ = fmt.Fprintf(w, "%s\t"+format+"\n", append([]any{k}, args...)...) }
+	mib := func(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+	row("DevOpsProject created → Ready", "%s", r.Ready.Round(100*time.Millisecond))
+	row("steady state, "+r.Steady.String(), "%d Kubernetes API requests by the provider; backend requests %v", r.SteadyAPIRequests, r.SteadyBackend)
+	row("deploy request → build queued", "%s (%s)", r.DeployQueued.Round(100*time.Millisecond), r.Build)
+	row("preview expired", "%s after creation (TTL %s)", r.Expired.Round(time.Second), ShortTTL)
+	row("DevOpsProject deleted → all gone", "%s", r.Deleted.Round(100*time.Millisecond))
+	row("events on the stream", "%v", r.Events)
+	row("provider memory", "RSS %s, peak %s", mib(r.Provider.RSS), mib(r.Provider.Peak))
+	row("function memory", "RSS %s, peak %s", mib(r.Function.RSS), mib(r.Function.Peak))
+	_ = w.Flush()
+	return b.String()
+}

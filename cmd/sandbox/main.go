@@ -1,0 +1,246 @@
+// Command sandbox serves the fake backends that cannot run here for real —
+// Jenkins, Argo CD, GoDaddy, Docker Hub and Harbor — on loopback ports, for
+// the local demo and the end-to-end test. The fakes are the same ones the
+// provider's tests use: faithful to the real APIs' paths, status codes and
+// error bodies.
+//
+// It writes their addresses and freshly generated credentials as JSON to
+// --out, then plays the parts of a Jenkins executor (queued builds start
+// after --build-delay and succeed after another) and of Argo CD's
+// application controller (a new application turns Synced and Healthy after
+// --sync-delay). GET /state on --control reports jobs, builds, applications
+// and request counts. It stops on SIGINT or SIGTERM.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/freeleaps/provider-devops/internal/testing/argocd"
+	"github.com/freeleaps/provider-devops/internal/testing/dockerhub"
+	"github.com/freeleaps/provider-devops/internal/testing/godaddy"
+	"github.com/freeleaps/provider-devops/internal/testing/harbor"
+	"github.com/freeleaps/provider-devops/internal/testing/jenkins"
+)
+
+// Endpoints is what --out receives.
+type Endpoints struct {
+	Control string  `json:"control"`
+	Jenkins Backend `json:"jenkins"`
+	ArgoCD  Backend `json:"argocd"`
+	GoDaddy Backend `json:"godaddy"`
+	Hub     Backend `json:"dockerhub"`
+	Harbor  Backend `json:"harbor"`
+}
+
+// Backend is one fake's URL and credentials.
+type Backend struct {
+	URL      string `json:"url"`
+	User     string `json:"user,omitempty"`
+	Secret   string `json:"secret"`
+	Key      string `json:"key,omitempty"`
+}
+
+// State is what GET /state answers.
+type State struct {
+	Jobs     map[string]Job `json:"jobs"`
+	Apps     map[string]App `json:"apps"`
+	Requests map[string]int `json:"requests"`
+}
+
+// Job is a Jenkins job's queue and builds.
+type Job struct {
+	Queued int     `json:"queued"`
+	Builds []Build `json:"builds"`
+}
+
+// Build is one run of a job.
+type Build struct {
+	Number   int               `json:"number"`
+	Result   string            `json:"result"`
+	Building bool              `json:"building"`
+	Params   map[string]string `json:"params,omitempty"`
+}
+
+// App is an Argo CD application's state.
+type App struct {
+	Sync   string `json:"sync"`
+	Health string `json:"health"`
+}
+
+func main() {
+	out := flag.String("out", "", "File the endpoints and credentials are written to (JSON).")
+	control := flag.String("control", "127.0.0.1:0", "Address of the /state endpoint.")
+	domains := flag.String("godaddy-domain", "example.com", "Domain the fake GoDaddy account owns.")
+	org := flag.String("dockerhub-org", "team", "Namespace the fake Docker Hub user may push to.")
+	buildDelay := flag.Duration("build-delay", 5*time.Second, "How long a queued build waits for an executor, and then runs.")
+	syncDelay := flag.Duration("sync-delay", 3*time.Second, "How long a new application takes to turn Synced and Healthy.")
+	flag.Parse()
+	if *out == "" {
+		fmt.Fprintln(os.Stderr, "sandbox: --out is required")
+		os.Exit(2)
+	}
+	if err := run(*out, *control, *domains, *org, *buildDelay, *syncDelay); err != nil {
+		fmt.Fprintln(os.Stderr, "sandbox:", err)
+		os.Exit(1)
+	}
+}
+
+func secret() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+type fakes struct {
+	jenkins *jenkins.Server
+	argo    *argocd.Server
+	godaddy *godaddy.Server
+	hub     *dockerhub.Server
+	harbor  *harbor.Server
+}
+
+func run(out, control, domain, org string, buildDelay, syncDelay time.Duration) error {
+	ep := Endpoints{
+		Jenkins: Backend{User: "devops-bot", Secret: secret()},
+		ArgoCD:  Backend{Secret: secret()},
+		GoDaddy: Backend{Key: secret(), Secret: secret()},
+		Hub:     Backend{User: "devops-bot", Secret: secret()},
+		Harbor:  Backend{User: "robot$devops", Secret: secret()},
+	}
+	f := fakes{
+		jenkins: jenkins.New(ep.Jenkins.User, ep.Jenkins.Secret),
+		argo:    argocd.New(ep.ArgoCD.Secret),
+		godaddy: godaddy.New(ep.GoDaddy.Key, ep.GoDaddy.Secret, domain),
+		hub:     dockerhub.New(ep.Hub.User, ep.Hub.Secret, org),
+		harbor:  harbor.New(ep.Harbor.User, ep.Harbor.Secret),
+	}
+	defer f.jenkins.Close()
+	defer f.argo.Close()
+	defer f.godaddy.Close()
+	defer f.hub.Close()
+	defer f.harbor.Close()
+	ep.Jenkins.URL, ep.ArgoCD.URL, ep.GoDaddy.URL, ep.Hub.URL, ep.Harbor.URL = f.jenkins.URL, f.argo.URL, f.godaddy.URL, f.hub.URL, f.harbor.URL
+
+	l, err := net.Listen("tcp", control)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(f.state())
+	}), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	defer func() { _ = srv.Close() }()
+	ep.Control = "http://" + l.Addr().String()
+
+	b, err := json.MarshalIndent(ep, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(out+".tmp", b, 0o600); err != nil {
+		return err
+	}
+	if err := os.Rename(out+".tmp", out); err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	f.simulate(ctx, buildDelay, syncDelay)
+	return nil
+}
+
+// simulate plays Jenkins' executors and Argo CD's controller until ctx ends.
+func (f fakes) simulate(ctx context.Context, buildDelay, syncDelay time.Duration) {
+	seenQueued := map[string]time.Time{}
+	seenApp := map[string]time.Time{}
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			for _, job := range f.jenkins.Jobs() {
+				f.advanceJob(job, now, buildDelay, seenQueued)
+			}
+			for _, name := range f.argo.Apps() {
+				f.advanceApp(name, now, syncDelay, seenApp)
+			}
+		}
+	}
+}
+
+func (f fakes) advanceJob(job string, now time.Time, delay time.Duration, seen map[string]time.Time) {
+	if f.jenkins.Queued(job) > 0 {
+		if _, ok := seen[job]; !ok {
+			seen[job] = now
+		}
+		if now.Sub(seen[job]) >= delay {
+			f.jenkins.RunQueue()
+			delete(seen, job)
+		}
+	}
+	for _, b := range f.jenkins.Builds(job) {
+		if b.Building && now.Sub(b.Timestamp) >= delay {
+			f.jenkins.Finish(job, "SUCCESS")
+		}
+	}
+}
+
+func (f fakes) advanceApp(name string, now time.Time, delay time.Duration, seen map[string]time.Time) {
+	app := f.argo.App(name)
+	st, _ := app["status"].(map[string]any)
+	sync, _ := st["sync"].(map[string]any)
+	if sync["status"] == "Synced" {
+		return
+	}
+	if _, ok := seen[name]; !ok {
+		seen[name] = now
+	}
+	if now.Sub(seen[name]) >= delay {
+		f.argo.SetStatus(name, "Synced", "4f2c9e1", "Healthy", "", "Succeeded")
+		delete(seen, name)
+	}
+}
+
+func (f fakes) state() State {
+	s := State{Jobs: map[string]Job{}, Apps: map[string]App{}, Requests: map[string]int{}}
+	for _, job := range f.jenkins.Jobs() {
+		j := Job{Queued: f.jenkins.Queued(job)}
+		for _, b := range f.jenkins.Builds(job) {
+			p := map[string]string{}
+			for k := range b.Params {
+				p[k] = b.Params.Get(k)
+			}
+			j.Builds = append(j.Builds, Build{Number: b.Number, Result: b.Result, Building: b.Building, Params: p})
+		}
+		s.Jobs[job] = j
+	}
+	for _, name := range f.argo.Apps() {
+		app := f.argo.App(name)
+		st, _ := app["status"].(map[string]any)
+		sync, _ := st["sync"].(map[string]any)
+		health, _ := st["health"].(map[string]any)
+		s.Apps[name] = App{Sync: fmt.Sprint(sync["status"]), Health: fmt.Sprint(health["status"])}
+	}
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete} {
+		s.Requests["jenkins "+m] = f.jenkins.Count(m)
+		s.Requests["argocd "+m] = f.argo.Count(m)
+		s.Requests["godaddy "+m] = f.godaddy.Count(m)
+		s.Requests["dockerhub "+m] = f.hub.Count(m)
+		s.Requests["harbor "+m] = f.harbor.Count(m)
+	}
+	return s
+}

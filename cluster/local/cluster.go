@@ -111,7 +111,7 @@ type Cluster struct {
 	crossplan *process
 	provider  *process
 	function  *process
-	fnDirs    map[string]bool
+	runtimes  map[string]*runtime
 	// providerMetrics is the provider's Prometheus endpoint.
 	providerMetrics string
 	stop            context.CancelFunc
@@ -138,7 +138,7 @@ func (c *Cluster) logf(format string, args ...any) {
 // Start brings up the control plane, the backends and Crossplane, and
 // installs the packages. On error everything started is stopped again.
 func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
-	c := &Cluster{cfg: cfg, dir: cfg.Dir, fnDirs: map[string]bool{}}
+	c := &Cluster{cfg: cfg, dir: cfg.Dir, runtimes: map[string]*runtime{}}
 	defer func() {
 		if err != nil {
 			c.Close()
@@ -257,12 +257,24 @@ func (c *Cluster) startCrossplane(ctx context.Context) error {
 	if err := os.MkdirAll(empty, 0o750); err != nil {
 		return err
 	}
-	initCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(initCtx, c.cfg.Crossplane, "core", "init", //nolint:gosec // configured binary
-		"--crds-path="+c.cfg.CrossplaneCRDs, "--webhook-configurations-path="+empty)
-	cmd.Env = append(os.Environ(), env...)
-	if out, err := cmd.CombinedOutput(); err != nil {
+	// core init installs the CRDs and at once creates objects of them; the
+	// first attempt can beat the API server's discovery ("no matches for
+	// kind"). It is idempotent, so try again, as the init container's
+	// restart would.
+	var out []byte
+	var err error
+	for attempt := 1; attempt <= 5; attempt++ {
+		initCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+		cmd := exec.CommandContext(initCtx, c.cfg.Crossplane, "core", "init") //nolint:gosec // configured binary
+		cmd.Env = append(os.Environ(), append(env, "CRDS_PATH="+c.cfg.CrossplaneCRDs, "WEBHOOK_CONFIGS_PATH="+empty)...)
+		out, err = cmd.CombinedOutput()
+		cancel()
+		if err == nil {
+			break
+		}
+		time.Sleep(2 * time.Second)
+	}
+	if err != nil {
 		return fmt.Errorf("crossplane core init: %w\n%s", err, lastLines(string(out), 20))
 	}
 
@@ -277,6 +289,11 @@ func (c *Cluster) startCrossplane(ctx context.Context) error {
 	health, err := loopback.FreePort()
 	if err != nil {
 		return err
+	}
+	for _, d := range []string{"xpkg", "xfn"} {
+		if err := os.MkdirAll(filepath.Join(c.dir, "cache", d), 0o750); err != nil {
+			return err
+		}
 	}
 	env = append(env,
 		"PACKAGE_RUNTIME=External",
@@ -387,9 +404,6 @@ spec: {package: %[4]s%[7]s:%[9]s}
 			return err
 		}
 	}
-	if err := c.startProvider(ctx); err != nil {
-		return err
-	}
 	if err := c.Apply(ctx, fmt.Sprintf(`
 apiVersion: pkg.crossplane.io/v1
 kind: Configuration
@@ -429,34 +443,44 @@ func (c *Cluster) WaitPackage(ctx context.Context, kind, name string) error {
 	return err
 }
 
-func (c *Cluster) startProvider(ctx context.Context) error {
+// startProvider runs the provider with a kubeconfig; it publishes events to
+// the RabbitMQ broker whose URL is in a Secret.
+func (c *Cluster) startProvider(ctx context.Context) (*runtime, error) {
 	if err := c.Apply(ctx, fmt.Sprintf(`
 apiVersion: v1
 kind: Secret
 metadata: {name: %s, namespace: %s}
 stringData: {url: %q}
 `, eventsSecret, Namespace, c.RabbitMQ.URL)); err != nil {
-		return err
+		return nil, err
 	}
 	metrics, err := loopback.FreePort()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	health, err := loopback.FreePort()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	args := append([]string{
 		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", metrics),
 		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", health),
 		"--events-secret=" + Namespace + "/" + eventsSecret,
 	}, c.cfg.ProviderArgs...)
-	c.provider, err = c.start("provider", []string{"KUBECONFIG=" + c.KubeConfig}, c.cfg.Provider, args...)
+	p, err := c.start("provider", []string{"KUBECONFIG=" + c.KubeConfig}, c.cfg.Provider, args...)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	c.mu.Lock()
+	c.provider = p
 	c.providerMetrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", metrics)
-	return nil
+	c.mu.Unlock()
+	c.logf("  package runtime: the provider runs on the host (metrics 127.0.0.1:%d)", metrics)
+	healthz := fmt.Sprintf("http://127.0.0.1:%d/healthz", health)
+	return &runtime{proc: p, probe: func() error {
+		_, err := httpGet(context.Background(), healthz)
+		return err
+	}}, nil
 }
 
 // Close stops every process and server the cluster started. Its directory

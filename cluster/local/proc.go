@@ -34,7 +34,9 @@ func (c *Cluster) start(name string, env []string, bin string, args ...string) (
 	cmd := exec.Command(bin, args...) //nolint:gosec // binaries this package was configured with
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = f, f
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own group, so stop reaches its children too; and killed with us
+	// should we die without running Close.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		_ = f.Close()
 		return nil, fmt.Errorf("cannot start %s: %w", name, err)

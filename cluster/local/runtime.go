@@ -2,8 +2,8 @@ package local
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
+		"fmt"
+	"net"
 	"path/filepath"
 	"time"
 
@@ -51,45 +51,114 @@ func (c *Cluster) runRevisions(ctx context.Context, kind string) error {
 	return nil
 }
 
-// runRevision issues the revision's server certificate, records it in the
-// revision's status and, for a function, starts the function on a loopback
-// port and records that as the revision's endpoint.
+// runtime is the process serving one revision.
+type runtime struct {
+	proc *process
+	// endpoint is a function's gRPC target; probe says whether the
+	// process is up.
+	endpoint string
+	probe    func() error
+}
+
+// runRevision does for one revision what the Deployment runtime does: it
+// issues the server certificate, runs the provider or function process with
+// it, and records the certificate's Secret, the endpoint and the runtime's
+// health in the revision's status.
 func (c *Cluster) runRevision(ctx context.Context, kind string, rev *unstructured.Unstructured) error {
-	secret, _, _ := unstructured.NestedString(rev.Object, "status", "tlsServerSecretName")
-	if secret != "" && (kind != "FunctionRevision" || c.fnDirs[rev.GetName()]) {
-		return nil
-	}
-	secret = rev.GetName() + "-tls-server"
-	if err := c.ensureServerSecret(ctx, secret, rev.GetName()); err != nil {
-		return err
-	}
-	status := map[string]any{"tlsServerSecretName": secret}
-	if kind == "FunctionRevision" {
-		port, err := loopback.FreePort()
-		if err != nil {
+	name := rev.GetName()
+	secret := name + "-tls-server"
+	c.mu.Lock()
+	rt := c.runtimes[name]
+	c.mu.Unlock()
+	if rt == nil {
+		if err := c.ensureServerSecret(ctx, secret, name); err != nil {
 			return err
 		}
-		dir := filepath.Join(c.dir, "certs", rev.GetName())
-		if err := c.writeSecretFiles(ctx, secret, dir); err != nil {
-			return err
+		var err error
+		if kind == "FunctionRevision" {
+			rt, err = c.startFunction(ctx, name, secret)
+		} else {
+			rt, err = c.startProvider(ctx)
 		}
-		fn, err := c.start("function", nil, c.cfg.Function,
-			fmt.Sprintf("--address=127.0.0.1:%d", port), "--tls-server-certs-dir="+dir, "--metrics-address=127.0.0.1:0")
 		if err != nil {
 			return err
 		}
 		c.mu.Lock()
-		c.function = fn
+		c.runtimes[name] = rt
 		c.mu.Unlock()
-		c.fnDirs[rev.GetName()] = true
-		status["endpoint"] = fmt.Sprintf("dns:///127.0.0.1:%d", port)
-		c.logf("  package runtime: %s serves on 127.0.0.1:%d with a certificate from %s", rev.GetName(), port, caSecret)
 	}
-	patch, err := json.Marshal(map[string]any{"status": status})
-	if err != nil {
+
+	health := map[string]any{"type": "RuntimeHealthy", "status": "True", "reason": "HealthyPackageRevision"}
+	if err := rt.probe(); err != nil {
+		health = map[string]any{"type": "RuntimeHealthy", "status": "False", "reason": "UnhealthyPackageRevision", "message": err.Error()}
+	}
+	changed := setIfDifferent(rev, secret, "status", "tlsServerSecretName")
+	if rt.endpoint != "" {
+		changed = setIfDifferent(rev, rt.endpoint, "status", "endpoint") || changed
+	}
+	conds, _, _ := unstructured.NestedSlice(rev.Object, "status", "conditions")
+	found := false
+	for i, cd := range conds {
+		m, _ := cd.(map[string]any)
+		if m["type"] != "RuntimeHealthy" {
+			continue
+		}
+		found = true
+		if m["status"] != health["status"] || m["reason"] != health["reason"] {
+			health["lastTransitionTime"] = time.Now().UTC().Format(time.RFC3339)
+			conds[i], changed = health, true
+		}
+	}
+	if !found {
+		health["lastTransitionTime"] = time.Now().UTC().Format(time.RFC3339)
+		conds, changed = append(conds, health), true
+	}
+	if !changed {
+		return nil
+	}
+	if err := unstructured.SetNestedSlice(rev.Object, conds, "status", "conditions"); err != nil {
 		return err
 	}
-	return c.Kube.Status().Patch(ctx, rev, client.RawPatch(types.MergePatchType, patch))
+	// An update, not a patch: conditions are a list, and a conflict with
+	// Crossplane's own status update is retried on the next pass.
+	return client.IgnoreNotFound(c.Kube.Status().Update(ctx, rev))
+}
+
+func setIfDifferent(u *unstructured.Unstructured, value string, path ...string) bool {
+	if cur, _, _ := unstructured.NestedString(u.Object, path...); cur == value {
+		return false
+	}
+	_ = unstructured.SetNestedField(u.Object, value, path...)
+	return true
+}
+
+// startFunction runs the function on a loopback port with the revision's
+// certificate (its ca.crt verifies Crossplane's client certificate).
+func (c *Cluster) startFunction(ctx context.Context, revision, secret string) (*runtime, error) {
+	port, err := loopback.FreePort()
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(c.dir, "certs", revision)
+	if err := c.writeSecretFiles(ctx, secret, dir); err != nil {
+		return nil, err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	p, err := c.start("function", nil, c.cfg.Function, "--address="+addr, "--tls-server-certs-dir="+dir, "--metrics-address=127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.function = p
+	c.mu.Unlock()
+	c.logf("  package runtime: %s serves gRPC on %s with a certificate from %s", revision, addr, caSecret)
+	return &runtime{proc: p, endpoint: "dns:///" + addr, probe: func() error {
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return fmt.Errorf("function not listening on %s yet", addr)
+		}
+		return conn.Close()
+	}}, nil
 }
 
 func (c *Cluster) ensureServerSecret(ctx context.Context, name, commonName string) error {

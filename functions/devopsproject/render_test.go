@@ -58,7 +58,7 @@ func TestRender(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			args := []string{"render", filepath.Join(examples, tc.xr), filepath.Join(examples, tc.composition), functions, "--include-full-xr", "--timeout=60s"}
+			args := []string{"render", filepath.Join(examples, tc.xr), filepath.Join(root, "package", "configuration", tc.composition), functions, "--include-full-xr", "--timeout=60s"}
 			if tc.observed != "" {
 				args = append(args, "--observed-resources="+filepath.Join(examples, tc.observed))
 			}

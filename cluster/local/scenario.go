@@ -53,6 +53,7 @@ type Report struct {
 	// backend and method in it.
 	Steady            time.Duration
 	SteadyAPIRequests int
+	SteadyAPI         map[string]int
 	SteadyBackend     map[string]int
 	// DeployQueued is the time from publishing the deploy request to the
 	// build reaching Jenkins; Build is that build's number and result.
@@ -282,13 +283,14 @@ func httpGet(ctx context.Context, url string) ([]byte, error) {
 	return io.ReadAll(resp.Body)
 }
 
-// providerAPIRequests sums the provider's rest_client_requests_total.
-func (c *Cluster) providerAPIRequests(ctx context.Context) (int, error) {
+// providerAPIRequests reads the provider's rest_client_requests_total, by
+// method.
+func (c *Cluster) providerAPIRequests(ctx context.Context) (map[string]int, error) {
 	body, err := httpGet(ctx, c.providerMetrics)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	total := 0
+	byMethod := map[string]int{}
 	s := bufio.NewScanner(strings.NewReader(string(body)))
 	for s.Scan() {
 		line := s.Text()
@@ -298,11 +300,15 @@ func (c *Cluster) providerAPIRequests(ctx context.Context) (int, error) {
 		f := strings.Fields(line)
 		v, err := strconv.ParseFloat(f[len(f)-1], 64)
 		if err != nil {
-			return 0, fmt.Errorf("cannot parse %q: %w", line, err)
+			return nil, fmt.Errorf("cannot parse %q: %w", line, err)
 		}
-		total += int(v)
+		method := "?"
+		if _, rest, ok := strings.Cut(line, `method="`); ok {
+			method, _, _ = strings.Cut(rest, `"`)
+		}
+		byMethod[method] += int(v)
 	}
-	return total, s.Err()
+	return byMethod, s.Err()
 }
 
 // measureSteadyState counts the provider's API requests and the backends'
@@ -330,7 +336,13 @@ func (c *Cluster) measureSteadyState(ctx context.Context, r *Report) error {
 	if err != nil {
 		return err
 	}
-	r.SteadyAPIRequests = api1 - api0
+	r.SteadyAPI = map[string]int{}
+	for k, v := range api1 {
+		if d := v - api0[k]; d != 0 {
+			r.SteadyAPI[k] = d
+			r.SteadyAPIRequests += d
+		}
+	}
 	r.SteadyBackend = map[string]int{}
 	for k, v := range s1.Requests {
 		if d := v - s0.Requests[k]; d != 0 {
@@ -342,7 +354,7 @@ func (c *Cluster) measureSteadyState(ctx context.Context, r *Report) error {
 			return fmt.Errorf("the provider wrote to a backend in the steady state: %d × %s (all: %v)", n, k, r.SteadyBackend)
 		}
 	}
-	c.logf("  %d Kubernetes API requests by the provider; backend requests %v", r.SteadyAPIRequests, r.SteadyBackend)
+	c.logf("  Kubernetes API requests by the provider %v; backend requests %v", r.SteadyAPI, r.SteadyBackend)
 	return nil
 }
 
@@ -582,7 +594,7 @@ func (r *Report) Summary() string {
 	row := func(k, format string, args ...any) { _, _ = fmt.Fprintf(w, "%s\t"+format+"\n", append([]any{k}, args...)...) }
 	mib := func(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 	row("DevOpsProject created → Ready", "%s", r.Ready.Round(100*time.Millisecond))
-	row("steady state, "+r.Steady.String(), "%d Kubernetes API requests by the provider; backend requests %v", r.SteadyAPIRequests, r.SteadyBackend)
+	row("steady state, "+r.Steady.String(), "Kubernetes API requests by the provider %v; backend requests %v", r.SteadyAPI, r.SteadyBackend)
 	row("deploy request → build queued", "%s (%s)", r.DeployQueued.Round(100*time.Millisecond), r.Build)
 	row("preview expired", "%s after creation (TTL %s)", r.Expired.Round(time.Second), ShortTTL)
 	row("DevOpsProject deleted → all gone", "%s", r.Deleted.Round(100*time.Millisecond))

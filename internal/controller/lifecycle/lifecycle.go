@@ -12,8 +12,10 @@ import (
 	"sync"
 	"time"
 
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -126,7 +128,7 @@ func (w *Watcher) Start(ctx context.Context) error {
 // k's CRD is established.
 func (w *Watcher) Watch(mgr manager.Manager, k Kind) error {
 	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-		inf, err := mgr.GetCache().GetInformer(ctx, k.New())
+		inf, err := informer(ctx, mgr, k)
 		if err != nil {
 			return errors.Wrapf(err, "cannot watch %s for events", k.Name)
 		}
@@ -158,6 +160,25 @@ func (w *Watcher) Watch(mgr manager.Manager, k Kind) error {
 		<-ctx.Done()
 		return inf.RemoveEventHandler(reg)
 	}))
+}
+
+// informer gets k's informer. The gate opens when the CRD is Established,
+// which the API server's discovery can trail for a moment ("no matches for
+// kind"); that is retried for up to a minute instead of stopping the
+// provider.
+func informer(ctx context.Context, mgr manager.Manager, k Kind) (crcache.Informer, error) {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		inf, err := mgr.GetCache().GetInformer(ctx, k.New())
+		if err == nil || !apimeta.IsNoMatchError(err) || time.Now().After(deadline) {
+			return inf, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
 }
 
 // Added sees a resource for the first time (also every resource when the

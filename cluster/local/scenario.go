@@ -349,6 +349,11 @@ func (c *Cluster) measureSteadyState(ctx context.Context, r *Report) error {
 			r.SteadyBackend[k] = d
 		}
 	}
+	for method, n := range r.SteadyAPI {
+		if method != "GET" {
+			return fmt.Errorf("the provider wrote to the API server in the steady state: %d × %s (all: %v)", n, method, r.SteadyAPI)
+		}
+	}
 	for k, n := range r.SteadyBackend {
 		if !strings.HasSuffix(k, " GET") {
 			return fmt.Errorf("the provider wrote to a backend in the steady state: %d × %s (all: %v)", n, k, r.SteadyBackend)

@@ -117,6 +117,12 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		st := c.status(e, phase, x)
 		statuses = append(statuses, st)
 		report(rsp, prev[e.Name], st)
+		if phase == PhaseProvisioning {
+			// Come back soon to report Ready: the watch events that would
+			// trigger it are dropped while Crossplane's XR circuit breaker
+			// is open, which a project's creation burst can trip.
+			next = min(next, phaseRequeue)
+		}
 
 		switch phase {
 		case PhaseExpiringSoon:

@@ -206,8 +206,8 @@ func TestFirstRun(t *testing.T) {
 	if diff := cmp.Diff(map[string]any{"name": "prod", "phase": "Provisioning", "url": "https://shop.example.com"}, envStatus(t, rsp, "prod")); diff != "" {
 		t.Errorf("prod never expires -want +got:\n%s", diff)
 	}
-	if diff := cmp.Diff(durationpb.New(time.Minute), rsp.GetMeta().GetTtl(), protocmp.Transform()); diff != "" {
-		t.Errorf("response TTL: the poll interval when nothing is due sooner:\n%s", diff)
+	if diff := cmp.Diff(durationpb.New(phaseRequeue), rsp.GetMeta().GetTtl(), protocmp.Transform()); diff != "" {
+		t.Errorf("response TTL: soon, while environments are provisioning:\n%s", diff)
 	}
 	checks := map[string]struct {
 		name string

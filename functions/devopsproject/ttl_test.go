@@ -126,7 +126,7 @@ func TestExpiry(t *testing.T) {
 			reason: "a new renew annotation value restarts the ttl, and an expired environment comes back",
 			now:    expires.Add(time.Hour), xr: xr(withStatus(prodReady(), prStatus("Expired")), withAnnotation("renew.devops.freeleaps.io/pr-7", "2026-11-22")),
 			observed: allObserved(true, "prod"),
-			phase:    PhaseProvisioning, expiresAt: "2026-11-22T17:00:00Z", resources: want("pr-7", "prod"), ttl: time.Minute,
+			phase:    PhaseProvisioning, expiresAt: "2026-11-22T17:00:00Z", resources: want("pr-7", "prod"), ttl: phaseRequeue,
 			results: []string{"SEVERITY_NORMAL Provisioning: environment pr-7 is being provisioned"},
 			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
 				if r := envStatus(t, rsp, "pr-7")["renewal"]; r != "2026-11-22" {
@@ -144,7 +144,7 @@ func TestExpiry(t *testing.T) {
 				}
 			})),
 			input: map[string]any{"defaultTTL": "2h"},
-			phase: PhaseProvisioning, expiresAt: "2026-11-22T14:00:00Z", resources: want("pr-7", "prod"), ttl: time.Minute,
+			phase: PhaseProvisioning, expiresAt: "2026-11-22T14:00:00Z", resources: want("pr-7", "prod"), ttl: phaseRequeue,
 			results: []string{"SEVERITY_NORMAL Provisioning: environment pr-7 is being provisioned", "SEVERITY_NORMAL Provisioning: environment prod is being provisioned"},
 		},
 	}

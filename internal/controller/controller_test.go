@@ -34,7 +34,7 @@ func TestMain(m *testing.M) { envtest.Main(m) }
 
 // startProvider runs the provider's controllers, wired as cmd/provider wires
 // them (CRD gate, safe-start), against the shared control plane.
-func startProvider(t *testing.T, env *envtest.Env) {
+func startProvider(t testing.TB, env *envtest.Env) {
 	t.Helper()
 	envtest.StartManager(t, env, time.Minute, func(mgr ctrl.Manager, o controller.Options) error {
 		o.Gate = new(gate.Gate[schema.GroupVersionKind])

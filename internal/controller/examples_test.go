@@ -120,7 +120,7 @@ func TestExamplesReconcile(t *testing.T) {
 }
 
 // loadExample reads the YAML documents of an example file.
-func loadExample(t *testing.T, file string) []*unstructured.Unstructured {
+func loadExample(t testing.TB, file string) []*unstructured.Unstructured {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(envtest.RepoRoot(), "examples", file))
 	if err != nil {

@@ -84,7 +84,7 @@ func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Kind[T]
 		}
 	}
 
-	r := managed.NewReconciler(mgr, resource.ManagedKind(k.GroupVersionKind), opts...)
+	r := managed.NewReconciler(skipNoopStatus{mgr}, resource.ManagedKind(k.GroupVersionKind), opts...)
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).

@@ -20,14 +20,14 @@ import (
 // StartManager runs a controller manager against e with the controllers
 // setup adds, configured as cmd/provider configures them but with the given
 // poll interval. It stops when the test ends.
-func StartManager(t *testing.T, e *Env, poll time.Duration, setup func(ctrl.Manager, controller.Options) error) {
+func StartManager(t testing.TB, e *Env, poll time.Duration, setup func(ctrl.Manager, controller.Options) error) {
 	t.Helper()
 	StartManagerLogging(t, e, poll, nil, setup)
 }
 
 // StartManagerLogging is StartManager with the controllers' debug logs
 // written to logs (nil: discarded), so tests can check what they say.
-func StartManagerLogging(t *testing.T, e *Env, poll time.Duration, logs io.Writer, setup func(ctrl.Manager, controller.Options) error) {
+func StartManagerLogging(t testing.TB, e *Env, poll time.Duration, logs io.Writer, setup func(ctrl.Manager, controller.Options) error) {
 	t.Helper()
 	log := logging.NewNopLogger()
 	if logs != nil {

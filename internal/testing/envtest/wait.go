@@ -28,7 +28,7 @@ func EventuallyWithin(t *testing.T, limit time.Duration, what string, fn func() 
 }
 
 // Must fails the test on err.
-func Must(t *testing.T, err error) {
+func Must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,49 @@
+package mrcontroller
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+)
+
+// skipNoopStatus gives the managed reconciler a client whose status writes
+// are skipped when they would change nothing. crossplane-runtime writes the
+// status at the end of every reconcile, also when a poll found the resource
+// up to date; each such write is an API request (a PUT the API server then
+// discards as a no-op). Skipping it is safe: the object compared with is the
+// cached one the reconcile started from, so an update would either change
+// nothing or, against a newer version, fail with a conflict.
+type skipNoopStatus struct {
+	manager.Manager
+}
+
+// GetClient returns the filtering client.
+func (m skipNoopStatus) GetClient() client.Client {
+	return noopStatusClient{Client: m.Manager.GetClient()}
+}
+
+type noopStatusClient struct {
+	client.Client
+}
+
+func (c noopStatusClient) Status() client.SubResourceWriter {
+	return noopStatusWriter{SubResourceWriter: c.Client.Status(), reader: c.Client}
+}
+
+type noopStatusWriter struct {
+	client.SubResourceWriter
+	reader client.Reader
+}
+
+// Update skips the write when the cached object is identical.
+func (w noopStatusWriter) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+	if len(opts) == 0 {
+		cached, ok := obj.DeepCopyObject().(client.Object)
+		if ok && w.reader.Get(ctx, client.ObjectKeyFromObject(obj), cached) == nil && equality.Semantic.DeepEqual(cached, obj) {
+			return nil
+		}
+	}
+	return w.SubResourceWriter.Update(ctx, obj, opts...)
+}

@@ -1,0 +1,169 @@
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/apis/v1alpha1"
+	argofake "github.com/freeleaps/provider-devops/internal/testing/argocd"
+	dockerhubfake "github.com/freeleaps/provider-devops/internal/testing/dockerhub"
+	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	godaddyfake "github.com/freeleaps/provider-devops/internal/testing/godaddy"
+	jenkinsfake "github.com/freeleaps/provider-devops/internal/testing/jenkins"
+)
+
+// countingTransport counts the provider's requests to the API server.
+type countingTransport struct {
+	rt    http.RoundTripper
+	reads atomic.Int64
+	write atomic.Int64
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodGet {
+		c.reads.Add(1)
+	} else {
+		c.write.Add(1)
+	}
+	return c.rt.RoundTrip(r)
+}
+
+// externalNameField is the forProvider field naming each kind's external
+// object, but ArgoApplication's, which is its metadata name.
+var externalNameField = map[string]string{"JenkinsPipeline": "name", "DNSRecord": "name", "RegistryRepo": "name"}
+
+// BenchmarkScale1000 creates 1,000 managed resources — 250 of each kind,
+// against the fake Jenkins, Argo CD, GoDaddy and Docker Hub — for the
+// provider wired as cmd/provider wires it (100 reconciles/s, 4 workers per
+// kind) and measures until all are Ready: the time, the provider's API
+// requests (GETs incl. watches, and writes) and the process's peak RSS
+// (provider, fakes and test client together).
+func BenchmarkScale1000(b *testing.B) {
+	const perKind = 250
+	env := envtest.Shared(b)
+	jenkins := jenkinsfake.New("ci-bot", secretText)
+	defer jenkins.Close()
+	argo := argofake.New(secretText)
+	defer argo.Close()
+	godaddy := godaddyfake.New("gd-key", secretText, "example.com")
+	defer godaddy.Close()
+	hub := dockerhubfake.New("ci-bot", secretText, "team")
+	defer hub.Close()
+
+	counter := &countingTransport{}
+	cfg := rest.CopyConfig(env.Config)
+	cfg.QPS, cfg.Burst = 100, 200
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.rt = rt; return counter })
+	counted := *env
+	counted.Config = cfg
+	startProvider(b, &counted)
+
+	c := env.Client
+	ctx := context.Background()
+	for i := 0; b.Loop(); i++ {
+		ns := fmt.Sprintf("scale-%d", i)
+		secret := func(key string) v1alpha1.Credentials {
+			return v1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.SecretKeySelector{Name: "backends", Key: key}}
+		}
+		objs := []client.Object{
+			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "backends", Namespace: ns}, StringData: map[string]string{
+				"jenkins": `{"username": "ci-bot", "token": "` + secretText + `"}`, "argocd": secretText,
+				"godaddy": "gd-key:" + secretText, "registry": `{"username": "ci-bot", "password": "` + secretText + `"}`,
+			}},
+			&v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: v1alpha1.ProviderConfigSpec{
+				Jenkins:  &v1alpha1.JenkinsConfig{URL: jenkins.URL, Credentials: secret("jenkins")},
+				ArgoCD:   &v1alpha1.ArgoCDConfig{URL: argo.URL, Credentials: secret("argocd")},
+				DNS:      &v1alpha1.DNSConfig{Provider: v1alpha1.DNSProviderGoDaddy, GoDaddy: &v1alpha1.GoDaddyOptions{URL: godaddy.URL}, Credentials: secret("godaddy")},
+				Registry: &v1alpha1.RegistryConfig{Kind: v1alpha1.RegistryDockerHub, URL: hub.URL, Credentials: secret("registry")},
+			}},
+		}
+		for _, o := range objs {
+			if err := c.Create(ctx, o); err != nil {
+				b.Fatal(err)
+			}
+		}
+		templates := map[string]*unstructured.Unstructured{}
+		for _, f := range []string{"jenkins/jenkinspipeline.yaml", "argocd/argoapplication.yaml", "dns/dnsrecord.yaml", "registry/registryrepo.yaml"} {
+			u := loadExample(b, f)[0]
+			unstructured.RemoveNestedField(u.Object, "spec", "forProvider", "buildRequest")
+			templates[u.GetKind()] = u
+		}
+		reads0, writes0 := counter.reads.Load(), counter.write.Load()
+		start := time.Now()
+		for n := 0; n < perKind; n++ {
+			for kind, tmpl := range templates {
+				u := tmpl.DeepCopy()
+				u.SetNamespace(ns)
+				u.SetName(fmt.Sprintf("%s-%d-%d", strings.ToLower(kind), i, n))
+				// Each object its own external name (ArgoApplication's is
+				// its metadata name).
+				if field, ok := externalNameField[kind]; ok {
+					envtest.Must(b, unstructured.SetNestedField(u.Object, fmt.Sprintf("x%d-%d", i, n), "spec", "forProvider", field))
+				}
+				if err := c.Create(ctx, u); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		ready := 0
+		for deadline := time.Now().Add(10 * time.Minute); ready < 4*perKind; time.Sleep(time.Second) {
+			if time.Now().After(deadline) {
+				b.Fatalf("only %d of %d managed resources Ready after 10 minutes", ready, 4*perKind)
+			}
+			for _, name := range argo.Apps() {
+				if app := argo.App(name); !strings.Contains(fmt.Sprint(app["status"]), "Synced") {
+					argo.SetStatus(name, "Synced", "4f2a9c1", "Healthy", "", "Succeeded")
+				}
+			}
+			ready = 0
+			for kind, tmpl := range templates {
+				l := &unstructured.UnstructuredList{}
+				l.SetAPIVersion(tmpl.GetAPIVersion())
+				l.SetKind(kind + "List")
+				if err := c.List(ctx, l, client.InNamespace(ns)); err != nil {
+					b.Fatal(err)
+				}
+				for i := range l.Items {
+					if condition(&l.Items[i], "Ready") == "True" {
+						ready++
+					}
+				}
+			}
+		}
+		b.ReportMetric(time.Since(start).Seconds(), "s-to-ready")
+		b.ReportMetric(float64(counter.reads.Load()-reads0), "api-gets")
+		b.ReportMetric(float64(counter.write.Load()-writes0), "api-writes")
+		b.ReportMetric(float64(peakRSS())/(1<<20), "peak-RSS-MiB")
+	}
+}
+
+// peakRSS is the process's VmHWM in bytes.
+func peakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}

@@ -108,8 +108,8 @@ render: ## Render and validate every DevOpsProject example with the real crosspl
 	  go test -count=1 -run TestRender ./functions/devopsproject/ -update
 
 .PHONY: bench
-bench: ## Benchmarks.
-	go test -run '^$$' -bench . -benchmem ./...
+bench: envtest-assets ## Benchmarks, including 1,000 managed resources on a real API server.
+	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go test -run '^$$' -bench . -benchmem ./...
 
 .PHONY: reviewable
 reviewable: check-generated lint test ## Everything CI checks.

@@ -3,9 +3,11 @@ package envtest
 import (
 	"context"
 	"io"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -16,6 +18,8 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 )
+
+var setLoggerOnce sync.Once
 
 // StartManager runs a controller manager against e with the controllers
 // setup adds, configured as cmd/provider configures them but with the given
@@ -29,6 +33,9 @@ func StartManager(t testing.TB, e *Env, poll time.Duration, setup func(ctrl.Mana
 // written to logs (nil: discarded), so tests can check what they say.
 func StartManagerLogging(t testing.TB, e *Env, poll time.Duration, logs io.Writer, setup func(ctrl.Manager, controller.Options) error) {
 	t.Helper()
+	// controller-runtime's own logs are not the provider's: discard them
+	// (instead of a warning with a stack trace that no logger was set).
+	setLoggerOnce.Do(func() { ctrl.SetLogger(logr.Discard()) })
 	log := logging.NewNopLogger()
 	if logs != nil {
 		log = logging.NewLogrLogger(zap.New(zap.WriteTo(logs), zap.UseDevMode(true)))

@@ -2,7 +2,7 @@ package local
 
 import (
 	"context"
-		"fmt"
+	"fmt"
 	"net"
 	"path/filepath"
 	"time"

@@ -596,7 +596,9 @@ func (s *eventStream) close() { _ = s.conn.Close() }
 func (r *Report) Summary() string {
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	row := func(k, format string, args ...any) { _, _ = fmt.Fprintf(w, "%s\t"+format+"\n", append([]any{k}, args...)...) }
+	row := func(k, format string, args ...any) {
+		_, _ = fmt.Fprintf(w, "%s\t"+format+"\n", append([]any{k}, args...)...)
+	}
 	mib := func(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 	row("DevOpsProject created → Ready", "%s", r.Ready.Round(100*time.Millisecond))
 	row("steady state, "+r.Steady.String(), "Kubernetes API requests by the provider %v; backend requests %v", r.SteadyAPI, r.SteadyBackend)

@@ -45,10 +45,10 @@ type Endpoints struct {
 
 // Backend is one fake's URL and credentials.
 type Backend struct {
-	URL      string `json:"url"`
-	User     string `json:"user,omitempty"`
-	Secret   string `json:"secret"`
-	Key      string `json:"key,omitempty"`
+	URL    string `json:"url"`
+	User   string `json:"user,omitempty"`
+	Secret string `json:"secret"`
+	Key    string `json:"key,omitempty"`
 }
 
 // State is what GET /state answers.

@@ -52,6 +52,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/testing/loopback"
 	"github.com/freeleaps/provider-devops/internal/testing/rabbitmq"
 	"github.com/freeleaps/provider-devops/internal/testing/registry"
+	"github.com/freeleaps/provider-devops/internal/testing/sandbox"
 )
 
 // Namespace is where Crossplane runs and keeps its Secrets.
@@ -104,29 +105,17 @@ type Cluster struct {
 	Registry *registry.Server
 	BIND     *bind.Server
 	RabbitMQ *rabbitmq.Broker
-	Sandbox  SandboxEndpoints
+	Sandbox  sandbox.Endpoints
 
-	mu        sync.Mutex
-	procs     []*process
-	crossplan *process
-	provider  *process
-	function  *process
-	runtimes  map[string]*runtime
+	mu       sync.Mutex
+	procs    []*process
+	provider *process
+	function *process
+	runtimes map[string]*runtime
 	// providerMetrics is the provider's Prometheus endpoint.
 	providerMetrics string
 	stop            context.CancelFunc
 	runtimeWG       sync.WaitGroup
-}
-
-// SandboxEndpoints are the fakes' URLs and credentials (cmd/sandbox).
-type SandboxEndpoints struct {
-	Control string `json:"control"`
-	Jenkins struct {
-		URL, User, Secret string
-	} `json:"jenkins"`
-	ArgoCD struct {
-		URL, Secret string
-	} `json:"argocd"`
 }
 
 func (c *Cluster) logf(format string, args ...any) {
@@ -303,7 +292,7 @@ func (c *Cluster) startCrossplane(ctx context.Context) error {
 		fmt.Sprintf("METRICS_PORT=%d", metrics),
 		fmt.Sprintf("HEALTH_PROBE_PORT=%d", health),
 	)
-	if c.crossplan, err = c.start("crossplane", env, c.cfg.Crossplane, "core", "start"); err != nil {
+	if _, err = c.start("crossplane", env, c.cfg.Crossplane, "core", "start"); err != nil {
 		return err
 	}
 	rctx, stop := context.WithCancel(context.Background())
@@ -477,7 +466,7 @@ stringData: {url: %q}
 	c.mu.Unlock()
 	c.logf("  package runtime: the provider runs on the host (metrics 127.0.0.1:%d)", metrics)
 	healthz := fmt.Sprintf("http://127.0.0.1:%d/healthz", health)
-	return &runtime{proc: p, probe: func() error {
+	return &runtime{probe: func() error {
 		_, err := httpGet(context.Background(), healthz)
 		return err
 	}}, nil

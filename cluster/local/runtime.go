@@ -51,9 +51,8 @@ func (c *Cluster) runRevisions(ctx context.Context, kind string) error {
 	return nil
 }
 
-// runtime is the process serving one revision.
+// runtime is what serves one revision.
 type runtime struct {
-	proc *process
 	// endpoint is a function's gRPC target; probe says whether the
 	// process is up.
 	endpoint string
@@ -152,7 +151,7 @@ func (c *Cluster) startFunction(ctx context.Context, revision, secret string) (*
 	c.function = p
 	c.mu.Unlock()
 	c.logf("  package runtime: %s serves gRPC on %s with a certificate from %s", revision, addr, caSecret)
-	return &runtime{proc: p, endpoint: "dns:///" + addr, probe: func() error {
+	return &runtime{endpoint: "dns:///" + addr, probe: func() error {
 		conn, err := net.DialTimeout("tcp", addr, time.Second)
 		if err != nil {
 			return fmt.Errorf("function not listening on %s yet", addr)

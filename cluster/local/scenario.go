@@ -21,6 +21,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/internal/testing/bind"
 	"github.com/freeleaps/provider-devops/internal/testing/registry"
+	"github.com/freeleaps/provider-devops/internal/testing/sandbox"
 )
 
 // The project the scenario creates.
@@ -101,7 +102,7 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 	}
 	r.Ready = time.Since(created)
 	c.logf("DevOpsProject Ready after %s", r.Ready.Round(100*time.Millisecond))
-	if r.Table, err = c.environmentTable(ctx); err != nil {
+	if r.Table, err = c.environmentTable(ctx, true); err != nil {
 		return r, err
 	}
 	c.logf("environments:\n%s", r.Table)
@@ -197,8 +198,9 @@ spec:
 		c.Registry.URL, reg, xrAPIVersion, Project, deployEnv, previewEnv, ShortTTL)
 }
 
-// environmentTable renders the XR's status.environments.
-func (c *Cluster) environmentTable(ctx context.Context) (string, error) {
+// environmentTable renders the XR's status.environments; healthy requires
+// every environment Synced and Healthy.
+func (c *Cluster) environmentTable(ctx context.Context, healthy bool) (string, error) {
 	xr, err := c.Get(ctx, xrAPIVersion, "DevOpsProject", ProjectNamespace, Project)
 	if err != nil {
 		return "", err
@@ -219,7 +221,7 @@ func (c *Cluster) environmentTable(ctx context.Context) (string, error) {
 			return "-"
 		}
 		_, _ = fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", get("name"), get("phase"), get("url"), get("pipelineURL"), get("sync"), get("health"), get("expiresAt"))
-		if get("sync") != "Synced" || get("health") != "Healthy" {
+		if healthy && (get("sync") != "Synced" || get("health") != "Healthy") {
 			return "", fmt.Errorf("environment %s is Ready but not Synced and Healthy: %v", get("name"), e)
 		}
 	}
@@ -243,27 +245,12 @@ func (c *Cluster) checkDNS(present, absent map[string]string) error {
 	return nil
 }
 
-// SandboxState is cmd/sandbox's /state.
-type SandboxState struct {
-	Jobs map[string]struct {
-		Queued int `json:"queued"`
-		Builds []struct {
-			Number   int               `json:"number"`
-			Result   string            `json:"result"`
-			Building bool              `json:"building"`
-			Params   map[string]string `json:"params"`
-		} `json:"builds"`
-	} `json:"jobs"`
-	Apps     map[string]struct{ Sync, Health string } `json:"apps"`
-	Requests map[string]int                           `json:"requests"`
-}
-
-func (c *Cluster) sandboxState(ctx context.Context) (*SandboxState, error) {
+func (c *Cluster) sandboxState(ctx context.Context) (*sandbox.State, error) {
 	body, err := httpGet(ctx, c.Sandbox.Control)
 	if err != nil {
 		return nil, err
 	}
-	s := &SandboxState{}
+	s := &sandbox.State{}
 	return s, json.Unmarshal(body, s)
 }
 
@@ -463,10 +450,11 @@ func (c *Cluster) expire(ctx context.Context, r *Report, created time.Time) erro
 		return fmt.Errorf("the retained DNS record: %w", err)
 	}
 	c.logf("  its DNS record %s is retained in BIND", Environments[previewEnv])
-	table, err := c.environmentTable(ctx)
-	if err == nil {
-		c.logf("environments:\n%s", table)
+	table, err := c.environmentTable(ctx, false)
+	if err != nil {
+		return err
 	}
+	c.logf("environments:\n%s", table)
 	return nil
 }
 

@@ -31,52 +31,8 @@ import (
 	"github.com/freeleaps/provider-devops/internal/testing/godaddy"
 	"github.com/freeleaps/provider-devops/internal/testing/harbor"
 	"github.com/freeleaps/provider-devops/internal/testing/jenkins"
+	"github.com/freeleaps/provider-devops/internal/testing/sandbox"
 )
-
-// Endpoints is what --out receives.
-type Endpoints struct {
-	Control string  `json:"control"`
-	Jenkins Backend `json:"jenkins"`
-	ArgoCD  Backend `json:"argocd"`
-	GoDaddy Backend `json:"godaddy"`
-	Hub     Backend `json:"dockerhub"`
-	Harbor  Backend `json:"harbor"`
-}
-
-// Backend is one fake's URL and credentials.
-type Backend struct {
-	URL    string `json:"url"`
-	User   string `json:"user,omitempty"`
-	Secret string `json:"secret"`
-	Key    string `json:"key,omitempty"`
-}
-
-// State is what GET /state answers.
-type State struct {
-	Jobs     map[string]Job `json:"jobs"`
-	Apps     map[string]App `json:"apps"`
-	Requests map[string]int `json:"requests"`
-}
-
-// Job is a Jenkins job's queue and builds.
-type Job struct {
-	Queued int     `json:"queued"`
-	Builds []Build `json:"builds"`
-}
-
-// Build is one run of a job.
-type Build struct {
-	Number   int               `json:"number"`
-	Result   string            `json:"result"`
-	Building bool              `json:"building"`
-	Params   map[string]string `json:"params,omitempty"`
-}
-
-// App is an Argo CD application's state.
-type App struct {
-	Sync   string `json:"sync"`
-	Health string `json:"health"`
-}
 
 func main() {
 	out := flag.String("out", "", "File the endpoints and credentials are written to (JSON).")
@@ -111,12 +67,12 @@ type fakes struct {
 }
 
 func run(out, control, domain, org string, buildDelay, syncDelay time.Duration) error {
-	ep := Endpoints{
-		Jenkins: Backend{User: "devops-bot", Secret: secret()},
-		ArgoCD:  Backend{Secret: secret()},
-		GoDaddy: Backend{Key: secret(), Secret: secret()},
-		Hub:     Backend{User: "devops-bot", Secret: secret()},
-		Harbor:  Backend{User: "robot$devops", Secret: secret()},
+	ep := sandbox.Endpoints{
+		Jenkins: sandbox.Backend{User: "devops-bot", Secret: secret()},
+		ArgoCD:  sandbox.Backend{Secret: secret()},
+		GoDaddy: sandbox.Backend{Key: secret(), Secret: secret()},
+		Hub:     sandbox.Backend{User: "devops-bot", Secret: secret()},
+		Harbor:  sandbox.Backend{User: "robot$devops", Secret: secret()},
 	}
 	f := fakes{
 		jenkins: jenkins.New(ep.Jenkins.User, ep.Jenkins.Secret),
@@ -215,16 +171,16 @@ func (f fakes) advanceApp(name string, now time.Time, delay time.Duration, seen 
 	}
 }
 
-func (f fakes) state() State {
-	s := State{Jobs: map[string]Job{}, Apps: map[string]App{}, Requests: map[string]int{}}
+func (f fakes) state() sandbox.State {
+	s := sandbox.State{Jobs: map[string]sandbox.Job{}, Apps: map[string]sandbox.App{}, Requests: map[string]int{}}
 	for _, job := range f.jenkins.Jobs() {
-		j := Job{Queued: f.jenkins.Queued(job)}
+		j := sandbox.Job{Queued: f.jenkins.Queued(job)}
 		for _, b := range f.jenkins.Builds(job) {
 			p := map[string]string{}
 			for k := range b.Params {
 				p[k] = b.Params.Get(k)
 			}
-			j.Builds = append(j.Builds, Build{Number: b.Number, Result: b.Result, Building: b.Building, Params: p})
+			j.Builds = append(j.Builds, sandbox.Build{Number: b.Number, Result: b.Result, Building: b.Building, Params: p})
 		}
 		s.Jobs[job] = j
 	}
@@ -233,7 +189,7 @@ func (f fakes) state() State {
 		st, _ := app["status"].(map[string]any)
 		sync, _ := st["sync"].(map[string]any)
 		health, _ := st["health"].(map[string]any)
-		s.Apps[name] = App{Sync: fmt.Sprint(sync["status"]), Health: fmt.Sprint(health["status"])}
+		s.Apps[name] = sandbox.App{Sync: fmt.Sprint(sync["status"]), Health: fmt.Sprint(health["status"])}
 	}
 	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete} {
 		s.Requests["jenkins "+m] = f.jenkins.Count(m)

@@ -1,0 +1,48 @@
+// Package sandbox holds what cmd/sandbox (the fakes as one binary) writes
+// and serves, for the binary and its users (cluster/local) to share.
+package sandbox
+
+// Endpoints is what the sandbox writes to its --out file.
+type Endpoints struct {
+	Control string  `json:"control"`
+	Jenkins Backend `json:"jenkins"`
+	ArgoCD  Backend `json:"argocd"`
+	GoDaddy Backend `json:"godaddy"`
+	Hub     Backend `json:"dockerhub"`
+	Harbor  Backend `json:"harbor"`
+}
+
+// Backend is one fake's URL and credentials.
+type Backend struct {
+	URL    string `json:"url"`
+	User   string `json:"user,omitempty"`
+	Secret string `json:"secret"`
+	Key    string `json:"key,omitempty"`
+}
+
+// State is what GET / on the control address answers.
+type State struct {
+	Jobs     map[string]Job `json:"jobs"`
+	Apps     map[string]App `json:"apps"`
+	Requests map[string]int `json:"requests"`
+}
+
+// Job is a Jenkins job's queue and builds.
+type Job struct {
+	Queued int     `json:"queued"`
+	Builds []Build `json:"builds"`
+}
+
+// Build is one run of a job.
+type Build struct {
+	Number   int               `json:"number"`
+	Result   string            `json:"result"`
+	Building bool              `json:"building"`
+	Params   map[string]string `json:"params,omitempty"`
+}
+
+// App is an Argo CD application's state.
+type App struct {
+	Sync   string `json:"sync"`
+	Health string `json:"health"`
+}

@@ -45,22 +45,7 @@ func TestExamplesReconcile(t *testing.T) {
 	startProvider(t, env)
 	c := env.Client
 	ns := "examples"
-	secret := func(key string) v1alpha1.Credentials {
-		return v1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.SecretKeySelector{Name: "backends", Key: key}}
-	}
-	create(t, c,
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "backends", Namespace: ns}, StringData: map[string]string{
-			"jenkins": `{"username": "ci-bot", "token": "` + secretText + `"}`, "argocd": secretText,
-			"godaddy": "gd-key:" + secretText, "registry": `{"username": "ci-bot", "password": "` + secretText + `"}`,
-		}},
-		&v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: v1alpha1.ProviderConfigSpec{
-			Jenkins:  &v1alpha1.JenkinsConfig{URL: jenkins.URL, Credentials: secret("jenkins")},
-			ArgoCD:   &v1alpha1.ArgoCDConfig{URL: argo.URL, Credentials: secret("argocd")},
-			DNS:      &v1alpha1.DNSConfig{Provider: v1alpha1.DNSProviderGoDaddy, GoDaddy: &v1alpha1.GoDaddyOptions{URL: godaddy.URL}, Credentials: secret("godaddy")},
-			Registry: &v1alpha1.RegistryConfig{Kind: v1alpha1.RegistryDockerHub, URL: hub.URL, Credentials: secret("registry")},
-		}},
-	)
+	create(t, c, backendObjects(ns, jenkins, argo, godaddy, hub)...)
 
 	cases := map[string]struct {
 		file  string
@@ -116,6 +101,27 @@ func TestExamplesReconcile(t *testing.T) {
 	}
 	if jenkins.Queued("team/shop/alpha") != 1 {
 		t.Errorf("the example's buildRequest must queue exactly one build, got %d", jenkins.Queued("team/shop/alpha"))
+	}
+}
+
+// backendObjects are a namespace, a Secret with the fakes' credentials and
+// a ProviderConfig "default" that points at the fakes.
+func backendObjects(ns string, jenkins *jenkinsfake.Server, argo *argofake.Server, godaddy *godaddyfake.Server, hub *dockerhubfake.Server) []client.Object {
+	secret := func(key string) v1alpha1.Credentials {
+		return v1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.SecretKeySelector{Name: "backends", Key: key}}
+	}
+	return []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "backends", Namespace: ns}, StringData: map[string]string{
+			"jenkins": `{"username": "ci-bot", "token": "` + secretText + `"}`, "argocd": secretText,
+			"godaddy": "gd-key:" + secretText, "registry": `{"username": "ci-bot", "password": "` + secretText + `"}`,
+		}},
+		&v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: v1alpha1.ProviderConfigSpec{
+			Jenkins:  &v1alpha1.JenkinsConfig{URL: jenkins.URL, Credentials: secret("jenkins")},
+			ArgoCD:   &v1alpha1.ArgoCDConfig{URL: argo.URL, Credentials: secret("argocd")},
+			DNS:      &v1alpha1.DNSConfig{Provider: v1alpha1.DNSProviderGoDaddy, GoDaddy: &v1alpha1.GoDaddyOptions{URL: godaddy.URL}, Credentials: secret("godaddy")},
+			Registry: &v1alpha1.RegistryConfig{Kind: v1alpha1.RegistryDockerHub, URL: hub.URL, Credentials: secret("registry")},
+		}},
 	}
 }
 

@@ -11,15 +11,10 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-
-	"github.com/freeleaps/provider-devops/apis/v1alpha1"
 	argofake "github.com/freeleaps/provider-devops/internal/testing/argocd"
 	dockerhubfake "github.com/freeleaps/provider-devops/internal/testing/dockerhub"
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
@@ -77,22 +72,7 @@ func BenchmarkScale1000(b *testing.B) {
 	ctx := context.Background()
 	for i := 0; b.Loop(); i++ {
 		ns := fmt.Sprintf("scale-%d", i)
-		secret := func(key string) v1alpha1.Credentials {
-			return v1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.SecretKeySelector{Name: "backends", Key: key}}
-		}
-		objs := []client.Object{
-			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
-			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "backends", Namespace: ns}, StringData: map[string]string{
-				"jenkins": `{"username": "ci-bot", "token": "` + secretText + `"}`, "argocd": secretText,
-				"godaddy": "gd-key:" + secretText, "registry": `{"username": "ci-bot", "password": "` + secretText + `"}`,
-			}},
-			&v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: v1alpha1.ProviderConfigSpec{
-				Jenkins:  &v1alpha1.JenkinsConfig{URL: jenkins.URL, Credentials: secret("jenkins")},
-				ArgoCD:   &v1alpha1.ArgoCDConfig{URL: argo.URL, Credentials: secret("argocd")},
-				DNS:      &v1alpha1.DNSConfig{Provider: v1alpha1.DNSProviderGoDaddy, GoDaddy: &v1alpha1.GoDaddyOptions{URL: godaddy.URL}, Credentials: secret("godaddy")},
-				Registry: &v1alpha1.RegistryConfig{Kind: v1alpha1.RegistryDockerHub, URL: hub.URL, Credentials: secret("registry")},
-			}},
-		}
+		objs := backendObjects(ns, jenkins, argo, godaddy, hub)
 		for _, o := range objs {
 			if err := c.Create(ctx, o); err != nil {
 				b.Fatal(err)

@@ -404,8 +404,20 @@ spec: {package: %[2]s%[1]s:%[3]s}
 	if err := c.WaitPackage(ctx, "Configuration", ConfigurationName); err != nil {
 		return err
 	}
-	return c.Wait(ctx, "the DevOpsProject XRD to be established and offered", 2*time.Minute, func(ctx context.Context) (bool, string, error) {
-		x, err := c.Get(ctx, "apiextensions.crossplane.io/v1", "CompositeResourceDefinition", "", "devopsprojects.platform.freeleaps.io")
+	// The provider's kinds arrive as ManagedResourceDefinitions (safe-start);
+	// the activation policy turns them into CRDs.
+	for _, crd := range []string{"jenkinspipelines.jenkins", "argoapplications.argocd", "dnsrecords.dns", "registryrepos.registry"} {
+		if err := c.waitEstablished(ctx, "apiextensions.k8s.io/v1", "CustomResourceDefinition", crd+".devops.freeleaps.io"); err != nil {
+			return err
+		}
+	}
+	return c.waitEstablished(ctx, "apiextensions.crossplane.io/v1", "CompositeResourceDefinition", "devopsprojects.platform.freeleaps.io")
+}
+
+// waitEstablished waits for a definition's Established condition.
+func (c *Cluster) waitEstablished(ctx context.Context, apiVersion, kind, name string) error {
+	return c.Wait(ctx, fmt.Sprintf("%s %s to be established", kind, name), 2*time.Minute, func(ctx context.Context) (bool, string, error) {
+		x, err := c.Get(ctx, apiVersion, kind, "", name)
 		if err != nil {
 			return false, err.Error(), nil
 		}

@@ -62,8 +62,12 @@ xpkg: ## Build the provider, function and configuration packages with embedded r
 	  $$cli xpkg build --package-root package/configuration --examples-root examples/devopsproject --ignore 'functions.yaml,observed-*.yaml' -o $(XPKG)/configuration-devopsproject-$(PKG_VERSION).xpkg
 	@ls -l $(XPKG)
 
+.PHONY: apt-deps
+apt-deps: ## Install the Debian packages the tests and the demo run (etcd, BIND 9, registry, RabbitMQ) if missing.
+	@hack/apt-deps.sh
+
 .PHONY: envtest-assets
-envtest-assets: ## Install etcd and build kube-apiserver for the integration tests.
+envtest-assets: apt-deps ## Install etcd and build kube-apiserver for the integration tests.
 	@hack/envtest-assets.sh >/dev/null
 
 .PHONY: test
@@ -80,7 +84,7 @@ E2E_ENV = KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh kube-controller-manager)
 	  CROSSPLANE_CLI="$(CROSSPLANE_CLI)" CROSSPLANE_VERSION=$(CROSSPLANE_VERSION) PKG_VERSION=$(PKG_VERSION)
 
 .PHONY: e2e-deps
-e2e-deps: xpkg
+e2e-deps: apt-deps xpkg
 	@hack/envtest-assets.sh kube-controller-manager >/dev/null
 	@echo "$(CROSSPLANE_CORE)" >/dev/null
 	CGO_ENABLED=0 go build -trimpath -o $(BIN)/sandbox ./cmd/sandbox

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the tests and the demo run for real, when one
+# is missing: etcd (kube-apiserver's store), BIND 9 and dig, the distribution
+# registry and RabbitMQ. Runs apt-get as root, or through sudo.
+set -euo pipefail
+packages=(etcd-server bind9 bind9-dnsutils docker-registry rabbitmq-server)
+have() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/usr/bin/$1" ] || [ -x "$2" ]; }
+if have etcd /usr/bin/etcd && have named /usr/sbin/named && have dig /usr/bin/dig \
+  && have docker-registry /usr/bin/docker-registry && have rabbitmq-server /usr/lib/rabbitmq/bin/rabbitmq-server; then
+  exit 0
+fi
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "apt-deps: installing ${packages[*]}" >&2
+$sudo apt-get update -qq
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null

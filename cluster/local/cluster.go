@@ -271,14 +271,11 @@ func (c *Cluster) startCrossplane(ctx context.Context) error {
 	if err := c.writeSecretFiles(ctx, clientSecret, certs); err != nil {
 		return err
 	}
-	metrics, err := loopback.FreePort()
+	ports, err := freePorts(2)
 	if err != nil {
 		return err
 	}
-	health, err := loopback.FreePort()
-	if err != nil {
-		return err
-	}
+	metrics, health := ports[0], ports[1]
 	for _, d := range []string{"xpkg", "xfn"} {
 		if err := os.MkdirAll(filepath.Join(c.dir, "cache", d), 0o750); err != nil {
 			return err
@@ -444,46 +441,6 @@ func (c *Cluster) WaitPackage(ctx context.Context, kind, name string) error {
 	return err
 }
 
-// startProvider runs the provider with a kubeconfig; it publishes events to
-// the RabbitMQ broker whose URL is in a Secret.
-func (c *Cluster) startProvider(ctx context.Context) (*runtime, error) {
-	if err := c.Apply(ctx, fmt.Sprintf(`
-apiVersion: v1
-kind: Secret
-metadata: {name: %s, namespace: %s}
-stringData: {url: %q}
-`, eventsSecret, Namespace, c.RabbitMQ.URL)); err != nil {
-		return nil, err
-	}
-	metrics, err := loopback.FreePort()
-	if err != nil {
-		return nil, err
-	}
-	health, err := loopback.FreePort()
-	if err != nil {
-		return nil, err
-	}
-	args := append([]string{
-		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", metrics),
-		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", health),
-		"--events-secret=" + Namespace + "/" + eventsSecret,
-	}, c.cfg.ProviderArgs...)
-	p, err := c.start("provider", []string{"KUBECONFIG=" + c.KubeConfig}, c.cfg.Provider, args...)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	c.provider = p
-	c.providerMetrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", metrics)
-	c.mu.Unlock()
-	c.logf("  package runtime: the provider runs on the host (metrics 127.0.0.1:%d)", metrics)
-	healthz := fmt.Sprintf("http://127.0.0.1:%d/healthz", health)
-	return &runtime{probe: func() error {
-		_, err := httpGet(context.Background(), healthz)
-		return err
-	}}, nil
-}
-
 // Close stops every process and server the cluster started. Its directory
 // stays for the caller to inspect or remove.
 func (c *Cluster) Close() {
@@ -602,6 +559,19 @@ func (c *Cluster) processesAlive() error {
 		}
 	}
 	return nil
+}
+
+// freePorts returns n loopback ports nothing listens on now.
+func freePorts(n int) ([]int, error) {
+	ports := make([]int, n)
+	for i := range ports {
+		p, err := loopback.FreePort()
+		if err != nil {
+			return nil, err
+		}
+		ports[i] = p
+	}
+	return ports, nil
 }
 
 func lastLines(s string, n int) string {

@@ -131,6 +131,43 @@ func setIfDifferent(u *unstructured.Unstructured, value string, path ...string) 
 	return true
 }
 
+// startProvider runs the provider with a kubeconfig; it publishes events to
+// the RabbitMQ broker whose URL is in a Secret.
+func (c *Cluster) startProvider(ctx context.Context) (*runtime, error) {
+	if err := c.Apply(ctx, fmt.Sprintf(`
+apiVersion: v1
+kind: Secret
+metadata: {name: %s, namespace: %s}
+stringData: {url: %q}
+`, eventsSecret, Namespace, c.RabbitMQ.URL)); err != nil {
+		return nil, err
+	}
+	ports, err := freePorts(2)
+	if err != nil {
+		return nil, err
+	}
+	metrics, health := ports[0], ports[1]
+	args := append([]string{
+		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", metrics),
+		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", health),
+		"--events-secret=" + Namespace + "/" + eventsSecret,
+	}, c.cfg.ProviderArgs...)
+	p, err := c.start("provider", []string{"KUBECONFIG=" + c.KubeConfig}, c.cfg.Provider, args...)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.provider = p
+	c.providerMetrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", metrics)
+	c.mu.Unlock()
+	c.logf("  package runtime: the provider runs on the host (metrics 127.0.0.1:%d)", metrics)
+	healthz := fmt.Sprintf("http://127.0.0.1:%d/healthz", health)
+	return &runtime{probe: func() error {
+		_, err := httpGet(context.Background(), healthz)
+		return err
+	}}, nil
+}
+
 // startFunction runs the function on a loopback port with the revision's
 // certificate (its ca.crt verifies Crossplane's client certificate).
 func (c *Cluster) startFunction(ctx context.Context, revision, secret string) (*runtime, error) {

@@ -298,15 +298,35 @@ func (c *Cluster) providerAPIRequests(ctx context.Context) (map[string]int, erro
 	return byMethod, s.Err()
 }
 
+// requestCounts reads the provider's API requests by method and the fakes'
+// requests by backend and method, so far.
+func (c *Cluster) requestCounts(ctx context.Context) (api, backend map[string]int, err error) {
+	if api, err = c.providerAPIRequests(ctx); err != nil {
+		return nil, nil, err
+	}
+	s, err := c.sandboxState(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return api, s.Requests, nil
+}
+
+// delta is what grew from before to after, leaving out what did not.
+func delta(before, after map[string]int) map[string]int {
+	d := map[string]int{}
+	for k, v := range after {
+		if n := v - before[k]; n != 0 {
+			d[k] = n
+		}
+	}
+	return d
+}
+
 // measureSteadyState counts the provider's API requests and the backends'
 // requests while nothing changes.
 func (c *Cluster) measureSteadyState(ctx context.Context, r *Report) error {
 	c.logf("measuring the steady state for %s", r.Steady)
-	api0, err := c.providerAPIRequests(ctx)
-	if err != nil {
-		return err
-	}
-	s0, err := c.sandboxState(ctx)
+	api0, backend0, err := c.requestCounts(ctx)
 	if err != nil {
 		return err
 	}
@@ -315,26 +335,13 @@ func (c *Cluster) measureSteadyState(ctx context.Context, r *Report) error {
 		return ctx.Err()
 	case <-time.After(r.Steady):
 	}
-	api1, err := c.providerAPIRequests(ctx)
+	api1, backend1, err := c.requestCounts(ctx)
 	if err != nil {
 		return err
 	}
-	s1, err := c.sandboxState(ctx)
-	if err != nil {
-		return err
-	}
-	r.SteadyAPI = map[string]int{}
-	for k, v := range api1 {
-		if d := v - api0[k]; d != 0 {
-			r.SteadyAPI[k] = d
-			r.SteadyAPIRequests += d
-		}
-	}
-	r.SteadyBackend = map[string]int{}
-	for k, v := range s1.Requests {
-		if d := v - s0.Requests[k]; d != 0 {
-			r.SteadyBackend[k] = d
-		}
+	r.SteadyAPI, r.SteadyBackend = delta(api0, api1), delta(backend0, backend1)
+	for _, n := range r.SteadyAPI {
+		r.SteadyAPIRequests += n
 	}
 	for method, n := range r.SteadyAPI {
 		if method != "GET" {

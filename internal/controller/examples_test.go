@@ -33,19 +33,13 @@ import (
 // become Ready.
 func TestExamplesReconcile(t *testing.T) {
 	env := envtest.Shared(t)
-	jenkins := jenkinsfake.New("ci-bot", secretText)
-	defer jenkins.Close()
-	argo := argofake.New(secretText)
-	defer argo.Close()
-	godaddy := godaddyfake.New("gd-key", secretText, "example.com")
-	defer godaddy.Close()
-	hub := dockerhubfake.New("ci-bot", secretText, "team")
-	defer hub.Close()
+	f := startFakes(t)
+	jenkins, argo, godaddy, hub := f.jenkins, f.argo, f.godaddy, f.hub
 	named := bind.StartZone(t, "example.com.")
 	startProvider(t, env)
 	c := env.Client
 	ns := "examples"
-	create(t, c, backendObjects(ns, jenkins, argo, godaddy, hub)...)
+	create(t, c, f.objects(ns)...)
 
 	cases := map[string]struct {
 		file  string
@@ -104,9 +98,31 @@ func TestExamplesReconcile(t *testing.T) {
 	}
 }
 
-// backendObjects are a namespace, a Secret with the fakes' credentials and
-// a ProviderConfig "default" that points at the fakes.
-func backendObjects(ns string, jenkins *jenkinsfake.Server, argo *argofake.Server, godaddy *godaddyfake.Server, hub *dockerhubfake.Server) []client.Object {
+// fakes are the fake Jenkins, Argo CD, GoDaddy (owning example.com) and
+// Docker Hub (organisation team), all accepting secretText.
+type fakes struct {
+	jenkins *jenkinsfake.Server
+	argo    *argofake.Server
+	godaddy *godaddyfake.Server
+	hub     *dockerhubfake.Server
+}
+
+// startFakes starts the fakes until the test ends.
+func startFakes(t testing.TB) fakes {
+	f := fakes{
+		jenkins: jenkinsfake.New("ci-bot", secretText),
+		argo:    argofake.New(secretText),
+		godaddy: godaddyfake.New("gd-key", secretText, "example.com"),
+		hub:     dockerhubfake.New("ci-bot", secretText, "team"),
+	}
+	t.Cleanup(func() { f.jenkins.Close(); f.argo.Close(); f.godaddy.Close(); f.hub.Close() })
+	return f
+}
+
+// objects are a namespace, a Secret with the fakes' credentials and a
+// ProviderConfig "default" that points at the fakes.
+func (f fakes) objects(ns string) []client.Object {
+	jenkins, argo, godaddy, hub := f.jenkins, f.argo, f.godaddy, f.hub
 	secret := func(key string) v1alpha1.Credentials {
 		return v1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.SecretKeySelector{Name: "backends", Key: key}}
 	}

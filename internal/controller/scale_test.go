@@ -15,11 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	argofake "github.com/freeleaps/provider-devops/internal/testing/argocd"
-	dockerhubfake "github.com/freeleaps/provider-devops/internal/testing/dockerhub"
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
-	godaddyfake "github.com/freeleaps/provider-devops/internal/testing/godaddy"
-	jenkinsfake "github.com/freeleaps/provider-devops/internal/testing/jenkins"
 )
 
 // countingTransport counts the provider's requests to the API server.
@@ -51,14 +47,7 @@ var externalNameField = map[string]string{"JenkinsPipeline": "name", "DNSRecord"
 func BenchmarkScale1000(b *testing.B) {
 	const perKind = 250
 	env := envtest.Shared(b)
-	jenkins := jenkinsfake.New("ci-bot", secretText)
-	defer jenkins.Close()
-	argo := argofake.New(secretText)
-	defer argo.Close()
-	godaddy := godaddyfake.New("gd-key", secretText, "example.com")
-	defer godaddy.Close()
-	hub := dockerhubfake.New("ci-bot", secretText, "team")
-	defer hub.Close()
+	f := startFakes(b)
 
 	counter := &countingTransport{}
 	cfg := rest.CopyConfig(env.Config)
@@ -72,7 +61,7 @@ func BenchmarkScale1000(b *testing.B) {
 	ctx := context.Background()
 	for i := 0; b.Loop(); i++ {
 		ns := fmt.Sprintf("scale-%d", i)
-		objs := backendObjects(ns, jenkins, argo, godaddy, hub)
+		objs := f.objects(ns)
 		for _, o := range objs {
 			if err := c.Create(ctx, o); err != nil {
 				b.Fatal(err)
@@ -106,9 +95,9 @@ func BenchmarkScale1000(b *testing.B) {
 			if time.Now().After(deadline) {
 				b.Fatalf("only %d of %d managed resources Ready after 10 minutes", ready, 4*perKind)
 			}
-			for _, name := range argo.Apps() {
-				if app := argo.App(name); !strings.Contains(fmt.Sprint(app["status"]), "Synced") {
-					argo.SetStatus(name, "Synced", "4f2a9c1", "Healthy", "", "Succeeded")
+			for _, name := range f.argo.Apps() {
+				if app := f.argo.App(name); !strings.Contains(fmt.Sprint(app["status"]), "Synced") {
+					f.argo.SetStatus(name, "Synced", "4f2a9c1", "Healthy", "", "Succeeded")
 				}
 			}
 			ready = 0

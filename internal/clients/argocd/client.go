@@ -35,7 +35,10 @@ type Config struct {
 	Token                 string
 	InsecureSkipTLSVerify bool
 	CABundle              []byte
-	Timeout               time.Duration
+	// Namespace is Argo CD's control-plane namespace, where Applications are
+	// created and looked up; default DefaultNamespace.
+	Namespace string
+	Timeout   time.Duration
 	// Transport overrides the HTTP transport (tests).
 	Transport http.RoundTripper
 	// RetryAfter, when set, holds calls to a server that asked for a wait;
@@ -43,10 +46,14 @@ type Config struct {
 	RetryAfter *retryafter.Gate
 }
 
+// DefaultNamespace is where a standard Argo CD install keeps Applications.
+const DefaultNamespace = "argocd"
+
 // Client talks to one Argo CD API server with a bearer token.
 type Client struct {
 	base  *url.URL
 	token string
+	ns    string
 	http  *http.Client
 	gate  *retryafter.Gate
 }
@@ -70,21 +77,27 @@ func New(cfg Config) (*Client, error) {
 	if timeout == 0 {
 		timeout = 30 * time.Second
 	}
-	return &Client{base: u, token: strings.TrimSpace(cfg.Token), http: &http.Client{Transport: rt, Timeout: timeout}, gate: cfg.RetryAfter}, nil
+	ns := cfg.Namespace
+	if ns == "" {
+		ns = DefaultNamespace
+	}
+	return &Client{base: u, token: strings.TrimSpace(cfg.Token), ns: ns, http: &http.Client{Transport: rt, Timeout: timeout}, gate: cfg.RetryAfter}, nil
 }
 
-// Get returns the application called name, or an error for which
-// IsNotFound is true. It lists by name rather than GETting the app: Argo CD
-// answers PermissionDenied, not NotFound, for an app that does not exist
-// when the token's RBAC is scoped, so a GET cannot tell "absent" from
-// "forbidden".
+// Get returns the application called name in the client's namespace, or an
+// error for which IsNotFound is true. It lists by name rather than GETting
+// the app: Argo CD answers PermissionDenied, not NotFound, for an app that
+// does not exist when the token's RBAC is scoped, so a GET cannot tell
+// "absent" from "forbidden". The list is limited to the client's namespace:
+// with apps in any namespace, another namespace may hold an app of the same
+// name, which is not ours.
 func (c *Client) Get(ctx context.Context, name string) (*Application, error) {
 	l := &ApplicationList{}
-	if err := c.do(ctx, http.MethodGet, "/api/v1/applications", url.Values{"name": {name}}, nil, l); err != nil {
+	if err := c.do(ctx, http.MethodGet, "/api/v1/applications", url.Values{"name": {name}, "appNamespace": {c.ns}}, nil, l); err != nil {
 		return nil, err
 	}
 	for i := range l.Items {
-		if l.Items[i].Metadata.Name == name {
+		if m := l.Items[i].Metadata; m.Name == name && (m.Namespace == "" || m.Namespace == c.ns) {
 			return &l.Items[i], nil
 		}
 	}
@@ -94,29 +107,54 @@ func (c *Client) Get(ctx context.Context, name string) (*Application, error) {
 // Create creates app; it fails if an application of that name exists
 // (upsert=false), so another team's app is never overwritten.
 func (c *Client) Create(ctx context.Context, app *Application) (*Application, error) {
+	in := *app
+	in.Metadata.Namespace = c.ns
 	out := &Application{}
-	return out, c.do(ctx, http.MethodPost, "/api/v1/applications", url.Values{"upsert": {"false"}}, app, out)
+	return out, c.do(ctx, http.MethodPost, "/api/v1/applications", url.Values{"upsert": {"false"}}, &in, out)
 }
 
-// Update replaces the application's spec, labels and finalizers.
+// Update replaces the application's spec, labels, annotations and
+// finalizers: whatever app lacks is removed. Prefer Patch, which keeps what
+// others set.
 func (c *Client) Update(ctx context.Context, app *Application) (*Application, error) {
+	in := *app
+	in.Metadata.Namespace = c.ns
 	out := &Application{}
-	return out, c.do(ctx, http.MethodPut, "/api/v1/applications/"+url.PathEscape(app.Metadata.Name), nil, app, out)
+	return out, c.do(ctx, http.MethodPut, "/api/v1/applications/"+url.PathEscape(app.Metadata.Name), url.Values{"appNamespace": {c.ns}}, &in, out)
 }
 
-// Delete deletes the application. With cascade its Kubernetes resources are
-// deleted too (foreground propagation); without, they are left running.
-func (c *Client) Delete(ctx context.Context, name string, cascade bool) error {
-	q := url.Values{"cascade": {strconv.FormatBool(cascade)}}
+// Patch applies a JSON merge patch (RFC 7386) to the application: fields the
+// patch does not name, such as others' annotations, labels and spec fields,
+// stay as they are. Argo CD validates the result as it does an update.
+func (c *Client) Patch(ctx context.Context, name string, mergePatch []byte) (*Application, error) {
+	body := map[string]string{"name": name, "appNamespace": c.ns, "patch": string(mergePatch), "patchType": "merge"}
+	out := &Application{}
+	return out, c.do(ctx, http.MethodPatch, "/api/v1/applications/"+url.PathEscape(name), nil, body, out)
+}
+
+// Delete deletes the application of project. With cascade its Kubernetes
+// resources are deleted too (foreground propagation); without, they are
+// left running. Naming the project makes Argo CD answer NotFound for an app
+// that is gone (without it, PermissionDenied: it will not tell a token
+// whether an app it cannot see exists), so a retried delete completes.
+func (c *Client) Delete(ctx context.Context, name, project string, cascade bool) error {
+	q := url.Values{"cascade": {strconv.FormatBool(cascade)}, "appNamespace": {c.ns}}
+	if project != "" {
+		q.Set("project", project)
+	}
 	if cascade {
 		q.Set("propagationPolicy", "foreground")
 	}
 	return c.do(ctx, http.MethodDelete, "/api/v1/applications/"+url.PathEscape(name), q, nil, nil)
 }
 
-// Sync starts a sync of the application.
-func (c *Client) Sync(ctx context.Context, name, revision string) error {
-	body := map[string]any{"name": name}
+// Sync starts a sync of the application of project to revision ("" for
+// its target revision).
+func (c *Client) Sync(ctx context.Context, name, project, revision string) error {
+	body := map[string]any{"name": name, "appNamespace": c.ns}
+	if project != "" {
+		body["project"] = project
+	}
 	if revision != "" {
 		body["revision"] = revision
 	}
@@ -141,7 +179,9 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, in, 
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	req.Header.Set("Accept", "application/json")
-	if in != nil {
+	// Argo CD refuses any non-GET request without this header (415), also a
+	// DELETE without a body: its CSRF protection.
+	if method != http.MethodGet {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if err := c.gate.Check("Argo CD", c.base.Host); err != nil {

@@ -65,7 +65,7 @@ func TestClientAgainstFake(t *testing.T) {
 	if _, err := c.Get(ctx, "shop"); !argocd.IsNotFound(err) {
 		t.Errorf("an RBAC-hidden app reads as absent via list-by-name, got %v", err)
 	}
-	if err := c.Delete(ctx, "shop", true); err == nil || !strings.Contains(err.Error(), "403 PermissionDenied") {
+	if err := c.Delete(ctx, "shop", "", true); err == nil || !strings.Contains(err.Error(), "403 PermissionDenied") {
 		t.Errorf("deleting a hidden app: want PermissionDenied, got %v", err)
 	}
 }
@@ -130,7 +130,7 @@ func TestDeleteCascade(t *testing.T) {
 		if _, err := c.Create(ctx, app(name, "deploy")); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.Delete(ctx, name, cascade); err != nil {
+		if err := c.Delete(ctx, name, "default", cascade); err != nil {
 			t.Fatal(err)
 		}
 		got, ok := srv.Deleted(name)

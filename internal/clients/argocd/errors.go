@@ -88,6 +88,12 @@ func decodeError(resp *http.Response) error {
 	} else {
 		e.Message = http.StatusText(resp.StatusCode)
 	}
+	// Argo CD validates a spec against its repo server and reports the repo
+	// server being down as an InvalidSpecError (400) that quotes the gRPC
+	// status: that is an outage to wait out, not a bad spec.
+	if strings.Contains(e.Message, "code = Unavailable") || strings.Contains(e.Message, "code = DeadlineExceeded") {
+		e.Transient = true
+	}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
 		e.Transient = true
 		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {

@@ -12,11 +12,13 @@ type Application struct {
 
 // ObjectMeta of an Application.
 type ObjectMeta struct {
-	Name            string            `json:"name"`
-	Namespace       string            `json:"namespace,omitempty"`
-	Labels          map[string]string `json:"labels,omitempty"`
-	Finalizers      []string          `json:"finalizers,omitempty"`
-	ResourceVersion string            `json:"resourceVersion,omitempty"`
+	Name              string            `json:"name"`
+	Namespace         string            `json:"namespace,omitempty"`
+	Labels            map[string]string `json:"labels,omitempty"`
+	Annotations       map[string]string `json:"annotations,omitempty"`
+	Finalizers        []string          `json:"finalizers,omitempty"`
+	ResourceVersion   string            `json:"resourceVersion,omitempty"`
+	DeletionTimestamp *time.Time        `json:"deletionTimestamp,omitempty"`
 }
 
 // ApplicationSpec is the desired state of an Application.
@@ -95,10 +97,18 @@ type Backoff struct {
 
 // ApplicationStatus is the part of status we surface.
 type ApplicationStatus struct {
-	Sync           SyncStatus      `json:"sync,omitempty"`
-	Health         HealthStatus    `json:"health,omitempty"`
-	OperationState *OperationState `json:"operationState,omitempty"`
-	ReconciledAt   *time.Time      `json:"reconciledAt,omitempty"`
+	Sync           SyncStatus             `json:"sync,omitempty"`
+	Health         HealthStatus           `json:"health,omitempty"`
+	OperationState *OperationState        `json:"operationState,omitempty"`
+	ReconciledAt   *time.Time             `json:"reconciledAt,omitempty"`
+	Conditions     []ApplicationCondition `json:"conditions,omitempty"`
+}
+
+// ApplicationCondition is a problem Argo CD reports about the application,
+// e.g. ComparisonError when it cannot render or compare the manifests.
+type ApplicationCondition struct {
+	Type    string `json:"type"`
+	Message string `json:"message,omitempty"`
 }
 
 // SyncStatus of an Application.

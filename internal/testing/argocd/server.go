@@ -140,13 +140,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case name == "" && r.Method == http.MethodPost:
 		s.create(w, r)
 	case action == "sync" && r.Method == http.MethodPost:
-		s.withApp(w, name, "sync", func(a map[string]any) { writeJSON(w, http.StatusOK, a) })
+		s.withApp(w, r, name, "sync", func(a map[string]any) { writeJSON(w, http.StatusOK, a) })
 	case action == "" && r.Method == http.MethodGet:
-		s.withApp(w, name, "get", func(a map[string]any) { writeJSON(w, http.StatusOK, a) })
+		s.withApp(w, r, name, "get", func(a map[string]any) { writeJSON(w, http.StatusOK, a) })
 	case action == "" && r.Method == http.MethodPut:
 		s.update(w, r, name)
+	case action == "" && r.Method == http.MethodPatch:
+		s.patch(w, r, name)
 	case action == "" && r.Method == http.MethodDelete:
-		s.withApp(w, name, "delete", func(_ map[string]any) {
+		s.withApp(w, r, name, "delete", func(_ map[string]any) {
 			delete(s.apps, name)
 			s.deleted[name] = r.URL.Query().Get("cascade")
 			writeJSON(w, http.StatusOK, map[string]any{})
@@ -157,9 +159,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // withApp answers PermissionDenied for apps that are hidden or missing, as
-// Argo CD does for tokens without global access.
-func (s *Server) withApp(w http.ResponseWriter, name, verb string, fn func(map[string]any)) {
+// Argo CD does when the request names no project: it will not tell a token
+// whether an app it cannot see exists. With the project named (query
+// parameter "project"), a missing app is NotFound.
+func (s *Server) withApp(w http.ResponseWriter, r *http.Request, name, verb string, fn func(map[string]any)) {
 	a, ok := s.apps[name]
+	if !ok && !s.hidden[name] && r.URL.Query().Get("project") != "" {
+		writeErr(w, http.StatusNotFound, 5, fmt.Sprintf("applications.argoproj.io %q not found", name))
+		return
+	}
 	if !ok || s.hidden[name] {
 		writeErr(w, http.StatusForbidden, 7, fmt.Sprintf("permission denied: applications, %s, default/%s", verb, name))
 		return
@@ -212,10 +220,12 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, name string) {
 	if !ok {
 		return
 	}
-	s.withApp(w, name, "update", func(existing map[string]any) {
+	s.withApp(w, r, name, "update", func(existing map[string]any) {
+		// Argo CD's PUT replaces the spec, labels, annotations and
+		// finalizers with what the body holds.
 		existing["spec"] = app["spec"]
 		md := existing["metadata"].(map[string]any)
-		for _, k := range []string{"labels", "finalizers"} {
+		for _, k := range []string{"labels", "annotations", "finalizers"} {
 			if v := nested(app, "metadata", k); v != nil {
 				md[k] = v
 			} else {
@@ -225,6 +235,59 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, name string) {
 		s.bump(existing)
 		writeJSON(w, http.StatusOK, existing)
 	})
+}
+
+// patch applies a merge patch as Argo CD's PATCH does: body {"name",
+// "appNamespace", "patch", "patchType"}; only "merge" is served here (Argo
+// CD also takes "json").
+func (s *Server) patch(w http.ResponseWriter, r *http.Request, name string) {
+	var body struct {
+		Patch     string `json:"patch"`
+		PatchType string `json:"patchType"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		writeErr(w, http.StatusBadRequest, 3, "cannot decode body: "+err.Error())
+		return
+	}
+	if body.PatchType != "merge" {
+		writeErr(w, http.StatusNotImplemented, 12, "patch type "+body.PatchType+" not implemented by the fake")
+		return
+	}
+	p := map[string]any{}
+	if err := json.Unmarshal([]byte(body.Patch), &p); err != nil {
+		writeErr(w, http.StatusInternalServerError, 2, "error calculating merge patch: "+err.Error())
+		return
+	}
+	s.withApp(w, r, name, "update", func(existing map[string]any) {
+		for _, k := range []string{"metadata", "spec"} {
+			if v, ok := p[k]; ok {
+				existing[k] = mergePatch(existing[k], v)
+			}
+		}
+		s.bump(existing)
+		writeJSON(w, http.StatusOK, existing)
+	})
+}
+
+// mergePatch applies RFC 7386: objects merge key by key, null removes,
+// anything else replaces.
+func mergePatch(target, patch any) any {
+	pm, ok := patch.(map[string]any)
+	if !ok {
+		return patch
+	}
+	tm, ok := target.(map[string]any)
+	if !ok {
+		tm = map[string]any{}
+	}
+	for k, v := range pm {
+		if v == nil {
+			delete(tm, k)
+			continue
+		}
+		tm[k] = mergePatch(tm[k], v)
+	}
+	return tm
 }
 
 func (s *Server) store(app map[string]any) {

@@ -75,8 +75,29 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
-// Stop stops the shared control plane if one was started.
+var (
+	atExitMu sync.Mutex
+	atExit   []func()
+)
+
+// AtExit registers f to run when Main ends, before the control plane stops:
+// servers started once per test binary on top of it (Argo CD) stop there.
+func AtExit(f func()) {
+	atExitMu.Lock()
+	defer atExitMu.Unlock()
+	atExit = append(atExit, f)
+}
+
+// Stop stops what AtExit registered, newest first, and then the shared
+// control plane if one was started.
 func Stop() {
+	atExitMu.Lock()
+	fs := atExit
+	atExit = nil
+	atExitMu.Unlock()
+	for i := len(fs) - 1; i >= 0; i-- {
+		fs[i]()
+	}
 	if shared != nil {
 		_ = shared.env.Stop()
 	}

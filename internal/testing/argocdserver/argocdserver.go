@@ -1,0 +1,556 @@
+// Package argocdserver runs a real Argo CD for tests and the local cluster:
+// Debian's redis-server, and Argo CD's repo server, API server and
+// application controller (one binary built by hack/argocd.sh, chosen by
+// ARGOCD_BINARY_NAME) against a given kube-apiserver, which is also the
+// in-cluster destination apps deploy into. A loopback git server holds the
+// apps they sync. Authentication stays on: tokens of local accounts scoped by
+// Argo CD's own RBAC, so 401 and 403 are Argo CD's.
+//
+// Every server listens on 127.0.0.1, but for the application controller's
+// metrics endpoint, which Argo CD binds on all interfaces without a flag to
+// change it (a free random port).
+package argocdserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlenvtest "sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/gitserver"
+	"github.com/freeleaps/provider-devops/internal/testing/loopback"
+	"github.com/freeleaps/provider-devops/internal/testing/process"
+)
+
+// Namespace Argo CD runs in and keeps its Applications in.
+const Namespace = "argocd"
+
+// AppsNamespacePattern is the glob of the extra namespaces Argo CD watches
+// for Applications (apps in any namespace), so tests see what a client meets
+// when two namespaces hold an app of the same name.
+const AppsNamespacePattern = "argocd-apps-*"
+
+// Accounts with an API token. ProviderAccount may do everything on
+// applications, read projects, repositories and clusters; LimitedAccount may
+// only read applications of the project "limited".
+const (
+	ProviderAccount = "provider"
+	LimitedAccount  = "limited"
+)
+
+// RBAC is argocd-rbac-cm's policy: nothing by default, the provider account
+// what the provider needs.
+const RBAC = `p, provider, applications, *, */*, allow
+p, provider, projects, get, *, allow
+p, provider, repositories, get, *, allow
+p, provider, clusters, get, *, allow
+p, limited, applications, get, limited/*, allow
+`
+
+// InClusterServer is the destination that means "the cluster Argo CD runs in".
+const InClusterServer = "https://kubernetes.default.svc"
+
+// ApplicationGVR is Argo CD's Application resource.
+var ApplicationGVR = schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "applications"}
+
+// Config of a Server.
+type Config struct {
+	// Dir holds logs, the kubeconfig, redis' data and the git repositories.
+	Dir string
+	// Bin is the directory hack/argocd.sh prints: the binary and crds/.
+	Bin string
+	// KubeConfig is an administrator's kubeconfig of the control plane Argo
+	// CD manages and keeps its state in.
+	KubeConfig []byte
+	// NoGarbageCollector is set when the control plane already runs
+	// kube-controller-manager's garbage collector.
+	NoGarbageCollector bool
+}
+
+// Server is a running Argo CD.
+type Server struct {
+	// URL of the API server (plain HTTP on loopback).
+	URL string
+	// Token of ProviderAccount; LimitedToken of LimitedAccount.
+	Token, LimitedToken string
+	// Git serves the repositories; Apps is the one holding the sample apps.
+	Git  *gitserver.Server
+	Apps *gitserver.Repo
+	// Kube is a client of the control plane.
+	Kube client.Client
+
+	cfg                          Config
+	kubeconfigPath               string
+	adminPassword                string
+	redisPort, repoPort, apiPort int
+	mu                           sync.Mutex
+	redis, repo, api, controller *process.Process
+	gc                           *process.Process
+}
+
+// Bin returns the Argo CD directory from the environment variable ARGOCD
+// (make test sets it from hack/argocd.sh), or "".
+func Bin() string {
+	d := os.Getenv("ARGOCD")
+	if d == "" {
+		return ""
+	}
+	if _, err := os.Stat(filepath.Join(d, "argocd")); err != nil {
+		return ""
+	}
+	return d
+}
+
+// Available says why Argo CD cannot run here, or "".
+func Available() string {
+	switch {
+	case Bin() == "":
+		return "ARGOCD is not set to the directory hack/argocd.sh prints (make test sets it)"
+	case !gitserver.Installed():
+		return "git is not installed (apt-get install git)"
+	}
+	if _, err := os.Stat(redisServer); err != nil {
+		return "redis-server is not installed (apt-get install redis-server)"
+	}
+	return ""
+}
+
+const redisServer = "/usr/bin/redis-server"
+
+// Start runs Argo CD against the control plane whose admin kubeconfig is
+// kubeconfig, for the test, and stops it when the test ends. Without the
+// binaries the test fails in CI (CI set) and is skipped elsewhere.
+func Start(t testing.TB, kubeconfig []byte) *Server {
+	t.Helper()
+	if why := Available(); why != "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("cannot run a real Argo CD: " + why)
+		}
+		t.Skip("cannot run a real Argo CD: " + why + "; skipped outside CI")
+	}
+	s, err := New(context.Background(), Config{Dir: t.TempDir(), Bin: Bin(), KubeConfig: kubeconfig})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// New starts Argo CD and returns once its API answers and the tokens exist.
+func New(ctx context.Context, cfg Config) (s *Server, err error) {
+	s = &Server{cfg: cfg, kubeconfigPath: filepath.Join(cfg.Dir, "kubeconfig")}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	if err := s.setupKube(ctx); err != nil {
+		return nil, err
+	}
+	if s.Git, err = gitserver.New(filepath.Join(cfg.Dir, "git")); err != nil {
+		return nil, err
+	}
+	if s.Apps, err = s.Git.Create("apps", SampleApps); err != nil {
+		return nil, err
+	}
+	for _, p := range []*int{&s.redisPort, &s.repoPort, &s.apiPort} {
+		if *p, err = loopback.FreePort(); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.startGarbageCollector(); err != nil {
+		return nil, err
+	}
+	if err := s.startRedis(); err != nil {
+		return nil, err
+	}
+	if err := s.StartRepoServer(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.startAPI(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.startController(); err != nil {
+		return nil, err
+	}
+	if err := s.createTokens(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close stops every process.
+func (s *Server) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range []*process.Process{s.controller, s.api, s.repo, s.redis, s.gc} {
+		if p != nil {
+			p.Stop(10 * time.Second)
+		}
+	}
+	if s.Git != nil {
+		s.Git.Close()
+	}
+}
+
+// Processes returns the running processes, for memory figures and logs.
+func (s *Server) Processes() []*process.Process {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*process.Process
+	for _, p := range []*process.Process{s.redis, s.repo, s.api, s.controller} {
+		if p != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (s *Server) logs() string { return filepath.Join(s.cfg.Dir, "logs") }
+
+func (s *Server) setupKube(ctx context.Context) error {
+	if err := os.WriteFile(s.kubeconfigPath, s.cfg.KubeConfig, 0o600); err != nil {
+		return err
+	}
+	rc, err := clientcmd.RESTConfigFromKubeConfig(s.cfg.KubeConfig)
+	if err != nil {
+		return fmt.Errorf("cannot read the kubeconfig: %w", err)
+	}
+	if _, err := ctrlenvtest.InstallCRDs(rc, ctrlenvtest.CRDInstallOptions{Paths: []string{filepath.Join(s.cfg.Bin, "crds")}, ErrorIfPathMissing: true}); err != nil {
+		return fmt.Errorf("cannot install Argo CD's CRDs: %w", err)
+	}
+	if s.Kube, err = client.New(rc, client.Options{}); err != nil {
+		return err
+	}
+	pw := randomHex(16)
+	hash, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.MinCost)
+	if err != nil {
+		return err
+	}
+	s.adminPassword = pw
+	part := map[string]string{"app.kubernetes.io/part-of": "argocd"}
+	objs := []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "argocd-cm", Namespace: Namespace, Labels: part}, Data: map[string]string{
+			"admin.enabled":                  "true",
+			"accounts." + ProviderAccount:    "apiKey",
+			"accounts." + LimitedAccount:     "apiKey",
+			"application.instanceLabelKey":   "argocd.argoproj.io/instance",
+			"timeout.reconciliation":         "30s",
+			"server.rbac.log.enforce.enable": "false",
+			"statusbadge.enabled":            "false",
+			"users.anonymous.enabled":        "false",
+		}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "argocd-rbac-cm", Namespace: Namespace, Labels: part}, Data: map[string]string{
+			"policy.default": "", "policy.csv": RBAC,
+		}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "argocd-secret", Namespace: Namespace, Labels: part}, StringData: map[string]string{
+			"server.secretkey":    randomHex(32),
+			"admin.password":      string(hash),
+			"admin.passwordMtime": time.Now().UTC().Format(time.RFC3339),
+		}},
+	}
+	for _, o := range objs {
+		if err := s.Kube.Create(ctx, o); err != nil && !kerrors.IsAlreadyExists(err) {
+			return fmt.Errorf("cannot create %s: %w", o.GetName(), err)
+		}
+	}
+	return nil
+}
+
+func (s *Server) env(component string) []string {
+	d := s.cfg.Dir
+	for _, sub := range []string{"tmp", "tls", "ssh", "gpg", "home"} {
+		_ = os.MkdirAll(filepath.Join(d, sub), 0o750)
+	}
+	return []string{
+		"ARGOCD_BINARY_NAME=" + component,
+		"ARGOCD_FAKE_IN_CLUSTER=true",
+		"KUBECONFIG=" + s.kubeconfigPath,
+		"ARGOCD_GPG_ENABLED=false",
+		"ARGOCD_TLS_DATA_PATH=" + filepath.Join(d, "tls"),
+		"ARGOCD_SSH_DATA_PATH=" + filepath.Join(d, "ssh"),
+		"ARGOCD_GNUPGHOME=" + filepath.Join(d, "gpg"),
+		"TMPDIR=" + filepath.Join(d, "tmp"),
+		"HOME=" + filepath.Join(d, "home"),
+		"REDIS_PASSWORD=",
+	}
+}
+
+func (s *Server) bin() string { return filepath.Join(s.cfg.Bin, "argocd") }
+
+// startGarbageCollector runs kube-controller-manager's garbage collector
+// when KUBEBUILDER_ASSETS has it and nothing else runs one: Argo CD's
+// cascading delete is foreground by default, and a foreground delete only
+// completes once a garbage collector removes the foregroundDeletion
+// finalizer. A real cluster always has one; envtest has none.
+func (s *Server) startGarbageCollector() error {
+	if s.cfg.NoGarbageCollector {
+		return nil
+	}
+	kcm := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kube-controller-manager")
+	if _, err := os.Stat(kcm); err != nil {
+		if os.Getenv("CI") != "" {
+			return fmt.Errorf("%s is missing: make test builds it (hack/envtest-assets.sh kube-controller-manager)", kcm)
+		}
+		return nil
+	}
+	p, err := process.Start(s.logs(), "kube-controller-manager", nil, kcm, "--kubeconfig="+s.kubeconfigPath,
+		"--controllers=garbagecollector", "--leader-elect=false", "--secure-port=0", "--concurrent-gc-syncs=5")
+	s.gc = p
+	return err
+}
+
+func (s *Server) startRedis() error {
+	dir := filepath.Join(s.cfg.Dir, "redis")
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return err
+	}
+	p, err := process.Start(s.logs(), "redis", nil, redisServer, "--bind", "127.0.0.1", "--port", strconv.Itoa(s.redisPort),
+		"--save", "", "--appendonly", "no", "--dir", dir, "--protected-mode", "yes")
+	if err != nil {
+		return err
+	}
+	s.redis = p
+	return waitTCP(p, s.redisPort, time.Minute)
+}
+
+// StartRepoServer (re)starts the repo server on its port.
+func (s *Server) StartRepoServer(_ context.Context) error {
+	metrics, err := loopback.FreePort()
+	if err != nil {
+		return err
+	}
+	p, err := process.Start(s.logs(), "repo-server", s.env("argocd-repo-server"), s.bin(),
+		"--address", "127.0.0.1", "--port", strconv.Itoa(s.repoPort),
+		"--metrics-address", "127.0.0.1", "--metrics-port", strconv.Itoa(metrics),
+		"--redis", s.redisAddr(), "--disable-tls", "--loglevel", "info", "--logformat", "text")
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.repo = p
+	s.mu.Unlock()
+	return waitTCP(p, s.repoPort, 2*time.Minute)
+}
+
+// StopRepoServer stops the repo server, as when its pod is down.
+func (s *Server) StopRepoServer() {
+	s.mu.Lock()
+	p := s.repo
+	s.repo = nil
+	s.mu.Unlock()
+	if p != nil {
+		p.Stop(10 * time.Second)
+	}
+}
+
+func (s *Server) redisAddr() string { return "127.0.0.1:" + strconv.Itoa(s.redisPort) }
+func (s *Server) repoAddr() string  { return "127.0.0.1:" + strconv.Itoa(s.repoPort) }
+
+func (s *Server) startAPI(ctx context.Context) error {
+	metrics, err := loopback.FreePort()
+	if err != nil {
+		return err
+	}
+	static := filepath.Join(s.cfg.Dir, "static")
+	_ = os.MkdirAll(static, 0o750)
+	p, err := process.Start(s.logs(), "api-server", s.env("argocd-server"), s.bin(),
+		"--insecure", "--address", "127.0.0.1", "--port", strconv.Itoa(s.apiPort),
+		"--metrics-address", "127.0.0.1", "--metrics-port", strconv.Itoa(metrics),
+		"--redis", s.redisAddr(), "--repo-server", s.repoAddr(), "--repo-server-plaintext",
+		"--dex-server", "http://127.0.0.1:1", "--staticassets", static,
+		"--kubeconfig", s.kubeconfigPath, "--namespace", Namespace,
+		"--application-namespaces", AppsNamespacePattern,
+		"--loglevel", "info", "--logformat", "text")
+	if err != nil {
+		return err
+	}
+	s.api = p
+	s.URL = "http://127.0.0.1:" + strconv.Itoa(s.apiPort)
+	return waitHTTP(ctx, p, s.URL+"/healthz", 2*time.Minute)
+}
+
+func (s *Server) startController() error {
+	metrics, err := loopback.FreePort()
+	if err != nil {
+		return err
+	}
+	p, err := process.Start(s.logs(), "application-controller", s.env("argocd-application-controller"), s.bin(),
+		"--kubeconfig", s.kubeconfigPath, "--namespace", Namespace,
+		"--redis", s.redisAddr(), "--repo-server", s.repoAddr(), "--repo-server-plaintext",
+		"--commit-server", "127.0.0.1:1", "--metrics-port", strconv.Itoa(metrics),
+		"--application-namespaces", AppsNamespacePattern,
+		"--app-resync", "30", "--status-processors", "4", "--operation-processors", "4",
+		"--loglevel", "info", "--logformat", "text")
+	if err != nil {
+		return err
+	}
+	s.controller = p
+	return waitTCP(p, metrics, 2*time.Minute)
+}
+
+// createTokens logs in as admin and creates one API token per account.
+func (s *Server) createTokens(ctx context.Context) error {
+	var session struct {
+		Token string `json:"token"`
+	}
+	if err := s.call(ctx, "", http.MethodPost, "/api/v1/session", map[string]string{"username": "admin", "password": s.adminPassword}, &session); err != nil {
+		return fmt.Errorf("cannot log in as admin: %w", err)
+	}
+	for _, acct := range []struct {
+		name string
+		into *string
+	}{{ProviderAccount, &s.Token}, {LimitedAccount, &s.LimitedToken}} {
+		var tok struct {
+			Token string `json:"token"`
+		}
+		if err := s.call(ctx, session.Token, http.MethodPost, "/api/v1/account/"+acct.name+"/token", map[string]any{"name": acct.name, "id": "tests-" + randomHex(4)}, &tok); err != nil {
+			return fmt.Errorf("cannot create a token for %s: %w", acct.name, err)
+		}
+		*acct.into = tok.Token
+	}
+	return nil
+}
+
+// call sends one JSON request to the API server.
+func (s *Server) call(ctx context.Context, token, method, path string, in, out any) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, method, s.URL+path, bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close() //nolint:errcheck // read-only body
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, body)
+	}
+	return json.Unmarshal(body, out)
+}
+
+// Application reads the Application called name in namespace straight from
+// Kubernetes, or nil when there is none.
+func (s *Server) Application(ctx context.Context, namespace, name string) (*unstructured.Unstructured, error) {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(ApplicationGVR.GroupVersion().WithKind("Application"))
+	err := s.Kube.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, u)
+	if kerrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return u, err
+}
+
+func waitTCP(p *process.Process, port int, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if done, err := p.Exited(); done {
+			return fmt.Errorf("%s exited: %v\n%s", p.Name, err, p.Tail(30))
+		}
+		c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second)
+		if err == nil {
+			_ = c.Close()
+			return nil
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Errorf("%s did not listen on %d within %s:\n%s", p.Name, port, timeout, p.Tail(30))
+}
+
+func waitHTTP(ctx context.Context, p *process.Process, url string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if done, err := p.Exited(); done {
+			return fmt.Errorf("%s exited: %v\n%s", p.Name, err, p.Tail(30))
+		}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	return fmt.Errorf("%s did not answer %s within %s:\n%s", p.Name, url, timeout, p.Tail(30))
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+var (
+	sharedOnce sync.Once
+	shared     *Server
+	errShared  error
+)
+
+// Shared returns one Argo CD per test binary on env's control plane,
+// starting it on first use; envtest.Main stops it after the last test.
+// Without the binaries the test fails in CI and is skipped elsewhere.
+func Shared(t testing.TB, env *envtest.Env) *Server {
+	t.Helper()
+	if why := Available(); why != "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("cannot run a real Argo CD: " + why)
+		}
+		t.Skip("cannot run a real Argo CD: " + why + "; skipped outside CI")
+	}
+	sharedOnce.Do(func() {
+		kc, err := env.KubeConfig()
+		if err != nil {
+			errShared = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "argocd-")
+		if err != nil {
+			errShared = err
+			return
+		}
+		shared, errShared = New(context.Background(), Config{Dir: dir, Bin: Bin(), KubeConfig: kc})
+		envtest.AtExit(func() {
+			if shared != nil {
+				shared.Close()
+			}
+			_ = os.RemoveAll(dir)
+		})
+	})
+	if errShared != nil {
+		t.Fatalf("cannot start Argo CD: %v", errShared)
+	}
+	return shared
+}

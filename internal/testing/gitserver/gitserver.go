@@ -1,0 +1,139 @@
+// Package gitserver serves git repositories over smart HTTP on loopback with
+// Debian git's own git-http-backend (as CGI), so Argo CD's repo server clones
+// and fetches from them exactly as it would from a hosted repository.
+package gitserver
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/cgi"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Backend is Debian git's smart-HTTP CGI program.
+const Backend = "/usr/lib/git-core/git-http-backend"
+
+// Server serves every bare repository under its root at /<name>.git.
+type Server struct {
+	// URL is http://127.0.0.1:PORT, without a trailing slash.
+	URL  string
+	root string
+	srv  *http.Server
+	mu   sync.Mutex
+}
+
+// Installed is true when git and its HTTP backend are installed.
+func Installed() bool {
+	if _, err := exec.LookPath("git"); err != nil {
+		return false
+	}
+	_, err := os.Stat(Backend)
+	return err == nil
+}
+
+// New serves the repositories kept under dir on a free loopback port.
+func New(dir string) (*Server, error) {
+	root := filepath.Join(dir, "srv")
+	if err := os.MkdirAll(root, 0o750); err != nil {
+		return nil, err
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	h := &cgi.Handler{Path: Backend, Root: "/", Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
+	s := &Server{URL: "http://" + l.Addr().String(), root: root, srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}}
+	go func() { _ = s.srv.Serve(l) }()
+	return s, nil
+}
+
+// Close stops serving.
+func (s *Server) Close() { _ = s.srv.Close() }
+
+// Repo is one repository: a bare copy that is served and a work tree that
+// commits are made in and pushed from.
+type Repo struct {
+	// URL to clone, http://127.0.0.1:PORT/<name>.git.
+	URL  string
+	work string
+	mu   *sync.Mutex
+}
+
+// Create makes repository name with files (path -> content) as its first
+// commit on branch main.
+func (s *Server) Create(name string, files map[string]string) (*Repo, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	bare := filepath.Join(s.root, name+".git")
+	work := filepath.Join(filepath.Dir(s.root), "work", name)
+	if err := git("", "init", "-q", "--bare", "-b", "main", bare); err != nil {
+		return nil, err
+	}
+	if err := git("", "init", "-q", "-b", "main", work); err != nil {
+		return nil, err
+	}
+	if err := git(work, "remote", "add", "origin", bare); err != nil {
+		return nil, err
+	}
+	r := &Repo{URL: s.URL + "/" + name + ".git", work: work, mu: &s.mu}
+	if _, err := r.commit(files, "initial commit"); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Commit writes files (path -> content; an empty content deletes the file),
+// commits them on main and pushes; it returns the commit id.
+func (r *Repo) Commit(files map[string]string, message string) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.commit(files, message)
+}
+
+func (r *Repo) commit(files map[string]string, message string) (string, error) {
+	for p, content := range files {
+		full := filepath.Join(r.work, filepath.FromSlash(p))
+		if content == "" {
+			if err := os.Remove(full); err != nil && !os.IsNotExist(err) {
+				return "", err
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(full), 0o750); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(full, []byte(content), 0o600); err != nil {
+			return "", err
+		}
+	}
+	if err := git(r.work, "add", "-A"); err != nil {
+		return "", err
+	}
+	if err := git(r.work, "commit", "-q", "--allow-empty", "-m", message); err != nil {
+		return "", err
+	}
+	if err := git(r.work, "push", "-q", "origin", "main"); err != nil {
+		return "", err
+	}
+	out, err := exec.Command("git", "-C", r.work, "rev-parse", "HEAD").Output() //nolint:gosec // our own work tree
+	return strings.TrimSpace(string(out)), err
+}
+
+func git(dir string, args ...string) error {
+	if dir != "" {
+		args = append([]string{"-C", dir}, args...)
+	}
+	cmd := exec.Command("git", args...) //nolint:gosec // fixed program, our own arguments
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=provider-devops tests", "GIT_AUTHOR_EMAIL=tests@example.test",
+		"GIT_COMMITTER_NAME=provider-devops tests", "GIT_COMMITTER_EMAIL=tests@example.test", "GIT_CONFIG_NOSYSTEM=1", "HOME="+os.TempDir())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}

@@ -16,6 +16,9 @@ CROSSPLANE_MODULE := github.com/crossplane/crossplane/v2
 CROSSPLANE_VERSION := v2.1.3
 KUBE_VERSION := v1.35.3
 export KUBE_VERSION
+# Argo CD for the tests, the e2e and the demo: the real one, built from the module proxy.
+ARGOCD_VERSION := v3.2.11
+export ARGOCD_VERSION
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
 LDFLAGS := -X github.com/freeleaps/provider-devops/internal/version.Version=$(VERSION)
@@ -67,12 +70,16 @@ apt-deps: ## Install the Debian packages the tests and the demo run (etcd, BIND 
 	@hack/apt-deps.sh
 
 .PHONY: envtest-assets
-envtest-assets: apt-deps ## Install etcd and build kube-apiserver for the integration tests.
-	@hack/envtest-assets.sh >/dev/null
+envtest-assets: apt-deps ## Install etcd and build kube-apiserver, kube-controller-manager and Argo CD for the integration tests.
+	@hack/envtest-assets.sh kube-controller-manager >/dev/null
+	@hack/argocd.sh >/dev/null
+
+# The servers the integration tests run: etcd + kube-apiserver (+ the garbage collector) and Argo CD.
+TEST_ENV = KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh kube-controller-manager)" ARGOCD="$$(hack/argocd.sh)"
 
 .PHONY: test
-test: envtest-assets ## Every test: unit and integration (real kube-apiserver + etcd), then make e2e.
-	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" CROSSPLANE_CLI="$(CROSSPLANE_CLI)" \
+test: envtest-assets ## Every test: unit and integration (real kube-apiserver + etcd, real Argo CD), then make e2e.
+	$(TEST_ENV) CROSSPLANE_CLI="$(CROSSPLANE_CLI)" \
 	  go test $(GO_TEST_FLAGS) -timeout $(TEST_TIMEOUT) $$(go list ./... | grep -v /test/e2e)
 	@$(MAKE) --no-print-directory e2e
 
@@ -80,12 +87,11 @@ test: envtest-assets ## Every test: unit and integration (real kube-apiserver + 
 # built at the CLI's release, with the version stamped in (an unversioned core
 # refuses every package as incompatible).
 CROSSPLANE_CORE = $$(TOOL_LDFLAGS="-X $(CROSSPLANE_MODULE)/internal/version.version=$(CROSSPLANE_VERSION)" hack/tool.sh $(CROSSPLANE_MODULE) $(CROSSPLANE_VERSION) $(CROSSPLANE_MODULE)/cmd/crossplane crossplane-core)
-E2E_ENV = KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh kube-controller-manager)" CROSSPLANE="$(CROSSPLANE_CORE)" \
+E2E_ENV = $(TEST_ENV) CROSSPLANE="$(CROSSPLANE_CORE)" \
 	  CROSSPLANE_CLI="$(CROSSPLANE_CLI)" CROSSPLANE_VERSION=$(CROSSPLANE_VERSION) PKG_VERSION=$(PKG_VERSION)
 
 .PHONY: e2e-deps
-e2e-deps: apt-deps xpkg
-	@hack/envtest-assets.sh kube-controller-manager >/dev/null
+e2e-deps: envtest-assets xpkg
 	@echo "$(CROSSPLANE_CORE)" >/dev/null
 	CGO_ENABLED=0 go build -trimpath -o $(BIN)/sandbox ./cmd/sandbox
 
@@ -113,7 +119,7 @@ render: ## Render and validate every DevOpsProject example with the real crosspl
 
 .PHONY: bench
 bench: envtest-assets ## Benchmarks, including 1,000 managed resources on a real API server.
-	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go test -run '^$$' -bench . -benchmem ./...
+	$(TEST_ENV) go test -run '^$$' -bench . -benchmem ./...
 
 .PHONY: reviewable
 reviewable: check-generated lint test ## Everything CI checks.

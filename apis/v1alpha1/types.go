@@ -86,6 +86,16 @@ type ArgoCDConfig struct {
 	// +optional
 	CABundle string `json:"caBundle,omitempty"`
 
+	// Namespace Argo CD runs in (its control-plane namespace), where the
+	// provider creates and looks up Applications. With apps in any namespace
+	// enabled, an Application of the same name in another namespace is not
+	// ours and is never touched.
+	// +kubebuilder:default=argocd
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+
 	// Credentials: the bearer token.
 	Credentials Credentials `json:"credentials"`
 }

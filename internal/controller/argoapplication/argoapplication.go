@@ -43,8 +43,8 @@ var Kind = mrcontroller.Kind[*v1alpha1.ArgoApplication]{
 type Client interface {
 	Get(ctx context.Context, name string) (*argocd.Application, error)
 	Create(ctx context.Context, app *argocd.Application) (*argocd.Application, error)
-	Update(ctx context.Context, app *argocd.Application) (*argocd.Application, error)
-	Delete(ctx context.Context, name string, cascade bool) error
+	Patch(ctx context.Context, name string, mergePatch []byte) (*argocd.Application, error)
+	Delete(ctx context.Context, name, project string, cascade bool) error
 }
 
 // SetupGated adds the ArgoApplication controller once its CRD is established.
@@ -80,7 +80,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoApplication) (
 	if err != nil {
 		return nil, err
 	}
-	cl, err := c.newClient(argocd.Config{URL: s.URL, Token: string(token), InsecureSkipTLSVerify: s.InsecureSkipTLSVerify, CABundle: []byte(s.CABundle), RetryAfter: c.retryAfter})
+	cl, err := c.newClient(argocd.Config{URL: s.URL, Token: string(token), InsecureSkipTLSVerify: s.InsecureSkipTLSVerify, CABundle: []byte(s.CABundle), Namespace: s.Namespace, RetryAfter: c.retryAfter})
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}

@@ -1,9 +1,12 @@
 package argoapplication
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"sort"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -21,9 +24,27 @@ const (
 	OwnerLabel = "devops.freeleaps.io/owner"
 
 	// finalizerCascade is Argo CD's finalizer that deletes an application's
-	// resources with it.
+	// resources with it. Argo CD's delete with a propagation policy adds the
+	// same finalizer with a /foreground or /background suffix.
 	finalizerCascade = "resources-finalizer.argocd.argoproj.io"
 )
+
+// isCascadeFinalizer is true for Argo CD's resources finalizer in any of its
+// propagation forms.
+func isCascadeFinalizer(f string) bool {
+	return f == finalizerCascade || strings.HasPrefix(f, finalizerCascade+"/")
+}
+
+// hasCascadeFinalizer is true when finalizers make Argo CD delete the app's
+// resources with it.
+func hasCascadeFinalizer(finalizers []string) bool {
+	for _, f := range finalizers {
+		if isCascadeFinalizer(f) {
+			return true
+		}
+	}
+	return false
+}
 
 // Owner is the OwnerLabel value of cr: "<namespace>.<name>", hashed when it
 // would not fit a label value.
@@ -92,6 +113,13 @@ func Normalize(s argocd.ApplicationSpec) argocd.ApplicationSpec {
 		if src.TargetRevision == "" {
 			src.TargetRevision = "HEAD"
 		}
+		// Argo CD drops option blocks that set nothing (helm: {}).
+		if h := src.Helm; h != nil && h.ReleaseName == "" && len(h.ValueFiles) == 0 && h.Values == "" && len(h.Parameters) == 0 {
+			src.Helm = nil
+		}
+		if k := src.Kustomize; k != nil && k.NamePrefix == "" && k.NameSuffix == "" && len(k.Images) == 0 {
+			src.Kustomize = nil
+		}
 		s.Source = &src
 	}
 	if sp := s.SyncPolicy; sp != nil {
@@ -130,9 +158,19 @@ func Observation(app *argocd.Application) v1alpha1.ArgoApplicationObservation {
 	return o
 }
 
+// errorConditions are Argo CD's application conditions that mean it cannot
+// tell what is deployed: its health then describes stale or no manifests.
+var errorConditions = map[string]bool{"ComparisonError": true, "InvalidSpecError": true}
+
 // Readiness maps Argo CD health to the Ready condition: Healthy is
-// Available; anything else says what Argo CD reports.
+// Available unless Argo CD reports it cannot compare the application;
+// anything else says what Argo CD reports.
 func Readiness(app *argocd.Application) xpv2.Condition {
+	for _, c := range app.Status.Conditions {
+		if errorConditions[c.Type] {
+			return xpv2.Unavailable().WithMessage("Argo CD reports " + c.Type + " (sync " + cmp.Or(app.Status.Sync.Status, "Unknown") + "): " + c.Message)
+		}
+	}
 	h := app.Status.Health
 	if h.Status == "Healthy" {
 		return xpv2.Available()
@@ -148,4 +186,71 @@ func Readiness(app *argocd.Application) xpv2.Condition {
 		msg += " (sync " + app.Status.Sync.Status + ")"
 	}
 	return xpv2.Unavailable().WithMessage(msg)
+}
+
+// MergePatch is the JSON merge patch (RFC 7386) that sets the fields cr
+// manages on the observed application and nothing else: others'
+// annotations, labels, finalizers and the spec fields we do not manage stay.
+// A managed field cr leaves unset is removed (null).
+func MergePatch(cr *v1alpha1.ArgoApplication, observed *argocd.Application) ([]byte, error) {
+	want := Desired(cr)
+	finalizers := make([]string, 0, len(observed.Metadata.Finalizers)+1)
+	for _, f := range observed.Metadata.Finalizers {
+		if !isCascadeFinalizer(f) || cascade(cr) {
+			finalizers = append(finalizers, f)
+		}
+	}
+	if cascade(cr) && !hasCascadeFinalizer(finalizers) {
+		finalizers = append(finalizers, finalizerCascade)
+	}
+	src := want.Spec.Source
+	source := map[string]any{
+		"repoURL":        src.RepoURL,
+		"path":           orNull(src.Path),
+		"chart":          orNull(src.Chart),
+		"targetRevision": orNull(src.TargetRevision),
+		"helm":           nil,
+		"kustomize":      nil,
+	}
+	if h := src.Helm; h != nil {
+		source["helm"] = map[string]any{"releaseName": orNull(h.ReleaseName), "valueFiles": listOrNull(h.ValueFiles), "values": orNull(h.Values), "parameters": listOrNull(h.Parameters)}
+	}
+	if k := src.Kustomize; k != nil {
+		source["kustomize"] = map[string]any{"namePrefix": orNull(k.NamePrefix), "nameSuffix": orNull(k.NameSuffix), "images": listOrNull(k.Images)}
+	}
+	d := want.Spec.Destination
+	spec := map[string]any{
+		"project":     want.Spec.Project,
+		"source":      source,
+		"destination": map[string]any{"server": orNull(d.Server), "name": orNull(d.Name), "namespace": orNull(d.Namespace)},
+		"syncPolicy":  nil,
+	}
+	if sp := want.Spec.SyncPolicy; sp != nil {
+		policy := map[string]any{"automated": nil, "syncOptions": listOrNull(sp.SyncOptions), "retry": nil}
+		if a := sp.Automated; a != nil {
+			policy["automated"] = map[string]any{"prune": a.Prune, "selfHeal": a.SelfHeal, "allowEmpty": a.AllowEmpty}
+		}
+		if r := sp.Retry; r != nil {
+			policy["retry"] = r
+		}
+		spec["syncPolicy"] = policy
+	}
+	return json.Marshal(map[string]any{
+		"metadata": map[string]any{"labels": want.Metadata.Labels, "finalizers": finalizers},
+		"spec":     spec,
+	})
+}
+
+func orNull(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func listOrNull[T any](l []T) any {
+	if len(l) == 0 {
+		return nil
+	}
+	return l
 }

@@ -32,6 +32,9 @@ type external struct {
 	client Client
 	// server is the Argo CD URL, for the application's link in status.
 	server string
+	// observed is what Observe read, for Update's patch in the same
+	// reconcile.
+	observed *argocd.Application
 }
 
 // Observe reads the application once and compares the managed fields.
@@ -48,6 +51,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoApplication) (m
 		return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, name, OwnerLabel, Owner(cr))
 	}
 
+	e.observed = app
 	cr.Status.AtProvider = Observation(app)
 	if e.server != "" {
 		cr.Status.AtProvider.URL = strings.TrimSuffix(e.server, "/") + "/applications/" + url.PathEscape(name)
@@ -56,8 +60,9 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoApplication) (m
 
 	want := Desired(cr)
 	diff := cmp.Diff(Normalize(want.Spec), Normalize(app.Spec), cmpopts.EquateEmpty())
-	if !equalStrings(want.Metadata.Finalizers, app.Metadata.Finalizers) {
-		diff += fmt.Sprintf("finalizers: want %v, got %v\n", want.Metadata.Finalizers, app.Metadata.Finalizers)
+	// Only our finalizer counts: others' (post-delete hooks, tools) stay.
+	if cascade(cr) != hasCascadeFinalizer(app.Metadata.Finalizers) {
+		diff += fmt.Sprintf("finalizers: want the cascade finalizer %v, got %v\n", cascade(cr), app.Metadata.Finalizers)
 	}
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
 }
@@ -73,9 +78,23 @@ func (e *external) Create(ctx context.Context, cr *v1alpha1.ArgoApplication) (ma
 	return managed.ExternalCreation{}, errors.Wrap(err, errCreate)
 }
 
-// Update writes the managed fields back.
+// Update writes the managed fields back with a merge patch, so what others
+// put on the application (notification state in annotations, labels,
+// finalizers, spec fields we do not manage) survives. Argo CD's PUT would
+// replace the annotations and the whole spec.
 func (e *external) Update(ctx context.Context, cr *v1alpha1.ArgoApplication) (managed.ExternalUpdate, error) {
-	_, err := e.client.Update(ctx, Desired(cr))
+	observed := e.observed
+	if observed == nil {
+		var err error
+		if observed, err = e.client.Get(ctx, meta.GetExternalName(cr)); err != nil {
+			return managed.ExternalUpdate{}, errors.Wrap(err, errUpdate)
+		}
+	}
+	patch, err := MergePatch(cr, observed)
+	if err != nil {
+		return managed.ExternalUpdate{}, errors.Wrap(err, errUpdate)
+	}
+	_, err = e.client.Patch(ctx, meta.GetExternalName(cr), patch)
 	return managed.ExternalUpdate{}, errors.Wrap(err, errUpdate)
 }
 
@@ -83,7 +102,7 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.ArgoApplication) (ma
 // spec.forProvider.cascade is false.
 func (e *external) Delete(ctx context.Context, cr *v1alpha1.ArgoApplication) (managed.ExternalDelete, error) {
 	cr.SetConditions(xpv2.Deleting())
-	err := e.client.Delete(ctx, meta.GetExternalName(cr), cascade(cr))
+	err := e.client.Delete(ctx, meta.GetExternalName(cr), cr.Spec.ForProvider.Project, cascade(cr))
 	if argocd.IsNotFound(err) {
 		return managed.ExternalDelete{}, nil
 	}
@@ -92,7 +111,3 @@ func (e *external) Delete(ctx context.Context, cr *v1alpha1.ArgoApplication) (ma
 
 // Disconnect has nothing to release: the HTTP client pools its connections.
 func (e *external) Disconnect(_ context.Context) error { return nil }
-
-func equalStrings(a, b []string) bool {
-	return cmp.Equal(a, b, cmpopts.EquateEmpty(), cmpopts.SortSlices(func(x, y string) bool { return x < y }))
-}

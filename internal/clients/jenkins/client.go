@@ -1,7 +1,9 @@
 // Package jenkins manages Pipeline jobs in Jenkins through
 // github.com/bndr/gojenkins (v1.2.0, the first release whose calls honour a
-// context). It renders and parses the job's config.xml itself and works
-// around the library's error handling in one HTTP transport.
+// context). It renders and parses the job's config.xml itself, works
+// around the library's error handling in one HTTP transport, and sends the
+// POSTs Jenkins answers with a redirect (creating folders, deleting items)
+// itself.
 package jenkins
 
 import (
@@ -67,6 +69,12 @@ func ParseCredentials(data []byte) (username, token string, err error) {
 // Client manages Pipeline jobs on one Jenkins controller.
 type Client struct {
 	j *gojenkins.Jenkins
+	// noRedirect, base, username and token send the POSTs Jenkins answers
+	// with a redirect to an HTML page (createItem?mode=, doDelete).
+	// gojenkins follows the redirect and decodes the page as JSON, so such
+	// a call fails although Jenkins did what was asked.
+	noRedirect            *http.Client
+	base, username, token string
 }
 
 var loggersOnce sync.Once
@@ -98,7 +106,30 @@ func New(cfg Config) (*Client, error) {
 		timeout = 30 * time.Second
 	}
 	hc := &http.Client{Transport: transport{next: rt, gate: cfg.RetryAfter}, Timeout: timeout}
-	return &Client{j: gojenkins.CreateJenkins(hc, u.String(), cfg.Username, cfg.Token)}, nil
+	noRedirect := *hc
+	noRedirect.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &Client{
+		j:          gojenkins.CreateJenkins(hc, u.String(), cfg.Username, cfg.Token),
+		noRedirect: &noRedirect, base: u.String(), username: cfg.Username, token: cfg.Token,
+	}, nil
+}
+
+// post sends a form POST whose success Jenkins answers with a redirect,
+// and does not follow it. Error statuses come back as *APIError from the
+// transport.
+func (c *Client) post(ctx context.Context, endpoint string, form url.Values) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+endpoint, strings.NewReader(form.Encode()))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth(c.username, c.token)
+	resp, err := c.noRedirect.Do(req)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
+	return resp.Body.Close()
 }
 
 // Job is what one observation of a Pipeline job returns.
@@ -127,6 +158,18 @@ type Build struct {
 func endpoint(path string) string {
 	return "/job/" + strings.ReplaceAll(path, "/", "/job/")
 }
+
+// parentEndpoint is the URL path of the folder made of segs, "" for the
+// root.
+func parentEndpoint(segs []string) string {
+	if len(segs) == 0 {
+		return ""
+	}
+	return endpoint(strings.Join(segs, "/"))
+}
+
+// folderClass is the item type of a folder (createItem's mode).
+const folderClass = "com.cloudbees.hudson.plugins.folder.Folder"
 
 // nested is the name form gojenkins' single-name calls expect.
 func nested(path string) string {
@@ -203,7 +246,10 @@ func (c *Client) ensureFolders(ctx context.Context, dir string) ([]string, error
 		case !IsNotFound(err):
 			return created, errors.Wrapf(err, errCreateFolder, folder)
 		}
-		if _, err := c.j.CreateFolder(ctx, segs[i], segs[:i]...); err != nil && !IsAlreadyExists(err) {
+		// The form Jenkins' "New Item" page posts: 302 to the folder's
+		// configure page.
+		form := url.Values{"name": {segs[i]}, "mode": {folderClass}}
+		if err := c.post(ctx, parentEndpoint(segs[:i])+"/createItem", form); err != nil && !IsAlreadyExists(err) {
 			return created, errors.Wrapf(err, errCreateFolder, folder)
 		}
 		created = append(created, folder)
@@ -226,7 +272,7 @@ func (c *Client) Update(ctx context.Context, path string, p Pipeline) error {
 // Delete deletes the job, then each folder in createdFolders (deepest
 // first) that is now empty. A folder that holds anything else stays.
 func (c *Client) Delete(ctx context.Context, path string, createdFolders []string) error {
-	if _, err := c.j.DeleteJob(ctx, nested(path)); err != nil && !IsNotFound(err) {
+	if err := c.post(ctx, endpoint(path)+"/doDelete", nil); err != nil && !IsNotFound(err) {
 		return errors.Wrap(err, errDeleteJob)
 	}
 	for i := len(createdFolders) - 1; i >= 0; i-- {
@@ -246,7 +292,7 @@ func (c *Client) Delete(ctx context.Context, path string, createdFolders []strin
 		if len(it.Jobs) > 0 {
 			continue
 		}
-		if _, err := c.j.DeleteJob(ctx, nested(f)); err != nil && !IsNotFound(err) {
+		if err := c.post(ctx, endpoint(f)+"/doDelete", nil); err != nil && !IsNotFound(err) {
 			return errors.Wrapf(err, errDeleteFolder, f)
 		}
 	}

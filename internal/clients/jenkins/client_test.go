@@ -225,11 +225,13 @@ func TestFakeEnforcesCrumbForPasswordSessions(t *testing.T) {
 	srv := fake.New(user, token)
 	defer srv.Close()
 	srv.SetPassword("pw")
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	post := func(secret string) int {
 		req := httptest.NewRequest(http.MethodPost, srv.URL+"/createItem?name=x&mode=com.cloudbees.hudson.plugins.folder.Folder", nil)
 		req.RequestURI = ""
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.SetBasicAuth(user, secret)
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := noRedirect.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -239,8 +241,9 @@ func TestFakeEnforcesCrumbForPasswordSessions(t *testing.T) {
 	if got := post("pw"); got != http.StatusForbidden {
 		t.Errorf("password POST without crumb: want 403, got %d", got)
 	}
-	if got := post(token); got != http.StatusOK {
-		t.Errorf("token POST without crumb: want 200, got %d", got)
+	// Created: 302 to the new folder's configure page.
+	if got := post(token); got != http.StatusFound {
+		t.Errorf("token POST without crumb: want 302, got %d", got)
 	}
 }
 

@@ -3,12 +3,12 @@ package jenkins
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -31,13 +31,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	p := strings.TrimSuffix(r.URL.Path, "/")
 	switch {
 	case p == "/crumbIssuer/api/json" && r.Method == http.MethodGet:
-		s.crumb(w)
+		s.crumb(w, r)
 		return
 	case r.Method == http.MethodPost && session != "" && !s.validCrumb(session, r.Header.Get("Jenkins-Crumb")):
 		errorPage(w, http.StatusForbidden, "No valid crumb was included in the request")
 		return
-	case p == "" || p == "/api/json":
-		writeJSON(w, r, map[string]any{"_class": "hudson.model.Hudson", "mode": "NORMAL", "nodeDescription": "the Jenkins controller's built-in node", "useCrumbs": true, "jobs": s.children("")})
+	case p == "":
+		page(w, "Dashboard")
+		return
+	case p == "/api/json":
+		writeBean(w, r, s.rootBean())
+		return
+	case p == "/me/api/json" || p == "/user/"+strings.ToLower(s.user)+"/api/json":
+		writeBean(w, r, s.userBean())
+		return
+	case p == "/queue/api/json":
+		writeBean(w, r, s.queueBean())
 		return
 	case strings.HasPrefix(p, "/queue/item/"):
 		s.queueItem(w, r, strings.TrimPrefix(p, "/queue/item/"))
@@ -48,7 +57,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		errorPage(w, http.StatusNotFound, "Not Found")
 		return
 	}
-	s.item(w, r, path, action)
+	s.item(w, r, path, action, session == "")
 }
 
 // authenticate checks basic auth. It returns the session id of a password
@@ -84,14 +93,15 @@ func (s *Server) validCrumb(session, crumb string) bool {
 	return ok && crumb == want
 }
 
-func (s *Server) crumb(w http.ResponseWriter) {
+// crumb issues a crumb bound to a new session, as DefaultCrumbIssuer does
+// for any authenticated user (API-token requests just do not need it).
+func (s *Server) crumb(w http.ResponseWriter, r *http.Request) {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	id := hex.EncodeToString(b)
 	s.sessions[id] = "crumb-" + id
 	http.SetCookie(w, &http.Cookie{Name: "JSESSIONID.fake", Value: id, Path: "/", HttpOnly: true})
-	w.Header().Set("Content-Type", "application/json;charset=utf-8")
-	_, _ = fmt.Fprintf(w, `{"_class":"hudson.security.csrf.DefaultCrumbIssuer","crumb":%q,"crumbRequestField":"Jenkins-Crumb"}`, s.sessions[id])
+	writeBean(w, r, crumbBean(s.sessions[id]))
 }
 
 var itemSegment = regexp.MustCompile(`^/job/([^/]+)`)
@@ -119,10 +129,12 @@ func splitItemPath(p string) (string, string, bool) {
 	return strings.Join(names, "/"), action, true
 }
 
-func (s *Server) item(w http.ResponseWriter, r *http.Request, path, action string) {
+// item serves an item's URL space. tokenAuth is true for API-token
+// requests, which Jenkins lets trigger builds with GET too.
+func (s *Server) item(w http.ResponseWriter, r *http.Request, path, action string, tokenAuth bool) {
 	if action == "createItem" {
 		if r.Method != http.MethodPost {
-			errorPage(w, http.StatusMethodNotAllowed, "createItem needs POST")
+			requirePOST(w)
 			return
 		}
 		s.createItem(w, r, path)
@@ -134,231 +146,392 @@ func (s *Server) item(w http.ResponseWriter, r *http.Request, path, action strin
 		return
 	}
 	switch {
-	case action == "" || action == "api/json":
-		if r.Method != http.MethodGet {
-			errorPage(w, http.StatusMethodNotAllowed, "Method Not Allowed")
+	case action == "":
+		page(w, s.fullDisplayName(path))
+	case action == "api/json":
+		writeBean(w, r, s.itemBean(path, it))
+	case action == "configure" && r.Method == http.MethodGet:
+		page(w, s.fullDisplayName(path)+" Config")
+	case action == "config.xml":
+		s.config(w, r, path, it)
+	case action == "doDelete":
+		if r.Method != http.MethodPost {
+			requirePOST(w)
 			return
 		}
-		writeJSON(w, r, s.itemJSON(path, it))
-	case action == "config.xml" && r.Method == http.MethodGet:
-		w.Header().Set("Content-Type", "application/xml")
-		_, _ = io.WriteString(w, it.config)
-	case action == "config.xml" && r.Method == http.MethodPost:
-		body, _ := io.ReadAll(r.Body)
-		if err := wellFormed(body); err != nil {
-			errorPage(w, http.StatusInternalServerError, "java.io.IOException: Unable to read "+path+"/config.xml: "+err.Error())
-			return
-		}
-		it.config = rewrite(string(body))
-	case action == "doDelete" && r.Method == http.MethodPost:
 		s.deleteItem(path)
-		w.Header().Set("Location", s.URL+parentURLPath(path))
-		w.WriteHeader(http.StatusFound)
-	case (action == "build" || action == "buildWithParameters") && r.Method == http.MethodPost:
-		s.build(w, r, path, it, action)
-	case strings.HasSuffix(action, "/api/json") && r.Method == http.MethodGet:
-		s.buildJSON(w, r, path, it, strings.TrimSuffix(action, "/api/json"))
-	default:
+		dir, _ := split(path)
+		redirect(w, http.StatusFound, s.urlOf(dir))
+	case action == "enable" || action == "disable":
+		if r.Method != http.MethodPost {
+			requirePOST(w)
+			return
+		}
+		// Folders do not support being disabled: Jenkins ignores it.
+		if !it.folder() && it.disabled() != (action == "disable") {
+			it.config = setTop(it.config, "disabled", strconv.FormatBool(action == "disable"))
+			if action == "disable" {
+				s.cancel(func(job string) bool { return job == path })
+			}
+		}
+		redirect(w, http.StatusFound, s.jobURL(path))
+	case it.folder():
 		errorPage(w, http.StatusNotFound, "Not Found")
+	case action == "build":
+		s.build(w, r, path, it, tokenAuth)
+	case action == "buildWithParameters":
+		s.buildWithParameters(w, r, path, it, tokenAuth)
+	default:
+		s.run(w, r, path, it, action)
 	}
 }
 
+// urlOf is the URL of a folder, or of the root for "".
+func (s *Server) urlOf(path string) string {
+	if path == "" {
+		return s.rootURL()
+	}
+	return s.jobURL(path)
+}
+
+func redirect(w http.ResponseWriter, status int, location string) {
+	w.Header().Set("Location", location)
+	w.WriteHeader(status)
+}
+
+// requirePOST answers as Jenkins' @RequirePOST does.
+func requirePOST(w http.ResponseWriter) {
+	w.Header().Set("Allow", http.MethodPost)
+	errorPage(w, http.StatusMethodNotAllowed, "This URL requires POST")
+}
+
+// config serves config.xml: GET reads it, POST replaces it the way
+// AbstractItem.updateByXml does, refusing XML it cannot load or that would
+// turn the item into another class.
+func (s *Server) config(w http.ResponseWriter, r *http.Request, path string, it *item) {
+	switch r.Method {
+	case http.MethodGet:
+		w.Header().Set("Content-Type", "application/xml")
+		_, _ = io.WriteString(w, it.config)
+	case http.MethodPost:
+		body, _ := io.ReadAll(r.Body)
+		root, err := parseConfig(string(body))
+		if err != nil {
+			errorPage(w, http.StatusInternalServerError, "java.io.IOException: Failed to persist config.xml: "+err.Error())
+			return
+		}
+		class := classOfRoot[root]
+		if class == "" {
+			errorPage(w, http.StatusInternalServerError, "java.io.IOException: Unable to read "+path+"/config.xml: com.thoughtworks.xstream.mapper.CannotResolveClassException: "+root)
+			return
+		}
+		if class != it.class {
+			errorPage(w, http.StatusInternalServerError, "java.io.IOException: Expecting class "+it.class+" but got class "+class+" instead")
+			return
+		}
+		it.config = rewrite(string(body))
+	default:
+		errorPage(w, http.StatusBadRequest, "Bad Request")
+	}
+}
+
+// createItem is ItemGroupMixIn.createTopLevelItem: a config.xml body (by
+// Content-Type) makes the item its root element names and answers 200; a
+// form's mode=CLASS makes an empty item, mode=copy&from=NAME a copy, and
+// both answer 302 to its configure page.
 func (s *Server) createItem(w http.ResponseWriter, r *http.Request, parent string) {
 	if parent != "" {
-		if p, ok := s.items[parent]; !ok || !p.folder {
+		if p, ok := s.items[parent]; !ok || !p.folder() {
 			errorPage(w, http.StatusNotFound, "Not Found")
 			return
 		}
 	}
-	q := r.URL.Query()
-	name := q.Get("name")
-	if name == "" {
-		_ = r.ParseForm()
-		name = r.Form.Get("name")
-	}
-	switch {
-	case name == "":
-		xError(w, "No name is specified")
-		return
-	case strings.ContainsAny(name, `?*/\%!@#$^&|<>[]:;`) || name == "." || name == "..":
-		xError(w, fmt.Sprintf("‘%s’ is an unsafe character", unsafeChar(name)))
+	ct := r.Header.Get("Content-Type")
+	_ = r.ParseForm() // the query, and a form body; not an XML one
+	mode := r.Form.Get("mode")
+	if ct == "" && mode != "copy" {
+		xError(w, "No Content-Type header set")
 		return
 	}
+	isXML := strings.HasPrefix(ct, "application/xml") || strings.HasPrefix(ct, "text/xml")
+	names, ok := r.Form["name"]
+	if !ok {
+		xError(w, "Query parameter 'name' is required")
+		return
+	}
+	if msg := validName(names[0]); msg != "" {
+		xError(w, msg)
+		return
+	}
+	name := javaTrim(names[0])
 	full := name
 	if parent != "" {
 		full = parent + "/" + name
 	}
 	if _, exists := s.items[full]; exists {
-		xError(w, fmt.Sprintf("A job already exists with the name ‘%s’", name))
+		xError(w, "A job already exists with the name ‘"+name+"’")
 		return
 	}
-	mode := q.Get("mode")
-	if mode == "" {
-		mode = r.Form.Get("mode")
-	}
-	switch mode {
-	case folderClass:
-		s.items[full] = &item{folder: true}
-	case "":
+	switch {
+	case mode == "copy":
+		from := r.Form.Get("from")
+		src, ok := s.items[s.resolve(parent, from)]
+		switch {
+		case strings.TrimSpace(from) == "":
+			xError(w, "Specify which job to copy")
+			return
+		case !ok:
+			xError(w, "No such job: "+from)
+			return
+		}
+		s.items[full] = &item{class: src.class, config: src.config, nextBuild: 1}
+	case isXML:
 		body, _ := io.ReadAll(r.Body)
-		if err := wellFormed(body); err != nil {
+		root, err := parseConfig(string(body))
+		if err != nil {
 			errorPage(w, http.StatusInternalServerError, "java.io.IOException: Failed to persist config.xml: "+err.Error())
 			return
 		}
-		s.items[full] = &item{config: rewrite(string(body)), nextBuild: 1}
-	default:
+		class := classOfRoot[root]
+		if class == "" {
+			errorPage(w, http.StatusInternalServerError, "java.io.IOException: Unable to read "+full+"/config.xml: com.thoughtworks.xstream.mapper.CannotResolveClassException: "+root)
+			return
+		}
+		s.items[full] = &item{class: class, config: rewrite(string(body)), nextBuild: 1}
+		w.WriteHeader(http.StatusOK)
+		return
+	case mode == "":
+		xError(w, "No mode given")
+		return
+	case emptyConfig[mode] == "":
 		xError(w, "No item type ‘"+mode+"’ is known")
 		return
+	default:
+		s.items[full] = &item{class: mode, config: emptyConfig[mode], nextBuild: 1}
 	}
-	w.WriteHeader(http.StatusOK)
+	redirect(w, http.StatusFound, s.jobURL(full)+"configure")
 }
 
-func unsafeChar(name string) string {
-	if i := strings.IndexAny(name, `?*/\%!@#$^&|<>[]:;`); i >= 0 {
-		return name[i : i+1]
+// resolve is Jenkins.getItem(name, context): a name relative to the
+// folder, or absolute from the root with a leading "/".
+func (s *Server) resolve(parent, name string) string {
+	if strings.HasPrefix(name, "/") || parent == "" {
+		return strings.TrimPrefix(name, "/")
 	}
-	return name
+	return parent + "/" + name
 }
 
+// deleteItem deletes an item, its children and their queued builds.
 func (s *Server) deleteItem(path string) {
+	inside := func(p string) bool { return p == path || strings.HasPrefix(p, path+"/") }
 	for p := range s.items {
-		if p == path || strings.HasPrefix(p, path+"/") {
+		if inside(p) {
 			delete(s.items, p)
 		}
 	}
 	for id, q := range s.queue {
-		if q.job == path || strings.HasPrefix(q.job, path+"/") {
+		if inside(q.job) {
 			delete(s.queue, id)
 		}
 	}
 }
 
-func (s *Server) build(w http.ResponseWriter, r *http.Request, path string, it *item, action string) {
-	if it.folder {
-		errorPage(w, http.StatusNotFound, "Not Found")
+// build is ParameterizedJobMixIn.doBuild: 201 with the queue item (the
+// one already queued for the job when there is one); a parameterized job
+// takes only the form its page submits (a "json" field).
+func (s *Server) build(w http.ResponseWriter, r *http.Request, path string, it *item, tokenAuth bool) {
+	if it.disabled() {
+		httpError(w, http.StatusConflict, "java.io.IOException: "+path+" is not buildable")
 		return
 	}
-	if strings.Contains(it.config, "<disabled>true</disabled>") {
-		errorPage(w, http.StatusConflict, path+" is disabled")
+	defs := parameterDefinitions(it.config)
+	switch {
+	case defs != nil && r.Method != http.MethodPost:
+		page(w, s.fullDisplayName(path)+" [Build with Parameters]")
+		return
+	case r.Method != http.MethodPost && !tokenAuth:
+		requirePOST(w)
 		return
 	}
-	parameterized := len(parameterDefinitions(it.config)) > 0
-	if action == "buildWithParameters" && !parameterized {
+	_ = r.ParseForm()
+	if defs == nil {
+		q, _ := s.schedule(path, r.Form, nil)
+		redirect(w, http.StatusCreated, s.queueItemURL(q))
+		return
+	}
+	form, ok := r.Form["json"]
+	switch {
+	case !ok && len(r.Form) > 0:
+		errorPage(w, http.StatusBadRequest, "This page expects a form submission")
+		return
+	case !ok:
+		errorPage(w, http.StatusBadRequest, "Nothing is submitted")
+		return
+	}
+	sent, values, err := submittedParameters(form[0], defs)
+	if err != nil {
+		errorPage(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	q, created := s.schedule(path, sent, values)
+	if !created {
+		// Queue.schedule (not schedule2) returns nothing for a duplicate.
+		redirect(w, http.StatusFound, s.jobURL(path))
+		return
+	}
+	redirect(w, http.StatusCreated, s.queueItemURL(q))
+}
+
+// submittedParameters reads the parameters of a build form's "json" field:
+// {"parameter": [{"name": ..., "value": ...}]} (or one object). Unlike
+// buildWithParameters, parameters left out take no default.
+func submittedParameters(form string, defs []paramDef) (url.Values, []paramValue, error) {
+	var f struct {
+		Parameter json.RawMessage `json:"parameter"`
+	}
+	if err := json.Unmarshal([]byte(form), &f); err != nil {
+		return nil, nil, fmt.Errorf("net.sf.json.JSONException: %v", err)
+	}
+	type param struct {
+		Name  string `json:"name"`
+		Value any    `json:"value"`
+	}
+	var list []param
+	if len(f.Parameter) > 0 && json.Unmarshal(f.Parameter, &list) != nil {
+		var one param
+		if err := json.Unmarshal(f.Parameter, &one); err != nil {
+			return nil, nil, fmt.Errorf("net.sf.json.JSONException: %v", err)
+		}
+		list = []param{one}
+	}
+	sent, values := url.Values{}, []paramValue{}
+	for _, p := range list {
+		var def *paramDef
+		for i := range defs {
+			if defs[i].name == p.Name {
+				def = &defs[i]
+			}
+		}
+		if def == nil {
+			return nil, nil, fmt.Errorf("java.lang.IllegalArgumentException: No such parameter definition: %s", p.Name)
+		}
+		v := fmt.Sprint(p.Value)
+		sent.Add(p.Name, v)
+		values = append(values, paramValue{def: *def, value: def.value(v)})
+	}
+	return sent, values, nil
+}
+
+// buildWithParameters is ParameterizedJobMixIn.doBuildWithParameters: the
+// request's parameters, defaults for the others; 201 with a new queue
+// item, or 303 to the item already queued with the same parameters.
+func (s *Server) buildWithParameters(w http.ResponseWriter, r *http.Request, path string, it *item, tokenAuth bool) {
+	if r.Method != http.MethodPost && !tokenAuth {
+		requirePOST(w)
+		return
+	}
+	if it.disabled() {
+		httpError(w, http.StatusConflict, "java.io.IOException: "+path+" is not buildable!")
+		return
+	}
+	defs := parameterDefinitions(it.config)
+	if defs == nil {
 		errorPage(w, http.StatusInternalServerError, "java.lang.IllegalStateException: This build is not parameterized!")
 		return
 	}
 	_ = r.ParseForm()
-	if it.queued == nil {
-		q := &queueItem{id: s.nextQ, job: path, params: r.Form}
-		s.nextQ++
-		s.queue[q.id] = q
-		it.queued = q
+	values := []paramValue{}
+	for _, d := range defs {
+		v := d.defaultValue()
+		if sent, ok := r.Form[d.name]; ok {
+			v = d.value(sent[0])
+		}
+		values = append(values, paramValue{def: d, value: v})
 	}
-	w.Header().Set("Location", fmt.Sprintf("%s/queue/item/%d/", s.URL, it.queued.id))
-	w.WriteHeader(http.StatusCreated)
+	q, created := s.schedule(path, r.Form, values)
+	if !created {
+		redirect(w, http.StatusSeeOther, s.queueItemURL(q))
+		return
+	}
+	redirect(w, http.StatusCreated, s.queueItemURL(q))
 }
 
+// schedule is Queue.schedule2: an item of the job still in the queue with
+// the same parameters (ParametersAction.shouldSchedule) absorbs the
+// request, and created is false.
+func (s *Server) schedule(path string, sent url.Values, values []paramValue) (q *queueItem, created bool) {
+	for _, q := range s.waitingFor(path) {
+		if (q.values == nil) == (values == nil) && paramsString(q.values) == paramsString(values) {
+			return q, false
+		}
+	}
+	q = &queueItem{id: s.nextQ, job: path, sent: sent, values: values, since: time.Now()}
+	s.nextQ++
+	s.queue[q.id] = q
+	return q, true
+}
+
+func (s *Server) queueItemURL(q *queueItem) string {
+	return fmt.Sprintf("%s/queue/item/%d/", s.URL, q.id)
+}
+
+// queueItem serves /queue/item/N/: api/json, and the index's text.
 func (s *Server) queueItem(w http.ResponseWriter, r *http.Request, rest string) {
-	id, err := strconv.Atoi(strings.TrimSuffix(rest, "/api/json"))
+	idStr, sub, _ := strings.Cut(rest, "/")
+	id, err := strconv.Atoi(idStr)
 	q, ok := s.queue[id]
-	if err != nil || !ok {
+	switch {
+	case err != nil || !ok:
 		errorPage(w, http.StatusNotFound, "Not Found")
-		return
+	case sub == "api/json":
+		writeBean(w, r, s.queueItemBean(q))
+	case sub == "":
+		w.Header().Set("Content-Type", "text/plain;charset=UTF-8")
+		_, _ = fmt.Fprintf(w, "Queue item exists. For details check, for example, /queue/item/%d/api/json?tree=cancelled,executable[url]", id)
+	default:
+		errorPage(w, http.StatusNotFound, "Not Found")
 	}
-	task := map[string]any{"_class": "org.jenkinsci.plugins.workflow.job.WorkflowJob", "name": q.job[strings.LastIndex(q.job, "/")+1:], "url": s.jobURL(q.job)}
-	out := map[string]any{"_class": "hudson.model.Queue$WaitingItem", "id": q.id, "task": task, "why": "In the quiet period.", "executable": nil}
-	if q.build != nil {
-		out["_class"] = "hudson.model.Queue$LeftItem"
-		out["why"] = nil
-		out["executable"] = map[string]any{"_class": "org.jenkinsci.plugins.workflow.job.WorkflowRun", "number": q.build.Number, "url": fmt.Sprintf("%s%d/", s.jobURL(q.job), q.build.Number)}
-	}
-	writeJSON(w, r, out)
 }
 
-func (s *Server) itemJSON(path string, it *item) map[string]any {
-	name := path[strings.LastIndex(path, "/")+1:]
-	if it.folder {
-		return map[string]any{"_class": folderClass, "name": name, "fullName": path, "url": s.jobURL(path), "jobs": s.children(path)}
-	}
-	out := map[string]any{
-		"_class": "org.jenkinsci.plugins.workflow.job.WorkflowJob", "name": name, "fullName": path, "url": s.jobURL(path),
-		"buildable": !strings.Contains(it.config, "<disabled>true</disabled>"), "inQueue": it.queued != nil,
-		"nextBuildNumber": it.nextBuild, "lastBuild": nil, "queueItem": nil, "property": []any{},
-	}
-	if defs := parameterDefinitions(it.config); len(defs) > 0 {
-		out["property"] = []any{map[string]any{"_class": "hudson.model.ParametersDefinitionProperty", "parameterDefinitions": defs}}
-	}
-	if it.queued != nil {
-		out["queueItem"] = map[string]any{"_class": "hudson.model.Queue$WaitingItem", "id": it.queued.id}
-	}
-	if n := len(it.builds); n > 0 {
-		out["lastBuild"] = s.runJSON(path, it.builds[n-1])
-	}
-	return out
-}
-
-func (s *Server) runJSON(path string, b *Build) map[string]any {
-	var result any
-	if b.Result != "" {
-		result = b.Result
-	}
-	return map[string]any{"_class": "org.jenkinsci.plugins.workflow.job.WorkflowRun", "number": b.Number, "result": result, "building": b.Building,
-		"url": fmt.Sprintf("%s%d/", s.jobURL(path), b.Number), "timestamp": b.Timestamp.UnixMilli()}
-}
-
-func (s *Server) buildJSON(w http.ResponseWriter, r *http.Request, path string, it *item, which string) {
+// run serves a build's URL space, by number or permalink.
+func (s *Server) run(w http.ResponseWriter, r *http.Request, path string, it *item, action string) {
+	which, sub, _ := strings.Cut(action, "/")
 	var b *Build
-	if which == "lastBuild" && len(it.builds) > 0 {
-		b = it.builds[len(it.builds)-1]
-	} else if n, err := strconv.Atoi(which); err == nil {
-		for _, c := range it.builds {
-			if c.Number == n {
-				b = c
-			}
-		}
+	if n, err := strconv.Atoi(which); err == nil {
+		b = it.last(func(c *Build) bool { return c.Number == n })
+	} else if match, ok := permalinks[which]; ok {
+		b = it.last(match)
 	}
-	if b == nil {
+	switch {
+	case b == nil:
 		errorPage(w, http.StatusNotFound, "Not Found")
-		return
+	case sub == "":
+		page(w, fmt.Sprintf("%s #%d", s.fullDisplayName(path), b.Number))
+	case sub == "api/json":
+		writeBean(w, r, s.runBean(path, it, b))
+	case sub == "consoleText":
+		w.Header().Set("Content-Type", "text/plain;charset=UTF-8")
+		_, _ = io.WriteString(w, b.console)
+	default:
+		errorPage(w, http.StatusNotFound, "Not Found")
 	}
-	writeJSON(w, r, s.runJSON(path, b))
 }
 
-func (s *Server) children(parent string) []map[string]any {
-	out := []map[string]any{}
-	var names []string
-	for p := range s.items {
-		dir, name := "", p
-		if i := strings.LastIndex(p, "/"); i >= 0 {
-			dir, name = p[:i], p[i+1:]
-		}
-		if dir == parent {
-			names = append(names, name)
-		}
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		full := n
-		if parent != "" {
-			full = parent + "/" + n
-		}
-		class := "org.jenkinsci.plugins.workflow.job.WorkflowJob"
-		if s.items[full].folder {
-			class = folderClass
-		}
-		out = append(out, map[string]any{"_class": class, "name": n, "url": s.jobURL(full)})
-	}
-	return out
+// permalinks are the builds a job's URL names, as PeepholePermalink does.
+var permalinks = map[string]func(*Build) bool{
+	"lastBuild":             func(*Build) bool { return true },
+	"lastCompletedBuild":    func(b *Build) bool { return !b.Building },
+	"lastSuccessfulBuild":   func(b *Build) bool { return !b.Building && atLeastUnstable(b.Result) },
+	"lastStableBuild":       func(b *Build) bool { return !b.Building && b.Result == "SUCCESS" },
+	"lastUnstableBuild":     func(b *Build) bool { return !b.Building && b.Result == "UNSTABLE" },
+	"lastFailedBuild":       func(b *Build) bool { return !b.Building && b.Result == "FAILURE" },
+	"lastUnsuccessfulBuild": func(b *Build) bool { return !b.Building && b.Result != "SUCCESS" },
 }
 
-func (s *Server) jobURL(path string) string {
-	return s.URL + "/job/" + strings.ReplaceAll(path, "/", "/job/") + "/"
-}
-
-func parentURLPath(path string) string {
-	i := strings.LastIndex(path, "/")
-	if i < 0 {
-		return "/"
-	}
-	return "/job/" + strings.ReplaceAll(path[:i], "/", "/job/") + "/"
+// httpError answers as Stapler's HttpResponses.error does: the status and
+// the exception as plain text.
+func httpError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "text/plain;charset=UTF-8")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, msg+"\n")
 }

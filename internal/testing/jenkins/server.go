@@ -1,17 +1,41 @@
 // Package jenkins is an in-process fake of a Jenkins controller, faithful to
-// the parts of the remote API the provider uses, as Jenkins 2.4xx answers
-// them: GET /api/json with the X-Jenkins header; HTTP basic auth with an API
-// token (no crumb needed) or a password (POSTs then need the crumb from
-// /crumbIssuer/api/json and its session cookie, else 403); 401 for a bad
-// token; nested folders addressed as /job/a/job/b; createItem with a job XML
-// body or a folder mode, answering 400 with an X-Error header for a duplicate
-// or unsafe name and 404 when the parent folder is missing; config.xml GET
-// (rewritten the way Jenkins saves it: XML 1.1, plugin versions) and POST;
-// doDelete answering 302 to the parent; build and buildWithParameters
-// answering 201 with Location .../queue/item/N/ (the same item while one is
-// queued); queue items that turn into builds; job and build api/json honouring
-// the top-level fields of ?tree=. Tests drive the queue and builds, make the
-// server fail on command and count requests.
+// the parts of the remote API the provider uses, as Jenkins 2.479 answers
+// them (read from its source and checked with an independent client,
+// python-jenkins, by contract_test.go):
+//
+//   - GET / (an HTML page) and every answer carry X-Jenkins; /api/json,
+//     /me/api/json, /user/NAME/api/json and /queue/api/json describe the
+//     controller, the user and the queue.
+//   - HTTP basic auth with an API token (no crumb needed) or a password
+//     (POSTs then need the crumb from /crumbIssuer/api/json and its session
+//     cookie, else 403); 401 for a bad token, 403 for anonymous requests.
+//   - Nested folders addressed as /job/a/job/b. createItem with a config.xml
+//     body makes the item its root element names (<flow-definition> a
+//     Pipeline, <project> a freestyle job, a Folder element a folder,
+//     another root a 500), or with a form's mode=CLASS an empty item and a
+//     302 to its configure page; 400 with X-Error (no Content-Type, no or
+//     an unsafe name, a duplicate), 404 when the parent folder is missing.
+//   - config.xml GET (stored the way Jenkins saves it: XML 1.1, plugin
+//     versions) and POST (500 for malformed XML or another item type).
+//   - doDelete, enable and disable answer 302 to an HTML page (the parent,
+//     the job); a disabled job is not buildable, its color "disabled".
+//   - build and buildWithParameters answer 201 with Location
+//     .../queue/item/N/; Jenkins keeps one queue item per job and
+//     parameters, so buildWithParameters with the same parameters answers
+//     303 to it; 409 for a disabled job, 400 for build on a parameterized
+//     job without a form, 500 for buildWithParameters without parameters.
+//   - Queue items wait in the quiet period (Queue$WaitingItem, 5s), then for
+//     an executor (Queue$BuildableItem) until the test starts them
+//     (Queue$LeftItem with executable). Builds have api/json, consoleText
+//     and permalinks (lastBuild, lastSuccessfulBuild...).
+//   - api/json is written as Stapler exports beans: ?depth= with each
+//     property's visibility (nested runs are {number, url} at depth 0),
+//     ?tree= with nesting, * and {M,N} ranges, _class where Jenkins writes
+//     it.
+//
+// Tests drive the queue and builds (RunQueue, Log, Finish), change jobs
+// behind the client's back, make the server fail on command and count
+// requests.
 package jenkins
 
 import (
@@ -29,7 +53,74 @@ import (
 // Version is what the fake reports in X-Jenkins.
 const Version = "2.479.3"
 
-const folderClass = "com.cloudbees.hudson.plugins.folder.Folder"
+// Item classes the fake knows, with the root element XStream writes for
+// them in config.xml.
+const (
+	folderClass    = "com.cloudbees.hudson.plugins.folder.Folder"
+	workflowClass  = "org.jenkinsci.plugins.workflow.job.WorkflowJob"
+	freestyleClass = "hudson.model.FreeStyleProject"
+)
+
+// classOfRoot maps a config.xml root element to the item's class: XStream
+// accepts a class's alias and its full name.
+var classOfRoot = map[string]string{
+	"flow-definition": workflowClass,
+	workflowClass:     workflowClass,
+	"project":         freestyleClass,
+	freestyleClass:    freestyleClass,
+	folderClass:       folderClass,
+}
+
+// emptyConfig is what Jenkins saves for an item created with mode=CLASS.
+var emptyConfig = map[string]string{
+	workflowClass: `<?xml version='1.1' encoding='UTF-8'?>
+<flow-definition plugin="workflow-job@1436.vfa_244484591f">
+  <actions/>
+  <keepDependencies>false</keepDependencies>
+  <properties/>
+  <triggers/>
+  <disabled>false</disabled>
+</flow-definition>`,
+	freestyleClass: `<?xml version='1.1' encoding='UTF-8'?>
+<project>
+  <actions/>
+  <keepDependencies>false</keepDependencies>
+  <properties/>
+  <scm class="hudson.scm.NullSCM"/>
+  <canRoam>true</canRoam>
+  <disabled>false</disabled>
+  <blockBuildWhenDownstreamBuilding>false</blockBuildWhenDownstreamBuilding>
+  <blockBuildWhenUpstreamBuilding>false</blockBuildWhenUpstreamBuilding>
+  <triggers/>
+  <concurrentBuild>false</concurrentBuild>
+  <builders/>
+  <publishers/>
+  <buildWrappers/>
+</project>`,
+	folderClass: `<?xml version='1.1' encoding='UTF-8'?>
+<com.cloudbees.hudson.plugins.folder.Folder plugin="cloudbees-folder@6.955.v81e2a_35c08d3">
+  <actions/>
+  <properties/>
+  <folderViews class="com.cloudbees.hudson.plugins.folder.views.DefaultFolderViewHolder">
+    <views>
+      <hudson.model.AllView>
+        <owner class="com.cloudbees.hudson.plugins.folder.Folder" reference="../../../.."/>
+        <name>All</name>
+        <filterExecutors>false</filterExecutors>
+        <filterQueue>false</filterQueue>
+        <properties class="hudson.model.View$PropertyList"/>
+      </hudson.model.AllView>
+    </views>
+    <tabBar class="hudson.views.DefaultViewsTabBar"/>
+  </folderViews>
+  <healthMetrics/>
+  <icon class="com.cloudbees.hudson.plugins.folder.icons.StockFolderIcon"/>
+</com.cloudbees.hudson.plugins.folder.Folder>`,
+}
+
+// quietPeriod is Jenkins' default: a queued build waits this long before
+// it may start.
+const quietPeriod = 5 * time.Second
 
 // Server is a running fake Jenkins.
 type Server struct {
@@ -50,18 +141,39 @@ type Server struct {
 }
 
 type item struct {
-	folder    bool
+	class     string // the Java class, from the config's root element
 	config    string
-	builds    []*Build
+	builds    []*Build // oldest first
 	nextBuild int
-	queued    *queueItem
+}
+
+func (it *item) folder() bool { return it.class == folderClass }
+
+// disabled reads <disabled> from the config: Jenkins keeps the flag there,
+// so a config.xml POST may change it too.
+func (it *item) disabled() bool {
+	v, _ := topText(it.config, "disabled")
+	return !it.folder() && strings.TrimSpace(v) == "true"
 }
 
 type queueItem struct {
-	id     int
-	job    string
-	params url.Values
-	build  *Build
+	id   int
+	job  string
+	sent url.Values // the request's parameters, as Build.Params
+	// values is the ParametersAction, every parameter with the defaults
+	// filled in; nil for a job without parameters (no ParametersAction).
+	values    []paramValue
+	since     time.Time
+	build     *Build
+	cancelled bool
+}
+
+// waiting is true until the item leaves the queue.
+func (q *queueItem) waiting() bool { return q.build == nil && !q.cancelled }
+
+type paramValue struct {
+	def   paramDef
+	value any
 }
 
 // Build is one run of a job.
@@ -70,13 +182,22 @@ type Build struct {
 	Result    string // empty while building
 	Building  bool
 	Timestamp time.Time
-	Params    url.Values
+	// Params are the parameters the build request sent (Jenkins applies
+	// the defaults to the others).
+	Params url.Values
+
+	queueID  int
+	values   []paramValue
+	finished time.Time
+	console  string
 }
 
 // New starts a fake with one user who authenticates with token.
 func New(user, token string) *Server {
 	s := &Server{user: user, token: token, items: map[string]*item{}, queue: map[int]*queueItem{}, nextQ: 1, sessions: map[string]string{}, counts: map[string]int{}}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	// Started after s.Server is set: the handler reads s.URL.
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.Start()
 	return s
 }
 
@@ -128,28 +249,33 @@ func (s *Server) Config(path string) (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	it, ok := s.items[path]
-	if !ok || it.folder {
+	if !ok || it.folder() {
 		return "", false
 	}
 	return it.config, true
 }
 
 // SetConfig replaces a job's config.xml behind the provider's back (drift),
-// or creates the job (and its folders) as someone else would.
+// or creates the job (and its folders) as someone else would. The root
+// element says what the item is, as in createItem.
 func (s *Server) SetConfig(path, config string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	parts := strings.Split(path, "/")
 	for i := 1; i < len(parts); i++ {
 		if p := strings.Join(parts[:i], "/"); s.items[p] == nil {
-			s.items[p] = &item{folder: true}
+			s.items[p] = &item{class: folderClass, config: emptyConfig[folderClass], nextBuild: 1}
 		}
 	}
+	class := workflowClass
+	if root, err := parseConfig(config); err == nil && classOfRoot[root] != "" {
+		class = classOfRoot[root]
+	}
 	if it, ok := s.items[path]; ok {
-		it.config = config
+		it.config, it.class = config, class
 		return
 	}
-	s.items[path] = &item{config: config, nextBuild: 1}
+	s.items[path] = &item{class: class, config: config, nextBuild: 1}
 }
 
 // Exists reports whether an item (job or folder) exists.
@@ -166,7 +292,7 @@ func (s *Server) Jobs() []string {
 	defer s.mu.Unlock()
 	var out []string
 	for p, it := range s.items {
-		if !it.folder {
+		if !it.folder() {
 			out = append(out, p)
 		}
 	}
@@ -179,7 +305,7 @@ func (s *Server) IsFolder(path string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	it, ok := s.items[path]
-	return ok && it.folder
+	return ok && it.folder()
 }
 
 // Builds returns a copy of a job's builds, oldest first.
@@ -199,16 +325,10 @@ func (s *Server) Builds(path string) []Build {
 func (s *Server) Queued(path string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := 0
-	for _, q := range s.queue {
-		if q.job == path && q.build == nil {
-			n++
-		}
-	}
-	return n
+	return len(s.waitingFor(path))
 }
 
-// RunQueue starts every queued build, as an executor picking them up.
+// RunQueue starts every queued build, as executors picking them up.
 func (s *Server) RunQueue() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -220,14 +340,28 @@ func (s *Server) RunQueue() {
 	for _, id := range ids {
 		q := s.queue[id]
 		it, ok := s.items[q.job]
-		if q.build != nil || !ok {
+		if !q.waiting() || !ok {
 			continue
 		}
-		b := &Build{Number: it.nextBuild, Building: true, Timestamp: time.Now().Truncate(time.Millisecond), Params: q.params}
+		b := &Build{Number: it.nextBuild, Building: true, Timestamp: time.Now().Truncate(time.Millisecond), Params: q.sent,
+			queueID: q.id, values: q.values, console: "Started by user " + s.user + "\n"}
 		it.nextBuild++
 		it.builds = append(it.builds, b)
-		it.queued = nil
 		q.build = b
+	}
+}
+
+// Log appends text to the console of a job's running builds, as their
+// steps would print it.
+func (s *Server) Log(path, text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if it, ok := s.items[path]; ok {
+		for _, b := range it.builds {
+			if b.Building {
+				b.console += text
+			}
+		}
 	}
 }
 
@@ -238,8 +372,31 @@ func (s *Server) Finish(path, result string) {
 	if it, ok := s.items[path]; ok {
 		for _, b := range it.builds {
 			if b.Building {
-				b.Building, b.Result = false, result
+				b.Building, b.Result, b.finished = false, result, time.Now()
+				b.console += "Finished: " + result + "\n"
 			}
+		}
+	}
+}
+
+// waitingFor returns a job's items still in the queue, oldest first.
+func (s *Server) waitingFor(path string) []*queueItem {
+	var out []*queueItem
+	for _, q := range s.queue {
+		if q.job == path && q.waiting() {
+			out = append(out, q)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out
+}
+
+// cancel takes items out of the queue as Queue.cancel does: they stay
+// readable as cancelled Queue$LeftItems.
+func (s *Server) cancel(match func(job string) bool) {
+	for _, q := range s.queue {
+		if q.waiting() && match(q.job) {
+			q.cancelled = true
 		}
 	}
 }

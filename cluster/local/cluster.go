@@ -10,8 +10,10 @@
 //     are pushed to with `crossplane xpkg push`, and installed from as a user
 //     does: Provider, Function and Configuration objects, with an ImageConfig
 //     that rewrites xpkg.freeleaps.io/ to the loopback registry;
-//   - the backends: real BIND 9, RabbitMQ and registry, and the sandbox
-//     binary's fakes of Jenkins, Argo CD, GoDaddy, Docker Hub and Harbor.
+//   - the backends: a real Argo CD (API server, repo server, application
+//     controller and redis, syncing from a loopback git repository into this
+//     control plane), real BIND 9, RabbitMQ and registry, and the sandbox
+//     binary's fakes of Jenkins, GoDaddy, Docker Hub and Harbor.
 //
 // With the External runtime Crossplane starts no pods, so this package is the
 // package runtime: for every active FunctionRevision and ProviderRevision it
@@ -48,6 +50,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
+	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
 	"github.com/freeleaps/provider-devops/internal/testing/bind"
 	"github.com/freeleaps/provider-devops/internal/testing/loopback"
 	"github.com/freeleaps/provider-devops/internal/testing/rabbitmq"
@@ -80,6 +83,9 @@ type Config struct {
 	// KubeAssets holds etcd, kube-apiserver and kube-controller-manager
 	// (hack/envtest-assets.sh kube-controller-manager).
 	KubeAssets string
+	// ArgoCD is the directory hack/argocd.sh prints: Argo CD's binary and
+	// CRDs.
+	ArgoCD string
 	// Crossplane is the core binary and CLI the CLI, of one release;
 	// CrossplaneCRDs the release's cluster/crds directory.
 	Crossplane, CrossplaneCLI, CrossplaneCRDs string
@@ -106,6 +112,9 @@ type Cluster struct {
 	BIND     *bind.Server
 	RabbitMQ *rabbitmq.Broker
 	Sandbox  sandbox.Endpoints
+	// Argo is the real Argo CD; its Apps repository holds deploy/<env> for
+	// every environment of the scenario.
+	Argo *argocdserver.Server
 
 	mu       sync.Mutex
 	procs    []*process
@@ -138,7 +147,7 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 		fn   func(context.Context) error
 	}{
 		{"etcd, kube-apiserver and kube-controller-manager", c.startKube},
-		{"backends: registry, BIND 9, RabbitMQ and the sandbox fakes", c.startBackends},
+		{"backends: Argo CD, registry, BIND 9, RabbitMQ and the sandbox fakes", c.startBackends},
 		{"Crossplane core (init, then start with --package-runtime=External)", c.startCrossplane},
 		{"packages pushed to the loopback registry and installed", c.installPackages},
 	}
@@ -187,8 +196,8 @@ func (c *Cluster) startKube(ctx context.Context) error {
 	return c.Kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace}})
 }
 
-func (c *Cluster) startBackends(_ context.Context) error {
-	for _, d := range []string{"registry", "bind", "rabbitmq"} {
+func (c *Cluster) startBackends(ctx context.Context) error {
+	for _, d := range []string{"registry", "bind", "rabbitmq", "argocd"} {
 		if err := os.MkdirAll(filepath.Join(c.dir, d), 0o750); err != nil {
 			return err
 		}
@@ -204,6 +213,23 @@ func (c *Cluster) startBackends(_ context.Context) error {
 		return err
 	}
 	if err := c.RabbitMQ.Start(); err != nil {
+		return err
+	}
+	kubeconfig, err := os.ReadFile(c.KubeConfig)
+	if err != nil {
+		return err
+	}
+	// kube-controller-manager already runs the garbage collector Argo CD's
+	// foreground cascade needs.
+	if c.Argo, err = argocdserver.New(ctx, argocdserver.Config{Dir: filepath.Join(c.dir, "argocd"), Bin: c.cfg.ArgoCD, KubeConfig: kubeconfig, NoGarbageCollector: true}); err != nil {
+		return fmt.Errorf("argo cd: %w", err)
+	}
+	files := map[string]string{}
+	for env := range Environments {
+		files["deploy/"+env+"/configmap.yaml"] = fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  environment: %s\n", Project, env)
+		files["deploy/"+env+"/service.yaml"] = argocdserver.SampleApps["guestbook/service.yaml"]
+	}
+	if _, err := c.Argo.Apps.Commit(files, "the scenario's environments"); err != nil {
 		return err
 	}
 	out := filepath.Join(c.dir, "sandbox.json")
@@ -455,6 +481,9 @@ func (c *Cluster) Close() {
 	// Crossplane before the API server.
 	for i := len(procs) - 1; i >= 0; i-- {
 		procs[i].stop(10 * time.Second)
+	}
+	if c.Argo != nil {
+		c.Argo.Close()
 	}
 	if c.RabbitMQ != nil {
 		c.RabbitMQ.Close()

@@ -15,6 +15,7 @@ import (
 // root for what make builds:
 //
 //	KUBEBUILDER_ASSETS   etcd, kube-apiserver, kube-controller-manager
+//	ARGOCD               Argo CD's binary and CRDs (hack/argocd.sh)
 //	CROSSPLANE           the Crossplane core binary
 //	CROSSPLANE_CLI       the crossplane CLI of the same release
 //	CROSSPLANE_VERSION   that release, whose cluster/crds core init installs
@@ -24,7 +25,7 @@ import (
 func ConfigFromEnv(root, dir string) (Config, error) {
 	get := func(k string) string { return os.Getenv(k) }
 	var missing []string
-	for _, k := range []string{"KUBEBUILDER_ASSETS", "CROSSPLANE", "CROSSPLANE_CLI", "CROSSPLANE_VERSION", "PKG_VERSION"} {
+	for _, k := range []string{"KUBEBUILDER_ASSETS", "ARGOCD", "CROSSPLANE", "CROSSPLANE_CLI", "CROSSPLANE_VERSION", "PKG_VERSION"} {
 		if get(k) == "" {
 			missing = append(missing, k)
 		}
@@ -37,6 +38,7 @@ func ConfigFromEnv(root, dir string) (Config, error) {
 	cfg := Config{
 		Dir:                  dir,
 		KubeAssets:           get("KUBEBUILDER_ASSETS"),
+		ArgoCD:               get("ARGOCD"),
 		Crossplane:           get("CROSSPLANE"),
 		CrossplaneCLI:        get("CROSSPLANE_CLI"),
 		Provider:             filepath.Join(root, "_output", "static", "provider"),
@@ -47,7 +49,7 @@ func ConfigFromEnv(root, dir string) (Config, error) {
 		ConfigurationPackage: xpkg(ConfigurationName),
 		Version:              v,
 	}
-	for _, f := range []string{filepath.Join(cfg.KubeAssets, "kube-controller-manager"), cfg.Crossplane, cfg.CrossplaneCLI, cfg.Provider, cfg.Function, cfg.Sandbox, cfg.ProviderPackage, cfg.FunctionPackage, cfg.ConfigurationPackage} {
+	for _, f := range []string{filepath.Join(cfg.KubeAssets, "kube-controller-manager"), filepath.Join(cfg.ArgoCD, "argocd"), cfg.Crossplane, cfg.CrossplaneCLI, cfg.Provider, cfg.Function, cfg.Sandbox, cfg.ProviderPackage, cfg.FunctionPackage, cfg.ConfigurationPackage} {
 		if _, err := os.Stat(f); err != nil {
 			return Config{}, fmt.Errorf("%w (run `make e2e` or `make demo`, which build it)", err)
 		}

@@ -16,9 +16,11 @@ import (
 
 	"github.com/miekg/dns"
 	amqp "github.com/rabbitmq/amqp091-go"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
 	"github.com/freeleaps/provider-devops/internal/testing/bind"
 	"github.com/freeleaps/provider-devops/internal/testing/registry"
 	"github.com/freeleaps/provider-devops/internal/testing/sandbox"
@@ -47,8 +49,9 @@ var Environments = map[string]string{
 type Report struct {
 	// Ready is the time from creating the DevOpsProject to its Ready.
 	Ready time.Duration
-	// Table is the environment table printed once the project was Ready.
-	Table string
+	// Table is the environment table printed once the project was Ready;
+	// ArgoTable the applications as Argo CD reports them.
+	Table, ArgoTable string
 	// Steady is the window the steady state was measured over, with the
 	// provider's Kubernetes API requests and the fakes' requests by
 	// backend and method in it.
@@ -106,6 +109,10 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 		return r, err
 	}
 	c.logf("environments:\n%s", r.Table)
+	if r.ArgoTable, err = c.argoTable(ctx); err != nil {
+		return r, err
+	}
+	c.logf("Argo CD applications (read from Argo CD), each synced into this control plane:\n%s", r.ArgoTable)
 	if err := c.checkDNS(Environments, nil); err != nil {
 		return r, err
 	}
@@ -170,6 +177,7 @@ spec:
     credentials: {source: Secret, secretRef: {name: devops-backends, key: jenkins}}
   argocd:
     url: %[4]s
+    namespace: argocd
     credentials: {source: Secret, secretRef: {name: devops-backends, key: argocd}}
   dns:
     provider: rfc2136
@@ -185,7 +193,7 @@ kind: DevOpsProject
 metadata: {name: %[12]s, namespace: %[1]s}
 spec:
   providerConfigName: default
-  git: {url: "https://git.example.com/team/shop.git", branch: main, jenkinsCredentialsId: git-readonly}
+  git: {url: %[16]q, branch: main, jenkinsCredentialsId: git-readonly}
   registry: {namespace: team, name: shop, visibility: private}
   pipeline: {folder: team/shop, scriptPath: Jenkinsfile}
   dns: {zone: example.com, target: ingress.example.com., type: CNAME}
@@ -194,8 +202,8 @@ spec:
   - {name: staging, domain: staging.shop.example.com}
   - {name: %[13]s, domain: dev.shop.example.com}
   - {name: %[14]s, domain: pr-7.shop.example.com, ttl: %[15]s, retain: [DNSRecord]}
-`, ProjectNamespace, sb.Jenkins.URL, jenkins, sb.ArgoCD.URL, sb.ArgoCD.Secret, c.BIND.Addr, bind.KeyName, c.BIND.Secret,
-		c.Registry.URL, reg, xrAPIVersion, Project, deployEnv, previewEnv, ShortTTL)
+`, ProjectNamespace, sb.Jenkins.URL, jenkins, c.Argo.URL, c.Argo.Token, c.BIND.Addr, bind.KeyName, c.BIND.Secret,
+		c.Registry.URL, reg, xrAPIVersion, Project, deployEnv, previewEnv, ShortTTL, c.Argo.Apps.URL)
 }
 
 // environmentTable renders the XR's status.environments; healthy requires
@@ -224,6 +232,42 @@ func (c *Cluster) environmentTable(ctx context.Context, healthy bool) (string, e
 		if healthy && (get("sync") != "Synced" || get("health") != "Healthy") {
 			return "", fmt.Errorf("environment %s is Ready but not Synced and Healthy: %v", get("name"), e)
 		}
+	}
+	_ = w.Flush()
+	return b.String(), nil
+}
+
+// argoTable renders the project's applications as Argo CD reports them, and
+// requires each Synced and Healthy with its ConfigMap deployed into its
+// namespace of this control plane.
+func (c *Cluster) argoTable(ctx context.Context) (string, error) {
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	_, _ = fmt.Fprintln(w, "APPLICATION\tSYNC\tHEALTH\tREVISION\tDESTINATION\tDEPLOYED")
+	envs := make([]string, 0, len(Environments))
+	for env := range Environments {
+		envs = append(envs, env)
+	}
+	sort.Strings(envs)
+	for _, env := range envs {
+		name := Project + "-" + env
+		app, err := c.Argo.Application(ctx, argocdserver.Namespace, name)
+		if err != nil || app == nil {
+			return "", fmt.Errorf("application %s not in Argo CD (%v)", name, err)
+		}
+		sync, _, _ := unstructured.NestedString(app.Object, "status", "sync", "status")
+		rev, _, _ := unstructured.NestedString(app.Object, "status", "sync", "revision")
+		health, _, _ := unstructured.NestedString(app.Object, "status", "health", "status")
+		ns, _, _ := unstructured.NestedString(app.Object, "spec", "destination", "namespace")
+		cm := &corev1.ConfigMap{}
+		deployed := "ConfigMap " + ns + "/" + Project
+		if err := c.Kube.Get(ctx, client.ObjectKey{Namespace: ns, Name: Project}, cm); err != nil {
+			return "", fmt.Errorf("application %s is %s/%s but its ConfigMap is not in %s: %v", name, sync, health, ns, err)
+		}
+		if len(rev) > 7 {
+			rev = rev[:7]
+		}
+		_, _ = fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", name, sync, health, rev, ns, deployed)
 	}
 	_ = w.Flush()
 	return b.String(), nil
@@ -308,7 +352,15 @@ func (c *Cluster) requestCounts(ctx context.Context) (api, backend map[string]in
 	if err != nil {
 		return nil, nil, err
 	}
-	return api, s.Requests, nil
+	argo, err := c.Argo.Requests(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	backend = s.Requests
+	for k, v := range argo {
+		backend[k] = v
+	}
+	return api, backend, nil
 }
 
 // delta is what grew from before to after, leaving out what did not.
@@ -441,7 +493,11 @@ func (c *Cluster) expire(ctx context.Context, r *Report, created time.Time) erro
 				left = append(left, "job "+job)
 			}
 		}
-		for app := range s.Apps {
+		apps, err := c.Argo.Applications(ctx)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		for _, app := range apps {
 			if strings.HasSuffix(app, "-"+previewEnv) {
 				left = append(left, "application "+app)
 			}
@@ -502,7 +558,11 @@ func (c *Cluster) deleteProject(ctx context.Context, r *Report) error {
 		for job := range s.Jobs {
 			left = append(left, "Jenkins job "+job)
 		}
-		for app := range s.Apps {
+		apps, err := c.Argo.Applications(ctx)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		for _, app := range apps {
 			left = append(left, "Argo CD application "+app)
 		}
 		sort.Strings(left)

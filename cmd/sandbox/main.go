@@ -1,15 +1,14 @@
 // Command sandbox serves the fake backends that cannot run here for real —
-// Jenkins, Argo CD, GoDaddy, Docker Hub and Harbor — on loopback ports, for
+// Jenkins, GoDaddy, Docker Hub and Harbor — on loopback ports, for
 // the local demo and the end-to-end test. The fakes are the same ones the
 // provider's tests use: faithful to the real APIs' paths, status codes and
 // error bodies.
 //
 // It writes their addresses and freshly generated credentials as JSON to
-// --out, then plays the parts of a Jenkins executor (queued builds start
-// after --build-delay and succeed after another) and of Argo CD's
-// application controller (a new application turns Synced and Healthy after
-// --sync-delay). GET /state on --control reports jobs, builds, applications
-// and request counts. It stops on SIGINT or SIGTERM.
+// --out, then plays the part of a Jenkins executor (queued builds start
+// after --build-delay and succeed after another). GET /state on --control
+// reports jobs, builds and request counts. It stops on SIGINT or SIGTERM.
+// Argo CD is not here: the demo and the end-to-end test run the real one.
 package main
 
 import (
@@ -26,7 +25,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/freeleaps/provider-devops/internal/testing/argocd"
 	"github.com/freeleaps/provider-devops/internal/testing/dockerhub"
 	"github.com/freeleaps/provider-devops/internal/testing/godaddy"
 	"github.com/freeleaps/provider-devops/internal/testing/harbor"
@@ -40,13 +38,12 @@ func main() {
 	domains := flag.String("godaddy-domain", "example.com", "Domain the fake GoDaddy account owns.")
 	org := flag.String("dockerhub-org", "team", "Namespace the fake Docker Hub user may push to.")
 	buildDelay := flag.Duration("build-delay", 5*time.Second, "How long a queued build waits for an executor, and then runs.")
-	syncDelay := flag.Duration("sync-delay", 3*time.Second, "How long a new application takes to turn Synced and Healthy.")
 	flag.Parse()
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "sandbox: --out is required")
 		os.Exit(2)
 	}
-	if err := run(*out, *control, *domains, *org, *buildDelay, *syncDelay); err != nil {
+	if err := run(*out, *control, *domains, *org, *buildDelay); err != nil {
 		fmt.Fprintln(os.Stderr, "sandbox:", err)
 		os.Exit(1)
 	}
@@ -60,33 +57,29 @@ func secret() string {
 
 type fakes struct {
 	jenkins *jenkins.Server
-	argo    *argocd.Server
 	godaddy *godaddy.Server
 	hub     *dockerhub.Server
 	harbor  *harbor.Server
 }
 
-func run(out, control, domain, org string, buildDelay, syncDelay time.Duration) error {
+func run(out, control, domain, org string, buildDelay time.Duration) error {
 	ep := sandbox.Endpoints{
 		Jenkins: sandbox.Backend{User: "devops-bot", Secret: secret()},
-		ArgoCD:  sandbox.Backend{Secret: secret()},
 		GoDaddy: sandbox.Backend{Key: secret(), Secret: secret()},
 		Hub:     sandbox.Backend{User: "devops-bot", Secret: secret()},
 		Harbor:  sandbox.Backend{User: "robot$devops", Secret: secret()},
 	}
 	f := fakes{
 		jenkins: jenkins.New(ep.Jenkins.User, ep.Jenkins.Secret),
-		argo:    argocd.New(ep.ArgoCD.Secret),
 		godaddy: godaddy.New(ep.GoDaddy.Key, ep.GoDaddy.Secret, domain),
 		hub:     dockerhub.New(ep.Hub.User, ep.Hub.Secret, org),
 		harbor:  harbor.New(ep.Harbor.User, ep.Harbor.Secret),
 	}
 	defer f.jenkins.Close()
-	defer f.argo.Close()
 	defer f.godaddy.Close()
 	defer f.hub.Close()
 	defer f.harbor.Close()
-	ep.Jenkins.URL, ep.ArgoCD.URL, ep.GoDaddy.URL, ep.Hub.URL, ep.Harbor.URL = f.jenkins.URL, f.argo.URL, f.godaddy.URL, f.hub.URL, f.harbor.URL
+	ep.Jenkins.URL, ep.GoDaddy.URL, ep.Hub.URL, ep.Harbor.URL = f.jenkins.URL, f.godaddy.URL, f.hub.URL, f.harbor.URL
 
 	l, err := net.Listen("tcp", control)
 	if err != nil {
@@ -113,14 +106,13 @@ func run(out, control, domain, org string, buildDelay, syncDelay time.Duration) 
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	f.simulate(ctx, buildDelay, syncDelay)
+	f.simulate(ctx, buildDelay)
 	return nil
 }
 
-// simulate plays Jenkins' executors and Argo CD's controller until ctx ends.
-func (f fakes) simulate(ctx context.Context, buildDelay, syncDelay time.Duration) {
+// simulate plays Jenkins' executors until ctx ends.
+func (f fakes) simulate(ctx context.Context, buildDelay time.Duration) {
 	seenQueued := map[string]time.Time{}
-	seenApp := map[string]time.Time{}
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -130,9 +122,6 @@ func (f fakes) simulate(ctx context.Context, buildDelay, syncDelay time.Duration
 		case now := <-tick.C:
 			for _, job := range f.jenkins.Jobs() {
 				f.advanceJob(job, now, buildDelay, seenQueued)
-			}
-			for _, name := range f.argo.Apps() {
-				f.advanceApp(name, now, syncDelay, seenApp)
 			}
 		}
 	}
@@ -155,24 +144,8 @@ func (f fakes) advanceJob(job string, now time.Time, delay time.Duration, seen m
 	}
 }
 
-func (f fakes) advanceApp(name string, now time.Time, delay time.Duration, seen map[string]time.Time) {
-	app := f.argo.App(name)
-	st, _ := app["status"].(map[string]any)
-	sync, _ := st["sync"].(map[string]any)
-	if sync["status"] == "Synced" {
-		return
-	}
-	if _, ok := seen[name]; !ok {
-		seen[name] = now
-	}
-	if now.Sub(seen[name]) >= delay {
-		f.argo.SetStatus(name, "Synced", "4f2c9e1", "Healthy", "", "Succeeded")
-		delete(seen, name)
-	}
-}
-
 func (f fakes) state() sandbox.State {
-	s := sandbox.State{Jobs: map[string]sandbox.Job{}, Apps: map[string]sandbox.App{}, Requests: map[string]int{}}
+	s := sandbox.State{Jobs: map[string]sandbox.Job{}, Requests: map[string]int{}}
 	for _, job := range f.jenkins.Jobs() {
 		j := sandbox.Job{Queued: f.jenkins.Queued(job)}
 		for _, b := range f.jenkins.Builds(job) {
@@ -184,16 +157,8 @@ func (f fakes) state() sandbox.State {
 		}
 		s.Jobs[job] = j
 	}
-	for _, name := range f.argo.Apps() {
-		app := f.argo.App(name)
-		st, _ := app["status"].(map[string]any)
-		sync, _ := st["sync"].(map[string]any)
-		health, _ := st["health"].(map[string]any)
-		s.Apps[name] = sandbox.App{Sync: fmt.Sprint(sync["status"]), Health: fmt.Sprint(health["status"])}
-	}
 	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete} {
 		s.Requests["jenkins "+m] = f.jenkins.Count(m)
-		s.Requests["argocd "+m] = f.argo.Count(m)
 		s.Requests["godaddy "+m] = f.godaddy.Count(m)
 		s.Requests["dockerhub "+m] = f.hub.Count(m)
 		s.Requests["harbor "+m] = f.harbor.Count(m)

@@ -30,7 +30,8 @@ type Server struct {
 	httpfail.Injector
 	// Counter counts authenticated requests by method (Count, ResetCounts).
 	httpfail.Counter
-	token string
+	token   string
+	limited string
 
 	mu      sync.Mutex
 	apps    map[string]map[string]any
@@ -116,13 +117,36 @@ func (s *Server) Deleted(name string) (cascade string, ok bool) {
 	return c, ok
 }
 
+// SetLimitedToken makes the fake accept token as a valid session whose RBAC
+// grants nothing on the apps: lists come back empty and everything else is
+// PermissionDenied, as for a real account without rights.
+func (s *Server) SetLimitedToken(token string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.limited = token
+}
+
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get("Authorization") != "Bearer "+s.token {
-		writeErr(w, http.StatusUnauthorized, 16, "invalid session: token signature is invalid")
+	// Argo CD's CSRF protection refuses any write without a JSON content
+	// type before it looks at the session, also a DELETE without a body.
+	if r.Method != http.MethodGet && !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		http.Error(w, "Unsupported Media Type", http.StatusUnsupportedMediaType)
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.limited != "" && r.Header.Get("Authorization") == "Bearer "+s.limited {
+		if r.Method == http.MethodGet && strings.TrimSuffix(r.URL.Path, "/") == "/api/v1/applications" {
+			writeJSON(w, http.StatusOK, map[string]any{"metadata": map[string]any{}, "items": nil})
+			return
+		}
+		writeErr(w, http.StatusForbidden, 7, "permission denied")
+		return
+	}
+	if r.Header.Get("Authorization") != "Bearer "+s.token {
+		writeErr(w, http.StatusUnauthorized, 16, "invalid session: token signature is invalid")
+		return
+	}
 	s.Counted(r.Method)
 	if s.Serve(w, func(w http.ResponseWriter, status int) { writeErr(w, status, 14, http.StatusText(status)) }) {
 		return

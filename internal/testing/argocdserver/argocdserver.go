@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -105,6 +106,7 @@ type Server struct {
 	kubeconfigPath               string
 	adminPassword                string
 	redisPort, repoPort, apiPort int
+	apiMetrics                   string
 	mu                           sync.Mutex
 	redis, repo, api, controller *process.Process
 	gc                           *process.Process
@@ -390,6 +392,7 @@ func (s *Server) startAPI(ctx context.Context) error {
 	}
 	s.api = p
 	s.URL = "http://127.0.0.1:" + strconv.Itoa(s.apiPort)
+	s.apiMetrics = "http://127.0.0.1:" + strconv.Itoa(metrics) + "/metrics"
 	return waitHTTP(ctx, p, s.URL+"/healthz", 2*time.Minute)
 }
 
@@ -471,6 +474,59 @@ func (s *Server) Application(ctx context.Context, namespace, name string) (*unst
 		return nil, nil
 	}
 	return u, err
+}
+
+// Requests counts the application API calls the API server has handled, by
+// HTTP verb as a client sends them ("argocd GET" for List and Get, "argocd
+// PATCH", "argocd DELETE", ...), from its gRPC metrics.
+func (s *Server) Requests(ctx context.Context) (map[string]int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.apiMetrics, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close() //nolint:errcheck // read-only body
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	verbs := map[string]string{"List": "GET", "Get": "GET", "Create": "POST", "Update": "PUT", "Patch": "PATCH", "Delete": "DELETE", "Sync": "POST sync"}
+	out := map[string]int{}
+	for _, line := range strings.Split(string(body), "\n") {
+		if !strings.HasPrefix(line, "grpc_server_handled_total{") || !strings.Contains(line, `grpc_service="application.ApplicationService"`) {
+			continue
+		}
+		_, rest, _ := strings.Cut(line, `grpc_method="`)
+		method, _, _ := strings.Cut(rest, `"`)
+		f := strings.Fields(line)
+		n, err := strconv.ParseFloat(f[len(f)-1], 64)
+		if err != nil {
+			return nil, fmt.Errorf("cannot parse %q: %w", line, err)
+		}
+		verb := verbs[method]
+		if verb == "" {
+			verb = method
+		}
+		out["argocd "+verb] += int(n)
+	}
+	return out, nil
+}
+
+// Applications lists the names of the Applications in Argo CD's namespace.
+func (s *Server) Applications(ctx context.Context) ([]string, error) {
+	l := &unstructured.UnstructuredList{}
+	l.SetGroupVersionKind(ApplicationGVR.GroupVersion().WithKind("ApplicationList"))
+	if err := s.Kube.List(ctx, l, client.InNamespace(Namespace)); err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(l.Items))
+	for _, a := range l.Items {
+		names = append(names, a.GetName())
+	}
+	return names, nil
 }
 
 func waitTCP(p *process.Process, port int, timeout time.Duration) error {

@@ -6,7 +6,6 @@ package sandbox
 type Endpoints struct {
 	Control string  `json:"control"`
 	Jenkins Backend `json:"jenkins"`
-	ArgoCD  Backend `json:"argocd"`
 	GoDaddy Backend `json:"godaddy"`
 	Hub     Backend `json:"dockerhub"`
 	Harbor  Backend `json:"harbor"`
@@ -23,7 +22,6 @@ type Backend struct {
 // State is what GET / on the control address answers.
 type State struct {
 	Jobs     map[string]Job `json:"jobs"`
-	Apps     map[string]App `json:"apps"`
 	Requests map[string]int `json:"requests"`
 }
 
@@ -39,10 +37,4 @@ type Build struct {
 	Result   string            `json:"result"`
 	Building bool              `json:"building"`
 	Params   map[string]string `json:"params,omitempty"`
-}
-
-// App is an Argo CD application's state.
-type App struct {
-	Sync   string `json:"sync"`
-	Health string `json:"health"`
 }

@@ -53,6 +53,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
 	"github.com/freeleaps/provider-devops/internal/testing/bind"
 	"github.com/freeleaps/provider-devops/internal/testing/loopback"
+	"github.com/freeleaps/provider-devops/internal/testing/process"
 	"github.com/freeleaps/provider-devops/internal/testing/rabbitmq"
 	"github.com/freeleaps/provider-devops/internal/testing/registry"
 	"github.com/freeleaps/provider-devops/internal/testing/sandbox"
@@ -117,9 +118,9 @@ type Cluster struct {
 	Argo *argocdserver.Server
 
 	mu       sync.Mutex
-	procs    []*process
-	provider *process
-	function *process
+	procs    []*process.Process
+	provider *process.Process
+	function *process.Process
 	runtimes map[string]*runtime
 	// providerMetrics is the provider's Prometheus endpoint.
 	providerMetrics string
@@ -243,8 +244,8 @@ func (c *Cluster) startBackends(ctx context.Context) error {
 		if err == nil {
 			return json.Unmarshal(b, &c.Sandbox)
 		}
-		if done, werr := p.exited(); done || time.Now().After(deadline) {
-			return fmt.Errorf("the sandbox did not start (%v):\n%s", werr, p.tail(20))
+		if done, werr := p.Exited(); done || time.Now().After(deadline) {
+			return fmt.Errorf("the sandbox did not start (%v):\n%s", werr, p.Tail(20))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -475,12 +476,12 @@ func (c *Cluster) Close() {
 		c.runtimeWG.Wait()
 	}
 	c.mu.Lock()
-	procs := append([]*process(nil), c.procs...)
+	procs := append([]*process.Process(nil), c.procs...)
 	c.mu.Unlock()
 	// Stop in reverse order: the provider and function before Crossplane,
 	// Crossplane before the API server.
 	for i := len(procs) - 1; i >= 0; i-- {
-		procs[i].stop(10 * time.Second)
+		procs[i].Stop(10 * time.Second)
 	}
 	if c.Argo != nil {
 		c.Argo.Close()
@@ -583,8 +584,8 @@ func (c *Cluster) processesAlive() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, p := range c.procs {
-		if done, err := p.exited(); done {
-			return fmt.Errorf("%w: %s (%v); the end of its log %s:\n%s", ErrProcessExited, p.name, err, p.log, p.tail(30))
+		if done, err := p.Exited(); done {
+			return fmt.Errorf("%w: %s (%v); the end of its log %s:\n%s", ErrProcessExited, p.Name, err, p.Log, p.Tail(30))
 		}
 	}
 	return nil

@@ -137,11 +137,11 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if r.Provider, err = c.provider.memory(); err != nil {
+	if r.Provider, err = c.provider.Memory(); err != nil {
 		return r, err
 	}
 	if c.function != nil {
-		if r.Function, err = c.function.memory(); err != nil {
+		if r.Function, err = c.function.Memory(); err != nil {
 			return r, err
 		}
 	}

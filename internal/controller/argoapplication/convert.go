@@ -231,7 +231,20 @@ func MergePatch(cr *v1alpha1.ArgoApplication, observed *argocd.Application) ([]b
 			policy["automated"] = map[string]any{"prune": a.Prune, "selfHeal": a.SelfHeal, "allowEmpty": a.AllowEmpty}
 		}
 		if r := sp.Retry; r != nil {
-			policy["retry"] = r
+			// Every managed key named, null when unset, so a removed
+			// limit or backoff is removed in Argo CD too.
+			retry := map[string]any{"limit": r.Limit, "backoff": nil}
+			if r.Limit == 0 {
+				retry["limit"] = nil
+			}
+			if b := r.Backoff; b != nil {
+				backoff := map[string]any{"duration": orNull(b.Duration), "maxDuration": orNull(b.MaxDuration), "factor": nil}
+				if b.Factor != nil {
+					backoff["factor"] = *b.Factor
+				}
+				retry["backoff"] = backoff
+			}
+			policy["retry"] = retry
 		}
 		spec["syncPolicy"] = policy
 	}

@@ -47,6 +47,11 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoApplication) (m
 	if err != nil {
 		return managed.ExternalObservation{}, errors.Wrap(err, errGet)
 	}
+	if got := app.Metadata.Labels[OwnerLabel]; got != Owner(cr) && meta.WasDeleted(cr) {
+		// Ownership cannot be proven any more (the label was edited, or
+		// another team recreated the name): let go, touching nothing.
+		return managed.ExternalObservation{ResourceExists: false}, nil
+	}
 	if got := app.Metadata.Labels[OwnerLabel]; got != Owner(cr) && mrcontroller.MayWrite(cr) {
 		return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, name, OwnerLabel, Owner(cr))
 	}
@@ -102,7 +107,13 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.ArgoApplication) (ma
 // spec.forProvider.cascade is false.
 func (e *external) Delete(ctx context.Context, cr *v1alpha1.ArgoApplication) (managed.ExternalDelete, error) {
 	cr.SetConditions(xpv2.Deleting())
-	err := e.client.Delete(ctx, meta.GetExternalName(cr), cr.Spec.ForProvider.Project, cascade(cr))
+	// The project the application is in, which may not be the one asked
+	// for (a move Argo CD refused): naming another one answers NotFound.
+	project := cr.Spec.ForProvider.Project
+	if e.observed != nil && e.observed.Spec.Project != "" {
+		project = e.observed.Spec.Project
+	}
+	err := e.client.Delete(ctx, meta.GetExternalName(cr), project, cascade(cr))
 	if argocd.IsNotFound(err) {
 		return managed.ExternalDelete{}, nil
 	}

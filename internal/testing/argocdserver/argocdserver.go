@@ -161,8 +161,8 @@ func Start(t testing.TB, kubeconfig []byte) *Server {
 }
 
 // New starts Argo CD and returns once its API answers and the tokens exist.
-func New(ctx context.Context, cfg Config) (s *Server, err error) {
-	s = &Server{cfg: cfg, kubeconfigPath: filepath.Join(cfg.Dir, "kubeconfig")}
+func New(ctx context.Context, cfg Config) (_ *Server, err error) {
+	s := &Server{cfg: cfg, kubeconfigPath: filepath.Join(cfg.Dir, "kubeconfig")}
 	defer func() {
 		if err != nil {
 			s.Close()
@@ -172,6 +172,14 @@ func New(ctx context.Context, cfg Config) (s *Server, err error) {
 		return nil, err
 	}
 	if s.Git, err = gitserver.New(filepath.Join(cfg.Dir, "git")); err != nil {
+		return nil, err
+	}
+	// Argo CD trusts a repository server's certificate from a file named for
+	// its host in ARGOCD_TLS_DATA_PATH (argocd-tls-certs-cm in a cluster).
+	if err := os.MkdirAll(filepath.Join(cfg.Dir, "tls"), 0o750); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(cfg.Dir, "tls", "127.0.0.1"), s.Git.CertPEM, 0o600); err != nil {
 		return nil, err
 	}
 	if s.Apps, err = s.Git.Create("apps", SampleApps); err != nil {

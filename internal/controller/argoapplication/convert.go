@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -151,10 +150,8 @@ func Observation(app *argocd.Application) v1alpha1.ArgoApplicationObservation {
 	if op := app.Status.OperationState; op != nil {
 		o.OperationPhase, o.OperationMessage = op.Phase, op.Message
 	}
-	if t := app.Status.ReconciledAt; t != nil {
-		mt := metav1.NewTime(*t)
-		o.ReconciledAt = &mt
-	}
+	// ReconciledAt is left out: it moves on every Argo CD resync, so
+	// surfacing it would write the resource's status with nothing changed.
 	return o
 }
 

@@ -113,16 +113,6 @@ func (c *Client) Create(ctx context.Context, app *Application) (*Application, er
 	return out, c.do(ctx, http.MethodPost, "/api/v1/applications", url.Values{"upsert": {"false"}}, &in, out)
 }
 
-// Update replaces the application's spec, labels, annotations and
-// finalizers: whatever app lacks is removed. Prefer Patch, which keeps what
-// others set.
-func (c *Client) Update(ctx context.Context, app *Application) (*Application, error) {
-	in := *app
-	in.Metadata.Namespace = c.ns
-	out := &Application{}
-	return out, c.do(ctx, http.MethodPut, "/api/v1/applications/"+url.PathEscape(app.Metadata.Name), url.Values{"appNamespace": {c.ns}}, &in, out)
-}
-
 // Patch applies a JSON merge patch (RFC 7386) to the application: fields the
 // patch does not name, such as others' annotations, labels and spec fields,
 // stay as they are. Argo CD validates the result as it does an update.

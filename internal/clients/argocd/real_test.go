@@ -68,7 +68,7 @@ func exists(t *testing.T, kube client.Client, obj client.Object) bool {
 
 // TestRealCreateGetUpdate holds the client to a real Argo CD: create with
 // upsert=false is idempotent for the same spec and refused for another one,
-// Get finds by name in Argo CD's own namespace only, Update replaces.
+// Get finds by name in Argo CD's own namespace only, Patch changes.
 func TestRealCreateGetUpdate(t *testing.T) {
 	s := realArgoCD(t)
 	c := newReal(t, s, s.Token)
@@ -96,13 +96,12 @@ func TestRealCreateGetUpdate(t *testing.T) {
 		t.Errorf("Get: want path guestbook in namespace %s, got %+v", argocdserver.Namespace, got)
 	}
 
-	got.Spec.Source.Path = "other"
-	if _, err := c.Update(ctx, got); err != nil {
-		t.Fatalf("Update: %v", err)
+	if _, err := c.Patch(ctx, "real-crud", []byte(`{"spec":{"source":{"path":"other"}}}`)); err != nil {
+		t.Fatalf("Patch: %v", err)
 	}
 	got, err = c.Get(ctx, "real-crud")
 	if err != nil || got.Spec.Source.Path != "other" {
-		t.Fatalf("after Update: want path other, got %+v, %v", got, err)
+		t.Fatalf("after Patch: want path other, got %+v, %v", got, err)
 	}
 	if err := c.Delete(ctx, "real-crud", "default", false); err != nil {
 		t.Fatalf("Delete: %v", err)

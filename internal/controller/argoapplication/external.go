@@ -47,13 +47,15 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoApplication) (m
 	if err != nil {
 		return managed.ExternalObservation{}, errors.Wrap(err, errGet)
 	}
-	if got := app.Metadata.Labels[OwnerLabel]; got != Owner(cr) && meta.WasDeleted(cr) {
-		// Ownership cannot be proven any more (the label was edited, or
-		// another team recreated the name): let go, touching nothing.
-		return managed.ExternalObservation{ResourceExists: false}, nil
-	}
-	if got := app.Metadata.Labels[OwnerLabel]; got != Owner(cr) && mrcontroller.MayWrite(cr) {
-		return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, name, OwnerLabel, Owner(cr))
+	if app.Metadata.Labels[OwnerLabel] != Owner(cr) {
+		switch {
+		case meta.WasDeleted(cr):
+			// Ownership cannot be proven any more (the label was edited,
+			// or another team recreated the name): let go, touching nothing.
+			return managed.ExternalObservation{ResourceExists: false}, nil
+		case mrcontroller.MayWrite(cr):
+			return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, name, OwnerLabel, Owner(cr))
+		}
 	}
 
 	e.observed = app

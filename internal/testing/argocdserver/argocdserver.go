@@ -141,25 +141,6 @@ func Available() string {
 
 const redisServer = "/usr/bin/redis-server"
 
-// Start runs Argo CD against the control plane whose admin kubeconfig is
-// kubeconfig, for the test, and stops it when the test ends. Without the
-// binaries the test fails in CI (CI set) and is skipped elsewhere.
-func Start(t testing.TB, kubeconfig []byte) *Server {
-	t.Helper()
-	if why := Available(); why != "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("cannot run a real Argo CD: " + why)
-		}
-		t.Skip("cannot run a real Argo CD: " + why + "; skipped outside CI")
-	}
-	s, err := New(context.Background(), Config{Dir: t.TempDir(), Bin: Bin(), KubeConfig: kubeconfig})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	return s
-}
-
 // New starts Argo CD and returns once its API answers and the tokens exist.
 func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	s := &Server{cfg: cfg, kubeconfigPath: filepath.Join(cfg.Dir, "kubeconfig")}
@@ -223,19 +204,6 @@ func (s *Server) Close() {
 	if s.Git != nil {
 		s.Git.Close()
 	}
-}
-
-// Processes returns the running processes, for memory figures and logs.
-func (s *Server) Processes() []*process.Process {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []*process.Process
-	for _, p := range []*process.Process{s.redis, s.repo, s.api, s.controller} {
-		if p != nil {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 func (s *Server) logs() string { return filepath.Join(s.cfg.Dir, "logs") }

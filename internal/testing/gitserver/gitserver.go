@@ -1,28 +1,19 @@
 // Package gitserver serves git repositories over smart HTTPS on loopback with
 // Debian git's own git-http-backend (as CGI), so Argo CD's repo server clones
 // and fetches from them exactly as it would from a hosted repository. The
-// certificate is self-signed for 127.0.0.1; clients trust CertPEM.
+// certificate is httptest's, for 127.0.0.1; clients trust CertPEM.
 package gitserver
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
-	"math/big"
-	"net"
-	"net/http"
 	"net/http/cgi"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 )
 
 // Backend is Debian git's smart-HTTP CGI program.
@@ -32,10 +23,10 @@ const Backend = "/usr/lib/git-core/git-http-backend"
 type Server struct {
 	// URL is https://127.0.0.1:PORT, without a trailing slash.
 	URL string
-	// CertPEM is the server's self-signed certificate.
+	// CertPEM is the certificate the server presents.
 	CertPEM []byte
 	root    string
-	srv     *http.Server
+	srv     *httptest.Server
 	mu      sync.Mutex
 }
 
@@ -48,57 +39,20 @@ func Installed() bool {
 	return err == nil
 }
 
-// New serves the repositories kept under dir on a free loopback port.
+// New serves the repositories kept under dir on a free loopback port, over
+// TLS with net/http/httptest's certificate for 127.0.0.1.
 func New(dir string) (*Server, error) {
 	root := filepath.Join(dir, "srv")
 	if err := os.MkdirAll(root, 0o750); err != nil {
 		return nil, err
 	}
-	cert, certPEM, err := selfSigned()
-	if err != nil {
-		return nil, err
-	}
-	l, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
-	if err != nil {
-		return nil, err
-	}
 	h := &cgi.Handler{Path: Backend, Root: "/", Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
-	s := &Server{URL: "https://" + l.Addr().String(), CertPEM: certPEM, root: root, srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}}
-	go func() { _ = s.srv.Serve(l) }()
-	return s, nil
-}
-
-// selfSigned makes a certificate for 127.0.0.1 valid for a day.
-func selfSigned() (tls.Certificate, []byte, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()),
-		Subject:      pkix.Name{CommonName: "127.0.0.1"},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IsCA:         true, BasicConstraintsValid: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	cert, err := tls.X509KeyPair(certPEM, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}))
-	return cert, certPEM, err
+	srv := httptest.NewTLSServer(h)
+	return &Server{URL: srv.URL, CertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), root: root, srv: srv}, nil
 }
 
 // Close stops serving.
-func (s *Server) Close() { _ = s.srv.Close() }
+func (s *Server) Close() { s.srv.Close() }
 
 // Repo is one repository: a bare copy that is served and a work tree that
 // commits are made in and pushed from.

@@ -215,14 +215,8 @@ func (s *Server) config(w http.ResponseWriter, r *http.Request, path string, it 
 		_, _ = io.WriteString(w, it.config)
 	case http.MethodPost:
 		body, _ := io.ReadAll(r.Body)
-		root, err := parseConfig(string(body))
-		if err != nil {
-			errorPage(w, http.StatusInternalServerError, "java.io.IOException: Failed to persist config.xml: "+err.Error())
-			return
-		}
-		class := classOfRoot[root]
-		if class == "" {
-			errorPage(w, http.StatusInternalServerError, "java.io.IOException: Unable to read "+path+"/config.xml: com.thoughtworks.xstream.mapper.CannotResolveClassException: "+root)
+		class, ok := configClass(w, path, body)
+		if !ok {
 			return
 		}
 		if class != it.class {
@@ -287,14 +281,8 @@ func (s *Server) createItem(w http.ResponseWriter, r *http.Request, parent strin
 		s.items[full] = &item{class: src.class, config: src.config, nextBuild: 1}
 	case isXML:
 		body, _ := io.ReadAll(r.Body)
-		root, err := parseConfig(string(body))
-		if err != nil {
-			errorPage(w, http.StatusInternalServerError, "java.io.IOException: Failed to persist config.xml: "+err.Error())
-			return
-		}
-		class := classOfRoot[root]
-		if class == "" {
-			errorPage(w, http.StatusInternalServerError, "java.io.IOException: Unable to read "+full+"/config.xml: com.thoughtworks.xstream.mapper.CannotResolveClassException: "+root)
+		class, ok := configClass(w, full, body)
+		if !ok {
 			return
 		}
 		s.items[full] = &item{class: class, config: rewrite(string(body)), nextBuild: 1}
@@ -534,4 +522,21 @@ func httpError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "text/plain;charset=UTF-8")
 	w.WriteHeader(status)
 	_, _ = io.WriteString(w, msg+"\n")
+}
+
+// configClass is the item class a config.xml body declares by its root
+// element, as Jenkins' XStream reads it; it answers Jenkins' 500 itself and
+// returns false when the body does not parse or names no known class.
+func configClass(w http.ResponseWriter, path string, body []byte) (string, bool) {
+	root, err := parseConfig(string(body))
+	if err != nil {
+		errorPage(w, http.StatusInternalServerError, "java.io.IOException: Failed to persist config.xml: "+err.Error())
+		return "", false
+	}
+	class := classOfRoot[root]
+	if class == "" {
+		errorPage(w, http.StatusInternalServerError, "java.io.IOException: Unable to read "+path+"/config.xml: com.thoughtworks.xstream.mapper.CannotResolveClassException: "+root)
+		return "", false
+	}
+	return class, true
 }

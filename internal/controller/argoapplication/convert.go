@@ -190,14 +190,21 @@ func Readiness(app *argocd.Application) xpv2.Condition {
 // A managed field cr leaves unset is removed (null).
 func MergePatch(cr *v1alpha1.ArgoApplication, observed *argocd.Application) ([]byte, error) {
 	want := Desired(cr)
-	finalizers := make([]string, 0, len(observed.Metadata.Finalizers)+1)
-	for _, f := range observed.Metadata.Finalizers {
-		if !isCascadeFinalizer(f) || cascade(cr) {
-			finalizers = append(finalizers, f)
+	metadata := map[string]any{"labels": want.Metadata.Labels}
+	// A merge patch replaces a list whole, and Argo CD's copy of the app may
+	// be a moment old: the finalizers are sent only when ours must change,
+	// so one another tool just added is not dropped on every drift fix.
+	if cascade(cr) != hasCascadeFinalizer(observed.Metadata.Finalizers) {
+		finalizers := make([]string, 0, len(observed.Metadata.Finalizers)+1)
+		for _, f := range observed.Metadata.Finalizers {
+			if !isCascadeFinalizer(f) {
+				finalizers = append(finalizers, f)
+			}
 		}
-	}
-	if cascade(cr) && !hasCascadeFinalizer(finalizers) {
-		finalizers = append(finalizers, finalizerCascade)
+		if cascade(cr) {
+			finalizers = append(finalizers, finalizerCascade)
+		}
+		metadata["finalizers"] = finalizers
 	}
 	src := want.Spec.Source
 	source := map[string]any{
@@ -245,7 +252,7 @@ func MergePatch(cr *v1alpha1.ArgoApplication, observed *argocd.Application) ([]b
 		spec["syncPolicy"] = policy
 	}
 	return json.Marshal(map[string]any{
-		"metadata": map[string]any{"labels": want.Metadata.Labels, "finalizers": finalizers},
+		"metadata": metadata,
 		"spec":     spec,
 	})
 }

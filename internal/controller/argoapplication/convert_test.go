@@ -1,6 +1,7 @@
 package argoapplication
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -117,4 +118,105 @@ func TestDesired(t *testing.T) {
 	if o := Owner(long); len(o) > 63 || o == Owner(&v1alpha1.ArgoApplication{ObjectMeta: metav1.ObjectMeta{Name: strings.Repeat("n", 61), Namespace: strings.Repeat("s", 60)}}) {
 		t.Errorf("a long owner must fit a label value and stay distinct, got %q", o)
 	}
+}
+
+func TestMergePatch(t *testing.T) {
+	no := false
+	base := func(mutate func(p *v1alpha1.ArgoApplicationParameters)) *v1alpha1.ArgoApplication {
+		cr := &v1alpha1.ArgoApplication{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "team"}}
+		meta.SetExternalName(cr, "shop")
+		cr.Spec.ForProvider = v1alpha1.ArgoApplicationParameters{
+			Project:     "default",
+			Source:      v1alpha1.ApplicationSource{RepoURL: "https://git.example.com/shop.git", Path: "deploy", TargetRevision: "main"},
+			Destination: v1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: "shop"},
+		}
+		if mutate != nil {
+			mutate(&cr.Spec.ForProvider)
+		}
+		return cr
+	}
+	observed := func(finalizers ...string) *argocd.Application {
+		return &argocd.Application{Metadata: argocd.ObjectMeta{Name: "shop", Finalizers: finalizers}}
+	}
+	unsetSpec := map[string]any{
+		"project": "default",
+		"source": map[string]any{
+			"repoURL": "https://git.example.com/shop.git", "path": "deploy", "chart": nil, "targetRevision": "main",
+			"helm": nil, "kustomize": nil,
+		},
+		"destination": map[string]any{"server": "https://kubernetes.default.svc", "name": nil, "namespace": "shop"},
+		"syncPolicy":  nil,
+	}
+	labels := map[string]any{OwnerLabel: "team.shop"}
+
+	cases := map[string]struct {
+		reason   string
+		cr       *v1alpha1.ArgoApplication
+		observed *argocd.Application
+		want     map[string]any
+	}{
+		"CascadeFinalizerAlreadyThere": {
+			reason:   "the finalizers are not sent when ours is already there, so others' stay whatever Argo CD's copy says",
+			cr:       base(nil),
+			observed: observed("example.com/hold", finalizerCascade+"/foreground"),
+			want:     map[string]any{"metadata": map[string]any{"labels": labels}, "spec": unsetSpec},
+		},
+		"CascadeFinalizerAdded": {
+			reason:   "ours is added after the others",
+			cr:       base(nil),
+			observed: observed("example.com/hold"),
+			want:     map[string]any{"metadata": map[string]any{"labels": labels, "finalizers": []any{"example.com/hold", finalizerCascade}}, "spec": unsetSpec},
+		},
+		"CascadeFinalizerRemoved": {
+			reason:   "cascade false removes Argo CD's resources finalizer in every form and keeps the others",
+			cr:       base(func(p *v1alpha1.ArgoApplicationParameters) { p.Cascade = &no }),
+			observed: observed("example.com/hold", finalizerCascade, finalizerCascade+"/background"),
+			want:     map[string]any{"metadata": map[string]any{"labels": labels, "finalizers": []any{"example.com/hold"}}, "spec": unsetSpec},
+		},
+		"RetryFieldsRemovedAreNulled": {
+			reason: "a retry without limit or backoff nulls both, so values set before go in Argo CD too",
+			cr: base(func(p *v1alpha1.ArgoApplicationParameters) {
+				p.SyncPolicy = &v1alpha1.SyncPolicy{Retry: &v1alpha1.RetryStrategy{}}
+			}),
+			observed: observed(finalizerCascade),
+			want: map[string]any{"metadata": map[string]any{"labels": labels}, "spec": merged(unsetSpec, "syncPolicy", map[string]any{
+				"automated": nil, "syncOptions": nil, "retry": map[string]any{"limit": nil, "backoff": nil},
+			})},
+		},
+		"HelmManagedKeysOnly": {
+			reason: "helm options name only the keys we manage, null when unset",
+			cr: base(func(p *v1alpha1.ArgoApplicationParameters) {
+				p.Source.Helm = &v1alpha1.HelmSource{Values: "replicas: 2"}
+			}),
+			observed: observed(finalizerCascade),
+			want: map[string]any{"metadata": map[string]any{"labels": labels}, "spec": merged(unsetSpec, "source", merged(unsetSpec["source"].(map[string]any), "helm", map[string]any{
+				"releaseName": nil, "valueFiles": nil, "values": "replicas: 2", "parameters": nil,
+			}))},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			b, err := MergePatch(tc.cr, tc.observed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]any{}
+			if err := json.Unmarshal(b, &got); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\n-want +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// merged is m with key set to v, on a copy.
+func merged(m map[string]any, key string, v any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, x := range m {
+		out[k] = x
+	}
+	out[key] = v
+	return out
 }

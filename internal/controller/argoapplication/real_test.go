@@ -369,6 +369,48 @@ func TestRealNoUpdateLoop(t *testing.T) {
 			t.Logf("%s: %s", cr.Name, cr.GetCondition(xpv2.TypeSynced).Message)
 		}
 	}
+
+	// A spec edited after creation settles too: removed fields are removed
+	// in Argo CD, and then polls write nothing.
+	edits := map[string]func(p *v1alpha1.ArgoApplicationParameters){
+		"loop-retry-backoff": func(p *v1alpha1.ArgoApplicationParameters) {
+			p.SyncPolicy = &v1alpha1.SyncPolicy{Retry: &v1alpha1.RetryStrategy{}}
+		},
+		"loop-head-revision": func(p *v1alpha1.ArgoApplicationParameters) {
+			p.Destination = v1alpha1.ApplicationDestination{Name: "in-cluster", Namespace: "loop-head-revision"}
+		},
+	}
+	for name, edit := range edits {
+		cr := &v1alpha1.ArgoApplication{}
+		envtest.Eventually(t, "edited "+name, func() bool {
+			if c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cr) != nil {
+				return false
+			}
+			edit(&cr.Spec.ForProvider)
+			return c.Update(ctx, cr) == nil
+		})
+	}
+	envtest.EventuallyWithin(t, 2*time.Minute, "the edits applied in Argo CD", func() bool {
+		r, err := s.Application(ctx, argocdserver.Namespace, "loop-retry-backoff")
+		if err != nil || r == nil {
+			return false
+		}
+		d, err := s.Application(ctx, argocdserver.Namespace, "loop-head-revision")
+		if err != nil || d == nil {
+			return false
+		}
+		_, hasBackoff, _ := unstructured.NestedMap(r.Object, "spec", "syncPolicy", "retry", "backoff")
+		_, hasLimit, _ := unstructured.NestedFieldNoCopy(r.Object, "spec", "syncPolicy", "retry", "limit")
+		server, _, _ := unstructured.NestedString(d.Object, "spec", "destination", "server")
+		dname, _, _ := unstructured.NestedString(d.Object, "spec", "destination", "name")
+		return !hasBackoff && !hasLimit && server == "" && dname == "in-cluster"
+	})
+	time.Sleep(3 * time.Second)
+	counter.reset()
+	time.Sleep(8 * time.Second)
+	if w := counter.writes(); len(w) != 0 {
+		t.Errorf("edited specs rewritten on every poll (want none): %v", w)
+	}
 	for _, cr := range crs {
 		envtest.Must(t, c.Delete(ctx, cr))
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
 	argofake "github.com/freeleaps/provider-devops/internal/testing/argocd"
+	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
 	"github.com/freeleaps/provider-devops/internal/testing/bind"
 	dockerhubfake "github.com/freeleaps/provider-devops/internal/testing/dockerhub"
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
@@ -27,19 +28,35 @@ import (
 )
 
 // TestExamplesReconcile applies the shipped examples, unchanged but for
-// their namespace (and, for RFC 2136, the server address and TSIG secret), to
+// their namespace (and, for RFC 2136, the server address and TSIG secret;
+// for Argo CD, the repository URL, served on loopback here), to
 // the provider wired as cmd/provider wires it, against the fake Jenkins,
-// Argo CD, GoDaddy and Docker Hub and a real BIND 9, and waits for them to
+// GoDaddy and Docker Hub, a real Argo CD and a real BIND 9, and waits for them to
 // become Ready.
 func TestExamplesReconcile(t *testing.T) {
 	env := envtest.Shared(t)
 	f := startFakes(t)
-	jenkins, argo, godaddy, hub := f.jenkins, f.argo, f.godaddy, f.hub
+	jenkins, godaddy, hub := f.jenkins, f.godaddy, f.hub
 	named := bind.StartZone(t, "example.com.")
+	// The ArgoApplication example runs against a real Argo CD, syncing the
+	// example's path from the loopback repository.
+	argo := argocdserver.Shared(t, env)
+	if _, err := argo.Apps.Commit(map[string]string{"deploy/overlays/alpha/configmap.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shop-alpha\ndata:\n  overlay: alpha\n"}, "the ArgoApplication example's overlay"); err != nil {
+		t.Fatal(err)
+	}
 	startProvider(t, env)
 	c := env.Client
 	ns := "examples"
-	create(t, c, f.objects(ns)...)
+	objs := f.objects(ns)
+	for _, o := range objs {
+		switch o := o.(type) {
+		case *corev1.Secret:
+			o.StringData["argocd"] = argo.Token
+		case *v1alpha1.ProviderConfig:
+			o.Spec.ArgoCD.URL = argo.URL
+		}
+	}
+	create(t, c, objs...)
 
 	cases := map[string]struct {
 		file  string
@@ -57,8 +74,8 @@ func TestExamplesReconcile(t *testing.T) {
 			}
 		}},
 		"JenkinsPipeline": {file: "jenkins/jenkinspipeline.yaml"},
-		"ArgoApplication": {file: "argocd/argoapplication.yaml", ready: func() {
-			argo.SetStatus("shop-alpha", "Synced", "4f2a9c1", "Healthy", "", "Succeeded")
+		"ArgoApplication": {file: "argocd/argoapplication.yaml", patch: func(u *unstructured.Unstructured) {
+			envtest.Must(t, unstructured.SetNestedField(u.Object, argo.Apps.URL, "spec", "forProvider", "source", "repoURL"))
 		}},
 	}
 	for name, tc := range cases {

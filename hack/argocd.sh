@@ -2,7 +2,9 @@
 # Builds Argo CD's single binary (argocd-server, argocd-repo-server and
 # argocd-application-controller are the same program, chosen by argv[0]) from
 # the Go module proxy, once per version, into the cache, and prints the
-# directory holding it, its three names and crds/ (the release's CRDs). The provider's own module does
+# directory holding it, its three names, crds/ (the release's CRDs) and bin/
+# with the helm and kustomize the repo server renders with (the versions
+# Argo CD v3.2.11 ships: hack/tool-versions.sh in its module). The provider's own module does
 # not import Argo CD: the build happens in a throwaway module that requires
 # github.com/argoproj/argo-cd/v3 and copies that release's replace directives.
 #
@@ -44,6 +46,10 @@ if [ ! -f "$OUT/crds/application-crd.yaml" ]; then
   cp "$dir"/manifests/crds/*-crd.yaml "$OUT/crds/"
   chmod u+w "$OUT"/crds/*.yaml
 fi
+mkdir -p "$OUT/bin"
+here="$(cd "$(dirname "$0")" && pwd)"
+ln -sf "$("$here/tool.sh" helm.sh/helm/v3 v3.18.4 helm.sh/helm/v3/cmd/helm helm)" "$OUT/bin/helm"
+ln -sf "$("$here/tool.sh" sigs.k8s.io/kustomize/kustomize/v5 v5.7.0 sigs.k8s.io/kustomize/kustomize/v5 kustomize)" "$OUT/bin/kustomize"
 for name in argocd-server argocd-repo-server argocd-application-controller; do
   ln -sf argocd "$OUT/$name"
 done

@@ -300,10 +300,8 @@ func TestRealArgoApplication(t *testing.T) {
 }
 
 // TestRealNoUpdateLoop: every spec shape the CRD accepts reads back from a
-// real Argo CD as up to date, so polls write nothing. Helm and Kustomize
-// options (helm: {} included: Argo CD then renders the path as a chart) need
-// helm and kustomize in the repo server; TestNormalize covers how Argo CD
-// stores them.
+// real Argo CD as up to date, so polls write nothing: Helm and Kustomize
+// options included, rendered by the repo server's helm and kustomize.
 func TestRealNoUpdateLoop(t *testing.T) {
 	env := envtest.Shared(t)
 	s := argocdserver.Shared(t, env)
@@ -341,6 +339,23 @@ func TestRealNoUpdateLoop(t *testing.T) {
 			p.Source.TargetRevision = "HEAD"
 		},
 		"trailing-slash-path": func(p *v1alpha1.ArgoApplicationParameters) { p.Source.Path = "guestbook/" },
+		"empty-helm": func(p *v1alpha1.ArgoApplicationParameters) {
+			p.Source.Path, p.Source.Helm = "chart", &v1alpha1.HelmSource{}
+		},
+		"helm-options": func(p *v1alpha1.ArgoApplicationParameters) {
+			p.Source.Path = "chart"
+			p.Source.Helm = &v1alpha1.HelmSource{
+				ReleaseName: "shop", ValueFiles: []string{"values-prod.yaml", "values.yaml"}, Values: "replicas: 2\n",
+				Parameters: []v1alpha1.HelmParameter{{Name: "greeting", Value: "hi"}, {Name: "replicas", Value: "3", ForceString: true}},
+			}
+		},
+		"empty-kustomize": func(p *v1alpha1.ArgoApplicationParameters) {
+			p.Source.Path, p.Source.Kustomize = "kustomized", &v1alpha1.KustomizeSource{}
+		},
+		"kustomize-options": func(p *v1alpha1.ArgoApplicationParameters) {
+			p.Source.Path = "kustomized"
+			p.Source.Kustomize = &v1alpha1.KustomizeSource{NamePrefix: "pre-", NameSuffix: "-suf", Images: []string{"registry.example.com/shop:1.2.3"}}
+		},
 	}
 	var crs []*v1alpha1.ArgoApplication
 	for name, mutate := range variants {

@@ -80,7 +80,8 @@ var ApplicationGVR = schema.GroupVersionResource{Group: "argoproj.io", Version: 
 type Config struct {
 	// Dir holds logs, the kubeconfig, redis' data and the git repositories.
 	Dir string
-	// Bin is the directory hack/argocd.sh prints: the binary and crds/.
+	// Bin is the directory hack/argocd.sh prints: the binary, crds/ and
+	// bin/ (helm and kustomize).
 	Bin string
 	// KubeConfig is an administrator's kubeconfig of the control plane Argo
 	// CD manages and keeps its state in.
@@ -273,6 +274,8 @@ func (s *Server) env(component string) []string {
 		"ARGOCD_GNUPGHOME=" + filepath.Join(d, "gpg"),
 		"TMPDIR=" + filepath.Join(d, "tmp"),
 		"HOME=" + filepath.Join(d, "home"),
+		// helm and kustomize for the repo server (hack/argocd.sh links them).
+		"PATH=" + filepath.Join(s.cfg.Bin, "bin") + string(os.PathListSeparator) + os.Getenv("PATH"),
 		"REDIS_PASSWORD=",
 	}
 }

@@ -155,6 +155,9 @@ func TestRealGetIgnoresOtherNamespaces(t *testing.T) {
 	if err != nil || got.Metadata.Namespace != argocdserver.Namespace || got.Spec.Source.Path != "guestbook" {
 		t.Fatalf("Get: want our twin in %s, got %+v, %v", argocdserver.Namespace, got, err)
 	}
+	if app, err := newReal(t, s, s.LimitedToken).Get(ctx, "twin"); !argocd.IsNotFound(err) {
+		t.Errorf("an app the token's RBAC hides reads as absent, got %+v, %v", app, err)
+	}
 	if err := c.Delete(ctx, "twin", "default", false); err != nil {
 		t.Fatalf("Delete: %v", err)
 	}

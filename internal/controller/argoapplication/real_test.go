@@ -265,6 +265,36 @@ func TestRealArgoApplication(t *testing.T) {
 		}
 	})
 
+	// The owner label edited away after creation (or the name taken over):
+	// deleting the resource lets go of the application without touching it,
+	// instead of hanging in deletion.
+	t.Run("DeleteLetsGoOfAnAppItCannotProveItOwns", func(t *testing.T) {
+		l := realMR(ns, "relabelled", s, "other")
+		envtest.Must(t, c.Create(ctx, l))
+		envtest.EventuallyWithin(t, 3*time.Minute, "relabelled Synced", func() bool {
+			return get(t, c, l) && l.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue
+		})
+		envtest.Eventually(t, "the owner label changed in Argo CD", func() bool {
+			app, err := s.Application(ctx, argocdserver.Namespace, "relabelled")
+			if err != nil || app == nil {
+				return false
+			}
+			app.SetLabels(merge(app.GetLabels(), map[string]string{argoapplication.OwnerLabel: "someone-else.relabelled"}))
+			return s.Kube.Update(ctx, app) == nil
+		})
+		envtest.Must(t, c.Delete(ctx, l))
+		envtest.EventuallyWithin(t, 2*time.Minute, "the resource gone from Kubernetes", func() bool {
+			return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(l), &v1alpha1.ArgoApplication{}))
+		})
+		app, err := s.Application(ctx, argocdserver.Namespace, "relabelled")
+		if err != nil || app == nil || app.GetDeletionTimestamp() != nil {
+			t.Fatalf("the application someone else now owns was deleted: %v", err)
+		}
+		if got := app.GetLabels()[argoapplication.OwnerLabel]; got != "someone-else.relabelled" {
+			t.Errorf("the application was modified: owner label %q", got)
+		}
+	})
+
 	t.Run("DeleteRemovesApplicationAndWorkloads", func(t *testing.T) {
 		envtest.Must(t, c.Delete(ctx, cr))
 		envtest.EventuallyWithin(t, 3*time.Minute, "the MR gone from Kubernetes", func() bool {

@@ -1,6 +1,9 @@
 package argocd
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Application is the part of Argo CD's Application we manage or surface. The
 // JSON names follow the Argo CD API (argoproj.io/v1alpha1).
@@ -23,10 +26,14 @@ type ObjectMeta struct {
 
 // ApplicationSpec is the desired state of an Application.
 type ApplicationSpec struct {
-	Project     string                 `json:"project"`
-	Source      *ApplicationSource     `json:"source,omitempty"`
-	Destination ApplicationDestination `json:"destination"`
-	SyncPolicy  *SyncPolicy            `json:"syncPolicy,omitempty"`
+	Project string             `json:"project"`
+	Source  *ApplicationSource `json:"source,omitempty"`
+	// Sources and SourceHydrator, when set, replace Source for Argo CD:
+	// they are read only to see that someone set them.
+	Sources        json.RawMessage        `json:"sources,omitempty"`
+	SourceHydrator json.RawMessage        `json:"sourceHydrator,omitempty"`
+	Destination    ApplicationDestination `json:"destination"`
+	SyncPolicy     *SyncPolicy            `json:"syncPolicy,omitempty"`
 }
 
 // ApplicationSource is where manifests come from.
@@ -45,6 +52,8 @@ type HelmSource struct {
 	ValueFiles  []string        `json:"valueFiles,omitempty"`
 	Values      string          `json:"values,omitempty"`
 	Parameters  []HelmParameter `json:"parameters,omitempty"`
+	// ValuesObject, when set, takes precedence over Values in Argo CD.
+	ValuesObject json.RawMessage `json:"valuesObject,omitempty"`
 }
 
 // HelmParameter overrides one value.
@@ -80,6 +89,8 @@ type SyncPolicyAutomated struct {
 	Prune      bool `json:"prune,omitempty"`
 	SelfHeal   bool `json:"selfHeal,omitempty"`
 	AllowEmpty bool `json:"allowEmpty,omitempty"`
+	// Enabled false turns automated sync off (Argo CD 3.x); unset means on.
+	Enabled *bool `json:"enabled,omitempty"`
 }
 
 // RetryStrategy of failed syncs.

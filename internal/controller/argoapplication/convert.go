@@ -112,7 +112,7 @@ func Normalize(s argocd.ApplicationSpec) argocd.ApplicationSpec {
 			src.TargetRevision = "HEAD"
 		}
 		// Argo CD drops option blocks that set nothing (helm: {}).
-		if h := src.Helm; h != nil && h.ReleaseName == "" && len(h.ValueFiles) == 0 && h.Values == "" && len(h.Parameters) == 0 {
+		if h := src.Helm; h != nil && h.ReleaseName == "" && len(h.ValueFiles) == 0 && h.Values == "" && len(h.Parameters) == 0 && len(h.ValuesObject) == 0 {
 			src.Helm = nil
 		}
 		if k := src.Kustomize; k != nil && k.NamePrefix == "" && k.NameSuffix == "" && len(k.Images) == 0 {
@@ -216,22 +216,26 @@ func MergePatch(cr *v1alpha1.ArgoApplication, observed *argocd.Application) ([]b
 		"kustomize":      nil,
 	}
 	if h := src.Helm; h != nil {
-		source["helm"] = map[string]any{"releaseName": orNull(h.ReleaseName), "valueFiles": listOrNull(h.ValueFiles), "values": orNull(h.Values), "parameters": listOrNull(h.Parameters)}
+		source["helm"] = map[string]any{"releaseName": orNull(h.ReleaseName), "valueFiles": listOrNull(h.ValueFiles), "values": orNull(h.Values), "parameters": listOrNull(h.Parameters), "valuesObject": nil}
 	}
 	if k := src.Kustomize; k != nil {
 		source["kustomize"] = map[string]any{"namePrefix": orNull(k.NamePrefix), "nameSuffix": orNull(k.NameSuffix), "images": listOrNull(k.Images)}
 	}
 	d := want.Spec.Destination
+	// sources and sourceHydrator would replace source, valuesObject values
+	// and enabled: false the automation: they are ours to clear.
 	spec := map[string]any{
-		"project":     want.Spec.Project,
-		"source":      source,
-		"destination": map[string]any{"server": orNull(d.Server), "name": orNull(d.Name), "namespace": orNull(d.Namespace)},
-		"syncPolicy":  nil,
+		"project":        want.Spec.Project,
+		"source":         source,
+		"sources":        nil,
+		"sourceHydrator": nil,
+		"destination":    map[string]any{"server": orNull(d.Server), "name": orNull(d.Name), "namespace": orNull(d.Namespace)},
+		"syncPolicy":     nil,
 	}
 	if sp := want.Spec.SyncPolicy; sp != nil {
 		policy := map[string]any{"automated": nil, "syncOptions": listOrNull(sp.SyncOptions), "retry": nil}
 		if a := sp.Automated; a != nil {
-			policy["automated"] = map[string]any{"prune": a.Prune, "selfHeal": a.SelfHeal, "allowEmpty": a.AllowEmpty}
+			policy["automated"] = map[string]any{"prune": a.Prune, "selfHeal": a.SelfHeal, "allowEmpty": a.AllowEmpty, "enabled": nil}
 		}
 		if r := sp.Retry; r != nil {
 			// Every managed key named, null when unset, so a removed

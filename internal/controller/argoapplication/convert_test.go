@@ -46,6 +46,21 @@ func TestNormalize(t *testing.T) {
 			desired:  argocd.ApplicationSpec{Source: &argocd.ApplicationSource{RepoURL: "r", TargetRevision: "main"}},
 			observed: argocd.ApplicationSpec{Source: &argocd.ApplicationSource{RepoURL: "r", TargetRevision: "HEAD"}},
 		},
+		"SourcesOverride": {
+			reason:   "sources set in Argo CD replace our source: drift",
+			desired:  argocd.ApplicationSpec{Source: &argocd.ApplicationSource{RepoURL: "r"}},
+			observed: argocd.ApplicationSpec{Source: &argocd.ApplicationSource{RepoURL: "r"}, Sources: []byte(`[{"repoURL":"x"}]`)},
+		},
+		"ValuesObjectOverride": {
+			reason:   "helm valuesObject takes precedence over our values: drift",
+			desired:  argocd.ApplicationSpec{Source: &argocd.ApplicationSource{RepoURL: "r", Helm: &argocd.HelmSource{Values: "a: 1"}}},
+			observed: argocd.ApplicationSpec{Source: &argocd.ApplicationSource{RepoURL: "r", Helm: &argocd.HelmSource{Values: "a: 1", ValuesObject: []byte(`{"a":2}`)}}},
+		},
+		"AutomationDisabled": {
+			reason:   "automated.enabled false turns our automation off: drift",
+			desired:  argocd.ApplicationSpec{SyncPolicy: &argocd.SyncPolicy{Automated: &argocd.SyncPolicyAutomated{Prune: true}}},
+			observed: argocd.ApplicationSpec{SyncPolicy: &argocd.SyncPolicy{Automated: &argocd.SyncPolicyAutomated{Prune: true, Enabled: new(bool)}}},
+		},
 		"AutomationRemoved": {
 			reason:   "automated sync turned off in Argo CD is drift",
 			desired:  argocd.ApplicationSpec{SyncPolicy: &argocd.SyncPolicy{Automated: &argocd.SyncPolicyAutomated{Prune: true}}},
@@ -144,6 +159,7 @@ func TestMergePatch(t *testing.T) {
 			"repoURL": "https://git.example.com/shop.git", "path": "deploy", "chart": nil, "targetRevision": "main",
 			"helm": nil, "kustomize": nil,
 		},
+		"sources": nil, "sourceHydrator": nil,
 		"destination": map[string]any{"server": "https://kubernetes.default.svc", "name": nil, "namespace": "shop"},
 		"syncPolicy":  nil,
 	}
@@ -190,7 +206,7 @@ func TestMergePatch(t *testing.T) {
 			}),
 			observed: observed(finalizerCascade),
 			want: map[string]any{"metadata": map[string]any{"labels": labels}, "spec": merged(unsetSpec, "source", merged(unsetSpec["source"].(map[string]any), "helm", map[string]any{
-				"releaseName": nil, "valueFiles": nil, "values": "replicas: 2", "parameters": nil,
+				"releaseName": nil, "valueFiles": nil, "values": "replicas: 2", "parameters": nil, "valuesObject": nil,
 			}))},
 		},
 	}

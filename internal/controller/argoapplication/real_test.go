@@ -179,6 +179,29 @@ func TestRealArgoApplication(t *testing.T) {
 		})
 	})
 
+	// Fields that override what we manage (sources replace source,
+	// automated.enabled false stops the automation) are drift, cleared.
+	t.Run("OverridesOfManagedFieldsCleared", func(t *testing.T) {
+		envtest.Eventually(t, "overrides set behind our back", func() bool {
+			app, err := s.Application(ctx, argocdserver.Namespace, "guestbook")
+			if err != nil || app == nil {
+				return false
+			}
+			_ = unstructured.SetNestedSlice(app.Object, []any{map[string]any{"repoURL": s.Apps.URL, "path": "other", "targetRevision": "main"}}, "spec", "sources")
+			_ = unstructured.SetNestedField(app.Object, false, "spec", "syncPolicy", "automated", "enabled")
+			return s.Kube.Update(ctx, app) == nil
+		})
+		envtest.Eventually(t, "the overrides cleared", func() bool {
+			app, err := s.Application(ctx, argocdserver.Namespace, "guestbook")
+			if err != nil || app == nil {
+				return false
+			}
+			_, hasSources, _ := unstructured.NestedSlice(app.Object, "spec", "sources")
+			_, hasEnabled, _ := unstructured.NestedFieldNoCopy(app.Object, "spec", "syncPolicy", "automated", "enabled")
+			return !hasSources && !hasEnabled
+		})
+	})
+
 	t.Run("SteadyState", func(t *testing.T) {
 		envtest.Eventually(t, "settled", func() bool { return get(t, c, cr) && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue })
 		time.Sleep(3 * time.Second)

@@ -5,6 +5,7 @@ package argoapplication
 import (
 	"cmp"
 	"context"
+	"net/url"
 	"strings"
 
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -84,7 +85,18 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoApplication) (
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
-	return &external{client: cl, server: s.URL}, nil
+	return &external{client: cl, server: withoutUserinfo(s.URL)}, nil
+}
+
+// withoutUserinfo drops user:password@ from a URL: the Argo CD URL is shown
+// in status and on the event stream, and must never carry a credential.
+func withoutUserinfo(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	u.User = nil
+	return u.String()
 }
 
 // Lifecycle describes ArgoApplications to the event stream: a sync

@@ -204,6 +204,18 @@ func TestInvalidObjectsRefused(t *testing.T) {
 			file:   ex("providerconfig/providerconfig.yaml"), kind: "ProviderConfig", mutate: del("spec.argocd.credentials.secretRef"),
 			field: "spec.argocd.credentials", message: "secretRef is required",
 		},
+		"ConfigTenantFilesystemCredentials": {
+			reason: "a namespaced ProviderConfig cannot read the provider's files (its service-account token)",
+			file:   ex("providerconfig/providerconfig.yaml"), kind: "ProviderConfig",
+			mutate: set("spec.argocd.credentials", map[string]any{"source": "Filesystem", "fs": map[string]any{"path": "/var/run/secrets/kubernetes.io/serviceaccount/token"}}),
+			field:  "spec.argocd.credentials.source", message: "a namespaced ProviderConfig takes credentials only from a Secret",
+		},
+		"ConfigTenantEnvironmentCredentials": {
+			reason: "a namespaced ProviderConfig cannot read the provider's environment",
+			file:   ex("providerconfig/providerconfig.yaml"), kind: "ProviderConfig",
+			mutate: set("spec.jenkins.credentials", map[string]any{"source": "Environment", "env": map[string]any{"name": "ARGOCD_TOKEN"}}),
+			field:  "spec.jenkins.credentials.source", message: "allowed only in a ClusterProviderConfig",
+		},
 		"ConfigEmpty": {
 			reason: "a config with no backend is a mistake",
 			file:   ex("providerconfig/providerconfig.yaml"), kind: "ProviderConfig", mutate: set("spec", map[string]any{}),

@@ -243,11 +243,20 @@ type ProviderConfigStatus struct {
 // +kubebuilder:resource:scope=Namespaced,categories={crossplane,provider,devops}
 
 // A ProviderConfig configures the backends for managed resources in its own
-// namespace. It may only read Secrets from that namespace.
+// namespace. It may only read Secrets from that namespace: a namespace is a
+// tenant, and the provider's own environment and files (its service-account
+// token among them) are the platform's, so the credential sources
+// Environment and Filesystem are refused here (by the API server and again
+// by the provider) and kept for ClusterProviderConfig.
 type ProviderConfig struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// +kubebuilder:validation:XValidation:rule="!has(self.jenkins) || self.jenkins.credentials.source in ['Secret', 'None']",message="a namespaced ProviderConfig takes credentials only from a Secret in its own namespace (or None): Environment and Filesystem read the provider's own environment and files and are allowed only in a ClusterProviderConfig",fieldPath=".jenkins.credentials.source"
+	// +kubebuilder:validation:XValidation:rule="!has(self.argocd) || self.argocd.credentials.source in ['Secret', 'None']",message="a namespaced ProviderConfig takes credentials only from a Secret in its own namespace (or None): Environment and Filesystem read the provider's own environment and files and are allowed only in a ClusterProviderConfig",fieldPath=".argocd.credentials.source"
+	// +kubebuilder:validation:XValidation:rule="!has(self.dns) || self.dns.credentials.source in ['Secret', 'None']",message="a namespaced ProviderConfig takes credentials only from a Secret in its own namespace (or None): Environment and Filesystem read the provider's own environment and files and are allowed only in a ClusterProviderConfig",fieldPath=".dns.credentials.source"
+	// +kubebuilder:validation:XValidation:rule="!has(self.registry) || self.registry.credentials.source in ['Secret', 'None']",message="a namespaced ProviderConfig takes credentials only from a Secret in its own namespace (or None): Environment and Filesystem read the provider's own environment and files and are allowed only in a ClusterProviderConfig",fieldPath=".registry.credentials.source"
+	// +kubebuilder:validation:XValidation:rule="!has(self.events) || self.events.credentials.source in ['Secret', 'None']",message="a namespaced ProviderConfig takes credentials only from a Secret in its own namespace (or None): Environment and Filesystem read the provider's own environment and files and are allowed only in a ClusterProviderConfig",fieldPath=".events.credentials.source"
 	Spec   ProviderConfigSpec   `json:"spec"`
 	Status ProviderConfigStatus `json:"status,omitempty"`
 }

@@ -1,7 +1,7 @@
 // Package providerconfig resolves the ProviderConfig or ClusterProviderConfig a
 // managed resource references and reads backend credentials from it. It is the
 // one place that enforces that a namespaced ProviderConfig only reads Secrets
-// from its own namespace.
+// from its own namespace, and never the provider's environment or files.
 package providerconfig
 
 import (
@@ -37,6 +37,7 @@ const (
 	errFmtUnknownSource = "%s: credentials source %q is not supported"
 	errFmtEnvUnset      = "%s: environment variable %q of the provider is not set"
 	errFmtReadFs        = "%s: cannot read credentials file %q"
+	errFmtTenantSource  = "%s: a namespaced ProviderConfig takes credentials only from a Secret in its own namespace (or None), not from source %s: Environment and Filesystem read the provider's own environment and files and are allowed only in a ClusterProviderConfig"
 )
 
 // Config is a resolved ProviderConfig or ClusterProviderConfig.
@@ -100,10 +101,17 @@ func (c *Config) Credentials(ctx context.Context, kube client.Reader, section st
 	switch cr.Source {
 	case xpv2.CredentialsSourceSecret, "":
 		data, err = c.secret(ctx, kube, where, cr.SecretRef)
-	case xpv2.CredentialsSourceEnvironment:
-		data, err = env(where, cr.Env)
-	case xpv2.CredentialsSourceFilesystem:
-		data, err = file(ctx, where, cr.Fs)
+	case xpv2.CredentialsSourceEnvironment, xpv2.CredentialsSourceFilesystem:
+		// The API server refuses these in a ProviderConfig already; this
+		// holds for objects stored before that rule, or written around it.
+		if c.Namespace != "" {
+			return nil, errors.Errorf(errFmtTenantSource, where, cr.Source)
+		}
+		if cr.Source == xpv2.CredentialsSourceEnvironment {
+			data, err = env(where, cr.Env)
+		} else {
+			data, err = file(ctx, where, cr.Fs)
+		}
 	case xpv2.CredentialsSourceNone:
 		return nil, nil
 	default:

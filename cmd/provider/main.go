@@ -8,11 +8,13 @@ import (
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -55,7 +57,12 @@ func main() {
 	kingpin.FatalIfError(err, "cannot get the API server's REST config")
 
 	mgr, err := ctrl.NewManager(ratelimiter.LimitRESTConfig(cfg, f.maxReconcileRate), ctrl.Options{
-		Cache:                  cache.Options{SyncPeriod: &f.syncInterval},
+		Cache: cache.Options{SyncPeriod: &f.syncInterval},
+		// Credentials are read straight from the API server when a resource
+		// connects: a cache would list and watch every Secret in the
+		// cluster, holding all tenants' secrets in the provider's memory
+		// and needing list/watch on all of them.
+		Client:                 client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
 		Metrics:                metricsserver.Options{BindAddress: f.metricsAddr},
 		HealthProbeBindAddress: f.healthAddr,
 		// Leases only, and longer than the default: leader loss under load

@@ -16,12 +16,91 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	jenkinsfake "github.com/freeleaps/provider-devops/internal/testing/jenkins"
 )
 
 func TestMain(m *testing.M) { envtest.Main(m) }
+
+// limitedRole is what the provider may do in TestBinarySecretsUncached: its
+// own kinds, events, CRDs to read, and Secrets only to get, never to list or
+// watch, so a cluster-wide Secret cache would be refused.
+var limitedRole = &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "provider-devops-limited"}, Rules: []rbacv1.PolicyRule{
+	{APIGroups: []string{"devops.freeleaps.io", "jenkins.devops.freeleaps.io", "argocd.devops.freeleaps.io", "dns.devops.freeleaps.io", "registry.devops.freeleaps.io"}, Resources: []string{"*"}, Verbs: []string{"*"}},
+	{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch", "update"}},
+	{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, Verbs: []string{"get", "list", "watch"}},
+	{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}},
+}}
+
+// TestBinarySecretsUncached runs the provider as a user that may get Secrets
+// but not list or watch them: a JenkinsPipeline still connects with its
+// credentials, because Secrets are read from the API server, not from a
+// cache of every Secret in the cluster.
+func TestBinarySecretsUncached(t *testing.T) {
+	env := envtest.Shared(t)
+	ctx := context.Background()
+	c := env.Client
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "provider")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	envtest.Must(t, c.Create(ctx, limitedRole.DeepCopy()))
+	envtest.Must(t, c.Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "provider-devops-limited"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: limitedRole.Name},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "provider-devops-limited"}}}))
+	kc, err := env.KubeConfigFor("provider-devops-limited")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kcPath := filepath.Join(dir, "kubeconfig")
+	envtest.Must(t, os.WriteFile(kcPath, kc, 0o600))
+
+	jenkins := jenkinsfake.New("ci-bot", "jenkins-token-never-printed")
+	defer jenkins.Close()
+	ns := "secrets-uncached"
+	envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	envtest.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "jenkins", Namespace: ns},
+		StringData: map[string]string{"creds": `{"username": "ci-bot", "token": "jenkins-token-never-printed"}`}}))
+	envtest.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
+		Jenkins: &pcv1alpha1.JenkinsConfig{URL: jenkins.URL, Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "jenkins", Key: "creds"}}},
+	}}))
+	p := &jenkinsv1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: "uncached", Namespace: ns}}
+	p.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"}
+	script := "pipeline { agent any; stages { stage('x') { steps { echo 'x' } } } }"
+	p.Spec.ForProvider = jenkinsv1alpha1.JenkinsPipelineParameters{Name: "uncached", Source: jenkinsv1alpha1.PipelineSource{Script: &script}}
+	envtest.Must(t, c.Create(ctx, p))
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(runCtx, bin, "--metrics-bind-address="+freeAddr(t), "--health-probe-bind-address="+freeAddr(t), "--poll=2s")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kcPath)
+	logs := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	envtest.Must(t, cmd.Start())
+	defer func() { cancel(); _ = cmd.Wait() }()
+
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(250 * time.Millisecond) {
+		envtest.Must(t, c.Get(ctx, client.ObjectKeyFromObject(p), p))
+		if p.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue && jenkins.Exists("uncached") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the pipeline never connected with get-only Secret rights: %v\nprovider output:\n%s", p.GetCondition(xpv2.TypeSynced), logs.String())
+		}
+	}
+	if out := logs.String(); strings.Contains(out, "jenkins-token-never-printed") {
+		t.Errorf("the token was printed")
+	}
+}
 
 // TestBinary builds the provider and runs it as a user would: against a real
 // API server with a kubeconfig. It must serve its probes and metrics, and

@@ -60,7 +60,14 @@ func Shared(t testing.TB) *Env {
 // KubeConfig returns a kubeconfig for an administrator of the control plane,
 // for tests that run the provider binary as a user would.
 func (e *Env) KubeConfig() ([]byte, error) {
-	u, err := e.env.AddUser(envtest.User{Name: "provider-devops-test", Groups: []string{"system:masters"}}, nil)
+	return e.KubeConfigFor("provider-devops-test", "system:masters")
+}
+
+// KubeConfigFor returns a kubeconfig for user name in groups, whose rights
+// are what RBAC grants them: tests run the provider with the permissions it
+// would have in a cluster.
+func (e *Env) KubeConfigFor(name string, groups ...string) ([]byte, error) {
+	u, err := e.env.AddUser(envtest.User{Name: name, Groups: groups}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ type flags struct {
 	managementPolicies      bool
 	metricsAddr             string
 	healthAddr              string
+	tenantBackendHosts      []string
 	events                  *eventFlags
 }
 
@@ -35,6 +36,7 @@ func registerFlags(app *kingpin.Application) *flags {
 	app.Flag("enable-management-policies", "Honour spec.managementPolicies (Observe-only, no Delete, ...).").Default("true").Envar("ENABLE_MANAGEMENT_POLICIES").BoolVar(&f.managementPolicies)
 	app.Flag("metrics-bind-address", "Address the Prometheus metrics endpoint listens on; 0 disables it.").Default(":8080").Envar("METRICS_BIND_ADDRESS").StringVar(&f.metricsAddr)
 	app.Flag("health-probe-bind-address", "Address the /healthz and /readyz probes listen on.").Default(":8081").Envar("HEALTH_PROBE_BIND_ADDRESS").StringVar(&f.healthAddr)
+	app.Flag("tenant-backend-hosts", "Host patterns (shell globs, e.g. *.corp.example.com) that namespaced ProviderConfigs may point the provider at; repeat or comma-separate. Empty (the default): any host. ClusterProviderConfigs are not limited.").Envar("TENANT_BACKEND_HOSTS").StringsVar(&f.tenantBackendHosts)
 	f.events = registerEventFlags(app)
 	return f
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -31,6 +32,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis"
 	devops "github.com/freeleaps/provider-devops/internal/controller"
+	"github.com/freeleaps/provider-devops/internal/providerconfig"
 	"github.com/freeleaps/provider-devops/internal/version"
 )
 
@@ -39,6 +41,13 @@ func main() {
 	f := registerFlags(app)
 	kingpin.MustParse(app.Parse(os.Args[1:]))
 	if err := f.validate(); err != nil {
+		app.Fatalf("invalid flags: %v", err)
+	}
+	var hosts []string
+	for _, h := range f.tenantBackendHosts {
+		hosts = append(hosts, strings.Split(h, ",")...)
+	}
+	if err := providerconfig.SetTenantHosts(hosts); err != nil {
 		app.Fatalf("invalid flags: %v", err)
 	}
 

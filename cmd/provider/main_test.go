@@ -118,6 +118,10 @@ func TestBinary(t *testing.T) {
 		if err == nil || !strings.Contains(string(out), "--poll must be at least 1s") {
 			t.Fatalf("want a refusal naming --poll, got err=%v output=%s", err, out)
 		}
+		out, err = exec.Command(bin, "--tenant-backend-hosts=*.corp.example,[bad").CombinedOutput()
+		if err == nil || !strings.Contains(string(out), `--tenant-backend-hosts: "[bad" is not a valid host pattern`) {
+			t.Fatalf("want a refusal naming --tenant-backend-hosts, got err=%v output=%s", err, out)
+		}
 	})
 
 	t.Run("ServesProbesAndMetrics", func(t *testing.T) {

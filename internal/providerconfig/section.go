@@ -36,5 +36,10 @@ func Section[S any](ctx context.Context, kube client.Reader, usage Tracker, mr r
 	if s == nil {
 		return nil, nil, errors.Errorf(errFmtSectionUnset, pc, "spec."+name)
 	}
+	if e, ok := any(s).(interface{ Endpoint() string }); ok && pc.Namespace != "" {
+		if err := checkTenantHost(pc.String()+" spec."+name, e.Endpoint()); err != nil {
+			return nil, nil, err
+		}
+	}
 	return pc, s, nil
 }

@@ -377,6 +377,32 @@ func delta(before, after map[string]int) map[string]int {
 // measureSteadyState counts the provider's API requests and the backends'
 // requests while nothing changes.
 func (c *Cluster) measureSteadyState(ctx context.Context, r *Report) error {
+	// With the real Argo CD, a sync's operation can finish just after the
+	// application reports Synced and Healthy, which the provider then
+	// records once: the steady state starts when the provider has written
+	// nothing for a while.
+	settled := time.Now()
+	if err := c.Wait(ctx, "the provider to stop writing after Ready", 2*time.Minute, func(ctx context.Context) (bool, string, error) {
+		before, err := c.providerAPIRequests(ctx)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		select {
+		case <-ctx.Done():
+			return false, "", ctx.Err()
+		case <-time.After(10 * time.Second):
+		}
+		after, err := c.providerAPIRequests(ctx)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		writes := delta(before, after)
+		delete(writes, "GET")
+		return len(writes) == 0, fmt.Sprintf("writes in the last 10s: %v", writes), nil
+	}); err != nil {
+		return err
+	}
+	c.logf("  settled: no write by the provider for 10s (%s after Ready)", time.Since(settled).Round(time.Second))
 	c.logf("measuring the steady state for %s", r.Steady)
 	api0, backend0, err := c.requestCounts(ctx)
 	if err != nil {

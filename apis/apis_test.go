@@ -94,6 +94,16 @@ func TestInvalidObjectsRefused(t *testing.T) {
 			file:   ex("dns/dnsrecord.yaml"), mutate: set("spec.forProvider.name", "Alpha_Shop!"),
 			field: "spec.forProvider.name", message: "should match",
 		},
+		"DNSOwnershipName": {
+			reason: "an ownership record's name, written with adoptExisting, would take over another resource's record set",
+			file:   ex("dns/dnsrecord.yaml"), mutate: multi(set("spec.forProvider.name", "_devops-owner-a.www"), set("spec.forProvider.type", "TXT"), set("spec.forProvider.values", []any{"heritage=provider-devops,resource=me/www"}), set("spec.forProvider.adoptExisting", true)),
+			field: "spec.forProvider.name", message: "label starting with _devops-owner are refused",
+		},
+		"DNSOwnershipNameWildcard": {
+			reason: "the wildcard's ownership record is refused too",
+			file:   ex("dns/dnsrecord.yaml"), mutate: multi(set("spec.forProvider.name", "_devops-owner-a-wildcard.preview"), set("spec.forProvider.type", "TXT"), set("spec.forProvider.values", []any{"x"})),
+			field: "spec.forProvider.name", message: "label starting with _devops-owner are refused",
+		},
 		"DNSUnknownType": {
 			reason: "only known record types are accepted",
 			file:   ex("dns/dnsrecord.yaml"), mutate: set("spec.forProvider.type", "MXX"),

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net"
+	"regexp"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -22,6 +23,7 @@ type flags struct {
 	metricsAddr             string
 	healthAddr              string
 	tenantBackendHosts      []string
+	ownerID                 string
 	events                  *eventFlags
 }
 
@@ -37,6 +39,7 @@ func registerFlags(app *kingpin.Application) *flags {
 	app.Flag("metrics-bind-address", "Address the Prometheus metrics endpoint listens on; 0 disables it.").Default(":8080").Envar("METRICS_BIND_ADDRESS").StringVar(&f.metricsAddr)
 	app.Flag("health-probe-bind-address", "Address the /healthz and /readyz probes listen on.").Default(":8081").Envar("HEALTH_PROBE_BIND_ADDRESS").StringVar(&f.healthAddr)
 	app.Flag("tenant-backend-hosts", "Host patterns (shell globs, e.g. *.corp.example.com) that namespaced ProviderConfigs may point the provider at; repeat or comma-separate. Empty (the default): any host. ClusterProviderConfigs are not limited.").Envar("TENANT_BACKEND_HOSTS").StringsVar(&f.tenantBackendHosts)
+	app.Flag("owner-id", "Identifies this control plane in the ownership records it writes next to DNS record sets (like external-dns's --txt-owner-id). Give each control plane that shares a DNS zone its own id: a record set owned by another id is never changed or deleted.").Default("default").Envar("OWNER_ID").StringVar(&f.ownerID)
 	f.events = registerEventFlags(app)
 	return f
 }
@@ -51,6 +54,8 @@ func (f *flags) validate() error {
 		return errors.Errorf("--poll-state-metric must be at least 1s, got %s", f.pollStateMetricInterval)
 	case f.maxReconcileRate < 1 || f.maxReconcileRate > 1000:
 		return errors.Errorf("--max-reconcile-rate must be between 1 and 1000, got %d", f.maxReconcileRate)
+	case !ownerIDPattern.MatchString(f.ownerID):
+		return errors.Errorf("--owner-id must be 1-63 letters, digits, '-', '_' or '.', got %q", f.ownerID)
 	}
 	if err := f.events.validate(); err != nil {
 		return err
@@ -60,6 +65,10 @@ func (f *flags) validate() error {
 	}
 	return checkAddr("--health-probe-bind-address", f.healthAddr, false)
 }
+
+// ownerIDPattern keeps the owner id readable in a TXT record and free of
+// the ',' and '=' that separate its fields.
+var ownerIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,63}$`)
 
 func checkAddr(flag, addr string, mayDisable bool) error {
 	if mayDisable && addr == "0" {

@@ -26,6 +26,9 @@ func TestFlagsValidate(t *testing.T) {
 		"EventsOutboxZero":    {reason: "an outbox must hold something", args: []string{"--events-outbox=0"}, want: "--events-outbox must be between 1 and 1000000"},
 		"EventsPrefetch":      {reason: "prefetch is bounded", args: []string{"--events-deploy-prefetch=0"}, want: "--events-deploy-prefetch must be between 1 and 1000"},
 		"EventsSecretOK":      {reason: "a namespaced Secret enables events", args: []string{"--events-secret=crossplane-system/rabbitmq"}},
+		"OwnerIDComma":        {reason: "',' separates the ownership record's fields", args: []string{"--owner-id=a,resource=x"}, want: "--owner-id must be 1-63 letters"},
+		"OwnerIDEmpty":        {reason: "an empty id would match no record", args: []string{"--owner-id="}, want: "--owner-id must be 1-63 letters"},
+		"OwnerIDOK":           {reason: "a control plane's name", args: []string{"--owner-id=prod-eu.1"}},
 		"BadStateMetric":      {reason: "state metrics need a sane interval", args: []string{"--poll-state-metric=1ms"}, want: "--poll-state-metric must be at least 1s"},
 	}
 	for name, tc := range cases {

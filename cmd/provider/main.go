@@ -110,7 +110,7 @@ func main() {
 	}
 
 	kingpin.FatalIfError(customresourcesgate.Setup(mgr, o), "cannot set up the CRD gate")
-	kingpin.FatalIfError(devops.SetupGated(mgr, o), "cannot set up the controllers")
+	kingpin.FatalIfError(devops.SetupGated(mgr, o, devops.Config{OwnerID: f.ownerID}), "cannot set up the controllers")
 	kingpin.FatalIfError(f.events.setup(mgr, o, log), "cannot set up the event stream")
 	kingpin.FatalIfError(mgr.Start(ctrl.SetupSignalHandler()), "cannot start the controller manager")
 }

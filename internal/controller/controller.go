@@ -13,14 +13,22 @@ import (
 	"github.com/freeleaps/provider-devops/internal/controller/registryrepo"
 )
 
+// Config is what the provider's flags tell the controllers.
+type Config struct {
+	// OwnerID identifies this control plane in the ownership records it
+	// writes (DNS), so two control planes sharing a zone never touch each
+	// other's records. "" means "default".
+	OwnerID string
+}
+
 // SetupGated adds the config controllers now and each managed-resource
 // controller once its CRD is established (safe-start).
-func SetupGated(mgr ctrl.Manager, o controller.Options) error {
+func SetupGated(mgr ctrl.Manager, o controller.Options, cfg Config) error {
 	for _, setup := range []func(ctrl.Manager, controller.Options) error{
 		providerconfig.Setup,
 		jenkinspipeline.SetupGated,
 		argoapplication.SetupGated,
-		dnsrecord.SetupGated,
+		func(mgr ctrl.Manager, o controller.Options) error { return dnsrecord.SetupGated(mgr, o, cfg.OwnerID) },
 		registryrepo.SetupGated,
 	} {
 		if err := setup(mgr, o); err != nil {

@@ -41,7 +41,7 @@ func startProvider(t testing.TB, env *envtest.Env) {
 		if err := customresourcesgate.Setup(mgr, o); err != nil {
 			return err
 		}
-		return devops.SetupGated(mgr, o)
+		return devops.SetupGated(mgr, o, devops.Config{})
 	})
 }
 

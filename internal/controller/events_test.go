@@ -103,7 +103,7 @@ func startProviderWithEvents(t *testing.T, env *envtest.Env, url string, m *even
 		if err := customresourcesgate.Setup(mgr, o); err != nil {
 			return err
 		}
-		if err := devops.SetupGated(mgr, o); err != nil {
+		if err := devops.SetupGated(mgr, o, devops.Config{}); err != nil {
 			return err
 		}
 		pub := events.NewPublisher(events.PublisherOptions{Source: src, Metrics: m})

@@ -30,6 +30,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.type != 'AAAA' || self.values.all(v, isIP(v) && ip(v).family() == 6)",message="every value of an AAAA record must be an IPv6 address",fieldPath=".values"
 // +kubebuilder:validation:XValidation:rule="!(self.type in ['CNAME', 'NS']) || self.values.all(v, v.matches('^([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?\\\\.)*[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?\\\\.?$'))",message="CNAME and NS values must be host names",fieldPath=".values"
 // +kubebuilder:validation:XValidation:rule="self.type != 'MX' || self.values.all(v, v.matches('^[0-9]{1,5} [A-Za-z0-9_.-]+$'))",message="MX values are 'PRIORITY HOST', e.g. '10 mail.example.com.'",fieldPath=".values"
+// +kubebuilder:validation:XValidation:rule="!self.name.matches('(^|\\\\.)_devops-owner')",message="names with a label starting with _devops-owner are refused: they are the provider's ownership records, and writing one could take over another resource's record set",fieldPath=".name"
 // +kubebuilder:validation:XValidation:rule="self.zone == oldSelf.zone && self.name == oldSelf.name && self.type == oldSelf.type",message="zone, name and type are immutable: they identify the record set; create a new DNSRecord for another one"
 type DNSRecordParameters struct {
 	// Zone the record lives in, e.g. example.com.

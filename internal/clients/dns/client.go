@@ -46,6 +46,10 @@ type backend struct {
 	new func(Config) (Provider, error)
 	// minTTL is the shortest TTL the provider applies.
 	minTTL time.Duration
+	// atomic providers write a record set and its ownership record in one
+	// update. The others write the ownership record first and delete it
+	// last, so a crash in between never leaves a record set without owner.
+	atomic bool
 }
 
 // backends lists the supported providers. Adding a libdns provider is one
@@ -60,7 +64,7 @@ var backends = map[string]backend{
 			alg = "hmac-sha256"
 		}
 		return &rfc2136.Provider{Server: c.Server, KeyName: c.KeyName, KeyAlg: alg, Key: c.Secret}, nil
-	}},
+	}, atomic: true},
 	"godaddy": {new: func(c Config) (Provider, error) {
 		k, s, ok := strings.Cut(strings.TrimSpace(c.Secret), ":")
 		if !ok || k == "" || s == "" {
@@ -97,12 +101,49 @@ type RRset struct {
 	Values []string
 }
 
+// Owner is who holds a record set: a resource (namespace/name) in the
+// control plane identified by ID, like external-dns's --txt-owner-id. Two
+// control planes with different IDs never touch each other's record sets,
+// even for resources of the same namespace and name.
+type Owner struct {
+	ID       string
+	Resource string
+}
+
+// DefaultOwnerID is the owner ID of ownership records written before owner
+// IDs existed, and the provider's default.
+const DefaultOwnerID = "default"
+
+// String names the owner in messages.
+func (o Owner) String() string {
+	if o.ID == DefaultOwnerID {
+		return o.Resource
+	}
+	return o.Resource + " (owner id " + o.ID + ")"
+}
+
+// OwnerPrefix starts the first label of every ownership record. A record
+// set whose name has a label starting with it is refused: writing one could
+// rewrite another record set's ownership.
+const OwnerPrefix = "_devops-owner"
+
+// IsOwnershipName is true when name (relative or absolute) has a label
+// starting with OwnerPrefix.
+func IsOwnershipName(name string) bool {
+	for _, l := range strings.Split(strings.ToLower(name), ".") {
+		if strings.HasPrefix(l, OwnerPrefix) {
+			return true
+		}
+	}
+	return false
+}
+
 // Observed is what one read of the zone says about a record set.
 type Observed struct {
 	// RRset is nil when the record set does not exist.
 	RRset *RRset
-	// Owner is the resource named by the ownership record, "" if none.
-	Owner string
+	// Owner is named by the ownership record; the zero Owner if none.
+	Owner Owner
 }
 
 // Get reads the zone once and returns the record set name/typ and its
@@ -137,18 +178,37 @@ func (c *Client) Get(ctx context.Context, zone, name, typ string) (*Observed, er
 
 // Set replaces the record set with want and writes the ownership record
 // naming owner. Providers that support it (RFC 2136) do both in one atomic
-// update.
-func (c *Client) Set(ctx context.Context, zone string, want RRset, owner string) error {
-	if _, err := c.p.SetRecords(ctx, zone, c.records(want, owner)); err != nil {
-		return classify(err, "cannot write the record set")
+// update; for the others the ownership record is written first.
+func (c *Client) Set(ctx context.Context, zone string, want RRset, owner Owner) error {
+	set, own := c.records(want), c.ownership(want, owner)
+	if c.b.atomic {
+		set, own = append(set, own...), nil
+	}
+	for _, recs := range [][]libdns.Record{own, set} {
+		if len(recs) == 0 {
+			continue
+		}
+		if _, err := c.p.SetRecords(ctx, zone, recs); err != nil {
+			return classify(err, "cannot write the record set")
+		}
 	}
 	return nil
 }
 
-// Delete removes exactly the values of have and the ownership record.
-func (c *Client) Delete(ctx context.Context, zone string, have RRset, owner string) error {
-	if _, err := c.p.DeleteRecords(ctx, zone, c.records(have, owner)); err != nil {
-		return classify(err, "cannot delete the record set")
+// Delete removes exactly the values of have and then the ownership record
+// (in one atomic update where the provider supports it).
+func (c *Client) Delete(ctx context.Context, zone string, have RRset, owner Owner) error {
+	set, own := c.records(have), c.ownership(have, owner)
+	if c.b.atomic {
+		set, own = append(set, own...), nil
+	}
+	for _, recs := range [][]libdns.Record{set, own} {
+		if len(recs) == 0 {
+			continue
+		}
+		if _, err := c.p.DeleteRecords(ctx, zone, recs); err != nil {
+			return classify(err, "cannot delete the record set")
+		}
 	}
 	return nil
 }
@@ -158,22 +218,26 @@ func (c *Client) EffectiveTTL(want time.Duration) time.Duration {
 	return max(want, c.b.minTTL)
 }
 
-func (c *Client) records(s RRset, owner string) []libdns.Record {
+func (c *Client) records(s RRset) []libdns.Record {
 	ttl := c.EffectiveTTL(s.TTL)
 	out := make([]libdns.Record, 0, len(s.Values)+1)
 	for _, v := range NormalizeValues(s.Type, s.Values) {
 		out = append(out, libdns.RR{Name: normName(s.Name), Type: s.Type, TTL: ttl, Data: v})
 	}
-	if owner != "" {
-		out = append(out, libdns.RR{Name: OwnerName(s.Name, s.Type), Type: "TXT", TTL: ttl, Data: ownerValue(owner)})
-	}
 	return out
+}
+
+func (c *Client) ownership(s RRset, owner Owner) []libdns.Record {
+	if owner.Resource == "" {
+		return nil
+	}
+	return []libdns.Record{libdns.RR{Name: OwnerName(s.Name, s.Type), Type: "TXT", TTL: c.EffectiveTTL(s.TTL), Data: ownerValue(owner)}}
 }
 
 // OwnerName is the name of the ownership TXT record of name/typ: a child
 // label, so it can sit beside a CNAME; a wildcard's owner lives beside it.
 func OwnerName(name, typ string) string {
-	label := "_devops-owner-" + strings.ToLower(typ)
+	label := OwnerPrefix + "-" + strings.ToLower(typ)
 	switch name = normName(name); {
 	case name == "@":
 		return label
@@ -186,16 +250,32 @@ func OwnerName(name, typ string) string {
 	}
 }
 
-const heritage = "heritage=provider-devops,resource="
+const heritage = "heritage=provider-devops,"
 
-func ownerValue(owner string) string { return heritage + owner }
+// ownerValue is the ownership record's text:
+// "heritage=provider-devops,owner=<id>,resource=<namespace>/<name>".
+func ownerValue(o Owner) string {
+	return heritage + "owner=" + o.ID + ",resource=" + o.Resource
+}
 
-func parseOwner(v string) (string, bool) {
+// parseOwner reads an ownership record. Records written before owner IDs
+// existed have no owner= field and belong to DefaultOwnerID.
+func parseOwner(v string) (Owner, bool) {
 	v = strings.Trim(v, `"`)
-	if !strings.HasPrefix(v, heritage) {
-		return "", false
+	rest, ok := strings.CutPrefix(v, heritage)
+	if !ok {
+		return Owner{}, false
 	}
-	return strings.TrimPrefix(v, heritage), true
+	o := Owner{ID: DefaultOwnerID}
+	if id, r, ok := strings.Cut(rest, ","); ok && strings.HasPrefix(id, "owner=") {
+		o.ID, rest = strings.TrimPrefix(id, "owner="), r
+	}
+	res, ok := strings.CutPrefix(rest, "resource=")
+	if !ok || res == "" || o.ID == "" {
+		return Owner{}, false
+	}
+	o.Resource = res
+	return o, true
 }
 
 func normName(n string) string {

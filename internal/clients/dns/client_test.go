@@ -27,7 +27,7 @@ func TestRFC2136AgainstBIND(t *testing.T) {
 	s := bind.Start(t)
 	c := rfc2136Client(t, s, s.Secret)
 	ctx := context.Background()
-	const owner = "team/www"
+	owner := dns.Owner{ID: dns.DefaultOwnerID, Resource: "team/www"}
 
 	cases := map[string]struct {
 		reason string
@@ -108,7 +108,7 @@ func TestRFC2136AgainstBIND(t *testing.T) {
 	t.Run("NotOwned", func(t *testing.T) {
 		s.NSUpdate(t, "update add legacy.example.test. 300 A 192.0.2.50")
 		obs, err := c.Get(ctx, bind.Zone, "legacy", "A")
-		if err != nil || obs.RRset == nil || obs.Owner != "" {
+		if err != nil || obs.RRset == nil || obs.Owner != (dns.Owner{}) {
 			t.Errorf("a record set nobody claims: got %+v, %v", obs, err)
 		}
 	})

@@ -37,7 +37,7 @@ func TestGoDaddyAgainstFake(t *testing.T) {
 	defer s.Close()
 	c := godaddyClient(t, s.URL, gdSecret)
 	ctx := context.Background()
-	const owner = "team/www"
+	owner := dns.Owner{ID: dns.DefaultOwnerID, Resource: "team/www"}
 
 	cases := map[string]struct {
 		reason string

@@ -39,29 +39,36 @@ var Kind = mrcontroller.Kind[*v1alpha1.DNSRecord]{
 // Client is the part of a DNS provider the controller uses.
 type Client interface {
 	Get(ctx context.Context, zone, name, typ string) (*dns.Observed, error)
-	Set(ctx context.Context, zone string, want dns.RRset, owner string) error
-	Delete(ctx context.Context, zone string, have dns.RRset, owner string) error
+	Set(ctx context.Context, zone string, want dns.RRset, owner dns.Owner) error
+	Delete(ctx context.Context, zone string, have dns.RRset, owner dns.Owner) error
 	EffectiveTTL(want time.Duration) time.Duration
 }
 
 // SetupGated adds the DNSRecord controller once its CRD is established.
-func SetupGated(mgr ctrl.Manager, o controller.Options) error {
-	return mrcontroller.SetupGated(mgr, o, Kind, NewConnector(mgr.GetClient(), nil))
+// ownerID identifies this control plane in ownership records ("" means
+// dns.DefaultOwnerID).
+func SetupGated(mgr ctrl.Manager, o controller.Options, ownerID string) error {
+	return mrcontroller.SetupGated(mgr, o, Kind, NewConnector(mgr.GetClient(), nil, ownerID))
 }
 
 // NewConnector returns the connector. newClient builds the DNS client; nil
-// means the real one.
-func NewConnector(kube client.Client, newClient func(dns.Config) (Client, error)) managed.TypedExternalConnector[*v1alpha1.DNSRecord] {
+// means the real one. ownerID identifies this control plane in ownership
+// records ("" means dns.DefaultOwnerID).
+func NewConnector(kube client.Client, newClient func(dns.Config) (Client, error), ownerID string) managed.TypedExternalConnector[*v1alpha1.DNSRecord] {
 	if newClient == nil {
 		newClient = func(c dns.Config) (Client, error) { return dns.New(c) }
 	}
-	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient}
+	if ownerID == "" {
+		ownerID = dns.DefaultOwnerID
+	}
+	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient, ownerID: ownerID}
 }
 
 type connector struct {
 	kube      client.Client
 	usage     providerconfig.Tracker
 	newClient func(dns.Config) (Client, error)
+	ownerID   string
 }
 
 // Connect reads the ProviderConfig's dns section and credentials.
@@ -85,7 +92,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.DNSRecord) (manage
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
-	return &external{client: cl}, nil
+	return &external{client: cl, ownerID: c.ownerID}, nil
 }
 
 // Lifecycle describes DNSRecords to the event stream; the URL is the

@@ -45,14 +45,14 @@ func (c counting) Get(ctx context.Context, zone, name, typ string) (*dns.Observe
 	return c.Client.Get(ctx, zone, name, typ)
 }
 
-func (c counting) Set(ctx context.Context, zone string, want dns.RRset, owner string) error {
+func (c counting) Set(ctx context.Context, zone string, want dns.RRset, owner dns.Owner) error {
 	if want.Name == "www" {
 		c.writes.Add(1)
 	}
 	return c.Client.Set(ctx, zone, want, owner)
 }
 
-func (c counting) Delete(ctx context.Context, zone string, have dns.RRset, owner string) error {
+func (c counting) Delete(ctx context.Context, zone string, have dns.RRset, owner dns.Owner) error {
 	if have.Name == "www" {
 		c.writes.Add(1)
 	}
@@ -86,7 +86,7 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 				return nil, err
 			}
 			return counting{Client: cl, reads: &reads, writes: &writes}, nil
-		}))
+		}, "cp1"))
 	})
 
 	www := newRecord(ns, "www", "www", v1alpha1.RecordA, "192.0.2.1", "192.0.2.2")
@@ -100,7 +100,7 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 	if got := www.Status.AtProvider; got.FQDN != "www.example.test." || strings.Join(got.Values, ",") != "192.0.2.1,192.0.2.2" || got.TTL != 300 {
 		t.Errorf("atProvider: got %+v", got)
 	}
-	if owner := srv.Values("_devops-owner-a.www.example.test.", mdns.TypeTXT); len(owner) != 1 || !strings.Contains(owner[0], "resource="+ns+"/www") {
+	if owner := srv.Values("_devops-owner-a.www.example.test.", mdns.TypeTXT); len(owner) != 1 || !strings.Contains(owner[0], "owner=cp1,resource="+ns+"/www") {
 		t.Errorf("ownership record: got %v", owner)
 	}
 
@@ -174,6 +174,35 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 		envtest.Eventually(t, "thief gone, www intact", func() bool {
 			return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(thief), thief)) && len(srv.Values("www.example.test.", mdns.TypeA)) == 2
 		})
+
+		// The same namespace/name in another control plane (owner id cp2)
+		// is never touched, adoptExisting or not, and never deleted.
+		srv.NSUpdate(t, "update add twin.example.test. 300 A 203.0.113.20\n"+
+			`update add _devops-owner-a.twin.example.test. 300 TXT "heritage=provider-devops,owner=cp2,resource=`+ns+`/twin"`)
+		twin := newRecord(ns, "twin", "twin", v1alpha1.RecordA, "203.0.113.21")
+		twin.Spec.ForProvider.AdoptExisting = true
+		envtest.Must(t, c.Create(ctx, twin))
+		envtest.Eventually(t, "another control plane's record set refused", func() bool {
+			return get(c, twin) && strings.Contains(twin.GetCondition(xpv2.TypeSynced).Message, `owned by another control plane (owner id "cp2"`)
+		})
+		envtest.Must(t, c.Delete(ctx, twin))
+		envtest.Eventually(t, "twin let go", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(twin), twin)) })
+		if v, o := srv.Values("twin.example.test.", mdns.TypeA), srv.Values("_devops-owner-a.twin.example.test.", mdns.TypeTXT); len(v) != 1 || v[0] != "203.0.113.20" || len(o) != 1 || !strings.Contains(o[0], "owner=cp2") {
+			t.Errorf("another control plane's record set was changed: %v %v", v, o)
+		}
+		// An ownership record without its record set (another resource's
+		// write in progress, GoDaddy writes the ownership record first) is
+		// not taken over either.
+		srv.NSUpdate(t, `update add _devops-owner-a.pending.example.test. 300 TXT "heritage=provider-devops,owner=cp1,resource=`+ns+`/first"`)
+		second := newRecord(ns, "second", "pending", v1alpha1.RecordA, "203.0.113.30")
+		envtest.Must(t, c.Create(ctx, second))
+		envtest.Eventually(t, "pending ownership respected", func() bool {
+			return get(c, second) && strings.Contains(second.GetCondition(xpv2.TypeSynced).Message, "is owned by DNSRecord "+ns+"/first")
+		})
+		if v := srv.Values("pending.example.test.", mdns.TypeA); len(v) != 0 {
+			t.Errorf("a record set claimed by another resource was written: %v", v)
+		}
+		envtest.Must(t, c.Delete(ctx, second))
 
 		patch(t, c, legacy, func(r *v1alpha1.DNSRecord) { r.Spec.ForProvider.AdoptExisting = true })
 		envtest.Eventually(t, "adopted", func() bool {
@@ -272,7 +301,7 @@ func TestDNSRecordAgainstGoDaddy(t *testing.T) {
 			SecretRef: &pcv1alpha1.SecretKeySelector{Name: "godaddy", Key: "key"}},
 	}}}))
 	envtest.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
-		return mrcontroller.Setup(mgr, o, dnsrecord.Kind, dnsrecord.NewConnector(mgr.GetClient(), nil))
+		return mrcontroller.Setup(mgr, o, dnsrecord.Kind, dnsrecord.NewConnector(mgr.GetClient(), nil, ""))
 	})
 
 	www := newRecord(ns, "www", "www", v1alpha1.RecordA, "192.0.2.1", "192.0.2.2")

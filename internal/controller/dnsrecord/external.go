@@ -22,15 +22,20 @@ const (
 	errSet             = "cannot write the DNS record set"
 	errDelete          = "cannot delete the DNS record set"
 	errFmtOwnedByOther = "DNS record set %s is owned by DNSRecord %s (ownership TXT record %s): it was left untouched"
+	errFmtOtherOwnerID = "DNS record set %s is owned by another control plane (owner id %q, this provider runs with --owner-id %q; ownership TXT record %s): it was left untouched, whatever adoptExisting says"
+	errFmtOwnershipName = "DNS name %q is refused: labels starting with %q are the provider's ownership records, and writing one could take over another resource's record set"
 	errFmtNotOwned     = "DNS record set %s already exists and no DNSRecord owns it: it was left untouched. Set spec.forProvider.adoptExisting: true to take it over, or delete it from the zone"
 )
 
 type external struct {
-	client Client
+	client  Client
+	ownerID string
 }
 
-// Owner is how the ownership record names cr.
-func Owner(cr *v1alpha1.DNSRecord) string { return cr.GetNamespace() + "/" + cr.GetName() }
+// owner is how the ownership record names cr.
+func (e *external) owner(cr *v1alpha1.DNSRecord) dns.Owner {
+	return dns.Owner{ID: e.ownerID, Resource: cr.GetNamespace() + "/" + cr.GetName()}
+}
 
 // Desired is the record set cr asks for.
 func Desired(cr *v1alpha1.DNSRecord) dns.RRset {
@@ -45,26 +50,40 @@ func Desired(cr *v1alpha1.DNSRecord) dns.RRset {
 // Observe reads the zone once and compares the record set's values and TTL.
 func (e *external) Observe(ctx context.Context, cr *v1alpha1.DNSRecord) (managed.ExternalObservation, error) {
 	p := cr.Spec.ForProvider
+	if dns.IsOwnershipName(p.Name) {
+		// The CRD refuses these names; one stored before it did is never
+		// written, and let go when deleted.
+		if meta.WasDeleted(cr) {
+			return managed.ExternalObservation{ResourceExists: false}, nil
+		}
+		return managed.ExternalObservation{}, errors.Errorf(errFmtOwnershipName, p.Name, dns.OwnerPrefix)
+	}
 	fqdn := dns.FQDN(p.Name, p.Zone)
 	obs, err := e.client.Get(ctx, p.Zone, p.Name, string(p.Type))
 	if err != nil {
 		return managed.ExternalObservation{}, errors.Wrap(err, errGet)
 	}
+	mine := obs.Owner == e.owner(cr)
 	if obs.RRset == nil {
-		return managed.ExternalObservation{ResourceExists: false}, nil
+		// An ownership record left alone by an interrupted delete is ours
+		// to remove; one naming another resource (whose record set is being
+		// written, or was) is not ours to overwrite.
+		if obs.Owner != (dns.Owner{}) && !mine && !meta.WasDeleted(cr) && mrcontroller.MayWrite(cr) {
+			return managed.ExternalObservation{}, e.ownedByOther(cr, obs.Owner)
+		}
+		return managed.ExternalObservation{ResourceExists: mine && meta.WasDeleted(cr)}, nil
 	}
 	adopting := false
-	if obs.Owner != Owner(cr) && mrcontroller.MayWrite(cr) {
+	if !mine && mrcontroller.MayWrite(cr) {
 		if meta.WasDeleted(cr) {
 			// Never ours: let the resource go and leave the record set.
 			return managed.ExternalObservation{ResourceExists: false}, nil
 		}
-		name := fmt.Sprintf("%s %s", fqdn, p.Type)
-		if obs.Owner != "" {
-			return managed.ExternalObservation{}, errors.Errorf(errFmtOwnedByOther, name, obs.Owner, dns.OwnerName(p.Name, string(p.Type)))
+		if obs.Owner != (dns.Owner{}) {
+			return managed.ExternalObservation{}, e.ownedByOther(cr, obs.Owner)
 		}
 		if !p.AdoptExisting {
-			return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, name)
+			return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, fmt.Sprintf("%s %s", fqdn, p.Type))
 		}
 		adopting = true
 	}
@@ -82,16 +101,25 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.DNSRecord) (managed
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
 }
 
+func (e *external) ownedByOther(cr *v1alpha1.DNSRecord, o dns.Owner) error {
+	p := cr.Spec.ForProvider
+	name, rec := fmt.Sprintf("%s %s", dns.FQDN(p.Name, p.Zone), p.Type), dns.OwnerName(p.Name, string(p.Type))
+	if o.ID != e.ownerID {
+		return errors.Errorf(errFmtOtherOwnerID, name, o.ID, e.ownerID, rec)
+	}
+	return errors.Errorf(errFmtOwnedByOther, name, o.Resource, rec)
+}
+
 // Create writes the record set and its ownership record.
 func (e *external) Create(ctx context.Context, cr *v1alpha1.DNSRecord) (managed.ExternalCreation, error) {
 	cr.SetConditions(xpv2.Creating())
-	err := e.client.Set(ctx, cr.Spec.ForProvider.Zone, Desired(cr), Owner(cr))
+	err := e.client.Set(ctx, cr.Spec.ForProvider.Zone, Desired(cr), e.owner(cr))
 	return managed.ExternalCreation{}, errors.Wrap(err, errSet)
 }
 
 // Update replaces the record set (and writes the ownership record).
 func (e *external) Update(ctx context.Context, cr *v1alpha1.DNSRecord) (managed.ExternalUpdate, error) {
-	err := e.client.Set(ctx, cr.Spec.ForProvider.Zone, Desired(cr), Owner(cr))
+	err := e.client.Set(ctx, cr.Spec.ForProvider.Zone, Desired(cr), e.owner(cr))
 	return managed.ExternalUpdate{}, errors.Wrap(err, errSet)
 }
 
@@ -99,7 +127,7 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.DNSRecord) (managed.
 // ownership record; values others added stay.
 func (e *external) Delete(ctx context.Context, cr *v1alpha1.DNSRecord) (managed.ExternalDelete, error) {
 	cr.SetConditions(xpv2.Deleting())
-	err := e.client.Delete(ctx, cr.Spec.ForProvider.Zone, Desired(cr), Owner(cr))
+	err := e.client.Delete(ctx, cr.Spec.ForProvider.Zone, Desired(cr), e.owner(cr))
 	return managed.ExternalDelete{}, errors.Wrap(err, errDelete)
 }
 

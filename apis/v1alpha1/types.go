@@ -67,6 +67,28 @@ type JenkinsConfig struct {
 
 	// Credentials: JSON {"username", "token"}.
 	Credentials Credentials `json:"credentials"`
+
+	// RootFolder pins the pipelines that use this config below one folder,
+	// e.g. "teams/shop": a JenkinsPipeline whose folder is not this folder
+	// or one below it is refused, and the provider creates folders only
+	// below it (the root itself must exist). Jobs inherit the credentials
+	// of their folders, so a team's root folder holding the team's
+	// credentials is what keeps them to the team. Empty: no limit.
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*$`
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:XValidation:rule="!self.contains('..')",message="rootFolder must not contain '..'"
+	// +optional
+	RootFolder string `json:"rootFolder,omitempty"`
+
+	// AllowedCredentialIDs are the Jenkins credential ids (shell globs,
+	// e.g. "shop-*") that pipelines using this config may name in
+	// source.scm.credentialsId; any other id is refused. Empty: no limit.
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:items:Pattern=`^[A-Za-z0-9_.@*?\[\]-]+$`
+	// +kubebuilder:validation:items:MaxLength=255
+	// +listType=set
+	// +optional
+	AllowedCredentialIDs []string `json:"allowedCredentialIds,omitempty"`
 }
 
 // ArgoCDConfig connects to one Argo CD API server. The credentials are a

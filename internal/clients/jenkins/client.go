@@ -32,6 +32,7 @@ const (
 	errReadStatus     = "cannot read the job's build status"
 	errReadConfig     = "cannot read the job's config.xml"
 	errCreateFolder   = "cannot create folder %q"
+	errRootMissing    = "the root folder %q does not exist in Jenkins: the provider creates folders only below it (spec.jenkins.rootFolder of the ProviderConfig); ask the Jenkins administrators to create it"
 	errCreateJob      = "cannot create the job"
 	errUpdateJob      = "cannot update the job's config.xml"
 	errDeleteJob      = "cannot delete the job"
@@ -51,6 +52,9 @@ type Config struct {
 	// RetryAfter, when set, holds calls to a server that asked for a wait;
 	// share one Gate between the clients of one controller.
 	RetryAfter *retryafter.Gate
+	// Root is a folder path the client never creates, nor any folder above
+	// it: jobs and folders are made only below it. Empty: no root.
+	Root string
 }
 
 // ParseCredentials reads the ProviderConfig's credentials JSON. Its errors
@@ -75,6 +79,7 @@ type Client struct {
 	// a call fails although Jenkins did what was asked.
 	noRedirect            *http.Client
 	base, username, token string
+	root                  string
 }
 
 var loggersOnce sync.Once
@@ -110,7 +115,7 @@ func New(cfg Config) (*Client, error) {
 	noRedirect.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return &Client{
 		j:          gojenkins.CreateJenkins(hc, u.String(), cfg.Username, cfg.Token),
-		noRedirect: &noRedirect, base: u.String(), username: cfg.Username, token: cfg.Token,
+		noRedirect: &noRedirect, base: u.String(), username: cfg.Username, token: cfg.Token, root: strings.Trim(cfg.Root, "/"),
 	}, nil
 }
 
@@ -245,6 +250,8 @@ func (c *Client) ensureFolders(ctx context.Context, dir string) ([]string, error
 			continue
 		case !IsNotFound(err):
 			return created, errors.Wrapf(err, errCreateFolder, folder)
+		case c.root != "" && !strings.HasPrefix(folder, c.root+"/"):
+			return created, errors.Errorf(errRootMissing, c.root)
 		}
 		// The form Jenkins' "New Item" page posts: 302 to the folder's
 		// configure page.
@@ -255,6 +262,13 @@ func (c *Client) ensureFolders(ctx context.Context, dir string) ([]string, error
 		created = append(created, folder)
 	}
 	return created, nil
+}
+
+// Below is true when path is root or inside it, segment by segment
+// ("teams/shop2" is not below "teams/shop").
+func Below(path, root string) bool {
+	path, root = strings.Trim(path, "/"), strings.Trim(root, "/")
+	return root == "" || path == root || strings.HasPrefix(path, root+"/")
 }
 
 // Update replaces the job's config.xml with one POST. gojenkins' UpdateJob

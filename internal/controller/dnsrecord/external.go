@@ -18,13 +18,13 @@ import (
 )
 
 const (
-	errGet             = "cannot observe the DNS record set"
-	errSet             = "cannot write the DNS record set"
-	errDelete          = "cannot delete the DNS record set"
-	errFmtOwnedByOther = "DNS record set %s is owned by DNSRecord %s (ownership TXT record %s): it was left untouched"
-	errFmtOtherOwnerID = "DNS record set %s is owned by another control plane (owner id %q, this provider runs with --owner-id %q; ownership TXT record %s): it was left untouched, whatever adoptExisting says"
+	errGet              = "cannot observe the DNS record set"
+	errSet              = "cannot write the DNS record set"
+	errDelete           = "cannot delete the DNS record set"
+	errFmtOwnedByOther  = "DNS record set %s is owned by DNSRecord %s (ownership TXT record %s): it was left untouched"
+	errFmtOtherOwnerID  = "DNS record set %s is owned by another control plane (owner id %q, this provider runs with --owner-id %q; ownership TXT record %s): it was left untouched, whatever adoptExisting says"
 	errFmtOwnershipName = "DNS name %q is refused: labels starting with %q are the provider's ownership records, and writing one could take over another resource's record set"
-	errFmtNotOwned     = "DNS record set %s already exists and no DNSRecord owns it: it was left untouched. Set spec.forProvider.adoptExisting: true to take it over, or delete it from the zone"
+	errFmtNotOwned      = "DNS record set %s already exists and no DNSRecord owns it: it was left untouched. Set spec.forProvider.adoptExisting: true to take it over, or delete it from the zone"
 )
 
 type external struct {

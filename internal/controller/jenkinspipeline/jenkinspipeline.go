@@ -5,12 +5,15 @@ package jenkinspipeline
 import (
 	"context"
 	"fmt"
+	"path"
+	"strings"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
@@ -85,11 +88,36 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (
 	if err != nil {
 		return nil, errors.Wrapf(err, "spec.jenkins.credentials of %s", pc)
 	}
-	cl, err := c.newClient(jenkins.Config{URL: s.URL, Username: user, Token: token, InsecureSkipTLSVerify: s.InsecureSkipTLSVerify, RetryAfter: c.retryAfter})
+	if err := allowed(cr, s); err != nil {
+		return mrcontroller.Refused[*v1alpha1.JenkinsPipeline](errors.Wrapf(err, "refused by %s", pc)), nil
+	}
+	cl, err := c.newClient(jenkins.Config{URL: s.URL, Username: user, Token: token, InsecureSkipTLSVerify: s.InsecureSkipTLSVerify, RetryAfter: c.retryAfter, Root: s.RootFolder})
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
 	return &external{client: cl, kube: c.kube}, nil
+}
+
+// allowed checks cr against the limits of its ProviderConfig's Jenkins
+// section: the job's path (its external name, which a user may set) below
+// the root folder, and the checkout credential id among the allowed ones.
+func allowed(cr *v1alpha1.JenkinsPipeline, s *pcv1alpha1.JenkinsConfig) error {
+	p := meta.GetExternalName(cr)
+	if p == "" {
+		p = JobPath(cr)
+	}
+	if dir, _ := path.Split(p); s.RootFolder != "" && !jenkins.Below(dir, s.RootFolder) {
+		return errors.Errorf("job %q is outside the root folder %q (spec.jenkins.rootFolder): set spec.forProvider.folder to %q or a folder below it", p, s.RootFolder, s.RootFolder)
+	}
+	if src := cr.Spec.ForProvider.Source.SCM; src != nil && src.CredentialsID != "" && len(s.AllowedCredentialIDs) > 0 {
+		for _, pat := range s.AllowedCredentialIDs {
+			if ok, _ := path.Match(pat, src.CredentialsID); ok {
+				return nil
+			}
+		}
+		return errors.Errorf("credentials id %q in spec.forProvider.source.scm.credentialsId is not allowed (spec.jenkins.allowedCredentialIds: %s)", src.CredentialsID, strings.Join(s.AllowedCredentialIDs, ", "))
+	}
+	return nil
 }
 
 // Lifecycle describes JenkinsPipelines to the event stream: the job URL, and

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -308,4 +309,101 @@ func (s *syncBuffer) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Len()
+}
+
+// TestJenkinsTenantLimits plays a team whose ProviderConfig pins the root
+// folder teams/shop and the credential ids shop-*: every way out of it is
+// refused with a message and sends nothing to Jenkins.
+func TestJenkinsTenantLimits(t *testing.T) {
+	env := envtest.Shared(t)
+	srv := fake.New(user, token)
+	defer srv.Close()
+	c := env.Client
+	ctx := context.Background()
+
+	// The Jenkins administrators made the team's root folder.
+	admin, err := jenkins.New(jenkins.Config{URL: srv.URL, Username: user, Token: token})
+	envtest.Must(t, err)
+	_, err = admin.Create(ctx, "teams/shop/seed", jenkins.Pipeline{Script: "node {}"})
+	envtest.Must(t, err)
+
+	ns := "jenkins-tenant"
+	envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	envtest.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "jenkins", Namespace: ns},
+		StringData: map[string]string{"credentials": `{"username": "` + user + `", "token": "` + token + `"}`}}))
+	pc := func(name, root string) *pcv1alpha1.ProviderConfig {
+		return &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
+			Jenkins: &pcv1alpha1.JenkinsConfig{URL: srv.URL, RootFolder: root, AllowedCredentialIDs: []string{"shop-*"},
+				Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "jenkins", Key: "credentials"}}},
+		}}
+	}
+	envtest.Must(t, c.Create(ctx, pc("default", "teams/shop")))
+	envtest.Must(t, c.Create(ctx, pc("missing-root", "teams/missing")))
+	envtest.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
+		return mrcontroller.Setup(mgr, o, jenkinspipeline.Kind, jenkinspipeline.NewConnector(mgr.GetClient(), nil))
+	})
+	before := srv.Jobs()
+
+	pipeline := func(name, folder, cred string) *v1alpha1.JenkinsPipeline {
+		cr := newPipeline(ns, name, folder, name)
+		cr.Spec.ForProvider.Source.SCM.CredentialsID = cred
+		return cr
+	}
+	imported := pipeline("imported", "teams/shop", "shop-git")
+	meta.SetExternalName(imported, "admin/deploy-prod")
+	elsewhere := pipeline("elsewhere", "teams/missing/app", "shop-git")
+	elsewhere.Spec.ProviderConfigReference.Name = "missing-root"
+	cases := map[string]struct {
+		reason string
+		cr     *v1alpha1.JenkinsPipeline
+		want   string
+	}{
+		"OtherTeamsFolder": {"another team's folder and its credentials", pipeline("other", "teams/other", "shop-git"),
+			`job "teams/other/other" is outside the root folder "teams/shop"`},
+		"PrefixTwin": {"a folder whose name only starts like the root", pipeline("twin", "teams/shop2", "shop-git"),
+			`is outside the root folder "teams/shop"`},
+		"JenkinsRoot": {"the Jenkins root, where global jobs live", pipeline("top", "", "shop-git"),
+			`job "top" is outside the root folder`},
+		"ExternalName": {"an external name set by hand names the real path", imported,
+			`job "admin/deploy-prod" is outside the root folder "teams/shop"`},
+		"CredentialsID": {"a credential id the team was not given", pipeline("cred", "teams/shop", "prod-admin"),
+			`credentials id "prod-admin" in spec.forProvider.source.scm.credentialsId is not allowed (spec.jenkins.allowedCredentialIds: shop-*)`},
+		"RootNotCreated": {"the root folder is the administrators' to make", elsewhere,
+			`the root folder "teams/missing" does not exist in Jenkins`},
+	}
+	for name, tc := range cases {
+		envtest.Must(t, c.Create(ctx, tc.cr))
+		t.Run(name, func(t *testing.T) {
+			envtest.Eventually(t, tc.reason+": refused", func() bool {
+				return get(t, c, tc.cr) && strings.Contains(tc.cr.GetCondition(xpv2.TypeSynced).Message, tc.want)
+			})
+		})
+	}
+
+	ok := pipeline("app", "teams/shop/app", "shop-git")
+	envtest.Must(t, c.Create(ctx, ok))
+	envtest.Eventually(t, "a pipeline below the root with an allowed id is Ready", func() bool { return get(t, c, ok) && ready(ok) })
+	if got := ok.Status.AtProvider.CreatedFolders; strings.Join(got, ",") != "teams/shop/app" {
+		t.Errorf("only folders below the root are created, got %v", got)
+	}
+	after := append(before, "teams/shop/app/app")
+	sort.Strings(after)
+	if got, want := strings.Join(srv.Jobs(), ","), strings.Join(after, ","); got != want {
+		t.Errorf("the refused pipelines reached Jenkins: jobs %s, want %s", got, want)
+	}
+	if srv.Exists("teams/missing") {
+		t.Error("the provider created a root folder")
+	}
+
+	// Refused resources can always be deleted: they are let go untouched.
+	for _, tc := range cases {
+		envtest.Must(t, c.Delete(ctx, tc.cr))
+	}
+	envtest.Eventually(t, "refused resources deleted", func() bool {
+		l := &v1alpha1.JenkinsPipelineList{}
+		return c.List(ctx, l, client.InNamespace(ns)) == nil && len(l.Items) == 1
+	})
+	if got := strings.Join(srv.Jobs(), ","); !strings.Contains(got, "teams/shop/seed") {
+		t.Errorf("deleting refused resources touched Jenkins: %s", got)
+	}
 }

@@ -152,3 +152,34 @@ func MayWrite(mg resource.Managed) bool {
 	}
 	return len(pols) == 0
 }
+
+// Refused is the external client of a resource its ProviderConfig does not
+// allow (a folder outside the pinned root, a destination outside the
+// project...): it reports err and touches nothing. A deleted resource is let
+// go without touching the backend, so a namespace can always be deleted.
+func Refused[T resource.Managed](err error) managed.TypedExternalClient[T] {
+	return refused[T]{err: err}
+}
+
+type refused[T resource.Managed] struct{ err error }
+
+func (r refused[T]) Observe(_ context.Context, cr T) (managed.ExternalObservation, error) {
+	if meta.WasDeleted(cr) {
+		return managed.ExternalObservation{ResourceExists: false}, nil
+	}
+	return managed.ExternalObservation{}, r.err
+}
+
+func (r refused[T]) Create(context.Context, T) (managed.ExternalCreation, error) {
+	return managed.ExternalCreation{}, r.err
+}
+
+func (r refused[T]) Update(context.Context, T) (managed.ExternalUpdate, error) {
+	return managed.ExternalUpdate{}, r.err
+}
+
+func (r refused[T]) Delete(context.Context, T) (managed.ExternalDelete, error) {
+	return managed.ExternalDelete{}, r.err
+}
+
+func (r refused[T]) Disconnect(context.Context) error { return nil }

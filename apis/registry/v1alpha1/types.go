@@ -44,7 +44,9 @@ type RegistryRepoParameters struct {
 	// +kubebuilder:validation:MaxLength=255
 	Name string `json:"name"`
 
-	// Visibility of the repository (Harbor: of the project).
+	// Visibility of the repository. On Harbor visibility is the project's:
+	// it is set only on a project this resource creates, and an existing
+	// project's is left as it is (status.atProvider.visibility shows it).
 	// +kubebuilder:default=private
 	// +optional
 	Visibility Visibility `json:"visibility,omitempty"`
@@ -70,6 +72,13 @@ type RegistryRepoObservation struct {
 	TagCount *int64 `json:"tagCount,omitempty"`
 	// LastPushed is when an image was last pushed, where the API says.
 	LastPushed *metav1.Time `json:"lastPushed,omitempty"`
+	// CreatedProject is true when this resource created its Harbor project.
+	// Only then does it manage the project's visibility, which is shared by
+	// every repository in the project.
+	CreatedProject bool `json:"createdProject,omitempty"`
+	// Visibility of the Harbor project, which this resource manages only
+	// when it created the project.
+	Visibility Visibility `json:"visibility,omitempty"`
 }
 
 // A RegistryRepoSpec defines the desired state of a RegistryRepo.

@@ -151,12 +151,12 @@ func (h *dockerHub) Get(ctx context.Context, r Repo) (*Observed, error) {
 	}, nil
 }
 
-func (h *dockerHub) Create(ctx context.Context, r Repo) error {
+func (h *dockerHub) Create(ctx context.Context, r Repo) (Created, error) {
 	if strings.Contains(r.Name, "/") {
-		return errors.Errorf("Docker Hub repository names cannot contain %q: %q", "/", r.Name)
+		return Created{}, errors.Errorf("Docker Hub repository names cannot contain %q: %q", "/", r.Name)
 	}
 	in := hubRepo{Name: r.Name, Namespace: r.Namespace, Description: r.Description, IsPrivate: r.Private, Registry: "docker"}
-	return h.call(ctx, http.MethodPost, "/v2/namespaces/"+url.PathEscape(r.Namespace)+"/repositories", in, nil)
+	return Created{}, h.call(ctx, http.MethodPost, "/v2/namespaces/"+url.PathEscape(r.Namespace)+"/repositories", in, nil)
 }
 
 func (h *dockerHub) Update(ctx context.Context, r Repo) error {

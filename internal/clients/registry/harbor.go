@@ -87,7 +87,7 @@ func (h *harbor) Get(ctx context.Context, r Repo) (*Observed, error) {
 		return nil, err
 	}
 	zero, private := int64(0), p.Metadata["public"] != "true"
-	o := &Observed{URL: h.host + "/" + r.FullName(), Private: &private, Implicit: true, TagCount: &zero}
+	o := &Observed{URL: h.host + "/" + r.FullName(), Private: &private, ProjectWide: true, Implicit: true, TagCount: &zero}
 	var repo harborRepo
 	err = h.call(ctx, http.MethodGet, repoPath(r), nil, &repo)
 	switch {
@@ -103,19 +103,26 @@ func (h *harbor) Get(ctx context.Context, r Repo) (*Observed, error) {
 
 // Create makes the project when asked to. The repository itself appears
 // with the first push.
-func (h *harbor) Create(ctx context.Context, r Repo) error {
+//
+// A project that appeared meanwhile (409) is not this resource's: its
+// settings, immutable tag rules included, are left to whoever made it.
+func (h *harbor) Create(ctx context.Context, r Repo) (Created, error) {
 	if !r.CreateProject {
-		return errors.Errorf("Harbor project %q does not exist: create it, or set forProvider.harbor.createProject", r.Namespace)
+		return Created{}, errors.Errorf("Harbor project %q does not exist: create it, or set forProvider.harbor.createProject", r.Namespace)
 	}
 	in := map[string]any{"project_name": r.Namespace, "metadata": map[string]string{"public": strconv.FormatBool(!r.Private)}}
 	if r.StorageQuotaBytes != nil {
 		in["storage_limit"] = *r.StorageQuotaBytes
 	}
-	if err := h.call(ctx, http.MethodPost, "/projects", in, nil); err != nil && !IsConflict(err) {
-		return err
+	err := h.call(ctx, http.MethodPost, "/projects", in, nil)
+	switch {
+	case IsConflict(err):
+		return Created{}, nil
+	case err != nil:
+		return Created{}, err
 	}
 	if !r.ImmutableTags {
-		return nil
+		return Created{Project: true}, nil
 	}
 	rule := map[string]any{
 		"disabled": false, "action": "immutable", "template": "immutable_template",
@@ -123,13 +130,18 @@ func (h *harbor) Create(ctx context.Context, r Repo) error {
 		"scope_selectors": map[string]any{"repository": []map[string]string{{"kind": "doublestar", "decoration": "repoMatches", "pattern": "**"}}},
 	}
 	if err := h.call(ctx, http.MethodPost, projectPath(r.Namespace)+"/immutabletagrules", rule, nil); err != nil && !IsConflict(err) {
-		return errors.Wrap(err, "cannot add the immutable tag rule")
+		return Created{Project: true}, errors.Wrap(err, "cannot add the immutable tag rule")
 	}
-	return nil
+	return Created{Project: true}, nil
 }
 
-// Update sets the project's visibility.
+// Update sets the project's visibility, only for a project the resource
+// created: visibility is project-wide, and changing another's project would
+// publish (or hide) every repository in it.
 func (h *harbor) Update(ctx context.Context, r Repo) error {
+	if !r.ProjectOwned {
+		return errors.Errorf("Harbor project %q was not created by this resource: its visibility is left to its owner", r.Namespace)
+	}
 	in := map[string]any{"metadata": map[string]string{"public": strconv.FormatBool(!r.Private)}}
 	return h.call(ctx, http.MethodPut, projectPath(r.Namespace), in, nil)
 }

@@ -92,15 +92,15 @@ func (o *oci) Get(ctx context.Context, r Repo) (*Observed, error) {
 
 // Create checks that the credentials may push to the repository (an
 // upload is started and cancelled); the registry makes it on first push.
-func (o *oci) Create(_ context.Context, r Repo) error {
+func (o *oci) Create(_ context.Context, r Repo) (Created, error) {
 	repo, err := o.repo(r)
 	if err != nil {
-		return err
+		return Created{}, err
 	}
 	if err := remote.CheckPushPermission(repo.Tag("latest"), staticKeychain{o.auth}, o.rt); err != nil {
-		return errors.Wrap(ociError(err), "the credentials may not push to "+repo.String())
+		return Created{}, errors.Wrap(ociError(err), "the credentials may not push to "+repo.String())
 	}
-	return nil
+	return Created{}, nil
 }
 
 // Update has nothing to do: an OCI registry has no visibility or

@@ -18,7 +18,7 @@ func TestOCIAgainstDistribution(t *testing.T) {
 	}
 	r := registry.Repo{Namespace: "team", Name: "shop/api"}
 
-	if err := c.Create(ctx, r); err != nil {
+	if _, err := c.Create(ctx, r); err != nil {
 		t.Fatalf("Create checks push access: %v", err)
 	}
 	o, err := c.Get(ctx, r)
@@ -56,7 +56,7 @@ func TestOCIAgainstDistribution(t *testing.T) {
 
 	t.Run("WrongPassword", func(t *testing.T) {
 		bad, _ := registry.New(registry.Config{Kind: registry.KindOCI, URL: s.URL, Username: regtest.User, Password: "wrong-password"})
-		err := bad.Create(ctx, r)
+		_, err := bad.Create(ctx, r)
 		if err == nil || !strings.Contains(err.Error(), "401") || registry.IsTransient(err) {
 			t.Errorf("a wrong password is a clear, permanent error, got %v", err)
 		}

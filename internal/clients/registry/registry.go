@@ -61,7 +61,10 @@ type Repo struct {
 	Private         bool
 	Description     string
 	// Harbor project options.
-	CreateProject     bool
+	CreateProject bool
+	// ProjectOwned says the resource created the Harbor project, so its
+	// project-wide settings (visibility) are the resource's to change.
+	ProjectOwned      bool
 	StorageQuotaBytes *int64
 	ImmutableTags     bool
 }
@@ -84,6 +87,10 @@ type Observed struct {
 	TagCount *int64
 	// LastPushed is when an image was last pushed, where the API says.
 	LastPushed *time.Time
+	// ProjectWide is true where visibility belongs to a project shared with
+	// other repositories (Harbor): only a resource that created the project
+	// may change it.
+	ProjectWide bool
 	// Implicit is true for registries where a repository comes into being
 	// with its first push (Harbor, OCI): it is available, with no tags,
 	// once its namespace is reachable.
@@ -97,11 +104,18 @@ type Client interface {
 	Get(ctx context.Context, r Repo) (*Observed, error)
 	// Create makes the repository (Harbor: the project when asked; OCI:
 	// checks that the credentials may push).
-	Create(ctx context.Context, r Repo) error
+	Create(ctx context.Context, r Repo) (Created, error)
 	// Update sets visibility and description.
 	Update(ctx context.Context, r Repo) error
 	// Delete removes the repository and every image in it.
 	Delete(ctx context.Context, r Repo) error
+}
+
+// Created is what a Create made besides the repository.
+type Created struct {
+	// Project is true when Create made the Harbor project: it did not
+	// exist, and it now belongs to the resource.
+	Project bool
 }
 
 // New returns the client for c.Kind. It does no I/O.

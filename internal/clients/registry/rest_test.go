@@ -28,13 +28,13 @@ func TestDockerHubAgainstFake(t *testing.T) {
 	if o, err := c.Get(ctx, r); o != nil || err != nil {
 		t.Fatalf("absent repository: got %+v, %v", o, err)
 	}
-	if err := c.Create(ctx, r); err != nil {
+	if _, err := c.Create(ctx, r); err != nil {
 		t.Fatal(err)
 	}
 	if got := s.Repo("acme", "shop"); got == nil || !got.IsPrivate || got.Description != "the shop" {
 		t.Fatalf("stored: %+v", got)
 	}
-	if err := c.Create(ctx, r); !registry.IsConflict(err) {
+	if _, err := c.Create(ctx, r); !registry.IsConflict(err) {
 		t.Errorf("creating it again is a conflict, got %v", err)
 	}
 
@@ -73,10 +73,10 @@ func TestDockerHubAgainstFake(t *testing.T) {
 	})
 
 	t.Run("Refusals", func(t *testing.T) {
-		if err := c.Create(ctx, registry.Repo{Namespace: "acme", Name: "a/b"}); err == nil || !strings.Contains(err.Error(), "cannot contain") {
+		if _, err := c.Create(ctx, registry.Repo{Namespace: "acme", Name: "a/b"}); err == nil || !strings.Contains(err.Error(), "cannot contain") {
 			t.Errorf("a slash in a Hub name: %v", err)
 		}
-		err := c.Create(ctx, registry.Repo{Namespace: "other-org", Name: "x1"})
+		_, err := c.Create(ctx, registry.Repo{Namespace: "other-org", Name: "x1"})
 		if err == nil || !strings.Contains(err.Error(), "403") || registry.IsTransient(err) {
 			t.Errorf("a namespace the account may not write: %v", err)
 		}
@@ -126,12 +126,12 @@ func TestHarborAgainstFake(t *testing.T) {
 	if o, err := c.Get(ctx, r); o != nil || err != nil {
 		t.Fatalf("no project, no repository: %+v, %v", o, err)
 	}
-	if err := c.Create(ctx, r); err == nil || !strings.Contains(err.Error(), "createProject") {
+	if _, err := c.Create(ctx, r); err == nil || !strings.Contains(err.Error(), "createProject") {
 		t.Errorf("without createProject the missing project is named: %v", err)
 	}
 	r.CreateProject = true
-	if err := c.Create(ctx, r); err != nil {
-		t.Fatal(err)
+	if created, err := c.Create(ctx, r); err != nil || !created.Project {
+		t.Fatalf("the project is created and reported so: %+v, %v", created, err)
 	}
 	if p := s.Project("team"); p == nil || p.Metadata["public"] != "false" || p.StorageLimit != quota || p.ImmutableRules != 1 {
 		t.Fatalf("project: %+v", p)
@@ -153,6 +153,13 @@ func TestHarborAgainstFake(t *testing.T) {
 
 	u := r
 	u.Private = false
+	if err := c.Update(ctx, u); err == nil || !strings.Contains(err.Error(), "was not created by this resource") {
+		t.Errorf("visibility of a project the resource does not own is refused: %v", err)
+	}
+	if p := s.Project("team"); p.Metadata["public"] != "false" {
+		t.Errorf("a refused Update changed visibility: %v", p.Metadata)
+	}
+	u.ProjectOwned = true
 	if err := c.Update(ctx, u); err != nil {
 		t.Fatal(err)
 	}
@@ -162,8 +169,12 @@ func TestHarborAgainstFake(t *testing.T) {
 
 	t.Run("ExistingProjectAdopted", func(t *testing.T) {
 		s.AddProject("shared", true)
-		if err := c.Create(ctx, registry.Repo{Namespace: "shared", Name: "x", CreateProject: true}); err != nil {
-			t.Errorf("a project that exists (409) is fine: %v", err)
+		created, err := c.Create(ctx, registry.Repo{Namespace: "shared", Name: "x", CreateProject: true, ImmutableTags: true})
+		if err != nil || created.Project {
+			t.Errorf("a project that exists (409) is fine, and not reported as created: %+v, %v", created, err)
+		}
+		if p := s.Project("shared"); p.ImmutableRules != 0 || p.Metadata["public"] != "true" {
+			t.Errorf("an existing project's settings were changed: %+v", p)
 		}
 	})
 
@@ -174,7 +185,9 @@ func TestHarborAgainstFake(t *testing.T) {
 			t.Errorf("wrong password: %v", err)
 		}
 		s.ReadOnly = true
-		err = c.Update(ctx, r)
+		owned := r
+		owned.ProjectOwned = true
+		err = c.Update(ctx, owned)
 		s.ReadOnly = false
 		if err == nil || !strings.Contains(err.Error(), "403") || !strings.Contains(err.Error(), "FORBIDDEN") {
 			t.Errorf("a robot without rights: %v", err)

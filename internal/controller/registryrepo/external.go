@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -24,6 +25,7 @@ const (
 
 type external struct {
 	client registry.Client
+	kube   client.Client
 }
 
 // Desired is the repository cr asks for.
@@ -33,6 +35,7 @@ func Desired(cr *v1alpha1.RegistryRepo) registry.Repo {
 	if h := p.Harbor; h != nil {
 		r.CreateProject, r.StorageQuotaBytes, r.ImmutableTags = h.CreateProject, h.StorageQuotaBytes, h.ImmutableTags
 	}
+	r.ProjectOwned = cr.Status.AtProvider.CreatedProject
 	return r
 }
 
@@ -52,7 +55,13 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RegistryRepo) (mana
 	if meta.WasDeleted(cr) && o.Implicit && (o.TagCount == nil || *o.TagCount == 0) {
 		return managed.ExternalObservation{ResourceExists: false}, nil
 	}
-	cr.Status.AtProvider = v1alpha1.RegistryRepoObservation{URL: o.URL, FullName: want.FullName(), TagCount: o.TagCount}
+	cr.Status.AtProvider = v1alpha1.RegistryRepoObservation{URL: o.URL, FullName: want.FullName(), TagCount: o.TagCount, CreatedProject: want.ProjectOwned}
+	if o.Private != nil && o.ProjectWide {
+		cr.Status.AtProvider.Visibility = v1alpha1.VisibilityPublic
+		if *o.Private {
+			cr.Status.AtProvider.Visibility = v1alpha1.VisibilityPrivate
+		}
+	}
 	if o.LastPushed != nil {
 		t := metav1.NewTime(*o.LastPushed)
 		cr.Status.AtProvider.LastPushed = &t
@@ -60,7 +69,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RegistryRepo) (mana
 	cr.SetConditions(xpv2.Available())
 
 	diff := ""
-	if o.Private != nil && *o.Private != want.Private {
+	if o.Private != nil && *o.Private != want.Private && (!o.ProjectWide || want.ProjectOwned) {
 		diff += fmt.Sprintf("visibility: want private=%t, got private=%t\n", want.Private, *o.Private)
 	}
 	if o.Description != nil && *o.Description != want.Description {
@@ -73,9 +82,22 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RegistryRepo) (mana
 // compared on the next observation.
 func (e *external) Create(ctx context.Context, cr *v1alpha1.RegistryRepo) (managed.ExternalCreation, error) {
 	cr.SetConditions(xpv2.Creating())
-	err := e.client.Create(ctx, Desired(cr))
+	created, err := e.client.Create(ctx, Desired(cr))
 	if registry.IsConflict(err) {
 		err = nil
+	}
+	if created.Project {
+		// Recorded at once, outside the reconciler's own status write: a
+		// crash or a conflict must not make the project look foreign (its
+		// visibility unmanaged) or, worse, the other way round.
+		p := cr.DeepCopy()
+		orig := p.DeepCopy()
+		p.Status.AtProvider.CreatedProject = true
+		if perr := e.kube.Status().Patch(ctx, p, client.MergeFrom(orig)); perr != nil && err == nil {
+			err = errors.Wrap(perr, "cannot record the created project in status")
+		}
+		cr.Status.AtProvider.CreatedProject = true
+		cr.SetResourceVersion(p.GetResourceVersion())
 	}
 	return managed.ExternalCreation{}, errors.Wrap(err, errCreate)
 }

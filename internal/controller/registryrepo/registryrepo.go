@@ -74,7 +74,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.RegistryRepo) (man
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
-	return &external{client: cl}, nil
+	return &external{client: cl, kube: c.kube}, nil
 }
 
 // Lifecycle describes RegistryRepos to the event stream.

@@ -195,8 +195,32 @@ func TestRegistryRepo(t *testing.T) {
 		if p := h.Project("team"); p.Metadata["public"] != "true" {
 			t.Errorf("project visibility %v", p.Metadata)
 		}
+		if !cr.Status.AtProvider.CreatedProject || cr.Status.AtProvider.Visibility != v1alpha1.VisibilityPublic {
+			t.Errorf("status: %+v", cr.Status.AtProvider)
+		}
 		h.Push("team", "shop/api", 3)
 		envtest.Eventually(t, "pushes counted", func() bool { return get(c, cr) && tags(cr) == 3 && cr.Status.AtProvider.LastPushed != nil })
+
+		// The created project's visibility is managed: drift is corrected.
+		h.AddProject("team", false)
+		envtest.Eventually(t, "own project's visibility corrected", func() bool {
+			p := h.Project("team")
+			return p != nil && p.Metadata["public"] == "true"
+		})
+
+		// A tenant naming another team's private project cannot publish it.
+		h.AddProject("platform", false)
+		thief := newRepo("reg-harbor", "thief", v1alpha1.RegistryRepoParameters{Namespace: "platform", Name: "leak", Visibility: v1alpha1.VisibilityPublic,
+			Harbor: &v1alpha1.HarborOptions{CreateProject: true}})
+		envtest.Must(t, c.Create(ctx, thief))
+		envtest.Eventually(t, "repository in a foreign project available, visibility reported", func() bool {
+			return get(c, thief) && ready(thief) && thief.Status.AtProvider.Visibility == v1alpha1.VisibilityPrivate
+		})
+		time.Sleep(5 * time.Second) // two polls
+		if p := h.Project("platform"); p.Metadata["public"] != "false" || thief.Status.AtProvider.CreatedProject {
+			t.Errorf("another project's visibility was changed: %v, status %+v", p.Metadata, thief.Status.AtProvider)
+		}
+		envtest.Must(t, c.Delete(ctx, thief))
 
 		envtest.Must(t, c.Delete(ctx, cr))
 		envtest.Eventually(t, "repository deleted, project kept", func() bool {

@@ -89,6 +89,16 @@ type JenkinsConfig struct {
 	// +listType=set
 	// +optional
 	AllowedCredentialIDs []string `json:"allowedCredentialIds,omitempty"`
+
+	// DeployUsers are the RabbitMQ users that may build the pipelines using
+	// this config through deploy requests: a request is authorised by its
+	// AMQP user_id property, which the broker checks against the user that
+	// published it. Empty: deploy requests are refused.
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:Pattern=`^[^\s,]{1,255}$`
+	// +listType=set
+	// +optional
+	DeployUsers []string `json:"deployUsers,omitempty"`
 }
 
 // ArgoCDConfig connects to one Argo CD API server. The credentials are a

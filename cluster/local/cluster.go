@@ -112,6 +112,10 @@ type Cluster struct {
 	Registry *registry.Server
 	BIND     *bind.Server
 	RabbitMQ *rabbitmq.Broker
+	// ProviderAMQP and DeployerAMQP are the broker URLs of the provider's
+	// user and of the CI user that may request deploys (user "ci"), with
+	// the permissions the README gives.
+	ProviderAMQP, DeployerAMQP string
 	Sandbox  sandbox.Endpoints
 	// Argo is the real Argo CD; its Apps repository holds deploy/<env> for
 	// every environment of the scenario.
@@ -214,6 +218,12 @@ func (c *Cluster) startBackends(ctx context.Context) error {
 		return err
 	}
 	if err := c.RabbitMQ.Start(); err != nil {
+		return err
+	}
+	if c.ProviderAMQP, err = c.RabbitMQ.AddUserWith("provider-devops", "provider-devops", rabbitmq.ProviderPermissions); err != nil {
+		return err
+	}
+	if c.DeployerAMQP, err = c.RabbitMQ.AddUserWith(DeployUser, DeployUser, rabbitmq.DeployerPermissions); err != nil {
 		return err
 	}
 	kubeconfig, err := os.ReadFile(c.KubeConfig)

@@ -139,7 +139,7 @@ apiVersion: v1
 kind: Secret
 metadata: {name: %s, namespace: %s}
 stringData: {url: %q}
-`, eventsSecret, Namespace, c.RabbitMQ.URL)); err != nil {
+`, eventsSecret, Namespace, c.ProviderAMQP)); err != nil {
 		return nil, err
 	}
 	ports, err := freePorts(2)

@@ -35,6 +35,9 @@ const (
 	previewEnv = "pr-7"
 	deployEnv  = "dev"
 	revision   = "4f2c9e1"
+	// DeployUser is the broker user (a CI system) the project's
+	// ProviderConfig lets request deploys.
+	DeployUser = "ci-shop"
 )
 
 // Environments of the project and the DNS names they get.
@@ -174,6 +177,7 @@ metadata: {name: default, namespace: %[1]s}
 spec:
   jenkins:
     url: %[2]s
+    deployUsers: [`+DeployUser+`]
     credentials: {source: Secret, secretRef: {name: devops-backends, key: jenkins}}
   argocd:
     url: %[4]s
@@ -439,7 +443,7 @@ func (c *Cluster) measureSteadyState(ctx context.Context, r *Report) error {
 // it asks for to be queued, run and finished by (the fake) Jenkins.
 func (c *Cluster) deploy(ctx context.Context, r *Report) error {
 	c.logf("publishing a deploy request for %s/%s at revision %s", Project, deployEnv, revision)
-	conn, err := amqp.Dial(c.RabbitMQ.URL)
+	conn, err := amqp.Dial(c.DeployerAMQP)
 	if err != nil {
 		return err
 	}
@@ -451,10 +455,11 @@ func (c *Cluster) deploy(ctx context.Context, r *Report) error {
 	if err := ch.Confirm(false); err != nil {
 		return err
 	}
-	body, _ := json.Marshal(map[string]string{"project": Project, "environment": deployEnv, "revision": revision})
 	sent := time.Now()
-	conf, err := ch.PublishWithDeferredConfirmWithContext(ctx, "devops.events", "deploy."+Project+"."+deployEnv, true, false,
-		amqp.Publishing{ContentType: "application/json", MessageId: "deploy-shop-dev-1", DeliveryMode: amqp.Persistent, Body: body})
+	body, _ := json.Marshal(map[string]string{"project": Project, "environment": deployEnv, "namespace": ProjectNamespace, "revision": revision,
+		"requestedAt": sent.UTC().Format(time.RFC3339Nano)})
+	conf, err := ch.PublishWithDeferredConfirmWithContext(ctx, "devops.deploy", "deploy."+Project+"."+deployEnv, true, false,
+		amqp.Publishing{ContentType: "application/json", MessageId: "deploy-shop-dev-1", UserId: DeployUser, DeliveryMode: amqp.Persistent, Body: body})
 	if err != nil {
 		return err
 	}

@@ -34,9 +34,11 @@ type eventFlags struct {
 	source         string
 	heartbeat      time.Duration
 	outbox         int
+	deployExchange string
 	deployQueue    string
 	deployBinding  string
 	deployPrefetch int
+	deployMaxLen   int
 }
 
 func registerEventFlags(app *kingpin.Application) *eventFlags {
@@ -48,8 +50,10 @@ func registerEventFlags(app *kingpin.Application) *eventFlags {
 	app.Flag("events-source", "CloudEvents source attribute of every event.").Default("provider-devops").StringVar(&f.source)
 	app.Flag("events-heartbeat", "Interval of heartbeat events while a build or sync is in progress.").Default(lifecycle.DefaultHeartbeat.String()).DurationVar(&f.heartbeat)
 	app.Flag("events-outbox", "Events held while the broker is unreachable; more are dropped (counted and logged).").Default("10000").IntVar(&f.outbox)
+	app.Flag("events-deploy-exchange", "Durable topic exchange deploy requests are published to: its own, so that who may request deploys needs no right on the event stream. Empty binds the queue to nothing.").Default("devops.deploy").StringVar(&f.deployExchange)
 	app.Flag("events-deploy-queue", "Durable queue of DevOpsReconcile deploy requests; empty consumes none.").Default("devops.deploy-requests").StringVar(&f.deployQueue)
-	app.Flag("events-deploy-binding", "Routing key binding the deploy queue to the events exchange; empty binds none.").Default("deploy.#").StringVar(&f.deployBinding)
+	app.Flag("events-deploy-binding", "Routing key binding the deploy queue to --events-deploy-exchange.").Default("deploy.#").StringVar(&f.deployBinding)
+	app.Flag("events-deploy-max-length", "Ready deploy requests the queue holds (more are refused: publishers with confirms get a nack), and dead letters kept (the oldest are dropped).").Default("10000").IntVar(&f.deployMaxLen)
 	app.Flag("events-deploy-prefetch", "Deploy requests delivered and not yet acknowledged, at most.").Default("16").IntVar(&f.deployPrefetch)
 	return f
 }
@@ -68,6 +72,10 @@ func (f *eventFlags) validate() error {
 		return errors.Errorf("--events-outbox must be between 1 and 1000000, got %d", f.outbox)
 	case f.deployPrefetch < 1 || f.deployPrefetch > 1000:
 		return errors.Errorf("--events-deploy-prefetch must be between 1 and 1000, got %d", f.deployPrefetch)
+	case f.deployMaxLen < 1 || f.deployMaxLen > 10000000:
+		return errors.Errorf("--events-deploy-max-length must be between 1 and 10000000, got %d", f.deployMaxLen)
+	case f.deployExchange != "" && f.deployExchange == f.exchange:
+		return errors.Errorf("--events-deploy-exchange must differ from --events-exchange (%q): deploy requests and the event stream need separate permissions", f.exchange)
 	}
 	return nil
 }
@@ -132,7 +140,7 @@ func (f *eventFlags) setup(mgr ctrl.Manager, o controller.Options, log logging.L
 		return nil
 	}
 	return mgr.Add(events.NewConsumer(events.ConsumerOptions{
-		Source: src, Queue: f.deployQueue, BindingKey: f.deployBinding, Prefetch: f.deployPrefetch,
+		Source: src, Exchange: f.deployExchange, Queue: f.deployQueue, BindingKey: f.deployBinding, Prefetch: f.deployPrefetch, MaxLength: f.deployMaxLen,
 		Handler: deployrequest.Handler(mgr.GetClient()), Log: log.WithValues("component", "deploy-requests"), Metrics: m,
 	}))
 }

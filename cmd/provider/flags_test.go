@@ -25,6 +25,8 @@ func TestFlagsValidate(t *testing.T) {
 		"EventsHeartbeat":     {reason: "sub-second heartbeats flood the broker", args: []string{"--events-heartbeat=10ms"}, want: "--events-heartbeat must be at least 1s"},
 		"EventsOutboxZero":    {reason: "an outbox must hold something", args: []string{"--events-outbox=0"}, want: "--events-outbox must be between 1 and 1000000"},
 		"EventsPrefetch":      {reason: "prefetch is bounded", args: []string{"--events-deploy-prefetch=0"}, want: "--events-deploy-prefetch must be between 1 and 1000"},
+		"DeploySameExchange":  {reason: "requests need their own exchange", args: []string{"--events-deploy-exchange=devops.events"}, want: "--events-deploy-exchange must differ from --events-exchange"},
+		"DeployMaxLenZero":    {reason: "a queue must hold something", args: []string{"--events-deploy-max-length=0"}, want: "--events-deploy-max-length must be between"},
 		"EventsSecretOK":      {reason: "a namespaced Secret enables events", args: []string{"--events-secret=crossplane-system/rabbitmq"}},
 		"OwnerIDComma":        {reason: "',' separates the ownership record's fields", args: []string{"--owner-id=a,resource=x"}, want: "--owner-id must be 1-63 letters"},
 		"OwnerIDEmpty":        {reason: "an empty id would match no record", args: []string{"--owner-id="}, want: "--owner-id must be 1-63 letters"},

@@ -33,10 +33,38 @@ import (
 )
 
 const (
-	exchange    = "devops.events"
-	deployQueue = "devops.deploy-requests"
-	heartbeat   = time.Second
+	exchange       = "devops.events"
+	deployExchange = "devops.deploy"
+	deployQueue    = "devops.deploy-requests"
+	heartbeat      = time.Second
 )
+
+// brokerUsers creates the RabbitMQ users the README's permissions describe
+// and returns their URLs: the provider (declares its exchanges and queues,
+// publishes events and dead letters, consumes requests), a CI system that
+// may only publish requests, and a second CI system of another team.
+func brokerUsers(t *testing.T, b *rabbitmq.Broker) (provider, ciShop, ciOther string) {
+	t.Helper()
+	var err error
+	provider, err = b.AddUserWith("provider", "provider-pw", rabbitmq.ProviderPermissions)
+	envtest.Must(t, err)
+	ciShop, err = b.AddUserWith("ci-shop", "ci-shop-pw", rabbitmq.DeployerPermissions)
+	envtest.Must(t, err)
+	ciOther, err = b.AddUserWith("ci-other", "ci-other-pw", rabbitmq.DeployerPermissions)
+	envtest.Must(t, err)
+	return provider, ciShop, ciOther
+}
+
+// publisher is a channel of one broker user.
+func publisher(t *testing.T, url string) *amqp.Channel {
+	t.Helper()
+	conn, err := amqp.Dial(url)
+	envtest.Must(t, err)
+	t.Cleanup(func() { _ = conn.Close() })
+	ch, err := conn.Channel()
+	envtest.Must(t, err)
+	return ch
+}
 
 // stream collects every event published to the exchange.
 type stream struct {
@@ -94,9 +122,13 @@ func (s *stream) of(ns, name, what string) []events.Event {
 }
 
 // startProviderWithEvents wires the controllers and the event stream as
-// cmd/provider does with --events-secret.
-func startProviderWithEvents(t *testing.T, env *envtest.Env, url string, m *events.Metrics) {
+// cmd/provider does with --events-secret. wrap, if set, wraps the deploy
+// request handler.
+func startProviderWithEvents(t *testing.T, env *envtest.Env, url string, m *events.Metrics, wrap func(events.Handler) events.Handler) {
 	t.Helper()
+	if wrap == nil {
+		wrap = func(h events.Handler) events.Handler { return h }
+	}
 	src := func(context.Context) (string, string, error) { return url, exchange, nil }
 	envtest.StartManager(t, env, time.Second, func(mgr ctrl.Manager, o controller.Options) error {
 		o.Gate = new(gate.Gate[schema.GroupVersionKind])
@@ -113,7 +145,8 @@ func startProviderWithEvents(t *testing.T, env *envtest.Env, url string, m *even
 		if err := devops.SetupLifecycleEvents(mgr, o, lifecycle.New(pub, lifecycle.Options{Source: "test", Heartbeat: heartbeat})); err != nil {
 			return err
 		}
-		return mgr.Add(events.NewConsumer(events.ConsumerOptions{Source: src, Queue: deployQueue, BindingKey: "deploy.#", RetryDelay: 100 * time.Millisecond, Metrics: m, Handler: deployrequest.Handler(mgr.GetClient())}))
+		return mgr.Add(events.NewConsumer(events.ConsumerOptions{Source: src, Exchange: deployExchange, Queue: deployQueue, BindingKey: "deploy.#",
+			RetryDelay: 100 * time.Millisecond, Metrics: m, Handler: wrap(deployrequest.Handler(mgr.GetClient()))}))
 	})
 }
 
@@ -126,6 +159,7 @@ func startProviderWithEvents(t *testing.T, env *envtest.Env, url string, m *even
 func TestEventStream(t *testing.T) {
 	env := envtest.Shared(t)
 	broker := rabbitmq.Start(t)
+	providerURL, ciShopURL, _ := brokerUsers(t, broker)
 	jenkins := fakejenkins.New("ci", secretText)
 	defer jenkins.Close()
 	c := env.Client
@@ -135,12 +169,12 @@ func TestEventStream(t *testing.T) {
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "jenkins", Namespace: ns}, StringData: map[string]string{"credentials": `{"username": "ci", "token": "` + secretText + `"}`}},
 		&v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: v1alpha1.ProviderConfigSpec{
-			Jenkins: &v1alpha1.JenkinsConfig{URL: jenkins.URL, Credentials: v1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.SecretKeySelector{Name: "jenkins", Key: "credentials"}}},
+			Jenkins: &v1alpha1.JenkinsConfig{URL: jenkins.URL, DeployUsers: []string{"ci-shop"}, Credentials: v1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.SecretKeySelector{Name: "jenkins", Key: "credentials"}}},
 		}},
 	)
 	s := listenAll(t, broker.URL)
 	m := events.NewMetrics(nil)
-	startProviderWithEvents(t, env, broker.URL, m)
+	startProviderWithEvents(t, env, providerURL, m, nil)
 
 	p := &jenkinsv1alpha1.JenkinsPipeline{
 		ObjectMeta: metav1.ObjectMeta{Name: "shop-dev", Namespace: ns, Labels: map[string]string{lifecycle.LabelProject: "shop", lifecycle.LabelEnvironment: "dev"}},
@@ -172,22 +206,24 @@ func TestEventStream(t *testing.T) {
 			return false
 		}
 		defer func() { _ = c2.Close() }()
-		_, err = c2.QueueDeclarePassive(deployQueue, true, false, false, false, amqp.Table{"x-dead-letter-exchange": events.DeadLetter(deployQueue)})
+		_, err = c2.QueueDeclarePassive(deployQueue, true, false, false, false, events.QueueArgs(deployQueue, events.DefaultMaxLength))
 		return err == nil
 	})
+	ci := publisher(t, ciShopURL)
 	send := func(id, body string) {
 		t.Helper()
-		envtest.Must(t, ch.PublishWithContext(ctx, exchange, "deploy.shop.dev", true, false, amqp.Publishing{MessageId: id, ContentType: "application/json", Body: []byte(body)}))
+		envtest.Must(t, ci.PublishWithContext(ctx, deployExchange, "deploy.shop.dev", true, false, amqp.Publishing{
+			MessageId: id, UserId: "ci-shop", Timestamp: time.Now(), ContentType: "application/json", Body: []byte(body)}))
 	}
 
 	// One request, delivered twice (at least once): one build.
-	send("req-1", `{"project": "shop", "environment": "dev", "revision": "abc123"}`)
+	send("req-1", `{"project": "shop", "environment": "dev", "namespace": "events", "revision": "abc123"}`)
 	envtest.Eventually(t, "the request queued a build", func() bool { return jenkins.Queued(path) == 1 })
-	send("req-1", `{"project": "shop", "environment": "dev", "revision": "abc123"}`)
+	send("req-1", `{"project": "shop", "environment": "dev", "namespace": "events", "revision": "abc123"}`)
 	// Poison and unknown targets go to the dead-letter queue.
 	send("bad-json", `{"project": "shop", `)
 	send("typo", `{"project": "shop", "enviroment": "dev"}`)
-	send("nobody", `{"project": "nope", "environment": "dev"}`)
+	send("nobody", `{"project": "nope", "environment": "dev", "namespace": "events"}`)
 	envtest.Eventually(t, "five requests settled", func() bool {
 		return testutil.ToFloat64(m.Requests.WithLabelValues("done"))+testutil.ToFloat64(m.Requests.WithLabelValues("dead-lettered")) == 5
 	})
@@ -209,7 +245,7 @@ func TestEventStream(t *testing.T) {
 	for id, want := range map[string]string{
 		"bad-json": "malformed message: not a JSON object",
 		"typo":     `malformed DevOpsReconcile: json: unknown field "enviroment"`,
-		"nobody":   "unknown target: no JenkinsPipeline is labelled devops.freeleaps.io/project=nope, devops.freeleaps.io/environment=dev",
+		"nobody":   "unknown target: no JenkinsPipeline is labelled devops.freeleaps.io/project=nope, devops.freeleaps.io/environment=dev in namespace events",
 	} {
 		if !strings.Contains(reasons[id], want) {
 			t.Errorf("dead letter %s: reason %q, want it to contain %q", id, reasons[id], want)

@@ -38,16 +38,29 @@ func Reject(format string, args ...any) error {
 	return &RejectError{Reason: fmt.Sprintf(format, args...)}
 }
 
+// DefaultMaxLength bounds the request queue and its dead-letter queue.
+const DefaultMaxLength = 10000
+
 // ConsumerOptions configure a Consumer.
 type ConsumerOptions struct {
-	// Source of the broker URL and the exchange the queue is bound to.
+	// Source of the broker URL. Its exchange (the outbound event stream) is
+	// not used: requests come in on their own Exchange, so that the users
+	// who may send requests need no right on the event stream, and the
+	// event stream's consumers none on requests.
 	Source Source
+	// Exchange is the durable topic exchange requests are published to.
+	// Empty binds nothing (publish to the queue through the default
+	// exchange).
+	Exchange string
 	// Queue is the durable queue consumed. Its dead letters go to the
 	// fanout exchange and durable queue named Queue + ".dead-letter".
 	Queue string
-	// BindingKey binds Queue to the exchange; empty binds nothing (publish
-	// to the queue through the default exchange).
+	// BindingKey binds Queue to Exchange.
 	BindingKey string
+	// MaxLength bounds Queue (further publishes are refused: a publisher
+	// with confirms sees a nack) and its dead-letter queue (the oldest dead
+	// letters are dropped). Default DefaultMaxLength.
+	MaxLength int
 	// Prefetch bounds the messages delivered and not yet acked. Default 16.
 	Prefetch int
 	// RetryDelay is waited before a message that failed for a passing
@@ -73,6 +86,9 @@ func NewConsumer(o ConsumerOptions) *Consumer {
 	if o.RetryDelay <= 0 {
 		o.RetryDelay = DefaultRetryDelay
 	}
+	if o.MaxLength <= 0 {
+		o.MaxLength = DefaultMaxLength
+	}
 	if o.Log == nil {
 		o.Log = logging.NewNopLogger()
 	}
@@ -80,6 +96,14 @@ func NewConsumer(o ConsumerOptions) *Consumer {
 		o.Metrics = NewMetrics(nil)
 	}
 	return &Consumer{o: o}
+}
+
+// QueueArgs are the arguments the request queue is declared with: its
+// dead-letter exchange, and a maximum length past which publishes are
+// refused rather than the oldest requests dropped. RabbitMQ refuses to
+// redeclare a queue with other arguments (PRECONDITION_FAILED).
+func QueueArgs(queue string, maxLength int) amqp.Table {
+	return amqp.Table{"x-dead-letter-exchange": DeadLetter(queue), "x-max-length": int64(maxLength), "x-overflow": "reject-publish"}
 }
 
 // DeadLetter is the name of the dead-letter exchange and queue of queue.
@@ -95,7 +119,8 @@ func (c *Consumer) Start(ctx context.Context) error {
 // NeedLeaderElection is true: requests are handled by the leader only.
 func (c *Consumer) NeedLeaderElection() bool { return true }
 
-func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, exchange string) error {
+func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, _ string) error {
+	exchange := c.o.Exchange
 	ch, err := conn.Channel()
 	if err != nil {
 		return errors.Wrap(err, "cannot open a channel")
@@ -107,20 +132,23 @@ func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, exchange 
 		do   func() error
 	}{
 		{"declare the dead-letter exchange " + dl, func() error { return ch.ExchangeDeclare(dl, amqp.ExchangeFanout, true, false, false, false, nil) }},
-		{"declare the dead-letter queue " + dl, func() error { _, err := ch.QueueDeclare(dl, true, false, false, false, nil); return err }},
+		{"declare the dead-letter queue " + dl, func() error {
+			_, err := ch.QueueDeclare(dl, true, false, false, false, amqp.Table{"x-max-length": int64(c.o.MaxLength)})
+			return err
+		}},
 		{"bind the dead-letter queue", func() error { return ch.QueueBind(dl, "", dl, false, nil) }},
 		{"declare the queue " + c.o.Queue, func() error {
-			_, err := ch.QueueDeclare(c.o.Queue, true, false, false, false, amqp.Table{"x-dead-letter-exchange": dl})
+			_, err := ch.QueueDeclare(c.o.Queue, true, false, false, false, QueueArgs(c.o.Queue, c.o.MaxLength))
 			return err
 		}},
 		{"declare the exchange " + exchange, func() error {
-			if c.o.BindingKey == "" {
+			if exchange == "" {
 				return nil
 			}
 			return ch.ExchangeDeclare(exchange, amqp.ExchangeTopic, true, false, false, false, nil)
 		}},
 		{"bind the queue to " + exchange, func() error {
-			if c.o.BindingKey == "" {
+			if exchange == "" {
 				return nil
 			}
 			return ch.QueueBind(c.o.Queue, c.o.BindingKey, exchange, false, nil)

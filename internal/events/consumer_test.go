@@ -22,7 +22,7 @@ func TestConsumer(t *testing.T) {
 	)
 	m := NewMetrics(nil)
 	c := NewConsumer(ConsumerOptions{
-		Source: source(b.URL), Queue: "devops.requests", BindingKey: "request.#", Prefetch: 4, RetryDelay: 50 * time.Millisecond, Metrics: m,
+		Source: source(b.URL), Exchange: "devops.deploy", Queue: "devops.requests", BindingKey: "request.#", Prefetch: 4, RetryDelay: 50 * time.Millisecond, Metrics: m,
 		Handler: func(_ context.Context, d amqp.Delivery) error {
 			mu.Lock()
 			defer mu.Unlock()
@@ -59,12 +59,12 @@ func TestConsumer(t *testing.T) {
 			return false
 		}
 		defer func() { _ = c2.Close() }()
-		_, err = c2.QueueDeclarePassive("devops.requests", true, false, false, false, amqp.Table{"x-dead-letter-exchange": DeadLetter("devops.requests")})
+		_, err = c2.QueueDeclarePassive("devops.requests", true, false, false, false, QueueArgs("devops.requests", DefaultMaxLength))
 		return err == nil
 	})
 	for _, body := range []string{"ok-1", "poison", "transient", "panic", "ok-2"} {
 		// Through the exchange's binding, as producers do.
-		if err := ch.PublishWithContext(context.Background(), exchange, "request.deploy", true, false, amqp.Publishing{MessageId: body, Body: []byte(body)}); err != nil {
+		if err := ch.PublishWithContext(context.Background(), "devops.deploy", "request.deploy", true, false, amqp.Publishing{MessageId: body, Body: []byte(body)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -101,11 +101,70 @@ func TestConsumer(t *testing.T) {
 			t.Errorf("requests %s = %v, want %v", result, got, want)
 		}
 	}
-	q, err := ch.QueueDeclarePassive("devops.requests", true, false, false, false, amqp.Table{"x-dead-letter-exchange": DeadLetter("devops.requests")})
+	q, err := ch.QueueDeclarePassive("devops.requests", true, false, false, false, QueueArgs("devops.requests", DefaultMaxLength))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if q.Messages != 0 {
 		t.Errorf("%d messages left on the queue", q.Messages)
 	}
+}
+
+// TestConsumerQueueIsBounded: past MaxLength ready requests the broker
+// refuses publishes (a publisher with confirms gets a nack) instead of
+// growing without bound or dropping requests already accepted.
+func TestConsumerQueueIsBounded(t *testing.T) {
+	b := rabbitmq.Start(t)
+	release := make(chan struct{})
+	c := NewConsumer(ConsumerOptions{
+		Source: source(b.URL), Exchange: "devops.deploy", Queue: "devops.bounded", BindingKey: "#", Prefetch: 1, MaxLength: 2,
+		Handler: func(ctx context.Context, _ amqp.Delivery) error {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return nil
+		},
+	})
+	start(t, c)
+	conn, err := amqp.Dial(b.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close() }()
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "the bounded queue", func() bool {
+		c2, err := conn.Channel()
+		if err != nil {
+			return false
+		}
+		defer func() { _ = c2.Close() }()
+		_, err = c2.QueueDeclarePassive("devops.bounded", true, false, false, false, QueueArgs("devops.bounded", 2))
+		return err == nil
+	})
+	if err := ch.Confirm(false); err != nil {
+		t.Fatal(err)
+	}
+	acked, nacked := 0, 0
+	for i := range 6 {
+		dc, err := ch.PublishWithDeferredConfirmWithContext(context.Background(), "devops.deploy", "deploy.x", false, false, amqp.Publishing{Body: []byte{byte('a' + i)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dc.Wait() {
+			acked++
+		} else {
+			nacked++
+		}
+		time.Sleep(50 * time.Millisecond) // lets the first one be delivered
+	}
+	close(release)
+	// One delivered and held, two ready; the rest refused.
+	if acked > 3 || nacked < 3 {
+		t.Errorf("with max length 2: %d publishes confirmed, %d refused; want at most 3 confirmed", acked, nacked)
+	}
+	t.Logf("max length 2, prefetch 1: %d confirmed, %d refused by the broker", acked, nacked)
 }

@@ -13,6 +13,8 @@ import (
 	"log"
 	"net/http"
 	"net/url"
+	stdpath "path"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -314,12 +316,47 @@ func (c *Client) Delete(ctx context.Context, path string, createdFolders []strin
 }
 
 // Build queues one build with params overriding the job's parameter
-// defaults (none: the defaults). It returns the queue item id, or 0 when the
-// job already had a build waiting in the queue (Jenkins would merge the two,
-// so none is added).
-func (c *Client) Build(ctx context.Context, path string, params map[string]string) (int64, error) {
-	id, err := c.j.BuildJob(ctx, nested(path), params)
-	return id, errors.Wrap(err, errBuild)
+// defaults (none: the defaults); parameterized says the job declares
+// parameters. It returns the queue item id: a new one, or that of a queued
+// build with the same parameters, which Jenkins merges the request into.
+func (c *Client) Build(ctx context.Context, path string, parameterized bool, params map[string]string) (int64, error) {
+	// Not gojenkins' BuildJob: it reads the job twice first and, when a
+	// build is already queued, queues nothing and reports no error, so a
+	// deploy of a new revision was dropped while an older one waited.
+	// Jenkins itself merges a request into a queued item with the same
+	// parameters (303 to it) and queues one with other parameters.
+	ep := endpoint(path) + "/build"
+	if parameterized {
+		ep = endpoint(path) + "/buildWithParameters"
+	}
+	form := url.Values{}
+	for k, v := range params {
+		form.Set(k, v)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+ep, strings.NewReader(form.Encode()))
+	if err != nil {
+		return 0, errors.Wrap(err, errBuild)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth(c.username, c.token)
+	resp, err := c.noRedirect.Do(req)
+	if err != nil {
+		return 0, errors.Wrap(err, errBuild)
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusSeeOther && resp.StatusCode != http.StatusOK {
+		return 0, errors.Errorf("%s: Jenkins answered %s", errBuild, resp.Status)
+	}
+	u, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil {
+		return 0, errors.Wrap(err, errBuild)
+	}
+	id, err := strconv.ParseInt(stdpath.Base(strings.TrimSuffix(u.Path, "/")), 10, 64)
+	if err != nil {
+		return 0, errors.Errorf("%s: no queue item in the answer's Location %q", errBuild, resp.Header.Get("Location"))
+	}
+	return id, nil
 }
 
 func split(path string) (dir, name string) {

@@ -134,12 +134,12 @@ func TestBuild(t *testing.T) {
 	if _, err := c.Create(ctx, "alpha", pipeline()); err != nil {
 		t.Fatal(err)
 	}
-	id, err := c.Build(ctx, "alpha", nil)
+	id, err := c.Build(ctx, "alpha", true, nil)
 	if err != nil || id == 0 {
 		t.Fatalf("first build: id %d, err %v", id, err)
 	}
-	if id, err := c.Build(ctx, "alpha", nil); err != nil || id != 0 {
-		t.Errorf("a build while one is queued must add none (id 0), got %d, %v", id, err)
+	if id2, err := c.Build(ctx, "alpha", true, nil); err != nil || id2 != id {
+		t.Errorf("a build like the queued one is merged into it by Jenkins (id %d), got %d, %v", id, id2, err)
 	}
 	if srv.Queued("alpha") != 1 {
 		t.Errorf("want exactly one queued build, got %d", srv.Queued("alpha"))
@@ -159,6 +159,16 @@ func TestBuild(t *testing.T) {
 	}
 	if got := srv.Builds("alpha")[0].Params.Get("TAG"); got != "" {
 		t.Errorf("no parameter is sent: Jenkins applies the defaults, got TAG=%q", got)
+	}
+	// While a build waits, one with other parameters is queued as its own
+	// item: before, the client dropped it silently (gojenkins' BuildJob
+	// queues nothing while the job is in the queue).
+	first, _ := c.Build(ctx, "alpha", true, map[string]string{"TAG": "v1"})
+	if second, err := c.Build(ctx, "alpha", true, map[string]string{"TAG": "v2"}); err != nil || second == first || second == 0 {
+		t.Errorf("a build with other parameters is queued as its own item, got %d (first %d), %v", second, first, err)
+	}
+	if srv.Queued("alpha") != 2 {
+		t.Errorf("want two queued builds, got %d", srv.Queued("alpha"))
 	}
 }
 

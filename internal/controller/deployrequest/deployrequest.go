@@ -3,6 +3,14 @@
 // buildParameters): the JenkinsPipeline controller then queues exactly one
 // build. Messages that can never succeed are rejected with the reason, so
 // the consumer dead-letters them.
+//
+// A request is authorised, not just well formed: it names its namespace;
+// its AMQP user_id (which RabbitMQ checks against the publishing user) must
+// be listed in spec.jenkins.deployUsers of the pipeline's ProviderConfig;
+// its revision must be a git ref or commit id. Each request id is applied at
+// most once, and a request older than the last one applied to the same
+// pipeline is never applied (redeliveries and publisher retries arrive out
+// of order).
 package deployrequest
 
 import (
@@ -16,6 +24,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -25,6 +34,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/controller/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/events"
 )
@@ -36,30 +46,73 @@ const Type = events.TypePrefix + "DevOpsReconcile"
 // RevisionParameter is the pipeline parameter a request's revision fills.
 const RevisionParameter = v1alpha1.RevisionParameter
 
+// MaxBody is the largest request body read; larger ones are dead-lettered
+// unread.
+const MaxBody = 64 << 10
+
+// Annotations the handler keeps on a JenkinsPipeline, written in the same
+// optimistic-locked patch as its buildRequest.
+const (
+	// AnnotationRequestTime is the requestedAt of the last request applied.
+	AnnotationRequestTime = "devops.freeleaps.io/deploy-request-time"
+	// AnnotationRequestIDs lists the tokens of the last requests applied,
+	// newest first, space-separated.
+	AnnotationRequestIDs = "devops.freeleaps.io/deploy-request-ids"
+)
+
+// keepIDs is how many applied request ids a pipeline remembers.
+const keepIDs = 16
+
 // Request is a DevOpsReconcile message.
 type Request struct {
 	// Project and Environment select the JenkinsPipeline by its
 	// devops.freeleaps.io/project and /environment labels.
 	Project     string `json:"project"`
 	Environment string `json:"environment"`
-	// Namespace narrows the search when a project exists in several.
-	Namespace string `json:"namespace,omitempty"`
-	// Revision to build: passed as the REVISION parameter, which the
-	// pipeline must declare.
+	// Namespace the JenkinsPipeline is in.
+	Namespace string `json:"namespace"`
+	// Revision to build, a git ref (main, refs/tags/v1.2) or commit id:
+	// passed as the REVISION parameter, which the pipeline must declare.
 	Revision string `json:"revision,omitempty"`
 	// Parameters of the build; each must be declared by the pipeline.
 	Parameters map[string]string `json:"parameters,omitempty"`
+	// RequestedAt orders requests for one pipeline: one older than the last
+	// applied is never applied. A CloudEvent's time, or the AMQP timestamp
+	// property, stand in when it is absent.
+	RequestedAt *time.Time `json:"requestedAt,omitempty"`
+}
+
+// Delivery is what the broker says about a request.
+type Delivery struct {
+	// Token is the buildRequest the request sets (see Token).
+	Token string
+	// User is the AMQP user_id, validated by RabbitMQ.
+	User string
 }
 
 // Handler returns the consumer's handler: it patches the JenkinsPipeline
-// through kube (which may read from a cache).
+// through kube (which may read from a cache: the patch is optimistic-locked,
+// so a stale read fails and is retried rather than applied).
 func Handler(kube client.Client) events.Handler {
 	return func(ctx context.Context, d amqp.Delivery) error {
+		if len(d.Body) > MaxBody {
+			return events.Reject("request body of %d bytes is larger than %d: not read", len(d.Body), MaxBody)
+		}
 		req, err := Parse(d.Body)
 		if err != nil {
 			return events.Reject("%s", err.Error())
 		}
-		return Apply(ctx, kube, req, Token(d))
+		if req.RequestedAt == nil && !d.Timestamp.IsZero() {
+			t := d.Timestamp
+			req.RequestedAt = &t
+		}
+		if req.RequestedAt == nil {
+			return events.Reject("malformed DevOpsReconcile: requestedAt is required (or a CloudEvent time, or the AMQP timestamp property): it orders requests")
+		}
+		if d.UserId == "" {
+			return events.Reject("unauthenticated request: no AMQP user_id property; set it to the broker user publishing (RabbitMQ checks it)")
+		}
+		return Apply(ctx, kube, req, Delivery{Token: Token(d), User: d.UserId})
 	}
 }
 
@@ -68,6 +121,7 @@ func Parse(body []byte) (*Request, error) {
 	var env struct {
 		SpecVersion string          `json:"specversion"`
 		Type        string          `json:"type"`
+		Time        *time.Time      `json:"time"`
 		Data        json.RawMessage `json:"data"`
 	}
 	if err := json.Unmarshal(body, &env); err != nil {
@@ -83,9 +137,12 @@ func Parse(body []byte) (*Request, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
-		return nil, errors.Errorf("malformed DevOpsReconcile: %v (fields: project, environment, namespace, revision, parameters)", err)
+		return nil, errors.Errorf("malformed DevOpsReconcile: %v (fields: project, environment, namespace, revision, parameters, requestedAt)", err)
 	}
-	for _, f := range []struct{ name, v string }{{"project", r.Project}, {"environment", r.Environment}} {
+	if r.RequestedAt == nil {
+		r.RequestedAt = env.Time
+	}
+	for _, f := range []struct{ name, v string }{{"project", r.Project}, {"environment", r.Environment}, {"namespace", r.Namespace}} {
 		if f.v == "" {
 			return nil, errors.Errorf("malformed DevOpsReconcile: %s is required", f.name)
 		}
@@ -93,18 +150,43 @@ func Parse(body []byte) (*Request, error) {
 			return nil, errors.Errorf("malformed DevOpsReconcile: %s %q: %s", f.name, f.v, strings.Join(errs, "; "))
 		}
 	}
-	if r.Namespace != "" {
-		if errs := validation.IsDNS1123Label(r.Namespace); len(errs) > 0 {
-			return nil, errors.Errorf("malformed DevOpsReconcile: namespace %q: %s", r.Namespace, strings.Join(errs, "; "))
-		}
+	if errs := validation.IsDNS1123Label(r.Namespace); len(errs) > 0 {
+		return nil, errors.Errorf("malformed DevOpsReconcile: namespace %q: %s", r.Namespace, strings.Join(errs, "; "))
 	}
-	if len(r.Revision) > 255 {
-		return nil, errors.New("malformed DevOpsReconcile: revision is longer than 255 characters")
+	if r.Revision != "" && !IsRevision(r.Revision) {
+		return nil, errors.Errorf("malformed DevOpsReconcile: revision %q is not a git ref (letters, digits, '.', '_', '-', '/'; as git check-ref-format allows) or commit id", truncate(r.Revision, 80))
 	}
 	if _, ok := r.Parameters[RevisionParameter]; ok && r.Revision != "" {
 		return nil, errors.Errorf("malformed DevOpsReconcile: both revision and parameters.%s are set", RevisionParameter)
 	}
 	return &r, nil
+}
+
+// refChars are the characters a revision may hold: enough for branch and
+// tag names and commit ids, and nothing a shell, Groovy string or URL gives
+// a meaning to.
+var refChars = regexp.MustCompile(`^[A-Za-z0-9._/-]{1,255}$`)
+
+// IsRevision is true for a git ref name that git check-ref-format accepts
+// (restricted to refChars) or a commit id.
+func IsRevision(r string) bool {
+	if !refChars.MatchString(r) || strings.HasPrefix(r, "-") || strings.HasSuffix(r, "/") ||
+		strings.HasSuffix(r, ".") || strings.Contains(r, "..") || strings.Contains(r, "//") {
+		return false
+	}
+	for _, c := range strings.Split(r, "/") {
+		if strings.HasPrefix(c, ".") || strings.HasSuffix(c, ".lock") {
+			return false
+		}
+	}
+	return true
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
 }
 
 // notTokenChars may not appear in a buildRequest token.
@@ -121,20 +203,15 @@ func Token(d amqp.Delivery) string {
 	return "amqp-sha256-" + hex.EncodeToString(sum[:12])
 }
 
-// Apply sets the buildRequest of the one JenkinsPipeline req selects.
-func Apply(ctx context.Context, kube client.Client, req *Request, token string) error {
+// Apply sets the buildRequest of the one JenkinsPipeline req selects, if
+// d.User may deploy there.
+func Apply(ctx context.Context, kube client.Client, req *Request, d Delivery) error {
 	list := &v1alpha1.JenkinsPipelineList{}
-	opts := []client.ListOption{client.MatchingLabels{lifecycle.LabelProject: req.Project, lifecycle.LabelEnvironment: req.Environment}}
-	if req.Namespace != "" {
-		opts = append(opts, client.InNamespace(req.Namespace))
-	}
+	opts := []client.ListOption{client.InNamespace(req.Namespace), client.MatchingLabels{lifecycle.LabelProject: req.Project, lifecycle.LabelEnvironment: req.Environment}}
 	if err := kube.List(ctx, list, opts...); err != nil {
 		return errors.Wrap(err, "cannot list JenkinsPipelines")
 	}
-	where := fmt.Sprintf("labelled %s=%s, %s=%s", lifecycle.LabelProject, req.Project, lifecycle.LabelEnvironment, req.Environment)
-	if req.Namespace != "" {
-		where += " in namespace " + req.Namespace
-	}
+	where := fmt.Sprintf("labelled %s=%s, %s=%s in namespace %s", lifecycle.LabelProject, req.Project, lifecycle.LabelEnvironment, req.Environment, req.Namespace)
 	var live []*v1alpha1.JenkinsPipeline
 	for i := range list.Items {
 		if list.Items[i].GetDeletionTimestamp() == nil {
@@ -150,9 +227,12 @@ func Apply(ctx context.Context, kube client.Client, req *Request, token string) 
 		for _, p := range live {
 			names = append(names, p.Namespace+"/"+p.Name)
 		}
-		return events.Reject("ambiguous target: %d JenkinsPipelines are %s (%s); set namespace", len(live), where, strings.Join(names, ", "))
+		return events.Reject("ambiguous target: %d JenkinsPipelines are %s (%s)", len(live), where, strings.Join(names, ", "))
 	}
 	p := live[0]
+	if err := authorise(ctx, kube, p, d.User); err != nil {
+		return err
+	}
 	params := maps.Clone(req.Parameters)
 	if req.Revision != "" {
 		if params == nil {
@@ -160,29 +240,100 @@ func Apply(ctx context.Context, kube client.Client, req *Request, token string) 
 		}
 		params[RevisionParameter] = req.Revision
 	}
-	declared := map[string]bool{}
+	declared := map[string]v1alpha1.Parameter{}
 	for _, d := range p.Spec.ForProvider.Parameters {
-		declared[d.Name] = true
+		declared[d.Name] = d
 	}
 	for _, k := range slices.Sorted(maps.Keys(params)) {
-		if !declared[k] {
+		decl, ok := declared[k]
+		if !ok {
 			return events.Reject("JenkinsPipeline %s/%s declares no parameter %q (spec.forProvider.parameters)", p.Namespace, p.Name, k)
+		}
+		if err := checkValue(decl, params[k]); err != nil {
+			return events.Reject("JenkinsPipeline %s/%s parameter %s: %s", p.Namespace, p.Name, k, err)
 		}
 	}
 	if p.Spec.ForProvider.Disabled {
 		return events.Reject("JenkinsPipeline %s/%s is disabled (spec.forProvider.disabled)", p.Namespace, p.Name)
 	}
-	if p.Spec.ForProvider.BuildRequest == token {
-		return nil // a redelivery of a request already applied
+	ids := strings.Fields(p.GetAnnotations()[AnnotationRequestIDs])
+	if p.Spec.ForProvider.BuildRequest == d.Token || slices.Contains(ids, d.Token) {
+		return nil // a redelivery (or a second publish) of a request already applied
+	}
+	if last, err := time.Parse(time.RFC3339Nano, p.GetAnnotations()[AnnotationRequestTime]); err == nil && req.RequestedAt.Before(last) {
+		return events.Reject("superseded: requested at %s, before the last request applied to JenkinsPipeline %s/%s (%s)",
+			req.RequestedAt.UTC().Format(time.RFC3339Nano), p.Namespace, p.Name, last.Format(time.RFC3339Nano))
 	}
 	orig := p.DeepCopy()
-	p.Spec.ForProvider.BuildRequest = token
+	p.Spec.ForProvider.BuildRequest = d.Token
 	p.Spec.ForProvider.BuildParameters = params
-	if err := kube.Patch(ctx, p, client.MergeFrom(orig)); err != nil {
+	ann := p.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[AnnotationRequestTime] = req.RequestedAt.UTC().Format(time.RFC3339Nano)
+	ann[AnnotationRequestIDs] = strings.Join(append([]string{d.Token}, ids[:min(len(ids), keepIDs-1)]...), " ")
+	p.SetAnnotations(ann)
+	// Optimistic lock: the list may come from a cache that has not yet
+	// seen the last patch; applying on a stale copy could build an older
+	// request after a newer one. A conflict is retried.
+	if err := kube.Patch(ctx, p, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 		if kerrors.IsInvalid(err) || kerrors.IsForbidden(err) {
 			return events.Reject("JenkinsPipeline %s/%s refused the request: %v", p.Namespace, p.Name, err)
 		}
 		return errors.Wrapf(err, "cannot set spec.forProvider.buildRequest of JenkinsPipeline %s/%s", p.Namespace, p.Name)
+	}
+	return nil
+}
+
+// authorise checks that user is among the deployUsers of p's ProviderConfig.
+func authorise(ctx context.Context, kube client.Client, p *v1alpha1.JenkinsPipeline, user string) error {
+	ref := p.GetProviderConfigReference()
+	if ref == nil {
+		return events.Reject("JenkinsPipeline %s/%s has no providerConfigRef, so no deployUsers", p.Namespace, p.Name)
+	}
+	var spec pcv1alpha1.ProviderConfigSpec
+	name := ref.Kind + " " + ref.Name
+	switch ref.Kind {
+	case pcv1alpha1.ClusterProviderConfigKind:
+		pc := &pcv1alpha1.ClusterProviderConfig{}
+		if err := kube.Get(ctx, client.ObjectKey{Name: ref.Name}, pc); err != nil {
+			return notFoundIsFinal(err, name)
+		}
+		spec = pc.Spec
+	default:
+		pc := &pcv1alpha1.ProviderConfig{}
+		name = "ProviderConfig " + p.Namespace + "/" + ref.Name
+		if err := kube.Get(ctx, client.ObjectKey{Namespace: p.Namespace, Name: ref.Name}, pc); err != nil {
+			return notFoundIsFinal(err, name)
+		}
+		spec = pc.Spec
+	}
+	if spec.Jenkins == nil || !slices.Contains(spec.Jenkins.DeployUsers, user) {
+		return events.Reject("unauthorised: broker user %q may not deploy JenkinsPipeline %s/%s: it is not in spec.jenkins.deployUsers of %s", user, p.Namespace, p.Name, name)
+	}
+	return nil
+}
+
+func notFoundIsFinal(err error, name string) error {
+	if kerrors.IsNotFound(err) {
+		return events.Reject("%s does not exist, so nobody may deploy with it", name)
+	}
+	return errors.Wrapf(err, "cannot get %s", name)
+}
+
+// checkValue holds a value to its parameter's type: a choice among its
+// choices, a boolean true or false.
+func checkValue(p v1alpha1.Parameter, v string) error {
+	switch p.Type {
+	case v1alpha1.ParameterChoice:
+		if !slices.Contains(p.Choices, v) {
+			return errors.Errorf("%q is not one of its choices (%s)", truncate(v, 80), strings.Join(p.Choices, ", "))
+		}
+	case v1alpha1.ParameterBoolean:
+		if v != "true" && v != "false" {
+			return errors.Errorf("%q is not true or false", truncate(v, 80))
+		}
 	}
 	return nil
 }

@@ -13,8 +13,13 @@ func TestParse(t *testing.T) {
 		want    string // error substring; empty means valid
 		project string
 	}{
-		"Plain":           {body: `{"project": "shop", "environment": "dev", "revision": "abc"}`, project: "shop"},
-		"CloudEvent":      {body: `{"specversion": "1.0", "type": "io.freeleaps.devops.DevOpsReconcile", "id": "1", "source": "ci", "data": {"project": "shop", "environment": "dev"}}`, project: "shop"},
+		"Plain":           {body: `{"project": "shop", "environment": "dev", "namespace": "team", "revision": "abc"}`, project: "shop"},
+		"CloudEvent":      {body: `{"specversion": "1.0", "type": "io.freeleaps.devops.DevOpsReconcile", "id": "1", "source": "ci", "time": "2026-01-01T00:00:00Z", "data": {"project": "shop", "environment": "dev", "namespace": "team"}}`, project: "shop"},
+		"NoNamespace":     {body: `{"project": "shop", "environment": "dev"}`, want: "namespace is required"},
+		"RevisionShell":   {body: `{"project": "shop", "environment": "dev", "namespace": "team", "revision": "main; rm -rf /"}`, want: "is not a git ref"},
+		"RevisionDotDot":  {body: `{"project": "shop", "environment": "dev", "namespace": "team", "revision": "../../etc"}`, want: "is not a git ref"},
+		"RevisionTag":     {body: `{"project": "shop", "environment": "dev", "namespace": "team", "revision": "refs/tags/v1.2.0"}`, project: "shop"},
+		"RequestedAt":     {body: `{"project": "shop", "environment": "dev", "namespace": "team", "requestedAt": "2026-11-23T08:00:00.123456789Z"}`, project: "shop"},
 		"WrongEventType":  {body: `{"specversion": "1.0", "type": "com.example.other", "data": {}}`, want: `CloudEvent type "com.example.other"`},
 		"NotJSON":         {body: `deploy shop`, want: "malformed message: not a JSON object"},
 		"Array":           {body: `[1]`, want: "malformed message: not a JSON object"},
@@ -23,8 +28,8 @@ func TestParse(t *testing.T) {
 		"NoEnvironment":   {body: `{"project": "shop"}`, want: "environment is required"},
 		"BadLabelValue":   {body: `{"project": "shop/../x", "environment": "dev"}`, want: `project "shop/../x"`},
 		"BadNamespace":    {body: `{"project": "shop", "environment": "dev", "namespace": "Team_A"}`, want: `namespace "Team_A"`},
-		"RevisionTwice":   {body: `{"project": "shop", "environment": "dev", "revision": "a", "parameters": {"REVISION": "b"}}`, want: "both revision and parameters.REVISION"},
-		"WrongFieldTypes": {body: `{"project": "shop", "environment": "dev", "parameters": {"A": 1}}`, want: "malformed DevOpsReconcile"},
+		"RevisionTwice":   {body: `{"project": "shop", "environment": "dev", "namespace": "team", "revision": "a", "parameters": {"REVISION": "b"}}`, want: "both revision and parameters.REVISION"},
+		"WrongFieldTypes": {body: `{"project": "shop", "environment": "dev", "namespace": "team", "parameters": {"A": 1}}`, want: "malformed DevOpsReconcile"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -55,5 +60,18 @@ func TestToken(t *testing.T) {
 	}
 	if long := Token(amqp.Delivery{MessageId: strings.Repeat("x", 400)}); len(long) > 253 {
 		t.Errorf("token of %d characters exceeds buildRequest's 253", len(long))
+	}
+}
+
+func TestIsRevision(t *testing.T) {
+	for r, want := range map[string]bool{
+		"main": true, "feature/x-1": true, "refs/tags/v1.2.0": true, "0123abc": true, "release_2.0": true,
+		"": false, "-rf": false, "a..b": false, "a//b": false, "a/": false, "a.": false, ".hidden": false, "x/.y": false,
+		"a.lock": false, "$(id)": false, "a b": false, "a;b": false, "a`b`": false, "a@{1}": false, "a~1": false, "a^": false, "a:b": false,
+		strings.Repeat("a", 256): false,
+	} {
+		if got := IsRevision(r); got != want {
+			t.Errorf("IsRevision(%q) = %v, want %v", r, got, want)
+		}
 	}
 }

@@ -103,7 +103,7 @@ func (e *external) build(ctx context.Context, cr *v1alpha1.JenkinsPipeline, path
 	if err := e.record(ctx, cr, func(o *v1alpha1.JenkinsPipelineObservation) { o.HandledBuildRequest = req }); err != nil {
 		return err
 	}
-	if _, err := e.client.Build(ctx, path, cr.Spec.ForProvider.BuildParameters); err != nil {
+	if _, err := e.client.Build(ctx, path, len(cr.Spec.ForProvider.Parameters) > 0, cr.Spec.ForProvider.BuildParameters); err != nil {
 		if rerr := e.record(ctx, cr, func(o *v1alpha1.JenkinsPipelineObservation) { o.HandledBuildRequest = prev }); rerr != nil {
 			return errors.Wrapf(err, "%s; and the request could not be marked for retry (%v): change spec.forProvider.buildRequest to try again", errUpdate, rerr)
 		}

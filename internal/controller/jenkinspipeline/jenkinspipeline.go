@@ -48,7 +48,7 @@ type Client interface {
 	Create(ctx context.Context, path string, p jenkins.Pipeline) ([]string, error)
 	Update(ctx context.Context, path string, p jenkins.Pipeline) error
 	Delete(ctx context.Context, path string, createdFolders []string) error
-	Build(ctx context.Context, path string, params map[string]string) (int64, error)
+	Build(ctx context.Context, path string, parameterized bool, params map[string]string) (int64, error)
 }
 
 // SetupGated adds the JenkinsPipeline controller once its CRD is established.

@@ -195,3 +195,38 @@ func (b *Broker) Log() string {
 	out, _ := os.ReadFile(filepath.Join(b.dir, "node.log"))
 	return string(out)
 }
+
+// AddUser creates a user with a password and permissions on the default
+// vhost (configure, write and read regular expressions, as rabbitmqctl
+// set_permissions takes them) and returns its AMQP URL.
+func (b *Broker) AddUser(name, password, configure, write, read string) (string, error) {
+	if out, err := b.ctl("add_user", name, password); err != nil {
+		return "", fmt.Errorf("rabbitmqctl add_user %s: %w: %s", name, err, out)
+	}
+	if out, err := b.ctl("set_permissions", "-p", "/", name, configure, write, read); err != nil {
+		return "", fmt.Errorf("rabbitmqctl set_permissions %s: %w: %s", name, err, out)
+	}
+	return fmt.Sprintf("amqp://%s:%s@127.0.0.1:%d/", name, password, b.Port), nil
+}
+
+// Permissions are a user's rights on a vhost, as regular expressions over
+// exchange and queue names.
+type Permissions struct{ Configure, Write, Read string }
+
+// The permissions the README gives for the default names: the provider
+// declares its exchanges and queues, publishes events and dead letters and
+// consumes requests; a deployer (a CI system) may only publish requests.
+// Tests create users with them, so the README's recipe is what they run.
+var (
+	ProviderPermissions = Permissions{
+		Configure: `^devops\.(events|deploy|deploy-requests(\.dead-letter)?)$`,
+		Write:     `^devops\.(events|deploy-requests(\.dead-letter)?)$`,
+		Read:      `^devops\.(deploy|deploy-requests(\.dead-letter)?)$`,
+	}
+	DeployerPermissions = Permissions{Configure: `^$`, Write: `^devops\.deploy$`, Read: `^$`}
+)
+
+// AddUserWith is AddUser with Permissions.
+func (b *Broker) AddUserWith(name, password string, p Permissions) (string, error) {
+	return b.AddUser(name, password, p.Configure, p.Write, p.Read)
+}

@@ -116,7 +116,7 @@ type Cluster struct {
 	// user and of the CI user that may request deploys (user "ci"), with
 	// the permissions the README gives.
 	ProviderAMQP, DeployerAMQP string
-	Sandbox  sandbox.Endpoints
+	Sandbox                    sandbox.Endpoints
 	// Argo is the real Argo CD; its Apps repository holds deploy/<env> for
 	// every environment of the scenario.
 	Argo *argocdserver.Server

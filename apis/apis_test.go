@@ -94,6 +94,11 @@ func TestInvalidObjectsRefused(t *testing.T) {
 			file:   ex("dns/dnsrecord.yaml"), mutate: set("spec.forProvider.name", "Alpha_Shop!"),
 			field: "spec.forProvider.name", message: "should match",
 		},
+		"PCAllowedNamespaces": {
+			reason: "allowedNamespaces on a ProviderConfig would suggest it can serve other namespaces",
+			file:   ex("providerconfig/providerconfig.yaml"), kind: "ProviderConfig", mutate: set("spec.allowedNamespaces", []any{"*"}),
+			field: "spec.allowedNamespaces", message: "allowedNamespaces is for a ClusterProviderConfig",
+		},
 		"DNSOwnershipName": {
 			reason: "an ownership record's name, written with adoptExisting, would take over another resource's record set",
 			file:   ex("dns/dnsrecord.yaml"), mutate: multi(set("spec.forProvider.name", "_devops-owner-a.www"), set("spec.forProvider.type", "TXT"), set("spec.forProvider.values", []any{"heritage=provider-devops,resource=me/www"}), set("spec.forProvider.adoptExisting", true)),

@@ -259,6 +259,16 @@ type ProviderConfigSpec struct {
 	// Events configures the RabbitMQ event stream.
 	// +optional
 	Events *EventsConfig `json:"events,omitempty"`
+
+	// AllowedNamespaces (ClusterProviderConfig only) are the namespaces,
+	// as shell globs ("team-*", "*"), whose managed resources may use this
+	// config, its credentials included. Empty: none. A namespace is a
+	// tenant: without this any tenant could name the platform's config.
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9*?\[\]-]{1,63}$`
+	// +listType=set
+	// +optional
+	AllowedNamespaces []string `json:"allowedNamespaces,omitempty"`
 }
 
 // A ProviderConfigStatus reflects the observed state of a ProviderConfig.
@@ -289,6 +299,7 @@ type ProviderConfig struct {
 	// +kubebuilder:validation:XValidation:rule="!has(self.dns) || self.dns.credentials.source in ['Secret', 'None']",message="a namespaced ProviderConfig takes credentials only from a Secret in its own namespace (or None): Environment and Filesystem read the provider's own environment and files and are allowed only in a ClusterProviderConfig",fieldPath=".dns.credentials.source"
 	// +kubebuilder:validation:XValidation:rule="!has(self.registry) || self.registry.credentials.source in ['Secret', 'None']",message="a namespaced ProviderConfig takes credentials only from a Secret in its own namespace (or None): Environment and Filesystem read the provider's own environment and files and are allowed only in a ClusterProviderConfig",fieldPath=".registry.credentials.source"
 	// +kubebuilder:validation:XValidation:rule="!has(self.events) || self.events.credentials.source in ['Secret', 'None']",message="a namespaced ProviderConfig takes credentials only from a Secret in its own namespace (or None): Environment and Filesystem read the provider's own environment and files and are allowed only in a ClusterProviderConfig",fieldPath=".events.credentials.source"
+	// +kubebuilder:validation:XValidation:rule="!has(self.allowedNamespaces)",message="allowedNamespaces is for a ClusterProviderConfig: a ProviderConfig serves its own namespace only",fieldPath=".allowedNamespaces"
 	Spec   ProviderConfigSpec   `json:"spec"`
 	Status ProviderConfigStatus `json:"status,omitempty"`
 }
@@ -310,8 +321,9 @@ type ProviderConfigList struct {
 // +kubebuilder:printcolumn:name="ARGOCD",type="string",JSONPath=".spec.argocd.url",priority=1
 // +kubebuilder:resource:scope=Cluster,categories={crossplane,provider,devops}
 
-// A ClusterProviderConfig configures backends for managed resources in any
-// namespace. Its Secret references must name their namespace.
+// A ClusterProviderConfig configures backends for managed resources in the
+// namespaces its spec.allowedNamespaces names (none by default). Its Secret
+// references must name their namespace.
 type ClusterProviderConfig struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

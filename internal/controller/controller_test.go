@@ -105,7 +105,7 @@ func TestManagedResourcesReportConfigurationAndBackendState(t *testing.T) {
 		&v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "missing-secret", Namespace: "team-a"}, Spec: v1alpha1.ProviderConfigSpec{
 			Jenkins: &v1alpha1.JenkinsConfig{URL: "https://jenkins.example.com", Credentials: secretCreds("nope", "", "token")},
 		}},
-		&v1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "platform"}, Spec: v1alpha1.ProviderConfigSpec{
+		&v1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "platform"}, Spec: v1alpha1.ProviderConfigSpec{AllowedNamespaces: []string{"team-a"},
 			Registry: &v1alpha1.RegistryConfig{Kind: v1alpha1.RegistryOCI, URL: "https://registry.example.com", Credentials: secretCreds("creds", "", "token")},
 		}},
 	)

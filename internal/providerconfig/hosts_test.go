@@ -40,7 +40,11 @@ func TestTenantHosts(t *testing.T) {
 		&v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "lookalike"}, Spec: spec("https://harbor.corp.example.attacker.example")},
 		&v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "rfc2136"}, Spec: v1alpha1.ProviderConfigSpec{
 			DNS: &v1alpha1.DNSConfig{Provider: v1alpha1.DNSProviderRFC2136, RFC2136: &v1alpha1.RFC2136Options{Server: "ns1.attacker.example:53"}}}},
-		&v1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "platform"}, Spec: spec("https://registry.elsewhere.example")},
+		&v1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "platform"}, Spec: func() v1alpha1.ProviderConfigSpec {
+			s := spec("https://registry.elsewhere.example")
+			s.AllowedNamespaces = []string{"*"}
+			return s
+		}()},
 	).Build()
 	mr := func(kind, name string) *registryv1alpha1.RegistryRepo {
 		r := &registryv1alpha1.RegistryRepo{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "repo"}}

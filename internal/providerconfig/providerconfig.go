@@ -7,6 +7,8 @@ package providerconfig
 import (
 	"context"
 	"os"
+	"path"
+	"strings"
 
 	"github.com/spf13/afero"
 	corev1 "k8s.io/api/core/v1"
@@ -28,6 +30,7 @@ const (
 	errFmtGetCPC        = "cannot get ClusterProviderConfig %q"
 	errFmtPCNotFound    = "ProviderConfig %q not found in namespace %q"
 	errFmtCPCNotFound   = "ClusterProviderConfig %q not found"
+	errFmtCPCNotAllowed = "ClusterProviderConfig %q may not be used from namespace %q: it is not in the config's spec.allowedNamespaces (%s); the platform team adds it there, or use a ProviderConfig in this namespace"
 	errFmtMissingSecNS  = "%s: credentials.secretRef.namespace is required in a ClusterProviderConfig"
 	errFmtForeignSecret = "%s: a ProviderConfig may only read Secrets in its own namespace %q, not %q"
 	errFmtGetSecret     = "%s: cannot get credentials Secret %s/%s"
@@ -83,10 +86,31 @@ func Resolve(ctx context.Context, kube client.Reader, mr resource.ModernManaged)
 			}
 			return nil, errors.Wrapf(err, errFmtGetCPC, ref.Name)
 		}
+		if !NamespaceAllowed(cpc.Spec.AllowedNamespaces, mr.GetNamespace()) {
+			allowed := strings.Join(cpc.Spec.AllowedNamespaces, ", ")
+			if allowed == "" {
+				allowed = "empty: no namespace"
+			}
+			return nil, errors.Errorf(errFmtCPCNotAllowed, ref.Name, mr.GetNamespace(), allowed)
+		}
 		return &Config{Spec: cpc.Spec, Kind: ref.Kind, Name: ref.Name}, nil
 	default:
 		return nil, errors.Errorf(errFmtUnknownKind, ref.Kind)
 	}
+}
+
+// NamespaceAllowed is true when ns matches one of the globs. A cluster-scoped
+// resource (ns "") is the platform's and always allowed.
+func NamespaceAllowed(globs []string, ns string) bool {
+	if ns == "" {
+		return true
+	}
+	for _, g := range globs {
+		if ok, _ := path.Match(g, ns); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Credentials reads the credentials described by cr. section names the

@@ -96,7 +96,8 @@ func TestResolve(t *testing.T) {
 	_ = v1alpha1.SchemeBuilder.AddToScheme(s)
 	kube := fake.NewClientBuilder().WithScheme(s).WithObjects(
 		&v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "default"}, Spec: v1alpha1.ProviderConfigSpec{Registry: &v1alpha1.RegistryConfig{Kind: "oci"}}},
-		&v1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Spec: v1alpha1.ProviderConfigSpec{Registry: &v1alpha1.RegistryConfig{Kind: "harbor"}}},
+		&v1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Spec: v1alpha1.ProviderConfigSpec{AllowedNamespaces: []string{"team-*"}, Registry: &v1alpha1.RegistryConfig{Kind: "harbor"}}},
+		&v1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "platform"}, Spec: v1alpha1.ProviderConfigSpec{Registry: &v1alpha1.RegistryConfig{Kind: "harbor"}}},
 	).Build()
 	mr := func(ns, kind, name string) *registryv1alpha1.RegistryRepo {
 		r := &registryv1alpha1.RegistryRepo{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "repo"}}
@@ -113,7 +114,9 @@ func TestResolve(t *testing.T) {
 	}{
 		"Namespaced":     {reason: "a ProviderConfig is found in the MR's namespace", mr: mr("team-a", "ProviderConfig", "default"), wantKind: "oci"},
 		"OtherNamespace": {reason: "a ProviderConfig of another namespace is not visible", mr: mr("team-b", "ProviderConfig", "default"), wantErr: `ProviderConfig "default" not found in namespace "team-b"`},
-		"Cluster":        {reason: "a ClusterProviderConfig is found from any namespace", mr: mr("team-b", "ClusterProviderConfig", "default"), wantKind: "harbor"},
+		"Cluster":        {reason: "a ClusterProviderConfig is found from a namespace it allows", mr: mr("team-b", "ClusterProviderConfig", "default"), wantKind: "harbor"},
+		"ClusterDenied":  {reason: "a tenant outside allowedNamespaces cannot use the platform's config", mr: mr("crossplane-system", "ClusterProviderConfig", "default"), wantErr: `ClusterProviderConfig "default" may not be used from namespace "crossplane-system": it is not in the config's spec.allowedNamespaces (team-*)`},
+		"ClusterNoList":  {reason: "no allowedNamespaces means no namespace", mr: mr("team-a", "ClusterProviderConfig", "platform"), wantErr: "spec.allowedNamespaces (empty: no namespace)"},
 		"UnknownKind":    {reason: "an unknown kind is named", mr: mr("team-a", "Config", "default"), wantErr: `spec.providerConfigRef.kind "Config" is not supported`},
 		"NoRef":          {reason: "a missing reference is reported, not a panic", mr: mr("team-a", "", ""), wantErr: "spec.providerConfigRef is not set"},
 		"MissingCluster": {reason: "a missing cluster config is named", mr: mr("team-a", "ClusterProviderConfig", "nope"), wantErr: `ClusterProviderConfig "nope" not found`},

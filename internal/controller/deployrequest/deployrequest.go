@@ -37,6 +37,7 @@ import (
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/controller/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/events"
+	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
 // Type is the CloudEvents type of a deploy request sent as a structured
@@ -299,6 +300,9 @@ func authorise(ctx context.Context, kube client.Client, p *v1alpha1.JenkinsPipel
 		pc := &pcv1alpha1.ClusterProviderConfig{}
 		if err := kube.Get(ctx, client.ObjectKey{Name: ref.Name}, pc); err != nil {
 			return notFoundIsFinal(err, name)
+		}
+		if !providerconfig.NamespaceAllowed(pc.Spec.AllowedNamespaces, p.Namespace) {
+			return events.Reject("%s may not be used from namespace %s (spec.allowedNamespaces)", name, p.Namespace)
 		}
 		spec = pc.Spec
 	default:

@@ -7,6 +7,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 
 	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
+	"github.com/freeleaps/provider-devops/internal/controller/argoproject"
 	"github.com/freeleaps/provider-devops/internal/controller/dnsrecord"
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
 	"github.com/freeleaps/provider-devops/internal/controller/providerconfig"
@@ -28,6 +29,7 @@ func SetupGated(mgr ctrl.Manager, o controller.Options, cfg Config) error {
 		providerconfig.Setup,
 		jenkinspipeline.SetupGated,
 		argoapplication.SetupGated,
+		argoproject.SetupGated,
 		func(mgr ctrl.Manager, o controller.Options) error { return dnsrecord.SetupGated(mgr, o, cfg.OwnerID) },
 		registryrepo.SetupGated,
 	} {

@@ -77,6 +77,9 @@ func TestExamplesReconcile(t *testing.T) {
 		"ArgoApplication": {file: "argocd/argoapplication.yaml", patch: func(u *unstructured.Unstructured) {
 			envtest.Must(t, unstructured.SetNestedField(u.Object, argo.Apps.URL, "spec", "forProvider", "source", "repoURL"))
 		}},
+		"ArgoProject": {file: "argocd/argoproject.yaml", patch: func(u *unstructured.Unstructured) {
+			envtest.Must(t, unstructured.SetNestedStringSlice(u.Object, []string{argo.Apps.URL}, "spec", "forProvider", "sourceRepos"))
+		}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -10,4 +10,6 @@ import "github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 var (
 	_ resource.ModernManaged = &ArgoApplication{}
 	_ resource.ManagedList   = &ArgoApplicationList{}
+	_ resource.ModernManaged = &ArgoProject{}
+	_ resource.ManagedList   = &ArgoProjectList{}
 )

@@ -29,6 +29,15 @@ var (
 	ArgoApplicationGroupVersionKind = SchemeGroupVersion.WithKind(ArgoApplicationKind)
 )
 
+// ArgoProject type metadata.
+var (
+	ArgoProjectKind             = reflect.TypeOf(ArgoProject{}).Name()
+	ArgoProjectGroupKind        = schema.GroupKind{Group: Group, Kind: ArgoProjectKind}.String()
+	ArgoProjectKindAPIVersion   = ArgoProjectKind + "." + SchemeGroupVersion.String()
+	ArgoProjectGroupVersionKind = SchemeGroupVersion.WithKind(ArgoProjectKind)
+)
+
 func init() {
 	SchemeBuilder.Register(&ArgoApplication{}, &ArgoApplicationList{})
+	SchemeBuilder.Register(&ArgoProject{}, &ArgoProjectList{})
 }

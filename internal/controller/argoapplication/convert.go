@@ -46,8 +46,12 @@ func hasCascadeFinalizer(finalizers []string) bool {
 
 // Owner is the OwnerLabel value of cr: "<namespace>.<name>", hashed when it
 // would not fit a label value.
-func Owner(cr *v1alpha1.ArgoApplication) string {
-	v := cr.GetNamespace() + "." + cr.GetName()
+func Owner(cr *v1alpha1.ArgoApplication) string { return OwnerValue(cr.GetNamespace(), cr.GetName()) }
+
+// OwnerValue is the OwnerLabel value naming the resource namespace/name of
+// any Argo CD kind.
+func OwnerValue(namespace, name string) string {
+	v := namespace + "." + name
 	if len(v) <= 63 {
 		return v
 	}

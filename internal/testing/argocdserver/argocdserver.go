@@ -64,7 +64,7 @@ const (
 // RBAC is argocd-rbac-cm's policy: nothing by default, the provider account
 // what the provider needs.
 const RBAC = `p, provider, applications, *, */*, allow
-p, provider, projects, get, *, allow
+p, provider, projects, *, *, allow
 p, provider, repositories, get, *, allow
 p, provider, clusters, get, *, allow
 p, limited, applications, get, limited/*, allow

@@ -1,0 +1,85 @@
+// Package argoproject reconciles ArgoProject managed resources: Argo CD
+// AppProjects, through the Argo CD API.
+package argoproject
+
+import (
+	"context"
+	"net/url"
+	"strings"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+
+	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/argocd"
+	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
+	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
+	"github.com/freeleaps/provider-devops/internal/providerconfig"
+)
+
+const errNewClient = "cannot create the Argo CD client from ProviderConfig"
+
+// Kind describes the ArgoProject kind to the shared controller setup.
+var Kind = mrcontroller.Kind[*v1alpha1.ArgoProject]{
+	GroupKind:        v1alpha1.ArgoProjectGroupKind,
+	GroupVersionKind: v1alpha1.ArgoProjectGroupVersionKind,
+	New:              func() *v1alpha1.ArgoProject { return &v1alpha1.ArgoProject{} },
+	NewList:          func() resource.ManagedList { return &v1alpha1.ArgoProjectList{} },
+}
+
+// Client is the part of the Argo CD API the controller uses.
+type Client interface {
+	GetProject(ctx context.Context, name string) (*argocd.Project, error)
+	CreateProject(ctx context.Context, p *argocd.Project) error
+	UpdateProject(ctx context.Context, p *argocd.Project) error
+	DeleteProject(ctx context.Context, name string) error
+}
+
+// SetupGated adds the ArgoProject controller once its CRD is established.
+func SetupGated(mgr ctrl.Manager, o controller.Options) error {
+	return mrcontroller.SetupGated(mgr, o, Kind, NewConnector(mgr.GetClient(), nil))
+}
+
+// NewConnector returns the connector. newClient builds the Argo CD client;
+// nil means the real one.
+func NewConnector(kube client.Client, newClient func(argocd.Config) (Client, error)) managed.TypedExternalConnector[*v1alpha1.ArgoProject] {
+	if newClient == nil {
+		newClient = func(c argocd.Config) (Client, error) { return argocd.New(c) }
+	}
+	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient, retryAfter: retryafter.New(nil)}
+}
+
+type connector struct {
+	kube       client.Client
+	usage      providerconfig.Tracker
+	retryAfter *retryafter.Gate
+	newClient  func(argocd.Config) (Client, error)
+}
+
+// Connect reads the ProviderConfig's argocd section and token.
+func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoProject) (managed.TypedExternalClient[*v1alpha1.ArgoProject], error) {
+	pc, s, err := providerconfig.Section(ctx, c.kube, c.usage, cr, "argocd", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.ArgoCDConfig { return s.ArgoCD })
+	if err != nil {
+		return nil, err
+	}
+	token, err := pc.Credentials(ctx, c.kube, "spec.argocd.credentials", s.Credentials)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := c.newClient(argocd.Config{URL: s.URL, Token: string(token), InsecureSkipTLSVerify: s.InsecureSkipTLSVerify, CABundle: []byte(s.CABundle), Namespace: s.Namespace, RetryAfter: c.retryAfter})
+	if err != nil {
+		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
+	}
+	server := ""
+	if u, err := url.Parse(s.URL); err == nil {
+		u.User = nil
+		server = strings.TrimSuffix(u.String(), "/")
+	}
+	return &external{client: cl, server: server}, nil
+}

@@ -1,0 +1,134 @@
+package argoproject
+
+import (
+	"context"
+	"net/url"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/argocd"
+	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
+	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
+)
+
+const (
+	errGet         = "cannot observe the Argo CD project"
+	errCreate      = "cannot create the Argo CD project"
+	errUpdate      = "cannot update the Argo CD project"
+	errDelete      = "cannot delete the Argo CD project"
+	errFmtNotOwned = "Argo CD project %q exists and is not managed by this resource (label %s=%q): it was left untouched. Use another name, or set that label on the project to let this resource adopt it"
+)
+
+type external struct {
+	client Client
+	server string
+	// observed is what Observe read, for Update's read-modify-write.
+	observed *argocd.Project
+}
+
+// Owner is the owner label value of cr.
+func Owner(cr *v1alpha1.ArgoProject) string {
+	return argoapplication.OwnerValue(cr.GetNamespace(), cr.GetName())
+}
+
+// Desired is the project cr asks for.
+func Desired(cr *v1alpha1.ArgoProject) *argocd.Project {
+	p := cr.Spec.ForProvider
+	out := &argocd.Project{
+		Metadata: argocd.ObjectMeta{Name: meta.GetExternalName(cr), Labels: map[string]string{argoapplication.OwnerLabel: Owner(cr)}},
+		Spec: argocd.ProjectSpec{
+			Description:      p.Description,
+			SourceRepos:      p.SourceRepos,
+			SourceNamespaces: p.SourceNamespaces,
+		},
+	}
+	for _, d := range p.Destinations {
+		out.Spec.Destinations = append(out.Spec.Destinations, argocd.ProjectDestination{Server: d.Server, Name: d.Name, Namespace: d.Namespace})
+	}
+	for _, g := range p.ClusterResourceWhitelist {
+		out.Spec.ClusterResourceWhitelist = append(out.Spec.ClusterResourceWhitelist, argocd.GroupKind{Group: g.Group, Kind: g.Kind})
+	}
+	for _, g := range p.NamespaceResourceBlacklist {
+		out.Spec.NamespaceResourceBlacklist = append(out.Spec.NamespaceResourceBlacklist, argocd.GroupKind{Group: g.Group, Kind: g.Kind})
+	}
+	for _, r := range p.Roles {
+		out.Spec.Roles = append(out.Spec.Roles, argocd.ProjectRole{Name: r.Name, Description: r.Description, Policies: r.Policies, Groups: r.Groups})
+	}
+	return out
+}
+
+// compared is the managed spec without what Argo CD adds (role tokens).
+func compared(s argocd.ProjectSpec) argocd.ProjectSpec {
+	roles := make([]argocd.ProjectRole, len(s.Roles))
+	for i, r := range s.Roles {
+		r.JWTTokens = nil
+		roles[i] = r
+	}
+	s.Roles = roles
+	return s
+}
+
+// Observe reads the project and compares the managed fields.
+func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoProject) (managed.ExternalObservation, error) {
+	name := meta.GetExternalName(cr)
+	p, err := e.client.GetProject(ctx, name)
+	if argocd.IsNotFound(err) {
+		return managed.ExternalObservation{ResourceExists: false}, nil
+	}
+	if err != nil {
+		return managed.ExternalObservation{}, errors.Wrap(err, errGet)
+	}
+	if p.Metadata.Labels[argoapplication.OwnerLabel] != Owner(cr) {
+		switch {
+		case meta.WasDeleted(cr):
+			return managed.ExternalObservation{ResourceExists: false}, nil
+		case mrcontroller.MayWrite(cr):
+			return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, name, argoapplication.OwnerLabel, Owner(cr))
+		}
+	}
+	e.observed = p
+	if e.server != "" {
+		cr.Status.AtProvider.URL = e.server + "/settings/projects/" + url.PathEscape(name)
+	}
+	cr.SetConditions(xpv2.Available())
+	diff := cmp.Diff(compared(Desired(cr).Spec), compared(p.Spec), cmpopts.EquateEmpty())
+	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
+}
+
+// Create creates the project; one of that name that appeared meanwhile is
+// refused by Argo CD (no upsert) and reported.
+func (e *external) Create(ctx context.Context, cr *v1alpha1.ArgoProject) (managed.ExternalCreation, error) {
+	cr.SetConditions(xpv2.Creating())
+	return managed.ExternalCreation{}, errors.Wrap(e.client.CreateProject(ctx, Desired(cr)), errCreate)
+}
+
+// Update writes the managed fields over the project read by Observe.
+func (e *external) Update(ctx context.Context, cr *v1alpha1.ArgoProject) (managed.ExternalUpdate, error) {
+	if e.observed == nil {
+		return managed.ExternalUpdate{}, errors.New(errUpdate + ": not observed")
+	}
+	want := Desired(cr)
+	want.Raw = e.observed.Raw
+	return managed.ExternalUpdate{}, errors.Wrap(e.client.UpdateProject(ctx, want), errUpdate)
+}
+
+// Delete deletes the project. Argo CD refuses while applications use it;
+// the error says so and deletion is retried.
+func (e *external) Delete(ctx context.Context, cr *v1alpha1.ArgoProject) (managed.ExternalDelete, error) {
+	cr.SetConditions(xpv2.Deleting())
+	err := e.client.DeleteProject(ctx, meta.GetExternalName(cr))
+	if argocd.IsNotFound(err) {
+		err = nil
+	}
+	return managed.ExternalDelete{}, errors.Wrap(err, errDelete)
+}
+
+// Disconnect has nothing to release.
+func (e *external) Disconnect(context.Context) error { return nil }

@@ -1,0 +1,197 @@
+package argoproject_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/argocd"
+	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
+	"github.com/freeleaps/provider-devops/internal/controller/argoproject"
+	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
+	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
+	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+)
+
+func TestMain(m *testing.M) { envtest.Main(m) }
+
+// writes counts the provider's non-GET requests to Argo CD.
+type writes struct {
+	mu   sync.Mutex
+	n    map[string]int
+	next http.RoundTripper
+}
+
+func (w *writes) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method != http.MethodGet {
+		w.mu.Lock()
+		w.n[req.Method+" "+req.URL.Path]++
+		w.mu.Unlock()
+	}
+	return w.next.RoundTrip(req)
+}
+
+func (w *writes) take() map[string]int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.n
+	w.n = map[string]int{}
+	return out
+}
+
+// TestRealArgoProject runs the controller against a real Argo CD: the
+// AppProject is created with exactly the destinations asked for, and Argo
+// CD then refuses an application deploying anywhere else; drift is
+// corrected while what Argo CD and others add (role tokens, sync windows)
+// is kept; the steady state only reads; another's project is never
+// touched; deletion removes the project.
+func TestRealArgoProject(t *testing.T) {
+	env := envtest.Shared(t)
+	s := argocdserver.Shared(t, env)
+	c := env.Client
+	ctx := context.Background()
+	ns := "argo-project"
+	envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	envtest.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "argocd", Namespace: ns}, StringData: map[string]string{"token": s.Token}}))
+	envtest.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
+		ArgoCD: &pcv1alpha1.ArgoCDConfig{URL: s.URL, Namespace: argocdserver.Namespace, Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "argocd", Key: "token"}}},
+	}}))
+	w := &writes{n: map[string]int{}, next: http.DefaultTransport}
+	envtest.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
+		return mrcontroller.Setup(mgr, o, argoproject.Kind, argoproject.NewConnector(mgr.GetClient(), func(cfg argocd.Config) (argoproject.Client, error) {
+			cfg.Transport = w
+			return argocd.New(cfg)
+		}))
+	})
+
+	cr := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: ns}}
+	cr.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"}
+	cr.Spec.ForProvider = v1alpha1.ArgoProjectParameters{
+		Description:  "the shop team's applications",
+		SourceRepos:  []string{s.Apps.URL},
+		Destinations: []v1alpha1.ProjectDestination{{Server: argocdserver.InClusterServer, Namespace: "shop-*"}},
+		Roles:        []v1alpha1.ProjectRole{{Name: "ci", Policies: []string{"p, proj:shop:ci, applications, sync, shop/*, allow"}}},
+	}
+	envtest.Must(t, c.Create(ctx, cr))
+	get := func(o client.Object) bool { return c.Get(ctx, client.ObjectKeyFromObject(o), o) == nil }
+	envtest.Eventually(t, "project created and Ready", func() bool {
+		return get(cr) && cr.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue
+	})
+	appProject := func(name string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion("argoproj.io/v1alpha1")
+		u.SetKind("AppProject")
+		u.SetNamespace(argocdserver.Namespace)
+		u.SetName(name)
+		return u
+	}
+	ap := appProject("shop")
+	envtest.Must(t, c.Get(ctx, client.ObjectKeyFromObject(ap), ap))
+	if got := ap.GetLabels()[argoapplication.OwnerLabel]; got != ns+".shop" {
+		t.Errorf("owner label %q", got)
+	}
+	if cr.Status.AtProvider.URL != s.URL+"/settings/projects/shop" {
+		t.Errorf("url %q", cr.Status.AtProvider.URL)
+	}
+
+	// The project is the boundary: Argo CD refuses an application of it
+	// that deploys outside its destinations or from another repository.
+	cl, err := argocd.New(argocd.Config{URL: s.URL, Token: s.Token, Namespace: argocdserver.Namespace})
+	envtest.Must(t, err)
+	otherRepo, err := s.Git.Create("other-team", argocdserver.SampleApps)
+	envtest.Must(t, err)
+	for name, app := range map[string]argocd.Application{
+		"kube-system": {Spec: argocd.ApplicationSpec{Project: "shop", Source: &argocd.ApplicationSource{RepoURL: s.Apps.URL, Path: "guestbook", TargetRevision: "main"},
+			Destination: argocd.ApplicationDestination{Server: argocdserver.InClusterServer, Namespace: "kube-system"}}},
+		"other-repo": {Spec: argocd.ApplicationSpec{Project: "shop", Source: &argocd.ApplicationSource{RepoURL: otherRepo.URL, Path: "guestbook", TargetRevision: "main"},
+			Destination: argocd.ApplicationDestination{Server: argocdserver.InClusterServer, Namespace: "shop-dev"}}},
+	} {
+		app.Metadata.Name = "escape-" + name
+		if _, err := cl.Create(ctx, &app); err == nil || !(strings.Contains(err.Error(), "not permitted in project") || strings.Contains(err.Error(), "do not match any of the allowed destinations in project")) {
+			t.Errorf("%s: want Argo CD to refuse an application outside the project, got %v", name, err)
+		}
+	}
+
+	// A token issued for the role, and a sync window someone adds, are
+	// not the provider's: they survive drift correction.
+	req, _ := http.NewRequest(http.MethodPost, s.URL+"/api/v1/projects/shop/roles/ci/token", bytes.NewReader([]byte(`{}`)))
+	req.Header.Set("Authorization", "Bearer "+s.Token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	envtest.Must(t, err)
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("issuing a role token: %s", resp.Status)
+	}
+	envtest.Eventually(t, "drift made behind the provider's back", func() bool {
+		ap := appProject("shop")
+		if !get(ap) {
+			return false
+		}
+		spec := ap.Object["spec"].(map[string]any)
+		spec["destinations"] = append(spec["destinations"].([]any), map[string]any{"server": argocdserver.InClusterServer, "namespace": "kube-system"})
+		spec["syncWindows"] = []any{map[string]any{"kind": "deny", "schedule": "0 22 * * *", "duration": "1h", "applications": []any{"*"}}}
+		return c.Update(ctx, ap) == nil
+	})
+	envtest.Eventually(t, "destinations corrected, token and sync window kept", func() bool {
+		ap := appProject("shop")
+		if !get(ap) {
+			return false
+		}
+		b, _ := json.Marshal(ap.Object["spec"])
+		return !strings.Contains(string(b), "kube-system") && strings.Contains(string(b), `"syncWindows"`) && strings.Contains(string(b), `"jwtTokens"`)
+	})
+
+	t.Run("SteadyState", func(t *testing.T) {
+		envtest.Eventually(t, "settled", func() bool { return get(cr) && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue })
+		time.Sleep(3 * time.Second)
+		get(cr)
+		rv := cr.GetResourceVersion()
+		w.take()
+		time.Sleep(7 * time.Second)
+		get(cr)
+		if got := w.take(); len(got) != 0 || cr.GetResourceVersion() != rv {
+			t.Errorf("steady state wrote: Argo CD %v, resourceVersion %s -> %s", got, rv, cr.GetResourceVersion())
+		}
+	})
+
+	t.Run("OthersProjectUntouched", func(t *testing.T) {
+		other := appProject("platform")
+		other.Object["spec"] = map[string]any{"sourceRepos": []any{"*"}, "destinations": []any{map[string]any{"server": "*", "namespace": "*"}}}
+		envtest.Must(t, c.Create(ctx, other))
+		thief := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "platform", Namespace: ns}}
+		thief.Spec.ProviderConfigReference = cr.Spec.ProviderConfigReference
+		thief.Spec.ForProvider = v1alpha1.ArgoProjectParameters{SourceRepos: []string{"*"}, Destinations: []v1alpha1.ProjectDestination{{Server: "https://evil.example.com", Namespace: "*"}}}
+		envtest.Must(t, c.Create(ctx, thief))
+		envtest.Eventually(t, "refused", func() bool {
+			return get(thief) && strings.Contains(thief.GetCondition(xpv2.TypeSynced).Message, `Argo CD project "platform" exists and is not managed by this resource`)
+		})
+		envtest.Must(t, c.Delete(ctx, thief))
+		envtest.Eventually(t, "let go", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(thief), thief)) })
+		if !get(other) || strings.Contains(func() string { b, _ := json.Marshal(other.Object["spec"]); return string(b) }(), "evil") {
+			t.Errorf("another's project was changed or deleted: %v", other.Object["spec"])
+		}
+	})
+
+	envtest.Must(t, c.Delete(ctx, cr))
+	envtest.Eventually(t, "project deleted", func() bool {
+		return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(cr), cr)) && !get(appProject("shop"))
+	})
+}

@@ -21,16 +21,19 @@ type Tracker interface {
 	Track(ctx context.Context, mg resource.ModernManaged) error
 }
 
-// Section is what every controller's Connect does first: record the usage,
-// resolve the config mr references, and return the backend section pick
+// Section is what every controller's Connect does first: resolve the config
+// mr references, record the usage, and return the backend section pick
 // selects from it. name is the section's field name for messages ("jenkins").
 func Section[S any](ctx context.Context, kube client.Reader, usage Tracker, mr resource.ModernManaged, name string, pick func(*v1alpha1.ProviderConfigSpec) *S) (*Config, *S, error) {
-	if err := usage.Track(ctx, mr); err != nil {
-		return nil, nil, errors.Wrap(err, errTrackUsage)
-	}
+	// Resolve first: a namespace a ClusterProviderConfig does not allow
+	// must not record a usage of it (which would pin the platform's config
+	// with the in-use finalizer).
 	pc, err := Resolve(ctx, kube, mr)
 	if err != nil {
 		return nil, nil, err
+	}
+	if err := usage.Track(ctx, mr); err != nil {
+		return nil, nil, errors.Wrap(err, errTrackUsage)
 	}
 	s := pick(&pc.Spec)
 	if s == nil {

@@ -29,6 +29,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -63,6 +64,9 @@ const (
 
 // keepIDs is how many applied request ids a pipeline remembers.
 const keepIDs = 16
+
+// MaxClockSkew is how far in the future a requestedAt may be.
+const MaxClockSkew = 5 * time.Minute
 
 // Request is a DevOpsReconcile message.
 type Request struct {
@@ -110,10 +114,17 @@ func Handler(kube client.Client) events.Handler {
 		if req.RequestedAt == nil {
 			return events.Reject("malformed DevOpsReconcile: requestedAt is required (or a CloudEvent time, or the AMQP timestamp property): it orders requests")
 		}
+		if req.RequestedAt.After(time.Now().Add(MaxClockSkew)) {
+			return events.Reject("malformed DevOpsReconcile: requestedAt %s is in the future: it would hold back every later request", req.RequestedAt.UTC().Format(time.RFC3339))
+		}
 		if d.UserId == "" {
 			return events.Reject("unauthenticated request: no AMQP user_id property; set it to the broker user publishing (RabbitMQ checks it)")
 		}
-		return Apply(ctx, kube, req, Delivery{Token: Token(d), User: d.UserId})
+		// A conflict means the cached pipeline was stale: read it again
+		// rather than put the message back behind a retry delay.
+		return retry.OnError(retry.DefaultBackoff, kerrors.IsConflict, func() error {
+			return Apply(ctx, kube, req, Delivery{Token: Token(d), User: d.UserId})
+		})
 	}
 }
 
@@ -157,8 +168,13 @@ func Parse(body []byte) (*Request, error) {
 	if r.Revision != "" && !IsRevision(r.Revision) {
 		return nil, errors.Errorf("malformed DevOpsReconcile: revision %q is not a git ref (letters, digits, '.', '_', '-', '/'; as git check-ref-format allows) or commit id", truncate(r.Revision, 80))
 	}
-	if _, ok := r.Parameters[RevisionParameter]; ok && r.Revision != "" {
-		return nil, errors.Errorf("malformed DevOpsReconcile: both revision and parameters.%s are set", RevisionParameter)
+	if v, ok := r.Parameters[RevisionParameter]; ok {
+		if r.Revision != "" {
+			return nil, errors.Errorf("malformed DevOpsReconcile: both revision and parameters.%s are set", RevisionParameter)
+		}
+		if !IsRevision(v) {
+			return nil, errors.Errorf("malformed DevOpsReconcile: parameters.%s %q is not a git ref or commit id", RevisionParameter, truncate(v, 80))
+		}
 	}
 	return &r, nil
 }
@@ -194,14 +210,25 @@ func truncate(s string, n int) string {
 var notTokenChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
 // Token is the buildRequest a message sets: the same for every delivery of
-// one message (its message id, else a digest of its body), so a redelivery
-// never queues a second build.
+// one message (its message id, else a digest of its body and AMQP
+// timestamp), so a redelivery never queues a second build. An id that is
+// not already a token gets a digest of itself appended, so two ids never
+// share a token ("build/1" and "build 1").
 func Token(d amqp.Delivery) string {
-	if id := notTokenChars.ReplaceAllString(d.MessageId, "-"); id != "" {
-		return "amqp-" + id[:min(len(id), 200)]
+	if d.MessageId != "" {
+		id := notTokenChars.ReplaceAllString(d.MessageId, "-")
+		if id == d.MessageId && len(id) <= 200 {
+			return "amqp-" + id
+		}
+		sum := sha256.Sum256([]byte(d.MessageId))
+		return "amqp-" + id[:min(len(id), 180)] + "-" + hex.EncodeToString(sum[:6])
 	}
-	sum := sha256.Sum256(d.Body)
-	return "amqp-sha256-" + hex.EncodeToString(sum[:12])
+	h := sha256.New()
+	h.Write(d.Body)
+	if !d.Timestamp.IsZero() {
+		h.Write([]byte(d.Timestamp.UTC().Format(time.RFC3339Nano)))
+	}
+	return "amqp-sha256-" + hex.EncodeToString(h.Sum(nil)[:12])
 }
 
 // Apply sets the buildRequest of the one JenkinsPipeline req selects, if

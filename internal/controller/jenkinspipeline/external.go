@@ -47,6 +47,10 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (m
 		return managed.ExternalObservation{}, errors.Wrap(err, errGet)
 	}
 	if job.Pipeline.Owner != Owner(cr) && mrcontroller.MayWrite(cr) {
+		if meta.WasDeleted(cr) {
+			// Never ours: let the resource go and leave the job.
+			return managed.ExternalObservation{ResourceExists: false}, nil
+		}
 		return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, path, ownerName(job.Pipeline.Owner), jenkins.OwnerLine(Owner(cr)))
 	}
 	e.observed = job.Pipeline

@@ -106,6 +106,11 @@ func allowed(cr *v1alpha1.JenkinsPipeline, s *pcv1alpha1.JenkinsConfig) error {
 	if p == "" {
 		p = JobPath(cr)
 	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "" || seg == "." || seg == ".." || strings.ContainsAny(seg, "?#%\\") {
+			return errors.Errorf("job path %q has an empty, '.' or '..' segment or a character Jenkins URLs give a meaning to", p)
+		}
+	}
 	if dir, _ := path.Split(p); s.RootFolder != "" && !jenkins.Below(dir, s.RootFolder) {
 		return errors.Errorf("job %q is outside the root folder %q (spec.jenkins.rootFolder): set spec.forProvider.folder to %q or a folder below it", p, s.RootFolder, s.RootFolder)
 	}

@@ -351,6 +351,8 @@ func TestJenkinsTenantLimits(t *testing.T) {
 	}
 	imported := pipeline("imported", "teams/shop", "shop-git")
 	meta.SetExternalName(imported, "admin/deploy-prod")
+	dotdot := pipeline("dotdot", "teams/shop", "shop-git")
+	meta.SetExternalName(dotdot, "teams/shop/..")
 	elsewhere := pipeline("elsewhere", "teams/missing/app", "shop-git")
 	elsewhere.Spec.ProviderConfigReference.Name = "missing-root"
 	cases := map[string]struct {
@@ -366,6 +368,8 @@ func TestJenkinsTenantLimits(t *testing.T) {
 			`job "top" is outside the root folder`},
 		"ExternalName": {"an external name set by hand names the real path", imported,
 			`job "admin/deploy-prod" is outside the root folder "teams/shop"`},
+		"DotDot": {"a '..' segment that Jenkins URLs resolve to the root folder itself", dotdot,
+			`job path "teams/shop/.." has an empty, '.' or '..' segment`},
 		"CredentialsID": {"a credential id the team was not given", pipeline("cred", "teams/shop", "prod-admin"),
 			`credentials id "prod-admin" in spec.forProvider.source.scm.credentialsId is not allowed (spec.jenkins.allowedCredentialIds: shop-*)`},
 		"RootNotCreated": {"the root folder is the administrators' to make", elsewhere,

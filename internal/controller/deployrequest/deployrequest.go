@@ -120,8 +120,9 @@ func Handler(kube client.Client) events.Handler {
 		if d.UserId == "" {
 			return events.Reject("unauthenticated request: no AMQP user_id property; set it to the broker user publishing (RabbitMQ checks it)")
 		}
-		// A conflict means the cached pipeline was stale: read it again
-		// rather than put the message back behind a retry delay.
+		// A conflict means the cached pipeline was stale: list it again
+		// after a short back-off (the cache catches up) rather than put
+		// the message back behind the consumer's retry delay.
 		return retry.OnError(retry.DefaultBackoff, kerrors.IsConflict, func() error {
 			return Apply(ctx, kube, req, Delivery{Token: Token(d), User: d.UserId})
 		})

@@ -169,7 +169,9 @@ func TestDeployRequestTenancy(t *testing.T) {
 		"huge":        {ciShop, "ci-shop", `{"project": "shop", "environment": "dev", "namespace": "` + ns + `", "revision": "` + strings.Repeat("a", 70000) + `"}`, "larger than 65536: not read"},
 		"older":       {ciShop, "ci-shop", body("old-branch", t0.Add(time.Second)), "superseded: requested at"},
 		"no-time":     {ciShop, "ci-shop", fmt.Sprintf(`{"project": "shop", "environment": "dev", "namespace": %q}`, ns), "requestedAt is required"},
-		"other-ns":    {ciShop, "ci-shop", `{"project": "shop", "environment": "dev", "namespace": "events", "requestedAt": "2030-01-01T00:00:00Z"}`, "in namespace events"},
+		"other-ns":    {ciShop, "ci-shop", `{"project": "shop", "environment": "dev", "namespace": "events", "requestedAt": "` + t0.Add(3*time.Second).Format(time.RFC3339Nano) + `"}`, "in namespace events"},
+		"future":      {ciShop, "ci-shop", body("main", t0.Add(24*time.Hour)), "is in the future"},
+		"rev-param":   {ciShop, "ci-shop", fmt.Sprintf(`{"project": "shop", "environment": "dev", "namespace": %q, "parameters": {"REVISION": "x; id"}, "requestedAt": %q}`, ns, t0.Add(3*time.Second).Format(time.RFC3339Nano)), "parameters.REVISION"},
 		"first-again": {ciShop, "ci-shop", body("main", t0), ""}, // a publisher's retry of an applied id: acked, not built
 	}
 	for id, r := range rejected {

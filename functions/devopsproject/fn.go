@@ -6,13 +6,15 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/protobuf/types/known/durationpb"
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/crossplane/function-sdk-go/errors"
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/request"
+	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/response"
-
-	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/freeleaps/provider-devops/functions/devopsproject/input/v1beta1"
 )
@@ -71,7 +73,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		prev[prevList[i].Name] = &prevList[i]
 	}
 
-	p := &project{name: oxr.Resource.GetName(), spec: spec, in: s}
+	p := &project{name: oxr.Resource.GetName(), spec: spec, in: s, tenant: oxr.Resource.GetNamespace()}
 	if oxr.Resource.GetNamespace() == "" {
 		// A legacy cluster-scoped XR composes namespaced resources into
 		// its claim's namespace.
@@ -80,6 +82,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 			response.Fatal(rsp, errors.New("metadata.namespace: a cluster-scoped XDevOpsProject must be created through a DevOpsProjectClaim (its resources are namespaced); use the namespaced DevOpsProject instead"))
 			return rsp, nil
 		}
+		p.tenant = p.namespace
 	}
 
 	observed, err := request.GetObservedComposedResources(req)
@@ -99,9 +102,11 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	}
 
 	c := newComposer(p, observed, desired)
-	if err := c.add(nameRegistry, p.registry()); err != nil {
-		response.Fatal(rsp, err)
-		return rsp, nil
+	for n, o := range map[resource.Name]runtime.Object{nameRegistry: p.registry(), nameArgoProject: p.argoProject()} {
+		if err := c.add(n, o); err != nil {
+			response.Fatal(rsp, err)
+			return rsp, nil
+		}
 	}
 	next := s.pollInterval
 	statuses := make([]EnvStatus, 0, len(spec.Environments))

@@ -95,7 +95,7 @@ func observed(kind string, ready bool, extra map[string]any) map[string]any {
 }
 
 func allObserved(ready bool, envs ...string) map[string]map[string]any {
-	out := map[string]map[string]any{"registry": observed(KindRegistry, ready, nil)}
+	out := map[string]map[string]any{"registry": observed(KindRegistry, ready, nil), "argo-project": observed(KindProject, ready, nil)}
 	for _, e := range envs {
 		out[e+"-pipeline"] = observed(KindPipeline, ready, map[string]any{"status": map[string]any{
 			"conditions": []any{map[string]any{"type": "Ready", "status": map[bool]string{true: "True", false: "False"}[ready]}},
@@ -184,7 +184,7 @@ var envResources = func(env string) []string {
 }
 
 func want(envs ...string) []string {
-	out := []string{"registry"}
+	out := []string{"argo-project", "registry"}
 	for _, e := range envs {
 		out = append(out, envResources(e)...)
 	}
@@ -219,6 +219,15 @@ func TestFirstRun(t *testing.T) {
 		"AppName":       {"pr-7-app", []string{"metadata", "annotations", "crossplane.io/external-name"}, "shop-pr-7"},
 		"AppPath":       {"pr-7-app", []string{"spec", "forProvider", "source", "path"}, "deploy/pr-7"},
 		"AppNamespace":  {"pr-7-app", []string{"spec", "forProvider", "destination", "namespace"}, "shop-pr-7"},
+		"AppProject":    {"pr-7-app", []string{"spec", "forProvider", "project"}, "team-shop-shop"},
+		"NoCreateNS":    {"pr-7-app", []string{"spec", "forProvider", "syncPolicy", "syncOptions"}, nil},
+		"ProjectName":   {"argo-project", []string{"metadata", "annotations", "crossplane.io/external-name"}, "team-shop-shop"},
+		"ProjectRepos":  {"argo-project", []string{"spec", "forProvider", "sourceRepos"}, []any{"https://git.example.com/team/shop.git"}},
+		"ProjectDests": {"argo-project", []string{"spec", "forProvider", "destinations"}, []any{
+			map[string]any{"server": "https://kubernetes.default.svc", "namespace": "shop-prod"},
+			map[string]any{"server": "https://kubernetes.default.svc", "namespace": "shop-pr-7"},
+		}},
+		"ProjectNoClusterKinds": {"argo-project", []string{"spec", "forProvider", "clusterResourceWhitelist"}, nil},
 		"DNSName":       {"pr-7-dns", []string{"spec", "forProvider", "name"}, "pr-7.shop"},
 		"DNSType":       {"pr-7-dns", []string{"spec", "forProvider", "type"}, "CNAME"},
 		"DNSTTL":        {"pr-7-dns", []string{"spec", "forProvider", "ttl"}, 300.0},
@@ -252,7 +261,7 @@ func TestFirstRun(t *testing.T) {
 func TestReadiness(t *testing.T) {
 	prev := withStatus(map[string]any{"name": "prod", "phase": "Provisioning"}, map[string]any{"name": "pr-7", "phase": "Provisioning", "expiresAt": "2026-11-22T14:00:00Z", "ttl": "2h0m0s"})
 	rsp := run(t, t0, newRequest(t, xr(prev), allObserved(true, "prod", "pr-7"), nil))
-	for _, n := range []string{"registry", "prod-pipeline", "prod-app", "prod-dns"} {
+	for _, n := range []string{"registry", "argo-project", "prod-pipeline", "prod-app", "prod-dns"} {
 		if r := rsp.GetDesired().GetResources()[n]; r.GetReady() != fnv1.Ready_READY_TRUE {
 			t.Errorf("%s: observed Ready, desired readiness %v", n, r.GetReady())
 		}
@@ -293,5 +302,17 @@ func TestUndecodableInputIsFatal(t *testing.T) {
 	}
 	if len(rsp.GetDesired().GetResources()) != 0 {
 		t.Errorf("resources composed despite a bad input: %v", names(rsp))
+	}
+}
+
+// The Composition's input decides which cluster-scoped kinds a project's
+// applications may create; Namespace among them turns CreateNamespace on.
+func TestArgoCDClusterResources(t *testing.T) {
+	rsp := run(t, t0, newRequest(t, xr(), nil, map[string]any{"argoCDClusterResources": []any{map[string]any{"group": "", "kind": "Namespace"}}}))
+	if diff := cmp.Diff([]any{map[string]any{"group": "", "kind": "Namespace"}}, resourceField(t, rsp, "argo-project", "spec", "forProvider", "clusterResourceWhitelist")); diff != "" {
+		t.Errorf("clusterResourceWhitelist -want +got:\n%s", diff)
+	}
+	if diff := cmp.Diff([]any{"CreateNamespace=true"}, resourceField(t, rsp, "prod-app", "spec", "forProvider", "syncPolicy", "syncOptions")); diff != "" {
+		t.Errorf("syncOptions -want +got:\n%s", diff)
 	}
 }

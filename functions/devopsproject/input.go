@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"time"
 
+	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	"github.com/freeleaps/provider-devops/functions/devopsproject/input/v1beta1"
 )
 
@@ -17,6 +18,10 @@ type settings struct {
 	expiryWarning      time.Duration
 	pollInterval       time.Duration
 	teardown           []string
+	// clusterResources are the AppProject's allowed cluster-scoped kinds;
+	// createNamespace is true when Namespace is among them.
+	clusterResources []argov1alpha1.ProjectGroupKind
+	createNamespace  bool
 }
 
 // Defaults of the Input, also written into its CRD.
@@ -86,6 +91,12 @@ func parseInput(in *v1beta1.Input) (*settings, error) {
 			seen[k] = true
 		}
 		s.teardown = in.TeardownOrder
+	}
+	for _, g := range in.ArgoCDClusterResources {
+		s.clusterResources = append(s.clusterResources, argov1alpha1.ProjectGroupKind{Group: g.Group, Kind: g.Kind})
+		if g.Group == "" && g.Kind == "Namespace" {
+			s.createNamespace = true
+		}
 	}
 	return s, nil
 }

@@ -24,6 +24,7 @@ const (
 	KindApp      = "ArgoApplication"
 	KindDNS      = "DNSRecord"
 	KindRegistry = "RegistryRepo"
+	KindProject  = "ArgoProject"
 )
 
 // Labels on every composed resource.
@@ -34,7 +35,10 @@ const (
 
 // Composition-resource names: stable, so Crossplane keeps matching the same
 // resources across runs.
-const nameRegistry = resource.Name("registry")
+const (
+	nameRegistry    = resource.Name("registry")
+	nameArgoProject = resource.Name("argo-project")
+)
 
 func namePipeline(env string) resource.Name { return resource.Name(env + "-pipeline") }
 func nameApp(env string) resource.Name      { return resource.Name(env + "-app") }
@@ -60,8 +64,52 @@ var keepPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.Ma
 type project struct {
 	name      string // the XR's name
 	namespace string // where the MRs go; "" lets Crossplane use the XR's
+	tenant    string // the namespace the MRs end up in, always set
 	spec      *ProjectSpec
 	in        *settings
+}
+
+// argoProjectName is the Argo CD AppProject of the project: "<namespace>-
+// <name>", so two teams' projects of one name never share an AppProject
+// (one that another resource owns is refused, never taken over).
+func (p *project) argoProjectName() string { return p.tenant + "-" + p.name }
+
+// destination is where an environment deploys: its own namespace and
+// cluster, or the defaults.
+func (p *project) destination(e Environment) (cluster, ns string) {
+	ns, cluster = e.Namespace, e.Cluster
+	if ns == "" {
+		ns = p.name + "-" + e.Name
+	}
+	if cluster == "" {
+		cluster = "https://kubernetes.default.svc"
+	}
+	return cluster, ns
+}
+
+// argoProject is the AppProject that bounds the project's applications:
+// its repository only, exactly its environments' namespaces and clusters,
+// and only the cluster-scoped kinds the Composition's input allows.
+func (p *project) argoProject() *argov1alpha1.ArgoProject {
+	params := argov1alpha1.ArgoProjectParameters{
+		Description:              "Applications of DevOpsProject " + p.tenant + "/" + p.name,
+		SourceRepos:              []string{p.spec.Git.URL},
+		ClusterResourceWhitelist: p.in.clusterResources,
+	}
+	seen := map[argov1alpha1.ProjectDestination]bool{}
+	for _, e := range p.spec.Environments {
+		cluster, ns := p.destination(e)
+		d := argov1alpha1.ProjectDestination{Server: cluster, Namespace: ns}
+		if !seen[d] {
+			seen[d] = true
+			params.Destinations = append(params.Destinations, d)
+		}
+	}
+	return &argov1alpha1.ArgoProject{
+		TypeMeta:   metav1.TypeMeta{APIVersion: argov1alpha1.SchemeGroupVersion.String(), Kind: KindProject},
+		ObjectMeta: p.meta("", map[string]string{meta.AnnotationKeyExternalName: p.argoProjectName()}),
+		Spec:       argov1alpha1.ArgoProjectSpec{ManagedResourceSpec: p.managed(false), ForProvider: params},
+	}
 }
 
 func (p *project) meta(env string, annotations map[string]string) metav1.ObjectMeta {
@@ -127,15 +175,14 @@ func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPip
 }
 
 func (p *project) app(e Environment, keep bool) *argov1alpha1.ArgoApplication {
-	path, ns, cluster := e.Path, e.Namespace, e.Cluster
+	path := e.Path
 	if path == "" {
 		path = "deploy/" + e.Name
 	}
-	if ns == "" {
-		ns = p.name + "-" + e.Name
-	}
-	if cluster == "" {
-		cluster = "https://kubernetes.default.svc"
+	cluster, ns := p.destination(e)
+	var syncOptions []string
+	if p.in.createNamespace {
+		syncOptions = []string{"CreateNamespace=true"}
 	}
 	// The Argo CD application's name is deterministic, not the generated
 	// name of the resource.
@@ -143,12 +190,12 @@ func (p *project) app(e Environment, keep bool) *argov1alpha1.ArgoApplication {
 		TypeMeta:   metav1.TypeMeta{APIVersion: argov1alpha1.SchemeGroupVersion.String(), Kind: KindApp},
 		ObjectMeta: p.meta(e.Name, map[string]string{meta.AnnotationKeyExternalName: p.name + "-" + e.Name}),
 		Spec: argov1alpha1.ArgoApplicationSpec{ManagedResourceSpec: p.managed(keep), ForProvider: argov1alpha1.ArgoApplicationParameters{
-			Project:     "default",
+			Project:     p.argoProjectName(),
 			Source:      argov1alpha1.ApplicationSource{RepoURL: p.spec.Git.URL, Path: path, TargetRevision: branch(p.spec.Git)},
 			Destination: argov1alpha1.ApplicationDestination{Server: cluster, Namespace: ns},
 			SyncPolicy: &argov1alpha1.SyncPolicy{
 				Automated:   &argov1alpha1.Automated{Prune: true, SelfHeal: true},
-				SyncOptions: []string{"CreateNamespace=true"},
+				SyncOptions: syncOptions,
 			},
 		}},
 	}

@@ -64,4 +64,26 @@ type Input struct {
 	// +kubebuilder:validation:items:Enum=DNSRecord;ArgoApplication;JenkinsPipeline
 	// +optional
 	TeardownOrder []string `json:"teardownOrder,omitempty"`
+
+	// ArgoCDClusterResources are the cluster-scoped kinds the Argo CD
+	// AppProject composed for each DevOpsProject lets its applications
+	// create. Empty: none, and the environments' namespaces must exist
+	// (applications do not create them). List {group: "", kind: Namespace}
+	// to let applications create their namespaces (CreateNamespace=true).
+	// +kubebuilder:validation:MaxItems=64
+	// +listType=atomic
+	// +optional
+	ArgoCDClusterResources []GroupKind `json:"argoCDClusterResources,omitempty"`
+}
+
+// GroupKind names a Kubernetes kind; "" is the core group.
+type GroupKind struct {
+	// Group, e.g. rbac.authorization.k8s.io; "" for the core group.
+	// +kubebuilder:validation:Pattern=`^[a-z0-9.-]*$`
+	// +kubebuilder:validation:MaxLength=253
+	Group string `json:"group"`
+	// Kind, e.g. Namespace.
+	// +kubebuilder:validation:Pattern=`^[A-Z][A-Za-z0-9]*$`
+	// +kubebuilder:validation:MaxLength=63
+	Kind string `json:"kind"`
 }

@@ -247,7 +247,10 @@ func (c *Cluster) environmentTable(ctx context.Context, healthy bool) (string, e
 func (c *Cluster) argoTable(ctx context.Context) (string, error) {
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	_, _ = fmt.Fprintln(w, "APPLICATION\tSYNC\tHEALTH\tREVISION\tDESTINATION\tDEPLOYED")
+	_, _ = fmt.Fprintln(w, "APPLICATION\tPROJECT\tSYNC\tHEALTH\tREVISION\tDESTINATION\tDEPLOYED")
+	// The applications belong to the project's own AppProject, which
+	// allows exactly their destinations.
+	appProject := ProjectNamespace + "-" + Project
 	envs := make([]string, 0, len(Environments))
 	for env := range Environments {
 		envs = append(envs, env)
@@ -263,6 +266,9 @@ func (c *Cluster) argoTable(ctx context.Context) (string, error) {
 		rev, _, _ := unstructured.NestedString(app.Object, "status", "sync", "revision")
 		health, _, _ := unstructured.NestedString(app.Object, "status", "health", "status")
 		ns, _, _ := unstructured.NestedString(app.Object, "spec", "destination", "namespace")
+		if proj, _, _ := unstructured.NestedString(app.Object, "spec", "project"); proj != appProject {
+			return "", fmt.Errorf("application %s is in Argo CD project %q, want the DevOpsProject's own %q", name, proj, appProject)
+		}
 		cm := &corev1.ConfigMap{}
 		deployed := "ConfigMap " + ns + "/" + Project
 		if err := c.Kube.Get(ctx, client.ObjectKey{Namespace: ns, Name: Project}, cm); err != nil {
@@ -271,7 +277,7 @@ func (c *Cluster) argoTable(ctx context.Context) (string, error) {
 		if len(rev) > 7 {
 			rev = rev[:7]
 		}
-		_, _ = fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", name, sync, health, rev, ns, deployed)
+		_, _ = fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, appProject, sync, health, rev, ns, deployed)
 	}
 	_ = w.Flush()
 	return b.String(), nil

@@ -329,6 +329,12 @@ func (c *Cluster) startCrossplane(ctx context.Context) error {
 	if _, err = c.start("crossplane", env, c.cfg.Crossplane, "core", "start"); err != nil {
 		return err
 	}
+	// The RBAC manager derives each provider revision's ClusterRole from
+	// its package and binds it to the revision's ServiceAccount, which the
+	// provider then runs as (providerIdentity).
+	if _, err = c.start("crossplane-rbac", env, c.cfg.Crossplane, "rbac", "start"); err != nil {
+		return err
+	}
 	rctx, stop := context.WithCancel(context.Background())
 	c.stop = stop
 	c.runtimeWG.Add(1)

@@ -77,7 +77,7 @@ func (c *Cluster) runRevision(ctx context.Context, kind string, rev *unstructure
 		if kind == "FunctionRevision" {
 			rt, err = c.startFunction(ctx, name, secret)
 		} else {
-			rt, err = c.startProvider(ctx)
+			rt, err = c.startProvider(ctx, rev)
 		}
 		if err != nil {
 			return err
@@ -133,7 +133,11 @@ func setIfDifferent(u *unstructured.Unstructured, value string, path ...string) 
 
 // startProvider runs the provider with a kubeconfig; it publishes events to
 // the RabbitMQ broker whose URL is in a Secret.
-func (c *Cluster) startProvider(ctx context.Context) (*runtime, error) {
+func (c *Cluster) startProvider(ctx context.Context, rev *unstructured.Unstructured) (*runtime, error) {
+	kubeconfig, err := c.providerIdentity(ctx, rev)
+	if err != nil {
+		return nil, err
+	}
 	if err := c.Apply(ctx, fmt.Sprintf(`
 apiVersion: v1
 kind: Secret
@@ -152,7 +156,7 @@ stringData: {url: %q}
 		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", health),
 		"--events-secret=" + Namespace + "/" + eventsSecret,
 	}, c.cfg.ProviderArgs...)
-	p, err := c.start("provider", []string{"KUBECONFIG=" + c.KubeConfig}, c.cfg.Provider, args...)
+	p, err := c.start("provider", []string{"KUBECONFIG=" + kubeconfig}, c.cfg.Provider, args...)
 	if err != nil {
 		return nil, err
 	}

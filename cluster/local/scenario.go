@@ -660,12 +660,20 @@ func (c *Cluster) watchEvents() (*eventStream, error) {
 		for m := range msgs {
 			var ev struct {
 				Type string `json:"type"`
+				Data struct {
+					Kind, Name, Message string
+				} `json:"data"`
 			}
 			if json.Unmarshal(m.Body, &ev) != nil || ev.Type == "" {
 				continue
 			}
+			what := ev.Type[strings.LastIndex(ev.Type, ".")+1:]
+			if what == "failed" {
+				// A failure is worth reading in the log, not only counting.
+				c.logf("  event: %s %s failed: %s", ev.Data.Kind, ev.Data.Name, ev.Data.Message)
+			}
 			s.mu.Lock()
-			s.seen[ev.Type[strings.LastIndex(ev.Type, ".")+1:]]++
+			s.seen[what]++
 			s.mu.Unlock()
 		}
 	}()

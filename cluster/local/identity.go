@@ -44,7 +44,7 @@ func (c *Cluster) providerIdentity(ctx context.Context, rev *unstructured.Unstru
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{ServiceAccountName: name, Containers: []corev1.Container{{Name: "package-runtime", Image: "provider-devops"}}},
+				Spec:       corev1.PodSpec{ServiceAccountName: name, Containers: []corev1.Container{{Name: "package-runtime", Image: "provider-devops"}}},
 			},
 		},
 	}

@@ -73,19 +73,31 @@ type connector struct {
 
 // Connect reads the ProviderConfig's argocd section and token.
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoApplication) (managed.TypedExternalClient[*v1alpha1.ArgoApplication], error) {
-	pc, s, err := providerconfig.Section(ctx, c.kube, c.usage, cr, "argocd", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.ArgoCDConfig { return s.ArgoCD })
+	cl, server, err := Connect(ctx, c.kube, c.usage, cr, c.retryAfter, c.newClient)
 	if err != nil {
 		return nil, err
 	}
-	token, err := pc.Credentials(ctx, c.kube, "spec.argocd.credentials", s.Credentials)
+	return &external{client: cl, server: server}, nil
+}
+
+// Connect builds the Argo CD client of any Argo CD kind from mr's
+// ProviderConfig argocd section and token, and returns the server URL
+// without userinfo (for links in status).
+func Connect[C any](ctx context.Context, kube client.Client, usage providerconfig.Tracker, mr resource.ModernManaged, gate *retryafter.Gate, newClient func(argocd.Config) (C, error)) (C, string, error) {
+	var zero C
+	pc, s, err := providerconfig.Section(ctx, kube, usage, mr, "argocd", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.ArgoCDConfig { return s.ArgoCD })
 	if err != nil {
-		return nil, err
+		return zero, "", err
 	}
-	cl, err := c.newClient(argocd.Config{URL: s.URL, Token: string(token), InsecureSkipTLSVerify: s.InsecureSkipTLSVerify, CABundle: []byte(s.CABundle), Namespace: s.Namespace, RetryAfter: c.retryAfter})
+	token, err := pc.Credentials(ctx, kube, "spec.argocd.credentials", s.Credentials)
 	if err != nil {
-		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
+		return zero, "", err
 	}
-	return &external{client: cl, server: withoutUserinfo(s.URL)}, nil
+	cl, err := newClient(argocd.Config{URL: s.URL, Token: string(token), InsecureSkipTLSVerify: s.InsecureSkipTLSVerify, CABundle: []byte(s.CABundle), Namespace: s.Namespace, RetryAfter: gate})
+	if err != nil {
+		return zero, "", errors.Wrapf(err, "%s %s", errNewClient, pc)
+	}
+	return cl, withoutUserinfo(s.URL), nil
 }
 
 // withoutUserinfo drops user:password@ from a URL: the Argo CD URL is shown

@@ -4,14 +4,12 @@ package argoproject
 
 import (
 	"context"
-	"net/url"
 	"strings"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
@@ -19,11 +17,10 @@ import (
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
+	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
-
-const errNewClient = "cannot create the Argo CD client from ProviderConfig"
 
 // Kind describes the ArgoProject kind to the shared controller setup.
 var Kind = mrcontroller.Kind[*v1alpha1.ArgoProject]{
@@ -64,22 +61,9 @@ type connector struct {
 
 // Connect reads the ProviderConfig's argocd section and token.
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoProject) (managed.TypedExternalClient[*v1alpha1.ArgoProject], error) {
-	pc, s, err := providerconfig.Section(ctx, c.kube, c.usage, cr, "argocd", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.ArgoCDConfig { return s.ArgoCD })
+	cl, server, err := argoapplication.Connect(ctx, c.kube, c.usage, cr, c.retryAfter, c.newClient)
 	if err != nil {
 		return nil, err
 	}
-	token, err := pc.Credentials(ctx, c.kube, "spec.argocd.credentials", s.Credentials)
-	if err != nil {
-		return nil, err
-	}
-	cl, err := c.newClient(argocd.Config{URL: s.URL, Token: string(token), InsecureSkipTLSVerify: s.InsecureSkipTLSVerify, CABundle: []byte(s.CABundle), Namespace: s.Namespace, RetryAfter: c.retryAfter})
-	if err != nil {
-		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
-	}
-	server := ""
-	if u, err := url.Parse(s.URL); err == nil {
-		u.User = nil
-		server = strings.TrimSuffix(u.String(), "/")
-	}
-	return &external{client: cl, server: server}, nil
+	return &external{client: cl, server: strings.TrimSuffix(server, "/")}, nil
 }

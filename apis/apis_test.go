@@ -231,6 +231,27 @@ func TestInvalidObjectsRefused(t *testing.T) {
 			mutate: set("spec.jenkins.credentials", map[string]any{"source": "Environment", "env": map[string]any{"name": "ARGOCD_TOKEN"}}),
 			field:  "spec.jenkins.credentials.source", message: "allowed only in a ClusterProviderConfig",
 		},
+		"ConfigTenantArgoTenancy": {
+			reason: "argocd.tenancy bounds the platform's token; in a namespace's own ProviderConfig it would suggest a limit that binds nobody",
+			file:   ex("providerconfig/providerconfig.yaml"), kind: "ProviderConfig",
+			mutate: set("spec.argocd.tenancy", map[string]any{"destinationNamespaces": []any{"*"}}),
+			field:  "spec.argocd.tenancy", message: "argocd.tenancy is for a ClusterProviderConfig",
+		},
+		"RepositoryURLWithPassword": {
+			reason: "a password in the repository URL would be stored and shown in clear",
+			file:   ex("argocd/argorepository.yaml"), kind: "ArgoRepository", mutate: set("spec.forProvider.url", "https://ci:hunter2@git.example.com/team/shop.git"),
+			field: "spec.forProvider.url", message: "should match",
+		},
+		"RepositoryHelmOverSSH": {
+			reason: "Argo CD reads helm repositories over https only",
+			file:   ex("argocd/argorepository.yaml"), kind: "ArgoRepository", mutate: multi(set("spec.forProvider.type", "helm"), set("spec.forProvider.url", "ssh://git@git.example.com/team/charts.git")),
+			field: "spec.forProvider.url", message: "a helm repository URL must be https://",
+		},
+		"RepositoryWithoutProject": {
+			reason: "a repository registered for every project would lend its credentials to every team",
+			file:   ex("argocd/argorepository.yaml"), kind: "ArgoRepository", mutate: del("spec.forProvider.project"),
+			field: "spec.forProvider.project", message: "Required value",
+		},
 		"ConfigEmpty": {
 			reason: "a config with no backend is a mistake",
 			file:   ex("providerconfig/providerconfig.yaml"), kind: "ProviderConfig", mutate: set("spec", map[string]any{}),

@@ -130,6 +130,60 @@ type ArgoCDConfig struct {
 
 	// Credentials: the bearer token.
 	Credentials Credentials `json:"credentials"`
+
+	// Tenancy bounds what namespaced resources may ask of Argo CD through a
+	// ClusterProviderConfig, whose token is the platform's and usually
+	// strong. It applies to every ClusterProviderConfig, with the defaults
+	// below when unset; a ProviderConfig may not set it (its token is the
+	// namespace's own, bounded by Argo CD's RBAC).
+	// +optional
+	Tenancy *ArgoCDTenancy `json:"tenancy,omitempty"`
+}
+
+// ArgoCDTenancy bounds, per namespace, the AppProjects that ArgoProjects
+// create through a ClusterProviderConfig, and makes ArgoApplications and
+// ArgoRepositories use only AppProjects an ArgoProject of their own
+// namespace manages. "{namespace}" in a pattern stands for the namespace
+// of the resource being reconciled.
+type ArgoCDTenancy struct {
+	// DestinationNamespaces are the namespaces (shell globs) an AppProject
+	// may deploy to. Default: ["{namespace}", "{namespace}-*"]. A
+	// destination that is itself a glob must be matched as written, so
+	// "shop-*" needs a pattern such as "shop-*" or "*".
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9*?{}\[\]-]{1,80}$`
+	// +listType=atomic
+	// +optional
+	DestinationNamespaces []string `json:"destinationNamespaces,omitempty"`
+
+	// DestinationClusters are the clusters (shell globs of the server URL
+	// or the cluster name) an AppProject may deploy to. Default: ["*"],
+	// every cluster Argo CD knows.
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=2048
+	// +listType=atomic
+	// +optional
+	DestinationClusters []string `json:"destinationClusters,omitempty"`
+
+	// ClusterResources are the cluster-scoped kinds an AppProject may
+	// allow ("*" matches any group or kind). Default: none.
+	// +kubebuilder:validation:MaxItems=64
+	// +listType=atomic
+	// +optional
+	ClusterResources []ArgoCDGroupKind `json:"clusterResources,omitempty"`
+}
+
+// ArgoCDGroupKind names a kind of Kubernetes resource; "" is the core
+// group, "*" any.
+type ArgoCDGroupKind struct {
+	// Group, "" for the core group.
+	// +kubebuilder:validation:Pattern=`^(\*|[a-z0-9.-]*)$`
+	// +kubebuilder:validation:MaxLength=253
+	Group string `json:"group"`
+	// Kind, e.g. Namespace.
+	// +kubebuilder:validation:Pattern=`^(\*|[A-Za-z][A-Za-z0-9]*)$`
+	// +kubebuilder:validation:MaxLength=63
+	Kind string `json:"kind"`
 }
 
 // DNSProviderKind selects a libdns provider.
@@ -299,6 +353,7 @@ type ProviderConfig struct {
 	// +kubebuilder:validation:XValidation:rule="!has(self.dns) || self.dns.credentials.source in ['Secret', 'None']",message="a namespaced ProviderConfig takes credentials only from a Secret in its own namespace (or None): Environment and Filesystem read the provider's own environment and files and are allowed only in a ClusterProviderConfig",fieldPath=".dns.credentials.source"
 	// +kubebuilder:validation:XValidation:rule="!has(self.registry) || self.registry.credentials.source in ['Secret', 'None']",message="a namespaced ProviderConfig takes credentials only from a Secret in its own namespace (or None): Environment and Filesystem read the provider's own environment and files and are allowed only in a ClusterProviderConfig",fieldPath=".registry.credentials.source"
 	// +kubebuilder:validation:XValidation:rule="!has(self.events) || self.events.credentials.source in ['Secret', 'None']",message="a namespaced ProviderConfig takes credentials only from a Secret in its own namespace (or None): Environment and Filesystem read the provider's own environment and files and are allowed only in a ClusterProviderConfig",fieldPath=".events.credentials.source"
+	// +kubebuilder:validation:XValidation:rule="!has(self.argocd) || !has(self.argocd.tenancy)",message="argocd.tenancy is for a ClusterProviderConfig: a ProviderConfig's token is the namespace's own, bounded by Argo CD's RBAC",fieldPath=".argocd.tenancy"
 	// +kubebuilder:validation:XValidation:rule="!has(self.allowedNamespaces)",message="allowedNamespaces is for a ClusterProviderConfig: a ProviderConfig serves its own namespace only",fieldPath=".allowedNamespaces"
 	Spec   ProviderConfigSpec   `json:"spec"`
 	Status ProviderConfigStatus `json:"status,omitempty"`

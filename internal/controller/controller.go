@@ -8,6 +8,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
 	"github.com/freeleaps/provider-devops/internal/controller/argoproject"
+	"github.com/freeleaps/provider-devops/internal/controller/argorepository"
 	"github.com/freeleaps/provider-devops/internal/controller/dnsrecord"
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
 	"github.com/freeleaps/provider-devops/internal/controller/providerconfig"
@@ -30,6 +31,7 @@ func SetupGated(mgr ctrl.Manager, o controller.Options, cfg Config) error {
 		jenkinspipeline.SetupGated,
 		argoapplication.SetupGated,
 		argoproject.SetupGated,
+		argorepository.SetupGated,
 		func(mgr ctrl.Manager, o controller.Options) error { return dnsrecord.SetupGated(mgr, o, cfg.OwnerID) },
 		registryrepo.SetupGated,
 	} {

@@ -11,6 +11,8 @@ import (
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	registryv1alpha1 "github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
+	"github.com/freeleaps/provider-devops/internal/controller/argoproject"
+	"github.com/freeleaps/provider-devops/internal/controller/argorepository"
 	"github.com/freeleaps/provider-devops/internal/controller/dnsrecord"
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
 	"github.com/freeleaps/provider-devops/internal/controller/lifecycle"
@@ -26,6 +28,8 @@ func SetupLifecycleEvents(mgr ctrl.Manager, o controller.Options, w *lifecycle.W
 	}{
 		{jenkinsv1alpha1.JenkinsPipelineGroupVersionKind, jenkinspipeline.Lifecycle},
 		{argov1alpha1.ArgoApplicationGroupVersionKind, argoapplication.Lifecycle},
+		{argov1alpha1.ArgoProjectGroupVersionKind, argoproject.Lifecycle},
+		{argov1alpha1.ArgoRepositoryGroupVersionKind, argorepository.Lifecycle},
 		{dnsv1alpha1.DNSRecordGroupVersionKind, dnsrecord.Lifecycle},
 		{registryv1alpha1.RegistryRepoGroupVersionKind, registryrepo.Lifecycle},
 	} {

@@ -44,6 +44,9 @@ func TestExamplesReconcile(t *testing.T) {
 	if _, err := argo.Apps.Commit(map[string]string{"deploy/overlays/alpha/configmap.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shop-alpha\ndata:\n  overlay: alpha\n"}, "the ArgoApplication example's overlay"); err != nil {
 		t.Fatal(err)
 	}
+	private, err := argo.Git.Create("examples-private", argocdserver.SampleApps)
+	envtest.Must(t, err)
+	argo.Git.Protect("examples-private", "ci-bot", "examples-password")
 	startProvider(t, env)
 	c := env.Client
 	ns := "examples"
@@ -76,6 +79,14 @@ func TestExamplesReconcile(t *testing.T) {
 		"JenkinsPipeline": {file: "jenkins/jenkinspipeline.yaml"},
 		"ArgoApplication": {file: "argocd/argoapplication.yaml", patch: func(u *unstructured.Unstructured) {
 			envtest.Must(t, unstructured.SetNestedField(u.Object, argo.Apps.URL, "spec", "forProvider", "source", "repoURL"))
+		}},
+		"ArgoRepository": {file: "argocd/argorepository.yaml", patch: func(u *unstructured.Unstructured) {
+			switch u.GetKind() {
+			case "Secret":
+				envtest.Must(t, unstructured.SetNestedField(u.Object, "examples-password", "stringData", "password"))
+			case "ArgoRepository":
+				envtest.Must(t, unstructured.SetNestedField(u.Object, private.URL, "spec", "forProvider", "url"))
+			}
 		}},
 		"ArgoProject": {file: "argocd/argoproject.yaml", patch: func(u *unstructured.Unstructured) {
 			envtest.Must(t, unstructured.SetNestedStringSlice(u.Object, []string{argo.Apps.URL}, "spec", "forProvider", "sourceRepos"))

@@ -12,4 +12,6 @@ var (
 	_ resource.ManagedList   = &ArgoApplicationList{}
 	_ resource.ModernManaged = &ArgoProject{}
 	_ resource.ManagedList   = &ArgoProjectList{}
+	_ resource.ModernManaged = &ArgoRepository{}
+	_ resource.ManagedList   = &ArgoRepositoryList{}
 )

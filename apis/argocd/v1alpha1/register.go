@@ -37,7 +37,16 @@ var (
 	ArgoProjectGroupVersionKind = SchemeGroupVersion.WithKind(ArgoProjectKind)
 )
 
+// ArgoRepository type metadata.
+var (
+	ArgoRepositoryKind             = reflect.TypeOf(ArgoRepository{}).Name()
+	ArgoRepositoryGroupKind        = schema.GroupKind{Group: Group, Kind: ArgoRepositoryKind}.String()
+	ArgoRepositoryKindAPIVersion   = ArgoRepositoryKind + "." + SchemeGroupVersion.String()
+	ArgoRepositoryGroupVersionKind = SchemeGroupVersion.WithKind(ArgoRepositoryKind)
+)
+
 func init() {
 	SchemeBuilder.Register(&ArgoApplication{}, &ArgoApplicationList{})
 	SchemeBuilder.Register(&ArgoProject{}, &ArgoProjectList{})
+	SchemeBuilder.Register(&ArgoRepository{}, &ArgoRepositoryList{})
 }

@@ -37,3 +37,12 @@ func (l *ArgoProjectList) GetItems() []resource.Managed {
 	}
 	return items
 }
+
+// GetItems of this ArgoRepositoryList.
+func (l *ArgoRepositoryList) GetItems() []resource.Managed {
+	items := make([]resource.Managed, len(l.Items))
+	for i := range l.Items {
+		items[i] = &l.Items[i]
+	}
+	return items
+}

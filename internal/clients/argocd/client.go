@@ -152,8 +152,15 @@ func (c *Client) Sync(ctx context.Context, name, project, revision string) error
 }
 
 func (c *Client) do(ctx context.Context, method, path string, q url.Values, in, out any) error {
+	// path is escaped (a repository URL is one path segment, its slashes
+	// %2F): keep it so, or the slashes would split it or %2F become %252F.
 	u := *c.base
-	u.Path = strings.TrimSuffix(u.Path, "/") + path
+	u.RawPath = strings.TrimSuffix(c.base.EscapedPath(), "/") + path
+	unescaped, err := url.PathUnescape(u.RawPath)
+	if err != nil {
+		return errors.Wrap(err, "cannot build request")
+	}
+	u.Path = unescaped
 	u.RawQuery = q.Encode()
 	var body io.Reader
 	if in != nil {

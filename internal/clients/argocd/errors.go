@@ -53,7 +53,7 @@ func IsNotFound(err error) bool {
 	return errors.As(err, &e) && (e.StatusCode == http.StatusNotFound || e.Code == codeNotFound)
 }
 
-// IsAlreadyExists is true when a create found an application of that name.
+// IsAlreadyExists is true when a create found an object of that name.
 func IsAlreadyExists(err error) bool {
 	var e *APIError
 	return errors.As(err, &e) && (e.StatusCode == http.StatusConflict || e.Code == codeAlreadyExists ||
@@ -66,10 +66,11 @@ func IsTransient(err error) bool {
 	return errors.As(err, &e) && e.Transient
 }
 
-// Argo CD reports a create of an existing app with a different spec as
-// InvalidArgument "existing application spec is different, use upsert flag".
+// Argo CD reports a create of an existing app, project or repository with a
+// different spec as InvalidArgument "existing <kind> spec is different, use
+// upsert flag".
 func containsExisting(msg string) bool {
-	return strings.Contains(msg, "existing application spec is different") || strings.Contains(msg, "already exists")
+	return (strings.Contains(msg, "existing ") && strings.Contains(msg, " spec is different")) || strings.Contains(msg, "already exists")
 }
 
 func decodeError(resp *http.Response) error {

@@ -46,6 +46,9 @@ type Client interface {
 	Create(ctx context.Context, app *argocd.Application) (*argocd.Application, error)
 	Patch(ctx context.Context, name string, mergePatch []byte) (*argocd.Application, error)
 	Delete(ctx context.Context, name, project string, cascade bool) error
+	// GetProject reads the application's project, to check through a
+	// ClusterProviderConfig that it is the namespace's own.
+	GetProject(ctx context.Context, name string) (*argocd.Project, error)
 }
 
 // SetupGated adds the ArgoApplication controller once its CRD is established.
@@ -73,31 +76,40 @@ type connector struct {
 
 // Connect reads the ProviderConfig's argocd section and token.
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoApplication) (managed.TypedExternalClient[*v1alpha1.ArgoApplication], error) {
-	cl, server, err := Connect(ctx, c.kube, c.usage, cr, c.retryAfter, c.newClient)
+	conn, err := Connect(ctx, c.kube, c.usage, cr, c.retryAfter, c.newClient)
 	if err != nil {
 		return nil, err
 	}
-	return &external{client: cl, server: server}, nil
+	return &external{client: conn.Client, server: conn.Server, tenancy: conn.Tenancy}, nil
+}
+
+// Conn is a connection of any Argo CD kind to its Argo CD.
+type Conn[C any] struct {
+	Client C
+	// Server is the Argo CD URL without userinfo, for links in status.
+	Server string
+	// Tenancy bounds the resource when its config is a
+	// ClusterProviderConfig; nil otherwise.
+	Tenancy *Tenancy
 }
 
 // Connect builds the Argo CD client of any Argo CD kind from mr's
-// ProviderConfig argocd section and token, and returns the server URL
-// without userinfo (for links in status).
-func Connect[C any](ctx context.Context, kube client.Client, usage providerconfig.Tracker, mr resource.ModernManaged, gate *retryafter.Gate, newClient func(argocd.Config) (C, error)) (C, string, error) {
-	var zero C
+// ProviderConfig argocd section and token.
+func Connect[C any](ctx context.Context, kube client.Client, usage providerconfig.Tracker, mr resource.ModernManaged, gate *retryafter.Gate, newClient func(argocd.Config) (C, error)) (Conn[C], error) {
+	var zero Conn[C]
 	pc, s, err := providerconfig.Section(ctx, kube, usage, mr, "argocd", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.ArgoCDConfig { return s.ArgoCD })
 	if err != nil {
-		return zero, "", err
+		return zero, err
 	}
 	token, err := pc.Credentials(ctx, kube, "spec.argocd.credentials", s.Credentials)
 	if err != nil {
-		return zero, "", err
+		return zero, err
 	}
 	cl, err := newClient(argocd.Config{URL: s.URL, Token: string(token), InsecureSkipTLSVerify: s.InsecureSkipTLSVerify, CABundle: []byte(s.CABundle), Namespace: s.Namespace, RetryAfter: gate})
 	if err != nil {
-		return zero, "", errors.Wrapf(err, "%s %s", errNewClient, pc)
+		return zero, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
-	return cl, withoutUserinfo(s.URL), nil
+	return Conn[C]{Client: cl, Server: withoutUserinfo(s.URL), Tenancy: TenancyOf(pc, s, mr.GetNamespace())}, nil
 }
 
 // withoutUserinfo drops user:password@ from a URL: the Argo CD URL is shown

@@ -35,6 +35,9 @@ type external struct {
 	// observed is what Observe read, for Update's patch in the same
 	// reconcile.
 	observed *argocd.Application
+	// tenancy, when set, limits the application to its namespace's
+	// projects.
+	tenancy *Tenancy
 }
 
 // Observe reads the application once and compares the managed fields.
@@ -77,6 +80,9 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoApplication) (m
 // Create creates the application. An existing application of that name that
 // is not ours is refused, never overwritten.
 func (e *external) Create(ctx context.Context, cr *v1alpha1.ArgoApplication) (managed.ExternalCreation, error) {
+	if err := e.tenancy.CheckProject(ctx, e.client, "spec.forProvider.project", cr.Spec.ForProvider.Project); err != nil {
+		return managed.ExternalCreation{}, err
+	}
 	cr.SetConditions(xpv2.Creating())
 	_, err := e.client.Create(ctx, Desired(cr))
 	if argocd.IsAlreadyExists(err) {
@@ -96,6 +102,9 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.ArgoApplication) (ma
 		if observed, err = e.client.Get(ctx, meta.GetExternalName(cr)); err != nil {
 			return managed.ExternalUpdate{}, errors.Wrap(err, errUpdate)
 		}
+	}
+	if err := e.tenancy.CheckProject(ctx, e.client, "spec.forProvider.project", cr.Spec.ForProvider.Project); err != nil {
+		return managed.ExternalUpdate{}, err
 	}
 	patch, err := MergePatch(cr, observed)
 	if err != nil {

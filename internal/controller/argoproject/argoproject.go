@@ -18,6 +18,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
 	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
+	"github.com/freeleaps/provider-devops/internal/controller/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
@@ -61,9 +62,27 @@ type connector struct {
 
 // Connect reads the ProviderConfig's argocd section and token.
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoProject) (managed.TypedExternalClient[*v1alpha1.ArgoProject], error) {
-	cl, server, err := argoapplication.Connect(ctx, c.kube, c.usage, cr, c.retryAfter, c.newClient)
+	conn, err := argoapplication.Connect(ctx, c.kube, c.usage, cr, c.retryAfter, c.newClient)
 	if err != nil {
 		return nil, err
 	}
-	return &external{client: cl, server: strings.TrimSuffix(server, "/")}, nil
+	// Through a ClusterProviderConfig the project's destinations and
+	// cluster-scoped kinds are bounded; anything else is refused before
+	// Argo CD sees it, and let go untouched on delete.
+	if err := conn.Tenancy.CheckProjectSpec(cr.Spec.ForProvider); err != nil {
+		return mrcontroller.Refused[*v1alpha1.ArgoProject](err), nil
+	}
+	return &external{client: conn.Client, server: strings.TrimSuffix(conn.Server, "/")}, nil
+}
+
+// Lifecycle describes ArgoProjects to the event stream.
+var Lifecycle = lifecycle.Kind{
+	Name: v1alpha1.ArgoProjectKind,
+	New:  func() client.Object { return &v1alpha1.ArgoProject{} },
+	URL: func(mg resource.Managed) string {
+		if cr, _ := mg.(*v1alpha1.ArgoProject); cr != nil {
+			return cr.Status.AtProvider.URL
+		}
+		return ""
+	},
 }

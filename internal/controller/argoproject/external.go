@@ -2,6 +2,7 @@ package argoproject
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 
 	"github.com/google/go-cmp/cmp"
@@ -42,7 +43,10 @@ func Owner(cr *v1alpha1.ArgoProject) string {
 func Desired(cr *v1alpha1.ArgoProject) *argocd.Project {
 	p := cr.Spec.ForProvider
 	out := &argocd.Project{
-		Metadata: argocd.ObjectMeta{Name: meta.GetExternalName(cr), Labels: map[string]string{argoapplication.OwnerLabel: Owner(cr)}},
+		Metadata: argocd.ObjectMeta{Name: meta.GetExternalName(cr), Labels: map[string]string{
+			argoapplication.OwnerLabel:          Owner(cr),
+			argoapplication.OwnerNamespaceLabel: cr.GetNamespace(),
+		}},
 		Spec: argocd.ProjectSpec{
 			Description:      p.Description,
 			SourceRepos:      p.SourceRepos,
@@ -99,6 +103,9 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoProject) (manag
 	}
 	cr.SetConditions(xpv2.Available())
 	diff := cmp.Diff(compared(Desired(cr).Spec), compared(p.Spec), cmpopts.EquateEmpty())
+	if ns := p.Metadata.Labels[argoapplication.OwnerNamespaceLabel]; ns != cr.GetNamespace() {
+		diff += fmt.Sprintf("metadata.labels[%s]: want %q, got %q\n", argoapplication.OwnerNamespaceLabel, cr.GetNamespace(), ns)
+	}
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
 }
 

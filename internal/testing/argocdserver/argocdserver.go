@@ -54,7 +54,7 @@ const Namespace = "argocd"
 const AppsNamespacePattern = "argocd-apps-*"
 
 // Accounts with an API token. ProviderAccount may do everything on
-// applications, read projects, repositories and clusters; LimitedAccount may
+// applications, projects and repositories, read clusters; LimitedAccount may
 // only read applications of the project "limited".
 const (
 	ProviderAccount = "provider"
@@ -65,7 +65,7 @@ const (
 // what the provider needs.
 const RBAC = `p, provider, applications, *, */*, allow
 p, provider, projects, *, *, allow
-p, provider, repositories, get, *, allow
+p, provider, repositories, *, *, allow
 p, provider, clusters, get, *, allow
 p, limited, applications, get, limited/*, allow
 `
@@ -274,8 +274,10 @@ func (s *Server) env(component string) []string {
 		"ARGOCD_GNUPGHOME=" + filepath.Join(d, "gpg"),
 		"TMPDIR=" + filepath.Join(d, "tmp"),
 		"HOME=" + filepath.Join(d, "home"),
-		// helm and kustomize for the repo server (hack/argocd.sh links them).
-		"PATH=" + filepath.Join(s.cfg.Bin, "bin") + string(os.PathListSeparator) + os.Getenv("PATH"),
+		// helm and kustomize for the repo server (hack/argocd.sh links them),
+		// and argocd itself: git asks it for a private repository's
+		// credentials (GIT_ASKPASS=argocd), as in Argo CD's image.
+		"PATH=" + filepath.Join(s.cfg.Bin, "bin") + string(os.PathListSeparator) + s.cfg.Bin + string(os.PathListSeparator) + os.Getenv("PATH"),
 		"REDIS_PASSWORD=",
 	}
 }
@@ -506,6 +508,26 @@ func (s *Server) Applications(ctx context.Context) ([]string, error) {
 		names = append(names, a.GetName())
 	}
 	return names, nil
+}
+
+// Repositories lists the repositories registered in Argo CD as
+// "<project> <url> <connection status>" ("" project: a global one), read
+// with the provider's token.
+func (s *Server) Repositories(ctx context.Context) ([]string, error) {
+	var l struct {
+		Items []struct {
+			Repo, Project   string
+			ConnectionState struct{ Status string }
+		}
+	}
+	if err := s.call(ctx, s.Token, http.MethodGet, "/api/v1/repositories", nil, &l); err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(l.Items))
+	for _, r := range l.Items {
+		out = append(out, r.Project+" "+r.Repo+" "+r.ConnectionState.Status)
+	}
+	return out, nil
 }
 
 func waitTCP(p *process.Process, port int, timeout time.Duration) error {

@@ -5,12 +5,15 @@
 package gitserver
 
 import (
+	"crypto/subtle"
 	"encoding/pem"
 	"fmt"
+	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -28,6 +31,9 @@ type Server struct {
 	root    string
 	srv     *httptest.Server
 	mu      sync.Mutex
+	// private maps a repository path (/<name>.git) to the user and password
+	// it needs; the others are public.
+	private sync.Map
 }
 
 // Installed is true when git and its HTTP backend are installed.
@@ -47,8 +53,35 @@ func New(dir string) (*Server, error) {
 		return nil, err
 	}
 	h := &cgi.Handler{Path: Backend, Root: "/", Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
-	srv := httptest.NewTLSServer(h)
-	return &Server{URL: srv.URL, CertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), root: root, srv: srv}, nil
+	s := &Server{root: root}
+	s.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.allowed(r) {
+			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
+			http.Error(w, "authentication required", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	s.URL = s.srv.URL
+	s.CertPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.srv.Certificate().Raw})
+	return s, nil
+}
+
+// Protect makes repository name answer only to user and password (HTTP
+// basic authentication), as a private hosted repository does.
+func (s *Server) Protect(name, user, password string) {
+	s.private.Store("/"+name+".git", [2]string{user, password})
+}
+
+func (s *Server) allowed(r *http.Request) bool {
+	for p := r.URL.Path; p != "/" && p != "." && p != ""; p = path.Dir(p) {
+		if v, ok := s.private.Load(p); ok {
+			want := v.([2]string)
+			u, pw, ok := r.BasicAuth()
+			return ok && subtle.ConstantTimeCompare([]byte(u), []byte(want[0])) == 1 && subtle.ConstantTimeCompare([]byte(pw), []byte(want[1])) == 1
+		}
+	}
+	return true
 }
 
 // Close stops serving.

@@ -1,0 +1,143 @@
+package argoapplication
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/argocd"
+	"github.com/freeleaps/provider-devops/internal/providerconfig"
+)
+
+func TestTenancyOf(t *testing.T) {
+	cpc := &providerconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}
+	cases := map[string]struct {
+		reason string
+		pc     *providerconfig.Config
+		s      *pcv1alpha1.ArgoCDConfig
+		want   *Tenancy
+	}{
+		"ProviderConfig": {
+			reason: "A namespace's own ProviderConfig is bounded by its token's Argo CD RBAC only.",
+			pc:     &providerconfig.Config{Kind: "ProviderConfig", Name: "default", Namespace: "team-a"},
+			s:      &pcv1alpha1.ArgoCDConfig{Tenancy: &pcv1alpha1.ArgoCDTenancy{DestinationNamespaces: []string{"*"}}},
+		},
+		"Defaults": {
+			reason: "A ClusterProviderConfig without tenancy bounds destinations to the namespace and its prefix, and allows no cluster-scoped kind.",
+			pc:     cpc,
+			s:      &pcv1alpha1.ArgoCDConfig{},
+			want:   &Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig platform", DestinationNamespaces: []string{"team-a", "team-a-*"}, DestinationClusters: []string{"*"}},
+		},
+		"Set": {
+			reason: "{namespace} is expanded in every pattern.",
+			pc:     cpc,
+			s: &pcv1alpha1.ArgoCDConfig{Tenancy: &pcv1alpha1.ArgoCDTenancy{
+				DestinationNamespaces: []string{"apps-{namespace}-*"}, DestinationClusters: []string{"https://kubernetes.default.svc"},
+				ClusterResources: []pcv1alpha1.ArgoCDGroupKind{{Kind: "Namespace"}},
+			}},
+			want: &Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig platform", DestinationNamespaces: []string{"apps-team-a-*"}, DestinationClusters: []string{"https://kubernetes.default.svc"}, ClusterResources: []pcv1alpha1.ArgoCDGroupKind{{Kind: "Namespace"}}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, TenancyOf(tc.pc, tc.s, "team-a")); diff != "" {
+				t.Errorf("%s\nTenancyOf(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestCheckProjectSpec(t *testing.T) {
+	tn := TenancyOf(&providerconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}, &pcv1alpha1.ArgoCDConfig{
+		Tenancy: &pcv1alpha1.ArgoCDTenancy{ClusterResources: []pcv1alpha1.ArgoCDGroupKind{{Group: "", Kind: "Namespace"}}},
+	}, "team-a")
+	in := "https://kubernetes.default.svc"
+	cases := map[string]struct {
+		reason string
+		p      v1alpha1.ArgoProjectParameters
+		want   string // a part of the error; "" for none
+	}{
+		"Own": {
+			reason: "The namespace itself and its prefixed namespaces, on any cluster, with the allowed kind.",
+			p: v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "team-a"}, {Name: "prod", Namespace: "team-a-*"}},
+				ClusterResourceWhitelist: []v1alpha1.ProjectGroupKind{{Kind: "Namespace"}}},
+		},
+		"OtherNamespace": {
+			reason: "Another team's namespace is refused.",
+			p:      v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "team-b"}}},
+			want:   `destinations[0]: destination https://kubernetes.default.svc namespace "team-b" is not allowed for namespace "team-a"`,
+		},
+		"AnyNamespace": {
+			reason: "A glob wider than allowed is refused: '*' is matched as written.",
+			p:      v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "team-a"}, {Server: in, Namespace: "*"}}},
+			want:   `destinations[1]`,
+		},
+		"PrefixWithoutDash": {
+			reason: "team-a* would reach team-ab: refused.",
+			p:      v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "team-a*"}}},
+			want:   `namespace "team-a*" is not allowed`,
+		},
+		"ClusterKind": {
+			reason: "A cluster-scoped kind not listed is refused.",
+			p: v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "team-a"}},
+				ClusterResourceWhitelist: []v1alpha1.ProjectGroupKind{{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}}},
+			want: "cluster-scoped kind ClusterRole.rbac.authorization.k8s.io is not allowed",
+		},
+		"AnyClusterKind": {
+			reason: "'*' kinds are not 'Namespace'.",
+			p: v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "team-a"}},
+				ClusterResourceWhitelist: []v1alpha1.ProjectGroupKind{{Group: "*", Kind: "*"}}},
+			want: "cluster-scoped kind",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := tn.CheckProjectSpec(tc.p)
+			if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("%s\nCheckProjectSpec(...): want an error containing %q, got %v", tc.reason, tc.want, err)
+			}
+		})
+	}
+	var none *Tenancy
+	if err := none.CheckProjectSpec(v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "*"}}}); err != nil {
+		t.Errorf("a nil tenancy allows anything: %v", err)
+	}
+}
+
+type projects map[string]*argocd.Project
+
+func (p projects) GetProject(_ context.Context, name string) (*argocd.Project, error) {
+	if v, ok := p[name]; ok {
+		return v, nil
+	}
+	return nil, &argocd.APIError{StatusCode: 404, Code: 5, Message: "not found"}
+}
+
+func TestCheckProject(t *testing.T) {
+	tn := &Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig platform"}
+	ps := projects{
+		"team-a-shop": {Metadata: argocd.ObjectMeta{Name: "team-a-shop", Labels: map[string]string{OwnerNamespaceLabel: "team-a"}}},
+		"team-b-shop": {Metadata: argocd.ObjectMeta{Name: "team-b-shop", Labels: map[string]string{OwnerNamespaceLabel: "team-b"}}},
+		"default":     {Metadata: argocd.ObjectMeta{Name: "default"}},
+	}
+	cases := map[string]struct {
+		reason, project, want string
+	}{
+		"Own":     {reason: "A project an ArgoProject of the namespace manages.", project: "team-a-shop"},
+		"Other":   {reason: "Another namespace's project.", project: "team-b-shop", want: `is not managed by an ArgoProject in namespace "team-a" (its label devops.freeleaps.io/owner-namespace is "team-b")`},
+		"Default": {reason: "Argo CD's default project, which deploys anywhere.", project: "default", want: "is not managed by an ArgoProject"},
+		"Missing": {reason: "A project not created yet: a wait, said so.", project: "team-a-new", want: "does not exist yet"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := tn.CheckProject(context.Background(), ps, "spec.forProvider.project", tc.project)
+			if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("%s\nCheckProject(%q): want an error containing %q, got %v", tc.reason, tc.project, tc.want, err)
+			}
+		})
+	}
+}

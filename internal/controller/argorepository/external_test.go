@@ -1,0 +1,339 @@
+package argorepository
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/argocd"
+	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
+)
+
+// mockClient is an Argo CD holding repositories and projects; it records
+// what was written.
+type mockClient struct {
+	repos    map[string]*argocd.Repository // by project + " " + url
+	projects map[string]*argocd.Project
+	getErr   error
+	refresh  []bool
+	written  []argocd.Repository
+	deleted  []string
+}
+
+func (m *mockClient) GetRepository(_ context.Context, repo, project string, refresh bool) (*argocd.Repository, error) {
+	m.refresh = append(m.refresh, refresh)
+	if m.getErr != nil {
+		return nil, m.getErr
+	}
+	if r, ok := m.repos[project+" "+repo]; ok {
+		c := *r
+		if refresh {
+			c.ConnectionState = argocd.ConnectionState{Status: argocd.ConnectionSuccessful}
+		}
+		return &c, nil
+	}
+	return nil, &argocd.APIError{StatusCode: http.StatusNotFound, Code: 5}
+}
+
+func (m *mockClient) CreateRepository(_ context.Context, r *argocd.Repository) error {
+	if _, ok := m.repos[r.Project+" "+r.Repo]; ok {
+		return &argocd.APIError{StatusCode: http.StatusBadRequest, Code: 3, Message: "existing repository spec is different; use upsert flag to force update"}
+	}
+	m.written = append(m.written, *r)
+	return nil
+}
+
+func (m *mockClient) UpdateRepository(_ context.Context, r *argocd.Repository) error {
+	m.written = append(m.written, *r)
+	return nil
+}
+
+func (m *mockClient) DeleteRepository(_ context.Context, repo, project string) error {
+	m.deleted = append(m.deleted, project+" "+repo)
+	return nil
+}
+
+func (m *mockClient) GetProject(_ context.Context, name string) (*argocd.Project, error) {
+	if p, ok := m.projects[name]; ok {
+		return p, nil
+	}
+	return nil, &argocd.APIError{StatusCode: http.StatusNotFound, Code: 5}
+}
+
+type secrets map[string]*corev1.Secret
+
+func (s secrets) Secret(_ context.Context, namespace, name string) (*corev1.Secret, error) {
+	if v, ok := s[namespace+"/"+name]; ok {
+		return v, nil
+	}
+	return nil, &notFound{}
+}
+
+type notFound struct{}
+
+func (notFound) Error() string { return "spec.forProvider.credentialsSecretRef: Secret not found" }
+
+const (
+	httpsURL = "https://git.example.com/team/shop.git"
+	sshURL   = "git@git.example.com:team/shop.git"
+)
+
+func repository(url string, mod ...func(*v1alpha1.ArgoRepository)) *v1alpha1.ArgoRepository {
+	cr := &v1alpha1.ArgoRepository{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "team-a"}}
+	cr.Spec.ForProvider = v1alpha1.ArgoRepositoryParameters{URL: url, Project: "team-a-shop", CredentialsSecretRef: &v1alpha1.RepositorySecretReference{Name: "git"}}
+	meta.SetExternalName(cr, url)
+	for _, f := range mod {
+		f(cr)
+	}
+	return cr
+}
+
+func secret(data map[string]string, rv string) *corev1.Secret {
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "git", Namespace: "team-a", UID: types.UID("uid"), ResourceVersion: rv}, Data: map[string][]byte{}}
+	for k, v := range data {
+		s.Data[k] = []byte(v)
+	}
+	return s
+}
+
+func ours(url string, state string) *argocd.Repository {
+	return &argocd.Repository{Repo: url, Type: "git", Name: "provider-devops team-a/shop", Project: "team-a-shop", ConnectionState: argocd.ConnectionState{Status: state}}
+}
+
+var writtenAt = metav1.NewTime(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC))
+
+func TestObserve(t *testing.T) {
+	https := secrets{"team-a/git": secret(map[string]string{"username": "ci", "password": "s3cret"}, "7")}
+	before := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
+	type want struct {
+		obs     managed.ExternalObservation
+		err     string
+		ready   corev1.ConditionStatus
+		refresh []bool
+	}
+	cases := map[string]struct {
+		reason  string
+		cr      *v1alpha1.ArgoRepository
+		repos   map[string]*argocd.Repository
+		getErr  error
+		secrets secrets
+		want    want
+	}{
+		"Absent": {
+			reason: "A repository Argo CD does not list does not exist: it is created.",
+			cr:     repository(httpsURL), secrets: https,
+			want: want{obs: managed.ExternalObservation{}, refresh: []bool{false}},
+		},
+		"GetFails": {
+			reason: "A failed read is an error, never 'absent'.",
+			cr:     repository(httpsURL), getErr: &argocd.APIError{StatusCode: 503, Transient: true, Message: "unavailable"},
+			want: want{err: errGet, refresh: []bool{false}},
+		},
+		"UpToDate": {
+			reason: "Settings match and the Secret is the one last written: up to date, Ready, one read.",
+			cr:     repository(httpsURL, func(cr *v1alpha1.ArgoRepository) { cr.Status.AtProvider.CredentialsVersion = "uid/7" }),
+			repos:  map[string]*argocd.Repository{"team-a-shop " + httpsURL: ours(httpsURL, argocd.ConnectionSuccessful)}, secrets: https,
+			want: want{obs: managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, ready: corev1.ConditionTrue, refresh: []bool{false}},
+		},
+		"SecretChanged": {
+			reason: "A Secret changed since the last write is drift: credentials are written again.",
+			cr:     repository(httpsURL, func(cr *v1alpha1.ArgoRepository) { cr.Status.AtProvider.CredentialsVersion = "uid/6" }),
+			repos:  map[string]*argocd.Repository{"team-a-shop " + httpsURL: ours(httpsURL, argocd.ConnectionSuccessful)}, secrets: https,
+			want: want{obs: managed.ExternalObservation{ResourceExists: true, Diff: "credentials: the Secret changed since they were last written"}, ready: corev1.ConditionTrue, refresh: []bool{false}},
+		},
+		"SettingsDrift": {
+			reason: "insecure turned on in Argo CD is drift.",
+			cr:     repository(httpsURL, func(cr *v1alpha1.ArgoRepository) { cr.Status.AtProvider.CredentialsVersion = "uid/7" }),
+			repos: map[string]*argocd.Repository{"team-a-shop " + httpsURL: func() *argocd.Repository {
+				r := ours(httpsURL, argocd.ConnectionSuccessful)
+				r.Insecure = true
+				return r
+			}()}, secrets: https,
+			want: want{obs: managed.ExternalObservation{ResourceExists: true, Diff: "insecure: want false, got true"}, ready: corev1.ConditionTrue, refresh: []bool{false}},
+		},
+		"ConnectionFailed": {
+			reason: "A failed connection test after the last write: not Ready, no refresh.",
+			cr: repository(httpsURL, func(cr *v1alpha1.ArgoRepository) {
+				cr.Status.AtProvider.CredentialsVersion = "uid/7"
+			}),
+			repos: map[string]*argocd.Repository{"team-a-shop " + httpsURL: ours(httpsURL, argocd.ConnectionFailed)}, secrets: https,
+			want: want{obs: managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, ready: corev1.ConditionFalse, refresh: []bool{false}},
+		},
+		"StaleFailure": {
+			reason: "A failure Argo CD cached before the last write is tested again, once.",
+			cr: repository(httpsURL, func(cr *v1alpha1.ArgoRepository) {
+				cr.Status.AtProvider.CredentialsVersion = "uid/7"
+				cr.Status.AtProvider.WrittenAt = &writtenAt
+			}),
+			repos: map[string]*argocd.Repository{"team-a-shop " + httpsURL: func() *argocd.Repository {
+				r := ours(httpsURL, argocd.ConnectionFailed)
+				r.ConnectionState.AttemptedAt = &before
+				return r
+			}()}, secrets: https,
+			want: want{obs: managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, ready: corev1.ConditionTrue, refresh: []bool{false, true}},
+		},
+		"NotOurs": {
+			reason: "A repository someone else registered is refused, never adopted.",
+			cr:     repository(httpsURL),
+			repos:  map[string]*argocd.Repository{"team-a-shop " + httpsURL: {Repo: httpsURL, Name: "platform", Project: "team-a-shop"}},
+			want:   want{err: `is not managed by this resource (its name is "platform"`, refresh: []bool{false}},
+		},
+		"NotOursDeleted": {
+			reason: "Being deleted, a repository it cannot prove is its own is let go.",
+			cr:     repository(httpsURL, func(cr *v1alpha1.ArgoRepository) { cr.SetDeletionTimestamp(&metav1.Time{Time: before}) }),
+			repos:  map[string]*argocd.Repository{"team-a-shop " + httpsURL: {Repo: httpsURL, Name: "platform", Project: "team-a-shop"}},
+			want:   want{obs: managed.ExternalObservation{}, refresh: []bool{false}},
+		},
+		"SSHKeyOverHTTPS": {
+			reason:  "An SSH key for an https URL is refused with the key named.",
+			cr:      repository(httpsURL),
+			repos:   map[string]*argocd.Repository{"team-a-shop " + httpsURL: ours(httpsURL, argocd.ConnectionSuccessful)},
+			secrets: secrets{"team-a/git": secret(map[string]string{"sshPrivateKey": "KEY"}, "1")},
+			want:    want{err: "holds sshPrivateKey, but", ready: corev1.ConditionTrue, refresh: []bool{false}},
+		},
+		"SSHWithoutKey": {
+			reason:  "An SSH URL needs sshPrivateKey.",
+			cr:      repository(sshURL),
+			repos:   map[string]*argocd.Repository{"team-a-shop " + sshURL: ours(sshURL, argocd.ConnectionSuccessful)},
+			secrets: secrets{"team-a/git": secret(map[string]string{"password": "p"}, "1")},
+			want:    want{err: "has no key sshPrivateKey", ready: corev1.ConditionTrue, refresh: []bool{false}},
+		},
+		"HTTPSWithoutPassword": {
+			reason:  "An https URL needs username and password.",
+			cr:      repository(httpsURL),
+			repos:   map[string]*argocd.Repository{"team-a-shop " + httpsURL: ours(httpsURL, argocd.ConnectionSuccessful)},
+			secrets: secrets{"team-a/git": secret(map[string]string{"username": "ci"}, "1")},
+			want:    want{err: "has no key password", ready: corev1.ConditionTrue, refresh: []bool{false}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			m := &mockClient{repos: tc.repos, getErr: tc.getErr}
+			e := &external{client: m, secrets: tc.secrets, now: time.Now}
+			got, err := e.Observe(context.Background(), tc.cr)
+			if (err == nil) != (tc.want.err == "") || (err != nil && !strings.Contains(err.Error(), tc.want.err)) {
+				t.Fatalf("%s\nObserve(...): want error containing %q, got %v", tc.reason, tc.want.err, err)
+			}
+			if diff := cmp.Diff(tc.want.obs, got); diff != "" && err == nil {
+				t.Errorf("%s\nObserve(...): -want, +got:\n%s", tc.reason, diff)
+			}
+			if tc.want.ready != "" {
+				if got := tc.cr.GetCondition(xpv2.TypeReady).Status; got != tc.want.ready {
+					t.Errorf("%s\nReady: want %s, got %s", tc.reason, tc.want.ready, got)
+				}
+			}
+			if diff := cmp.Diff(tc.want.refresh, m.refresh); diff != "" {
+				t.Errorf("%s\nreads (refresh?): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestWrite(t *testing.T) {
+	now := func() time.Time { return writtenAt.Time }
+	own := map[string]*argocd.Project{"team-a-shop": {Metadata: argocd.ObjectMeta{Labels: map[string]string{argoapplication.OwnerNamespaceLabel: "team-a"}}}}
+	other := map[string]*argocd.Project{"team-a-shop": {Metadata: argocd.ObjectMeta{Labels: map[string]string{argoapplication.OwnerNamespaceLabel: "team-b"}}}}
+	ssh := secrets{"team-a/git": secret(map[string]string{"sshPrivateKey": "KEY", "username": "ignored", "password": "ignored"}, "3")}
+	cases := map[string]struct {
+		reason   string
+		cr       *v1alpha1.ArgoRepository
+		repos    map[string]*argocd.Repository
+		projects map[string]*argocd.Project
+		tenancy  *argoapplication.Tenancy
+		secrets  secrets
+		update   bool
+		want     []argocd.Repository
+		err      string
+	}{
+		"CreateSSH": {
+			reason: "An SSH repository is written with its key only, named by its owner, for its project; the Secret's version is recorded.",
+			cr:     repository(sshURL), secrets: ssh,
+			want: []argocd.Repository{{Repo: sshURL, Type: "git", Name: "provider-devops team-a/shop", Project: "team-a-shop", SSHPrivateKey: "KEY"}},
+		},
+		"CreatePublic": {
+			reason: "Without a Secret, a public repository: no credentials.",
+			cr: repository(httpsURL, func(cr *v1alpha1.ArgoRepository) {
+				cr.Spec.ForProvider.CredentialsSecretRef = nil
+				cr.Spec.ForProvider.EnableLFS = true
+			}),
+			want: []argocd.Repository{{Repo: httpsURL, Type: "git", Name: "provider-devops team-a/shop", Project: "team-a-shop", EnableLFS: true}},
+		},
+		"CreateExists": {
+			reason: "Argo CD refusing a create over another repository is said so.",
+			cr:     repository(httpsURL, func(cr *v1alpha1.ArgoRepository) { cr.Spec.ForProvider.CredentialsSecretRef = nil }),
+			repos:  map[string]*argocd.Repository{"team-a-shop " + httpsURL: {}},
+			err:    "already exists with other settings and is not managed by this resource",
+		},
+		"TenantOwnProject": {
+			reason: "Through a ClusterProviderConfig, the namespace's own project is fine.",
+			cr:     repository(sshURL), secrets: ssh, projects: own, tenancy: &argoapplication.Tenancy{Namespace: "team-a"},
+			want: []argocd.Repository{{Repo: sshURL, Type: "git", Name: "provider-devops team-a/shop", Project: "team-a-shop", SSHPrivateKey: "KEY"}},
+		},
+		"TenantOtherProject": {
+			reason: "Through a ClusterProviderConfig, another namespace's project is refused before anything is written.",
+			cr:     repository(sshURL), secrets: ssh, projects: other, tenancy: &argoapplication.Tenancy{Namespace: "team-a"},
+			err: "is not managed by an ArgoProject in namespace",
+		},
+		"UpdateTenantOtherProject": {
+			reason: "The same holds for an update.",
+			cr:     repository(sshURL), secrets: ssh, projects: other, tenancy: &argoapplication.Tenancy{Namespace: "team-a"}, update: true,
+			err: "is not managed by an ArgoProject in namespace",
+		},
+		"Update": {
+			reason: "An update writes settings and credentials again.",
+			cr:     repository(sshURL, func(cr *v1alpha1.ArgoRepository) { cr.Spec.ForProvider.Insecure = true }), secrets: ssh, update: true,
+			want: []argocd.Repository{{Repo: sshURL, Type: "git", Name: "provider-devops team-a/shop", Project: "team-a-shop", SSHPrivateKey: "KEY", Insecure: true}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			m := &mockClient{repos: tc.repos, projects: tc.projects}
+			e := &external{client: m, secrets: tc.secrets, tenancy: tc.tenancy, now: now}
+			var err error
+			if tc.update {
+				_, err = e.Update(context.Background(), tc.cr)
+			} else {
+				_, err = e.Create(context.Background(), tc.cr)
+			}
+			if (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+				t.Fatalf("%s\nwant error containing %q, got %v", tc.reason, tc.err, err)
+			}
+			if diff := cmp.Diff(tc.want, m.written); diff != "" {
+				t.Errorf("%s\nwritten: -want, +got:\n%s", tc.reason, diff)
+			}
+			if err == nil {
+				o := tc.cr.Status.AtProvider
+				wantVersion := ""
+				if tc.cr.Spec.ForProvider.CredentialsSecretRef != nil {
+					wantVersion = "uid/3"
+				}
+				if o.CredentialsVersion != wantVersion || o.WrittenAt == nil || !o.WrittenAt.Equal(&writtenAt) {
+					t.Errorf("%s\nstatus after the write: %+v", tc.reason, o)
+				}
+			}
+		})
+	}
+}
+
+func TestDelete(t *testing.T) {
+	m := &mockClient{}
+	e := &external{client: m}
+	if _, err := e.Delete(context.Background(), repository(httpsURL)); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"team-a-shop " + httpsURL}, m.deleted); diff != "" {
+		t.Errorf("deleted: -want, +got:\n%s", diff)
+	}
+}

@@ -1,0 +1,292 @@
+package argorepository_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/argocd"
+	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
+	"github.com/freeleaps/provider-devops/internal/controller/argoproject"
+	"github.com/freeleaps/provider-devops/internal/controller/argorepository"
+	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
+	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
+	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+)
+
+func TestMain(m *testing.M) { envtest.Main(m) }
+
+// writes counts the provider's non-GET requests to Argo CD.
+type writes struct {
+	mu   sync.Mutex
+	n    map[string]int
+	next http.RoundTripper
+}
+
+func (w *writes) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method != http.MethodGet {
+		w.mu.Lock()
+		w.n[req.Method+" "+req.URL.Path]++
+		w.mu.Unlock()
+	}
+	return w.next.RoundTrip(req)
+}
+
+func (w *writes) take() map[string]int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.n
+	w.n = map[string]int{}
+	return out
+}
+
+const (
+	wrongPassword = "wrong-password-7f3a"
+	rightPassword = "right-password-9c1e"
+)
+
+// TestRealArgoRepository runs the three Argo CD kinds against a real Argo
+// CD and a private git repository that needs a password: the repository is
+// registered for its project only; a wrong password shows as not Ready with
+// Argo CD's reason, the fixed Secret is written at the next poll and an
+// application of the project syncs from the private repository; the steady
+// state only reads; a repository deleted behind the provider's back comes
+// back; another's repository is never touched; no password reaches status
+// or events; and through a ClusterProviderConfig a namespace may use only
+// its own projects and deploy only to its own namespaces.
+func TestRealArgoRepository(t *testing.T) {
+	env := envtest.Shared(t)
+	s := argocdserver.Shared(t, env)
+	c := env.Client
+	ctx := context.Background()
+	ns, otherNS := "argo-repo", "argo-repo-other"
+	for _, n := range []string{ns, otherNS, "argo-repo-dev"} {
+		envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: n}}))
+	}
+	token := pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "argocd", Key: "token"}}
+	envtest.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "argocd", Namespace: ns}, StringData: map[string]string{"token": s.Token}}))
+	envtest.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
+		ArgoCD: &pcv1alpha1.ArgoCDConfig{URL: s.URL, Namespace: argocdserver.Namespace, Credentials: token},
+	}}))
+	platformToken := token
+	platformToken.SecretRef = &pcv1alpha1.SecretKeySelector{Name: "argocd", Key: "token"}
+	platformToken.SecretRef.Namespace = ns
+	envtest.Must(t, c.Create(ctx, &pcv1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "argo-repo-platform"}, Spec: pcv1alpha1.ProviderConfigSpec{
+		ArgoCD:            &pcv1alpha1.ArgoCDConfig{URL: s.URL, Namespace: argocdserver.Namespace, Credentials: platformToken},
+		AllowedNamespaces: []string{otherNS},
+	}}))
+
+	w := &writes{n: map[string]int{}, next: http.DefaultTransport}
+	envtest.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
+		if err := mrcontroller.Setup(mgr, o, argorepository.Kind, argorepository.NewConnector(mgr.GetClient(), func(cfg argocd.Config) (argorepository.Client, error) {
+			cfg.Transport = w
+			return argocd.New(cfg)
+		})); err != nil {
+			return err
+		}
+		if err := mrcontroller.Setup(mgr, o, argoproject.Kind, argoproject.NewConnector(mgr.GetClient(), nil)); err != nil {
+			return err
+		}
+		return mrcontroller.Setup(mgr, o, argoapplication.Kind, argoapplication.NewConnector(mgr.GetClient(), nil))
+	})
+	get := func(o client.Object) bool { return c.Get(ctx, client.ObjectKeyFromObject(o), o) == nil }
+	cond := func(o resource.Managed, ct xpv2.ConditionType) xpv2.Condition { return o.GetCondition(ct) }
+
+	private, err := s.Git.Create("argo-repo-private", argocdserver.SampleApps)
+	envtest.Must(t, err)
+	s.Git.Protect("argo-repo-private", "ci", rightPassword)
+
+	project := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "argo-repo-shop", Namespace: ns}}
+	project.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"}
+	project.Spec.ForProvider = v1alpha1.ArgoProjectParameters{
+		SourceRepos:  []string{private.URL},
+		Destinations: []v1alpha1.ProjectDestination{{Server: argocdserver.InClusterServer, Namespace: "argo-repo-dev"}},
+	}
+	envtest.Must(t, c.Create(ctx, project))
+	envtest.Eventually(t, "project Ready", func() bool {
+		return get(project) && cond(project, xpv2.TypeReady).Status == corev1.ConditionTrue
+	})
+
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "git", Namespace: ns}, StringData: map[string]string{"username": "ci", "password": wrongPassword}}
+	envtest.Must(t, c.Create(ctx, secret))
+	cr := &v1alpha1.ArgoRepository{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: ns}}
+	cr.Spec.ProviderConfigReference = project.Spec.ProviderConfigReference
+	cr.Spec.ForProvider = v1alpha1.ArgoRepositoryParameters{URL: private.URL, Project: "argo-repo-shop", CredentialsSecretRef: &v1alpha1.RepositorySecretReference{Name: "git"}}
+	envtest.Must(t, c.Create(ctx, cr))
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := json.MarshalIndent(cr.Status, "", "  ")
+			t.Logf("ArgoRepository status: %s", b)
+		}
+	})
+
+	envtest.Eventually(t, "registered, and not Ready with Argo CD's reason while the password is wrong", func() bool {
+		return get(cr) && cond(cr, xpv2.TypeSynced).Status == corev1.ConditionTrue &&
+			cr.Status.AtProvider.ConnectionStatus == argocd.ConnectionFailed &&
+			cond(cr, xpv2.TypeReady).Status == corev1.ConditionFalse &&
+			strings.Contains(cond(cr, xpv2.TypeReady).Message, "Argo CD cannot connect to the repository")
+	})
+	api, err := argocd.New(argocd.Config{URL: s.URL, Token: s.Token, Namespace: argocdserver.Namespace})
+	envtest.Must(t, err)
+	r, err := api.GetRepository(ctx, private.URL, "argo-repo-shop", false)
+	envtest.Must(t, err)
+	if r.Name != "provider-devops argo-repo/shop" || r.Project != "argo-repo-shop" {
+		t.Errorf("repository as Argo CD has it: name %q, project %q", r.Name, r.Project)
+	}
+	if _, err := api.GetRepository(ctx, private.URL, "", false); !argocd.IsNotFound(err) {
+		t.Errorf("the repository must be registered for its project only, not globally: %v", err)
+	}
+
+	secret.StringData = map[string]string{"password": rightPassword}
+	envtest.Must(t, c.Update(ctx, secret))
+	envtest.Eventually(t, "the fixed password written and tested: Ready", func() bool {
+		return get(cr) && cr.Status.AtProvider.ConnectionStatus == argocd.ConnectionSuccessful && cond(cr, xpv2.TypeReady).Status == corev1.ConditionTrue
+	})
+
+	app := &v1alpha1.ArgoApplication{ObjectMeta: metav1.ObjectMeta{Name: "shop-dev", Namespace: ns}}
+	app.Spec.ProviderConfigReference = project.Spec.ProviderConfigReference
+	app.Spec.ForProvider = v1alpha1.ArgoApplicationParameters{
+		Project:     "argo-repo-shop",
+		Source:      v1alpha1.ApplicationSource{RepoURL: private.URL, Path: "guestbook", TargetRevision: "main"},
+		Destination: v1alpha1.ApplicationDestination{Server: argocdserver.InClusterServer, Namespace: "argo-repo-dev"},
+		SyncPolicy:  &v1alpha1.SyncPolicy{Automated: &v1alpha1.Automated{Prune: true}},
+	}
+	envtest.Must(t, c.Create(ctx, app))
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := json.MarshalIndent(app.Status, "", "  ")
+			t.Logf("ArgoApplication status: %s", b)
+		}
+	})
+	envtest.Eventually(t, "the application synced from the private repository", func() bool {
+		return get(app) && app.Status.AtProvider.SyncStatus == "Synced" && get(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "guestbook", Namespace: "argo-repo-dev"}})
+	})
+
+	t.Run("SteadyState", func(t *testing.T) {
+		time.Sleep(3 * time.Second)
+		get(cr)
+		rv := cr.GetResourceVersion()
+		w.take()
+		time.Sleep(7 * time.Second)
+		get(cr)
+		if got := w.take(); len(got) != 0 || cr.GetResourceVersion() != rv {
+			t.Errorf("steady state wrote: Argo CD %v, resourceVersion %s -> %s", got, rv, cr.GetResourceVersion())
+		}
+	})
+
+	t.Run("DeletedBehindOurBack", func(t *testing.T) {
+		envtest.Must(t, api.DeleteRepository(ctx, private.URL, "argo-repo-shop"))
+		envtest.Eventually(t, "registered again", func() bool {
+			r, err := api.GetRepository(ctx, private.URL, "argo-repo-shop", false)
+			return err == nil && r.Name == argorepository.Marker(cr)
+		})
+	})
+
+	t.Run("NoPasswordShown", func(t *testing.T) {
+		get(cr)
+		b, _ := json.Marshal(cr)
+		evs := &corev1.EventList{}
+		envtest.Must(t, c.List(ctx, evs, client.InNamespace(ns)))
+		eb, _ := json.Marshal(evs)
+		for _, p := range []string{wrongPassword, rightPassword} {
+			if strings.Contains(string(b), p) || strings.Contains(string(eb), p) {
+				t.Errorf("a password appears in the resource or its events")
+			}
+		}
+	})
+
+	t.Run("OthersRepositoryUntouched", func(t *testing.T) {
+		envtest.Must(t, api.CreateRepository(ctx, &argocd.Repository{Repo: s.Apps.URL, Type: "git", Name: "platform's", Project: "argo-repo-shop"}))
+		thief := &v1alpha1.ArgoRepository{ObjectMeta: metav1.ObjectMeta{Name: "thief", Namespace: ns}}
+		thief.Spec.ProviderConfigReference = cr.Spec.ProviderConfigReference
+		thief.Spec.ForProvider = v1alpha1.ArgoRepositoryParameters{URL: s.Apps.URL, Project: "argo-repo-shop", Insecure: true}
+		envtest.Must(t, c.Create(ctx, thief))
+		envtest.Eventually(t, "refused", func() bool {
+			return get(thief) && strings.Contains(cond(thief, xpv2.TypeSynced).Message, "is not managed by this resource")
+		})
+		envtest.Must(t, c.Delete(ctx, thief))
+		envtest.Eventually(t, "let go", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(thief), thief)) })
+		r, err := api.GetRepository(ctx, s.Apps.URL, "argo-repo-shop", false)
+		if err != nil || r.Name != "platform's" || r.Insecure {
+			t.Errorf("another's repository was changed or deleted: %+v, %v", r, err)
+		}
+	})
+
+	t.Run("ClusterProviderConfigTenancy", func(t *testing.T) {
+		cpc := &xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: "argo-repo-platform"}
+		// Another namespace's project: neither a repository nor an
+		// application may join it through the platform's token.
+		repo := &v1alpha1.ArgoRepository{ObjectMeta: metav1.ObjectMeta{Name: "intruder", Namespace: otherNS}}
+		repo.Spec.ProviderConfigReference = cpc
+		repo.Spec.ForProvider = v1alpha1.ArgoRepositoryParameters{URL: private.URL + "/x", Project: "argo-repo-shop"}
+		envtest.Must(t, c.Create(ctx, repo))
+		intruderApp := &v1alpha1.ArgoApplication{ObjectMeta: metav1.ObjectMeta{Name: "intruder", Namespace: otherNS}}
+		intruderApp.Spec.ProviderConfigReference = cpc
+		intruderApp.Spec.ForProvider = app.Spec.ForProvider
+		envtest.Must(t, c.Create(ctx, intruderApp))
+		// A project deploying outside the namespace's own namespaces.
+		escape := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "argo-repo-escape", Namespace: otherNS}}
+		escape.Spec.ProviderConfigReference = cpc
+		escape.Spec.ForProvider = v1alpha1.ArgoProjectParameters{SourceRepos: []string{"*"}, Destinations: []v1alpha1.ProjectDestination{{Server: argocdserver.InClusterServer, Namespace: "kube-system"}}}
+		envtest.Must(t, c.Create(ctx, escape))
+		// A project within them is fine.
+		own := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "argo-repo-other-own", Namespace: otherNS}}
+		own.Spec.ProviderConfigReference = cpc
+		own.Spec.ForProvider = v1alpha1.ArgoProjectParameters{SourceRepos: []string{"*"}, Destinations: []v1alpha1.ProjectDestination{{Server: argocdserver.InClusterServer, Namespace: otherNS + "-dev"}}}
+		envtest.Must(t, c.Create(ctx, own))
+
+		envtest.Eventually(t, "the repository refused", func() bool {
+			return get(repo) && strings.Contains(cond(repo, xpv2.TypeSynced).Message, `is not managed by an ArgoProject in namespace "argo-repo-other"`)
+		})
+		envtest.Eventually(t, "the application refused", func() bool {
+			return get(intruderApp) && strings.Contains(cond(intruderApp, xpv2.TypeSynced).Message, `is not managed by an ArgoProject in namespace "argo-repo-other"`)
+		})
+		envtest.Eventually(t, "the escaping project refused", func() bool {
+			return get(escape) && strings.Contains(cond(escape, xpv2.TypeSynced).Message, `namespace "kube-system" is not allowed for namespace "argo-repo-other"`)
+		})
+		envtest.Eventually(t, "the namespace's own project Ready", func() bool {
+			return get(own) && cond(own, xpv2.TypeReady).Status == corev1.ConditionTrue
+		})
+		if _, err := api.GetProject(ctx, "argo-repo-escape"); !argocd.IsNotFound(err) {
+			t.Errorf("the escaping project reached Argo CD: %v", err)
+		}
+		if _, err := api.Get(ctx, "intruder"); !argocd.IsNotFound(err) {
+			t.Errorf("the intruding application reached Argo CD: %v", err)
+		}
+		for _, o := range []client.Object{repo, intruderApp, escape, own} {
+			envtest.Must(t, c.Delete(ctx, o))
+		}
+		envtest.Eventually(t, "all let go or deleted", func() bool {
+			for _, o := range []client.Object{repo, intruderApp, escape, own} {
+				if get(o) {
+					return false
+				}
+			}
+			return true
+		})
+	})
+
+	envtest.Must(t, c.Delete(ctx, app))
+	envtest.Eventually(t, "application deleted", func() bool { return !get(app) })
+	envtest.Must(t, c.Delete(ctx, cr))
+	envtest.Eventually(t, "repository deleted from Argo CD", func() bool {
+		_, err := api.GetRepository(ctx, private.URL, "argo-repo-shop", false)
+		return !get(cr) && argocd.IsNotFound(err)
+	})
+}

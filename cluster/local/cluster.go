@@ -28,6 +28,7 @@ package local
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -120,6 +121,9 @@ type Cluster struct {
 	// Argo is the real Argo CD; its Apps repository holds deploy/<env> for
 	// every environment of the scenario.
 	Argo *argocdserver.Server
+	// GitPassword is GitUser's password for the Argo CD Apps repository,
+	// which answers to nobody else.
+	GitPassword string
 
 	mu       sync.Mutex
 	procs    []*process.Process
@@ -243,6 +247,10 @@ func (c *Cluster) startBackends(ctx context.Context) error {
 	if _, err := c.Argo.Apps.Commit(files, "the scenario's environments"); err != nil {
 		return err
 	}
+	// The project's repository is private, as most are: Argo CD reads it
+	// only with the credentials the DevOpsProject's ArgoRepository gives it.
+	c.GitPassword = rand.Text()
+	c.Argo.Git.Protect("apps", GitUser, c.GitPassword)
 	out := filepath.Join(c.dir, "sandbox.json")
 	p, err := c.start("sandbox", nil, c.cfg.Sandbox, "--out", out)
 	if err != nil {

@@ -38,6 +38,8 @@ const (
 	// DeployUser is the broker user (a CI system) the project's
 	// ProviderConfig lets request deploys.
 	DeployUser = "ci-shop"
+	// GitUser reads the project's private repository.
+	GitUser = "shop-reader"
 )
 
 // Environments of the project and the DNS names they get.
@@ -171,6 +173,13 @@ stringData:
   tsig: %[8]q
   registry: '%[10]s'
 ---
+apiVersion: v1
+kind: Secret
+metadata: {name: git-credentials, namespace: %[1]s}
+stringData:
+  username: %[17]s
+  password: %[18]q
+---
 apiVersion: devops.freeleaps.io/v1alpha1
 kind: ProviderConfig
 metadata: {name: default, namespace: %[1]s}
@@ -197,7 +206,7 @@ kind: DevOpsProject
 metadata: {name: %[12]s, namespace: %[1]s}
 spec:
   providerConfigName: default
-  git: {url: %[16]q, branch: main, jenkinsCredentialsId: git-readonly}
+  git: {url: %[16]q, branch: main, jenkinsCredentialsId: git-readonly, credentialsSecretRef: {name: git-credentials}}
   registry: {namespace: team, name: shop, visibility: private}
   pipeline: {folder: team/shop, scriptPath: Jenkinsfile}
   dns: {zone: example.com, target: ingress.example.com., type: CNAME}
@@ -207,7 +216,7 @@ spec:
   - {name: %[13]s, domain: dev.shop.example.com}
   - {name: %[14]s, domain: pr-7.shop.example.com, ttl: %[15]s, retain: [DNSRecord]}
 `, ProjectNamespace, sb.Jenkins.URL, jenkins, c.Argo.URL, c.Argo.Token, c.BIND.Addr, bind.KeyName, c.BIND.Secret,
-		c.Registry.URL, reg, xrAPIVersion, Project, deployEnv, previewEnv, ShortTTL, c.Argo.Apps.URL)
+		c.Registry.URL, reg, xrAPIVersion, Project, deployEnv, previewEnv, ShortTTL, c.Argo.Apps.URL, GitUser, c.GitPassword)
 }
 
 // environmentTable renders the XR's status.environments; healthy requires
@@ -280,6 +289,17 @@ func (c *Cluster) argoTable(ctx context.Context) (string, error) {
 		_, _ = fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, appProject, sync, health, rev, ns, deployed)
 	}
 	_ = w.Flush()
+	// The private repository is registered for the project's AppProject
+	// only, so its credentials serve no other team's applications.
+	repos, err := c.Argo.Repositories(ctx)
+	if err != nil {
+		return "", err
+	}
+	want := appProject + " " + c.Argo.Apps.URL + " Successful"
+	if len(repos) != 1 || repos[0] != want {
+		return "", fmt.Errorf("Argo CD repositories %q, want exactly %q", repos, want)
+	}
+	_, _ = fmt.Fprintf(&b, "repository %s: registered for project %s only, connection Successful\n", c.Argo.Apps.URL, appProject)
 	return b.String(), nil
 }
 
@@ -573,6 +593,8 @@ func (c *Cluster) deleteProject(ctx context.Context, r *Report) error {
 	kinds := []struct{ apiVersion, kind string }{
 		{"jenkins.devops.freeleaps.io/v1alpha1", "JenkinsPipeline"},
 		{"argocd.devops.freeleaps.io/v1alpha1", "ArgoApplication"},
+		{"argocd.devops.freeleaps.io/v1alpha1", "ArgoProject"},
+		{"argocd.devops.freeleaps.io/v1alpha1", "ArgoRepository"},
 		{"dns.devops.freeleaps.io/v1alpha1", "DNSRecord"},
 		{"registry.devops.freeleaps.io/v1alpha1", "RegistryRepo"},
 		{xrAPIVersion, "DevOpsProject"},
@@ -601,6 +623,13 @@ func (c *Cluster) deleteProject(ctx context.Context, r *Report) error {
 		}
 		for _, app := range apps {
 			left = append(left, "Argo CD application "+app)
+		}
+		repos, err := c.Argo.Repositories(ctx)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		for _, r := range repos {
+			left = append(left, "Argo CD repository "+r)
 		}
 		sort.Strings(left)
 		return len(left) == 0, fmt.Sprintf("still there: %v", left), nil

@@ -87,14 +87,21 @@ func (c *composer) environment(e Environment, phase string, x expiry) error {
 			keep[k] = true
 		}
 	}
-	for _, r := range []struct {
+	type res struct {
 		name resource.Name
 		obj  runtime.Object
-	}{
-		{namePipeline(e.Name), c.p.pipeline(e, keep[KindPipeline])},
-		{nameApp(e.Name), c.p.app(e, keep[KindApp])},
-		{nameDNS(e.Name), c.p.dns(e, keep[KindDNS])},
-	} {
+	}
+	all := []res{{namePipeline(e.Name), c.p.pipeline(e, keep[KindPipeline])}}
+	// Argo CD refuses an application whose AppProject does not exist yet,
+	// and one whose private repository it cannot read: a new application
+	// waits for them, an existing one stays whatever they do.
+	_, appExists := c.observed[nameApp(e.Name)]
+	withApp := appExists || c.argoReady()
+	if withApp {
+		all = append(all, res{nameApp(e.Name), c.p.app(e, keep[KindApp])})
+	}
+	all = append(all, res{nameDNS(e.Name), c.p.dns(e, keep[KindDNS])})
+	for _, r := range all {
 		if o, ok := r.obj.(metav1.Object); ok && !x.at.IsZero() {
 			// The provider reports a deletion at or after this as expired.
 			a := o.GetAnnotations()
@@ -111,9 +118,24 @@ func (c *composer) environment(e Environment, phase string, x expiry) error {
 	order := c.p.in.teardown
 	for i := 0; i+1 < len(order); i++ {
 		by, of := order[i], order[i+1]
+		if !withApp && (by == KindApp || of == KindApp) {
+			continue
+		}
 		c.put(usageName(e.Name, of, by), c.p.usage(e.Name, of, by))
 	}
+	if withApp {
+		c.put(usageName(e.Name, KindProject, KindApp), c.p.projectUsage(e.Name))
+	}
 	return nil
+}
+
+// argoReady is true when the project's AppProject, and its repository
+// when one is composed, are observed Ready.
+func (c *composer) argoReady() bool {
+	if _, repo := c.desired[nameArgoRepo]; repo && !c.ready[nameArgoRepo] {
+		return false
+	}
+	return c.ready[nameArgoProject]
 }
 
 // status reads what the observed resources say about an environment.

@@ -102,7 +102,11 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	}
 
 	c := newComposer(p, observed, desired)
-	for n, o := range map[resource.Name]runtime.Object{nameRegistry: p.registry(), nameArgoProject: p.argoProject()} {
+	projectWide := map[resource.Name]runtime.Object{nameRegistry: p.registry(), nameArgoProject: p.argoProject()}
+	if r := p.argoRepository(); r != nil {
+		projectWide[nameArgoRepo] = r
+	}
+	for n, o := range projectWide {
 		if err := c.add(n, o); err != nil {
 			response.Fatal(rsp, err)
 			return rsp, nil

@@ -180,7 +180,23 @@ func resourceField(t *testing.T, rsp *fnv1.RunFunctionResponse, name string, pat
 }
 
 var envResources = func(env string) []string {
-	return []string{env + "-app", env + "-dns", env + "-pipeline", env + "-usage-argoapplication-by-dnsrecord", env + "-usage-jenkinspipeline-by-argoapplication"}
+	return []string{env + "-app", env + "-dns", env + "-pipeline", env + "-usage-argoapplication-by-dnsrecord", env + "-usage-argoproject-by-argoapplication", env + "-usage-jenkinspipeline-by-argoapplication"}
+}
+
+// waiting is what is composed before the AppProject is observed Ready:
+// everything but the applications and the usages that name them.
+func waiting(envs ...string) []string {
+	out := []string{"argo-project", "registry"}
+	for _, e := range envs {
+		out = append(out, e+"-dns", e+"-pipeline")
+	}
+	sort.Strings(out)
+	return out
+}
+
+// projectReady is the observed state once the AppProject is Ready.
+func projectReady() map[string]map[string]any {
+	return map[string]map[string]any{"argo-project": observed(KindProject, true, nil)}
 }
 
 func want(envs ...string) []string {
@@ -197,8 +213,8 @@ func TestFirstRun(t *testing.T) {
 	if len(rsp.GetResults()) > 0 && rsp.GetResults()[0].GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
 		t.Fatalf("fatal: %v", rsp.GetResults())
 	}
-	if diff := cmp.Diff(want("pr-7", "prod"), names(rsp)); diff != "" {
-		t.Errorf("desired resources -want +got:\n%s", diff)
+	if diff := cmp.Diff(waiting("pr-7", "prod"), names(rsp)); diff != "" {
+		t.Errorf("first run: the applications wait for their AppProject; desired resources -want +got:\n%s", diff)
 	}
 	if diff := cmp.Diff(map[string]any{"name": "pr-7", "phase": "Provisioning", "url": "https://pr-7.shop.example.com", "expiresAt": "2026-11-22T14:00:00Z", "ttl": "2h0m0s"}, envStatus(t, rsp, "pr-7")); diff != "" {
 		t.Errorf("pr-7 status -want +got:\n%s", diff)
@@ -208,6 +224,20 @@ func TestFirstRun(t *testing.T) {
 	}
 	if diff := cmp.Diff(durationpb.New(phaseRequeue), rsp.GetMeta().GetTtl(), protocmp.Transform()); diff != "" {
 		t.Errorf("response TTL: soon, while environments are provisioning:\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"SEVERITY_NORMAL Provisioning: environment pr-7 is being provisioned", "SEVERITY_NORMAL Provisioning: environment prod is being provisioned"}, results(rsp)); diff != "" {
+		t.Errorf("results -want +got:\n%s", diff)
+	}
+	for n, r := range rsp.GetDesired().GetResources() {
+		if r.GetReady() == fnv1.Ready_READY_TRUE {
+			t.Errorf("%s is ready before anything was observed", n)
+		}
+	}
+
+	// The AppProject Ready: the applications and their usages follow.
+	rsp = run(t, t0, newRequest(t, xr(), projectReady(), nil))
+	if diff := cmp.Diff(want("pr-7", "prod"), names(rsp)); diff != "" {
+		t.Errorf("AppProject Ready: desired resources -want +got:\n%s", diff)
 	}
 	checks := map[string]struct {
 		name string
@@ -240,6 +270,10 @@ func TestFirstRun(t *testing.T) {
 		"UsageOf":               {"prod-usage-argoapplication-by-dnsrecord", []string{"spec", "of", "kind"}, "ArgoApplication"},
 		"UsageBy":               {"prod-usage-argoapplication-by-dnsrecord", []string{"spec", "by", "kind"}, "DNSRecord"},
 		"UsageReplay":           {"prod-usage-jenkinspipeline-by-argoapplication", []string{"spec", "replayDeletion"}, true},
+		"ProjectUsageOf": {"prod-usage-argoproject-by-argoapplication", []string{"spec", "of", "resourceSelector"}, map[string]any{
+			"matchControllerRef": true, "matchLabels": map[string]any{LabelProject: "shop"},
+		}},
+		"ProjectUsageBy": {"prod-usage-argoproject-by-argoapplication", []string{"spec", "by", "resourceSelector", "matchLabels"}, map[string]any{LabelProject: "shop", LabelEnvironment: "prod"}},
 	}
 	for name, c := range checks {
 		t.Run(name, func(t *testing.T) {
@@ -247,14 +281,6 @@ func TestFirstRun(t *testing.T) {
 				t.Errorf("%s %v -want +got:\n%s", c.name, c.path, diff)
 			}
 		})
-	}
-	if diff := cmp.Diff([]string{"SEVERITY_NORMAL Provisioning: environment pr-7 is being provisioned", "SEVERITY_NORMAL Provisioning: environment prod is being provisioned"}, results(rsp)); diff != "" {
-		t.Errorf("results -want +got:\n%s", diff)
-	}
-	for n, r := range rsp.GetDesired().GetResources() {
-		if r.GetReady() == fnv1.Ready_READY_TRUE {
-			t.Errorf("%s is ready before anything was observed", n)
-		}
 	}
 }
 
@@ -308,11 +334,90 @@ func TestUndecodableInputIsFatal(t *testing.T) {
 // The Composition's input decides which cluster-scoped kinds a project's
 // applications may create; Namespace among them turns CreateNamespace on.
 func TestArgoCDClusterResources(t *testing.T) {
-	rsp := run(t, t0, newRequest(t, xr(), nil, map[string]any{"argoCDClusterResources": []any{map[string]any{"group": "", "kind": "Namespace"}}}))
+	rsp := run(t, t0, newRequest(t, xr(), projectReady(), map[string]any{"argoCDClusterResources": []any{map[string]any{"group": "", "kind": "Namespace"}}}))
 	if diff := cmp.Diff([]any{map[string]any{"group": "", "kind": "Namespace"}}, resourceField(t, rsp, "argo-project", "spec", "forProvider", "clusterResourceWhitelist")); diff != "" {
 		t.Errorf("clusterResourceWhitelist -want +got:\n%s", diff)
 	}
 	if diff := cmp.Diff([]any{"CreateNamespace=true"}, resourceField(t, rsp, "prod-app", "spec", "forProvider", "syncPolicy", "syncOptions")); diff != "" {
 		t.Errorf("syncOptions -want +got:\n%s", diff)
+	}
+}
+
+// A private repository gets an ArgoRepository for the project's AppProject,
+// and the applications wait for both to be Ready: Argo CD refuses an
+// application it cannot render. Applications that exist stay, whatever
+// happens to the project or repository.
+func TestArgoRepository(t *testing.T) {
+	private := withSpec(func(s map[string]any) {
+		s["git"].(map[string]any)["credentialsSecretRef"] = map[string]any{"name": "git-credentials"}
+	})
+	cases := map[string]struct {
+		reason   string
+		x        map[string]any
+		observed map[string]map[string]any
+		want     []string
+	}{
+		"Public": {
+			reason: "Without credentials no repository is registered.",
+			x:      xr(), observed: projectReady(),
+			want: want("pr-7", "prod"),
+		},
+		"PrivateFirstRun": {
+			reason: "The repository is composed; applications wait.",
+			x:      xr(private),
+			want:   append(waiting("pr-7", "prod"), "argo-repository"),
+		},
+		"PrivateProjectReady": {
+			reason: "The project Ready but the repository not (wrong credentials, say): applications still wait.",
+			x:      xr(private), observed: map[string]map[string]any{"argo-project": observed(KindProject, true, nil), "argo-repository": observed(KindRepo, false, nil)},
+			want: append(waiting("pr-7", "prod"), "argo-repository"),
+		},
+		"PrivateReady": {
+			reason: "Both Ready: applications follow.",
+			x:      xr(private), observed: map[string]map[string]any{"argo-project": observed(KindProject, true, nil), "argo-repository": observed(KindRepo, true, nil)},
+			want: append(want("pr-7", "prod"), "argo-repository"),
+		},
+		"ExistingAppsStay": {
+			reason: "An application that exists is never dropped because the repository is not Ready.",
+			x:      xr(private), observed: func() map[string]map[string]any {
+				o := allObserved(true, "prod", "pr-7")
+				o["argo-repository"] = observed(KindRepo, false, nil)
+				return o
+			}(),
+			want: append(want("pr-7", "prod"), "argo-repository"),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp := run(t, t0, newRequest(t, tc.x, tc.observed, nil))
+			sort.Strings(tc.want)
+			if diff := cmp.Diff(tc.want, names(rsp)); diff != "" {
+				t.Errorf("%s\ndesired resources -want +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+	rsp := run(t, t0, newRequest(t, xr(private), nil, nil))
+	for field, wantV := range map[string]any{
+		"url":                       "https://git.example.com/team/shop.git",
+		"project":                   "team-shop-shop",
+		"credentialsSecretRef.name": "git-credentials",
+	} {
+		if got := resourceField(t, rsp, "argo-repository", append([]string{"spec", "forProvider"}, strings.Split(field, ".")...)...); got != wantV {
+			t.Errorf("argo-repository spec.forProvider.%s: want %v, got %v", field, wantV, got)
+		}
+	}
+}
+
+// A URL with a user or password is refused without echoing it.
+func TestGitURLWithCredentials(t *testing.T) {
+	rsp := run(t, t0, newRequest(t, xr(withSpec(func(s map[string]any) {
+		s["git"].(map[string]any)["url"] = "https://ci:hunter2@git.example.com/team/shop.git"
+	})), nil, nil))
+	r := rsp.GetResults()
+	if len(r) != 1 || r[0].GetSeverity() != fnv1.Severity_SEVERITY_FATAL || !strings.Contains(r[0].GetMessage(), "spec.git.url: must not carry a user or password") {
+		t.Fatalf("want one fatal result naming spec.git.url, got %v", r)
+	}
+	if strings.Contains(r[0].GetMessage(), "hunter2") {
+		t.Errorf("the password was echoed: %s", r[0].GetMessage())
 	}
 }

@@ -25,6 +25,7 @@ const (
 	KindDNS      = "DNSRecord"
 	KindRegistry = "RegistryRepo"
 	KindProject  = "ArgoProject"
+	KindRepo     = "ArgoRepository"
 )
 
 // Labels on every composed resource.
@@ -38,6 +39,7 @@ const (
 const (
 	nameRegistry    = resource.Name("registry")
 	nameArgoProject = resource.Name("argo-project")
+	nameArgoRepo    = resource.Name("argo-repository")
 )
 
 func namePipeline(env string) resource.Name { return resource.Name(env + "-pipeline") }
@@ -109,6 +111,24 @@ func (p *project) argoProject() *argov1alpha1.ArgoProject {
 		TypeMeta:   metav1.TypeMeta{APIVersion: argov1alpha1.SchemeGroupVersion.String(), Kind: KindProject},
 		ObjectMeta: p.meta("", map[string]string{meta.AnnotationKeyExternalName: p.argoProjectName()}),
 		Spec:       argov1alpha1.ArgoProjectSpec{ManagedResourceSpec: p.managed(false), ForProvider: params},
+	}
+}
+
+// argoRepository registers the project's repository and the credentials
+// in spec.git.credentialsSecretRef with Argo CD, for the project's
+// AppProject only; nil when the repository is public.
+func (p *project) argoRepository() *argov1alpha1.ArgoRepository {
+	ref := p.spec.Git.CredentialsSecretRef
+	if ref == nil {
+		return nil
+	}
+	return &argov1alpha1.ArgoRepository{
+		TypeMeta:   metav1.TypeMeta{APIVersion: argov1alpha1.SchemeGroupVersion.String(), Kind: KindRepo},
+		ObjectMeta: p.meta("", map[string]string{meta.AnnotationKeyExternalName: p.spec.Git.URL}),
+		Spec: argov1alpha1.ArgoRepositorySpec{ManagedResourceSpec: p.managed(false), ForProvider: argov1alpha1.ArgoRepositoryParameters{
+			URL: p.spec.Git.URL, Type: argov1alpha1.RepositoryGit, Project: p.argoProjectName(),
+			CredentialsSecretRef: &argov1alpha1.RepositorySecretReference{Name: ref.Name},
+		}},
 	}
 }
 
@@ -251,6 +271,14 @@ func (p *project) usage(env, ofKind, byKind string) *composed.Unstructured {
 	return u
 }
 
+// projectUsage keeps the project's ArgoProject while env's application
+// exists: Argo CD refuses to delete an AppProject its applications use.
+func (p *project) projectUsage(env string) *composed.Unstructured {
+	u := p.usage(env, KindProject, KindApp)
+	_ = unstructured.SetNestedStringMap(u.Object, map[string]string{LabelProject: p.name}, "spec", "of", "resourceSelector", "matchLabels")
+	return u
+}
+
 func usageName(env, ofKind, byKind string) resource.Name {
 	return resource.Name(env + "-usage-" + strings.ToLower(ofKind) + "-by-" + strings.ToLower(byKind))
 }
@@ -260,6 +288,8 @@ var apiVersionOf = map[string]string{
 	KindApp:      argov1alpha1.SchemeGroupVersion.String(),
 	KindDNS:      dnsv1alpha1.SchemeGroupVersion.String(),
 	KindRegistry: registryv1alpha1.SchemeGroupVersion.String(),
+	KindProject:  argov1alpha1.SchemeGroupVersion.String(),
+	KindRepo:     argov1alpha1.SchemeGroupVersion.String(),
 }
 
 func branch(g GitSpec) string {

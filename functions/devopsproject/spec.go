@@ -28,6 +28,14 @@ type GitSpec struct {
 	// JenkinsCredentialsID is the Jenkins credential that reads the
 	// repository.
 	JenkinsCredentialsID string `json:"jenkinsCredentialsId"`
+	// CredentialsSecretRef is the Secret Argo CD reads the repository
+	// with; nil for a public repository.
+	CredentialsSecretRef *SecretRef `json:"credentialsSecretRef,omitempty"`
+}
+
+// SecretRef names a Secret in the project's namespace.
+type SecretRef struct {
+	Name string `json:"name"`
 }
 
 // RegistrySpec is the project's image repository.
@@ -91,6 +99,12 @@ func (s *ProjectSpec) validate() error {
 	case sshURL.MatchString(s.Git.URL):
 	case err != nil || u.Scheme != "https" || u.Host == "":
 		return fieldErr("spec.git.url", "%q must be an https:// or ssh URL", s.Git.URL)
+	case u.User != nil:
+		// Never echo it: the user part may be a password or token.
+		return fieldErr("spec.git.url", "must not carry a user or password (it would be copied to Jenkins and Argo CD in clear): put them in the Secret spec.git.credentialsSecretRef names")
+	}
+	if r := s.Git.CredentialsSecretRef; r != nil && r.Name == "" {
+		return fieldErr("spec.git.credentialsSecretRef.name", "is required")
 	}
 	if s.Registry.Namespace == "" || s.Registry.Name == "" {
 		return fieldErr("spec.registry", "namespace and name are required")

@@ -144,7 +144,7 @@ func TestExpiry(t *testing.T) {
 				}
 			})),
 			input: map[string]any{"defaultTTL": "2h"},
-			phase: PhaseProvisioning, expiresAt: "2026-11-22T14:00:00Z", resources: want("pr-7", "prod"), ttl: phaseRequeue,
+			phase: PhaseProvisioning, expiresAt: "2026-11-22T14:00:00Z", resources: waiting("pr-7", "prod"), ttl: phaseRequeue,
 			results: []string{"SEVERITY_NORMAL Provisioning: environment pr-7 is being provisioned", "SEVERITY_NORMAL Provisioning: environment prod is being provisioned"},
 		},
 	}

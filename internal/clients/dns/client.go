@@ -144,6 +144,17 @@ type Observed struct {
 	RRset *RRset
 	// Owner is named by the ownership record; the zero Owner if none.
 	Owner Owner
+	// Related are the other record sets with an ownership record at the
+	// same name (another type), above it or below it in the zone: who
+	// holds the neighbourhood. The apex is nobody's ancestor; a wildcard
+	// "*.x" counts as x.
+	Related []Owned
+}
+
+// Owned is a record set named by an ownership record.
+type Owned struct {
+	Name, Type string
+	Owner      Owner
 }
 
 // Get reads the zone once and returns the record set name/typ and its
@@ -167,6 +178,12 @@ func (c *Client) Get(ctx context.Context, zone, name, typ string) (*Observed, er
 		case rn == ownerName && rr.Type == "TXT":
 			if o, ok := parseOwner(rr.Data); ok {
 				out.Owner = o
+			}
+		case rr.Type == "TXT" && IsOwnershipName(rn):
+			if on, ot, ok := ownedBy(rn); ok && Related(name, on) {
+				if o, ok := parseOwner(rr.Data); ok {
+					out.Related = append(out.Related, Owned{Name: on, Type: ot, Owner: o})
+				}
 			}
 		}
 	}
@@ -248,6 +265,43 @@ func OwnerName(name, typ string) string {
 	default:
 		return label + "." + name
 	}
+}
+
+// ownedBy reads an ownership record's name back into the name and type of
+// the record set it owns (OwnerName's inverse).
+func ownedBy(ownerName string) (name, typ string, ok bool) {
+	first, rest, _ := strings.Cut(ownerName, ".")
+	t, ok := strings.CutPrefix(first, OwnerPrefix+"-")
+	if !ok || t == "" {
+		return "", "", false
+	}
+	wildcard := false
+	if t, wildcard = strings.CutSuffix(t, "-wildcard"); wildcard {
+		if rest == "" {
+			return "*", strings.ToUpper(t), true
+		}
+		return "*." + rest, strings.ToUpper(t), true
+	}
+	if rest == "" {
+		rest = "@"
+	}
+	return rest, strings.ToUpper(t), true
+}
+
+// Related is true when names a and b (relative to one zone) are the same
+// name or one is below the other; the apex is below nothing, and "*.x"
+// stands for x.
+func Related(a, b string) bool {
+	base := func(n string) string {
+		n = normName(n)
+		if n == "*" {
+			return "@"
+		}
+		return strings.TrimPrefix(n, "*.")
+	}
+	a, b = base(a), base(b)
+	below := func(x, y string) bool { return y != "@" && strings.HasSuffix(x, "."+y) }
+	return a == b || below(a, b) || below(b, a)
 }
 
 const heritage = "heritage=provider-devops,"

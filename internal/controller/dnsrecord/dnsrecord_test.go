@@ -212,6 +212,53 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 		})
 	})
 
+	// Another team sharing the platform's config may not add record sets
+	// at, below or above this namespace's names: an AAAA beside its A, an
+	// _acme-challenge TXT (a certificate for it), an NS above it.
+	t.Run("AnotherNamespacesNames", func(t *testing.T) {
+		other := "dns-bind-other"
+		envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: other}}))
+		envtest.Must(t, c.Create(ctx, &pcv1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "dns-bind-platform"}, Spec: pcv1alpha1.ProviderConfigSpec{
+			AllowedNamespaces: []string{other},
+			DNS: &pcv1alpha1.DNSConfig{
+				Provider: pcv1alpha1.DNSProviderRFC2136,
+				RFC2136:  &pcv1alpha1.RFC2136Options{Server: srv.Addr, KeyName: bind.KeyName, KeyAlgorithm: "hmac-sha256"},
+				Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret,
+					SecretRef: &pcv1alpha1.SecretKeySelector{Name: "tsig", Key: "secret", Namespace: ns}},
+			},
+		}}))
+		shared := func(cr *v1alpha1.DNSRecord) *v1alpha1.DNSRecord {
+			cr.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: "dns-bind-platform"}
+			return cr
+		}
+		attacks := map[string]struct {
+			cr    *v1alpha1.DNSRecord
+			fqdn  string
+			rtype uint16
+		}{
+			"Challenge": {shared(newRecord(other, "challenge", "_acme-challenge.www", v1alpha1.RecordTXT, "stolen-cert-token")), "_acme-challenge.www.example.test.", mdns.TypeTXT},
+			"Beside":    {shared(newRecord(other, "beside", "www", v1alpha1.RecordAAAA, "2001:db8::66")), "www.example.test.", mdns.TypeAAAA},
+			"Below":     {shared(newRecord(other, "below", "api.www", v1alpha1.RecordCNAME, "evil.example.org")), "api.www.example.test.", mdns.TypeCNAME},
+		}
+		for _, a := range attacks {
+			envtest.Must(t, c.Create(ctx, a.cr))
+		}
+		fine := shared(newRecord(other, "fine", "www2", v1alpha1.RecordA, "192.0.2.50"))
+		envtest.Must(t, c.Create(ctx, fine))
+		envtest.Eventually(t, "its own name served", func() bool { return get(c, fine) && ready(fine) })
+		for name, a := range attacks {
+			envtest.Eventually(t, name+" refused", func() bool {
+				return get(c, a.cr) && strings.Contains(a.cr.GetCondition(xpv2.TypeSynced).Message, "is owned by DNSRecord "+ns+"/www (owner id cp1) of another namespace")
+			})
+			if v := srv.Values(a.fqdn, a.rtype); len(v) != 0 {
+				t.Errorf("%s: written beside another namespace's name: %v", name, v)
+			}
+			envtest.Must(t, c.Delete(ctx, a.cr))
+		}
+		envtest.Must(t, c.Delete(ctx, fine))
+		envtest.Eventually(t, "deleted", func() bool { return !get(c, fine) && len(srv.Values("www2.example.test.", mdns.TypeA)) == 0 })
+	})
+
 	t.Run("WrongKey", func(t *testing.T) {
 		bad := newRecord(ns, "badkey", "badkey", v1alpha1.RecordA, "192.0.2.1")
 		bad.Spec.ProviderConfigReference.Name = "wrong-key"

@@ -3,6 +3,7 @@ package dnsrecord
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -24,6 +25,7 @@ const (
 	errFmtOwnedByOther  = "DNS record set %s is owned by DNSRecord %s (ownership TXT record %s): it was left untouched"
 	errFmtOtherOwnerID  = "DNS record set %s is owned by another control plane (owner id %q, this provider runs with --owner-id %q; ownership TXT record %s): it was left untouched, whatever adoptExisting says"
 	errFmtOwnershipName = "DNS name %q is refused: labels starting with %q are the provider's ownership records, and writing one could take over another resource's record set"
+	errFmtNeighbour     = "DNS record set %s %s is refused: %s %s, at the same name, above or below it, is owned by DNSRecord %s of another namespace or control plane, and a namespace may add no record set at, above or below another's names (another type there would take part of its traffic, an NS would delegate it, an _acme-challenge TXT would get certificates for it). Use a name of your own, or ask that team"
 	errFmtNotOwned      = "DNS record set %s already exists and no DNSRecord owns it: it was left untouched. Set spec.forProvider.adoptExisting: true to take it over, or delete it from the zone"
 )
 
@@ -71,6 +73,11 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.DNSRecord) (managed
 		if obs.Owner != (dns.Owner{}) && !mine && !meta.WasDeleted(cr) && mrcontroller.MayWrite(cr) {
 			return managed.ExternalObservation{}, e.ownedByOther(cr, obs.Owner)
 		}
+		if !meta.WasDeleted(cr) && mrcontroller.MayWrite(cr) {
+			if err := e.neighbourhood(cr, obs.Related); err != nil {
+				return managed.ExternalObservation{}, err
+			}
+		}
 		return managed.ExternalObservation{ResourceExists: mine && meta.WasDeleted(cr)}, nil
 	}
 	adopting := false
@@ -84,6 +91,9 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.DNSRecord) (managed
 		}
 		if !p.AdoptExisting {
 			return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, fmt.Sprintf("%s %s", fqdn, p.Type))
+		}
+		if err := e.neighbourhood(cr, obs.Related); err != nil {
+			return managed.ExternalObservation{}, err
 		}
 		adopting = true
 	}
@@ -99,6 +109,24 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.DNSRecord) (managed
 		diff += "ownership record to be written (adoptExisting)\n"
 	}
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
+}
+
+// neighbourhood refuses a new record set at, above or below a name whose
+// record sets another namespace (or another control plane) owns: another
+// type beside its A record would take part of its traffic, an NS above or
+// below would delegate its names away, and a TXT such as _acme-challenge
+// below it would let its holder obtain certificates for it. Record sets a
+// resource already holds are not rechecked.
+func (e *external) neighbourhood(cr *v1alpha1.DNSRecord, related []dns.Owned) error {
+	p := cr.Spec.ForProvider
+	for _, r := range related {
+		ns, _, _ := strings.Cut(r.Owner.Resource, "/")
+		if r.Owner.ID == e.ownerID && ns == cr.GetNamespace() {
+			continue
+		}
+		return errors.Errorf(errFmtNeighbour, dns.FQDN(p.Name, p.Zone), p.Type, dns.FQDN(r.Name, p.Zone), r.Type, r.Owner)
+	}
+	return nil
 }
 
 func (e *external) ownedByOther(cr *v1alpha1.DNSRecord, o dns.Owner) error {

@@ -45,6 +45,14 @@ func TestObserveRefuses(t *testing.T) {
 		"OtherOwnerIDDeleted":  {name: "www", obs: dns.Observed{RRset: www, Owner: dns.Owner{ID: "cp2", Resource: "ns/r"}}, deleted: true},
 		"OtherResource":        {name: "www", obs: dns.Observed{RRset: www, Owner: dns.Owner{ID: "cp1", Resource: "ns/other"}}, want: "is owned by DNSRecord ns/other"},
 		"PendingOther":         {name: "www", obs: dns.Observed{Owner: dns.Owner{ID: "cp1", Resource: "ns/other"}}, want: "is owned by DNSRecord ns/other"},
+		"NeighbourOtherNamespace": {name: "_acme-challenge.www", obs: dns.Observed{Related: []dns.Owned{{Name: "www", Type: "CNAME", Owner: dns.Owner{ID: "cp1", Resource: "team-b/www"}}}},
+			want: "is owned by DNSRecord team-b/www (owner id cp1) of another namespace"},
+		"NeighbourOtherControlPlane": {name: "www", obs: dns.Observed{Related: []dns.Owned{{Name: "www", Type: "AAAA", Owner: dns.Owner{ID: "cp2", Resource: "ns/www6"}}}},
+			want: "www.example.com. AAAA, at the same name, above or below it"},
+		"NeighbourAdopting": {name: "www", obs: dns.Observed{RRset: www, Related: []dns.Owned{{Name: "*.www", Type: "A", Owner: dns.Owner{ID: "cp1", Resource: "team-b/wild"}}}},
+			want: "of another namespace"},
+		"NeighbourOwnNamespace":          {name: "api.www", obs: dns.Observed{Related: []dns.Owned{{Name: "www", Type: "A", Owner: dns.Owner{ID: "cp1", Resource: "ns/www"}}}}},
+		"NeighbourOtherNamespaceDeleted": {name: "_acme-challenge.www", deleted: true, obs: dns.Observed{Related: []dns.Owned{{Name: "www", Type: "CNAME", Owner: dns.Owner{ID: "cp1", Resource: "team-b/www"}}}}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

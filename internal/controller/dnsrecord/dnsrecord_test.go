@@ -259,6 +259,23 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 		envtest.Eventually(t, "deleted", func() bool { return !get(c, fine) && len(srv.Values("www2.example.test.", mdns.TypeA)) == 0 })
 	})
 
+	// The provider crashed after writing a record set and before recording
+	// that the create succeeded: the next reconcile finds it and goes on.
+	t.Run("CrashAfterCreate", func(t *testing.T) {
+		srv.NSUpdate(t, `update add crashed.example.test. 300 A 192.0.2.77
+update add _devops-owner-a.crashed.example.test. 300 TXT "heritage=provider-devops,owner=cp1,resource=`+ns+`/crashed"`)
+		crashed := newRecord(ns, "crashed", "crashed", v1alpha1.RecordA, "192.0.2.77")
+		meta.SetExternalName(crashed, "crashed.example.test./A")
+		meta.SetExternalCreatePending(crashed, time.Now().Add(-time.Minute))
+		envtest.Must(t, c.Create(ctx, crashed))
+		envtest.Eventually(t, "recovered without a hand on the annotations", func() bool { return get(c, crashed) && ready(crashed) })
+		if v := srv.Values("crashed.example.test.", mdns.TypeA); len(v) != 1 || v[0] != "192.0.2.77" {
+			t.Errorf("record set after recovery: %v", v)
+		}
+		envtest.Must(t, c.Delete(ctx, crashed))
+		envtest.Eventually(t, "deleted", func() bool { return !get(c, crashed) && len(srv.Values("crashed.example.test.", mdns.TypeA)) == 0 })
+	})
+
 	t.Run("WrongKey", func(t *testing.T) {
 		bad := newRecord(ns, "badkey", "badkey", v1alpha1.RecordA, "192.0.2.1")
 		bad.Spec.ProviderConfigReference.Name = "wrong-key"

@@ -67,6 +67,13 @@ func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Kind[T]
 		managed.WithPollInterval(o.PollInterval),
 		managed.WithPollIntervalHook(PollInterval(o.PollInterval/10, rand.Float64, busy(k.Busy))),
 		managed.WithRecorder(event.NewAPIRecorder(mgr.GetEventRecorderFor(name))), //nolint:staticcheck // crossplane-runtime still takes the old recorder.
+		// Every kind names its external object deterministically (job path,
+		// application, project or repository name, record set, repository
+		// path) and marks it as its own: after a crash between an external
+		// create and the create-succeeded annotation, the next Observe
+		// finds the object and carries on, instead of stopping at "cannot
+		// determine creation result" until someone edits annotations.
+		managed.WithDeterministicExternalName(true),
 	}
 	if k.ExternalName != nil {
 		opts = append(opts, managed.WithInitializers(externalNameFrom[T]{kube: mgr.GetClient(), name: k.ExternalName}))

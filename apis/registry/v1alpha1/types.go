@@ -59,6 +59,15 @@ type RegistryRepoParameters struct {
 	// Harbor options.
 	// +optional
 	Harbor *HarborOptions `json:"harbor,omitempty"`
+
+	// DeleteImages lets deleting this resource delete a repository that
+	// holds images, and the images. Default false: such a repository is
+	// kept and the deletion waits, saying how many tags it holds, until
+	// this is set or the management policies drop Delete (which orphans
+	// the repository). On Docker Hub, which does not report tags in one
+	// read, every repository counts as holding images.
+	// +optional
+	DeleteImages bool `json:"deleteImages,omitempty"`
 }
 
 // RegistryRepoObservation is what the registry reports.

@@ -21,6 +21,9 @@ const (
 	errCreate = "cannot create the repository"
 	errUpdate = "cannot update the repository"
 	errDelete = "cannot delete the repository"
+
+	errFmtHasImages   = "repository %s holds %d tags and was left in place: set spec.forProvider.deleteImages: true to delete it with its images, or remove Delete from spec.managementPolicies to keep it"
+	errFmtUnknownTags = "repository %s may hold images (this registry does not report its tags in one read) and was left in place: set spec.forProvider.deleteImages: true to delete it with whatever images it holds, or remove Delete from spec.managementPolicies to keep it"
 )
 
 type external struct {
@@ -107,10 +110,28 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.RegistryRepo) (manag
 	return managed.ExternalUpdate{}, errors.Wrap(e.client.Update(ctx, Desired(cr)), errUpdate)
 }
 
-// Delete removes the repository and its images.
+// Delete removes the repository and its images, but only an empty one
+// unless spec.forProvider.deleteImages says so: images are users' data.
 func (e *external) Delete(ctx context.Context, cr *v1alpha1.RegistryRepo) (managed.ExternalDelete, error) {
 	cr.SetConditions(xpv2.Deleting())
-	return managed.ExternalDelete{}, errors.Wrap(e.client.Delete(ctx, Desired(cr)), errDelete)
+	want := Desired(cr)
+	if !cr.Spec.ForProvider.DeleteImages {
+		// A fresh read: what Observe saw may be a poll old, and a push may
+		// have come since.
+		o, err := e.client.Get(ctx, want)
+		if err != nil {
+			return managed.ExternalDelete{}, errors.Wrap(err, errDelete)
+		}
+		switch {
+		case o == nil:
+			return managed.ExternalDelete{}, nil
+		case o.TagCount == nil:
+			return managed.ExternalDelete{}, errors.Errorf(errFmtUnknownTags, want.FullName())
+		case *o.TagCount > 0:
+			return managed.ExternalDelete{}, errors.Errorf(errFmtHasImages, want.FullName(), *o.TagCount)
+		}
+	}
+	return managed.ExternalDelete{}, errors.Wrap(e.client.Delete(ctx, want), errDelete)
 }
 
 // Disconnect has nothing to release.

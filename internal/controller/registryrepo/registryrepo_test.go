@@ -113,7 +113,7 @@ func TestRegistryRepo(t *testing.T) {
 			t.Errorf("steady state rewrote the resource: resourceVersion %s -> %s", rv, cr.ResourceVersion)
 		}
 
-		envtest.Must(t, c.Delete(ctx, cr))
+		deleteGuarded(t, c, cr, "holds 2 tags and was left in place", func() bool { return len(reg.Tags(t, "team/shop/api")) == 2 })
 		envtest.Eventually(t, "images deleted, resource gone", func() bool { return gone(c, cr) && len(reg.Tags(t, "team/shop/api")) == 0 })
 		noSecretInEvents(t, c, "reg-oci", regtest.Password)
 	})
@@ -167,7 +167,7 @@ func TestRegistryRepo(t *testing.T) {
 			envtest.Eventually(t, "recovered after the wait", func() bool { return get(c, cr) && ready(cr) })
 		})
 
-		envtest.Must(t, c.Delete(ctx, cr))
+		deleteGuarded(t, c, cr, "may hold images (this registry does not report its tags in one read)", func() bool { return hub.Repo("acme", "shop") != nil })
 		envtest.Eventually(t, "repository deleted", func() bool { return gone(c, cr) && hub.Repo("acme", "shop") == nil })
 		noSecretInEvents(t, c, "reg-hub", token)
 	})
@@ -222,10 +222,30 @@ func TestRegistryRepo(t *testing.T) {
 		}
 		envtest.Must(t, c.Delete(ctx, thief))
 
-		envtest.Must(t, c.Delete(ctx, cr))
+		deleteGuarded(t, c, cr, "holds 3 tags and was left in place", func() bool { return h.Repository("team", "shop/api") != nil })
 		envtest.Eventually(t, "repository deleted, project kept", func() bool {
 			return gone(c, cr) && h.Repository("team", "shop/api") == nil && h.Project("team") != nil
 		})
 		noSecretInEvents(t, c, "reg-harbor", password)
+	})
+}
+
+// deleteGuarded deletes cr, which holds images: the deletion waits, saying
+// why (want) and keeping the repository (kept), until deleteImages is set.
+func deleteGuarded(t *testing.T, c client.Client, cr *v1alpha1.RegistryRepo, want string, kept func() bool) {
+	t.Helper()
+	envtest.Must(t, c.Delete(context.Background(), cr))
+	envtest.Eventually(t, "deletion of a repository with images held", func() bool {
+		return get(c, cr) && strings.Contains(cr.GetCondition(xpv2.TypeSynced).Message, want)
+	})
+	if !kept() {
+		t.Fatalf("the repository and its images were deleted without deleteImages")
+	}
+	envtest.Eventually(t, "deleteImages set", func() bool {
+		if !get(c, cr) {
+			return false
+		}
+		cr.Spec.ForProvider.DeleteImages = true
+		return c.Update(context.Background(), cr) == nil
 	})
 }

@@ -212,8 +212,8 @@ spec:
   dns: {zone: example.com, target: ingress.example.com., type: CNAME}
   environments:
   - {name: prod, domain: shop.example.com, namespace: shop-prod}
-  - {name: staging, domain: staging.shop.example.com}
-  - {name: %[13]s, domain: dev.shop.example.com}
+  - {name: staging, domain: staging.shop.example.com, deletionPolicy: Delete}
+  - {name: %[13]s, domain: dev.shop.example.com, deletionPolicy: Delete}
   - {name: %[14]s, domain: pr-7.shop.example.com, ttl: %[15]s, retain: [DNSRecord]}
 `, ProjectNamespace, sb.Jenkins.URL, jenkins, c.Argo.URL, c.Argo.Token, c.BIND.Addr, bind.KeyName, c.BIND.Secret,
 		c.Registry.URL, reg, xrAPIVersion, Project, deployEnv, previewEnv, ShortTTL, c.Argo.Apps.URL, GitUser, c.GitPassword)
@@ -590,6 +590,14 @@ func (c *Cluster) deleteProject(ctx context.Context, r *Report) error {
 	if err := c.Kube.Delete(ctx, xr, client.PropagationPolicy("Foreground")); err != nil {
 		return err
 	}
+	// prod has no ttl and no deletionPolicy: deleting the project orphans
+	// its job (build history), application (workloads) and DNS record, and
+	// the AppProject and repository credentials its application uses.
+	orphaned := []string{
+		"Argo CD application " + Project + "-prod",
+		"Argo CD repository " + ProjectNamespace + "-" + Project + " " + c.Argo.Apps.URL + " Successful",
+		"Jenkins job team/" + Project + "/prod",
+	}
 	kinds := []struct{ apiVersion, kind string }{
 		{"jenkins.devops.freeleaps.io/v1alpha1", "JenkinsPipeline"},
 		{"argocd.devops.freeleaps.io/v1alpha1", "ArgoApplication"},
@@ -632,22 +640,32 @@ func (c *Cluster) deleteProject(ctx context.Context, r *Report) error {
 			left = append(left, "Argo CD repository "+r)
 		}
 		sort.Strings(left)
-		return len(left) == 0, fmt.Sprintf("still there: %v", left), nil
+		return strings.Join(left, "\n") == strings.Join(orphaned, "\n"), fmt.Sprintf("still there: %v, want exactly the orphaned %v", left, orphaned), nil
 	})
 	if err != nil {
 		return err
 	}
 	absent := map[string]string{}
 	for env, name := range Environments {
-		if env != previewEnv {
+		if env != previewEnv && env != "prod" {
 			absent[env] = name
 		}
 	}
-	if err := c.checkDNS(map[string]string{previewEnv: Environments[previewEnv]}, absent); err != nil {
+	if err := c.checkDNS(map[string]string{previewEnv: Environments[previewEnv], "prod": Environments["prod"]}, absent); err != nil {
 		return err
 	}
+	if _, err := c.Argo.Project(ctx, ProjectNamespace+"-"+Project); err != nil {
+		return fmt.Errorf("the orphaned application's AppProject: %w", err)
+	}
+	app, err := c.Argo.Application(ctx, argocdserver.Namespace, Project+"-prod")
+	if err != nil || app == nil {
+		return fmt.Errorf("the orphaned application %s-prod: %v", Project, err)
+	}
+	if sync, _, _ := unstructured.NestedString(app.Object, "status", "sync", "status"); sync != "Synced" {
+		return fmt.Errorf("the orphaned application %s-prod is %q, want it still Synced from its repository", Project, sync)
+	}
 	r.Deleted = time.Since(t0)
-	c.logf("  everything is deleted (%s); only the retained record %s stays in BIND", r.Deleted.Round(100*time.Millisecond), Environments[previewEnv])
+	c.logf("  everything is deleted (%s) but what is orphaned: prod's Jenkins job, Argo CD application (still Synced) and DNS record %s, their AppProject and repository; and the retained record %s", r.Deleted.Round(100*time.Millisecond), Environments["prod"], Environments[previewEnv])
 	return nil
 }
 

@@ -87,6 +87,13 @@ func (c *composer) environment(e Environment, phase string, x expiry) error {
 			keep[k] = true
 		}
 	}
+	if policyOf(e, x) == PolicyOrphan {
+		// Production by default: removing the environment from the spec
+		// (a bad merge, a rename) or deleting the project leaves its job
+		// with its build history, its application with its workloads and
+		// its DNS record in place.
+		keep = map[string]bool{KindPipeline: true, KindApp: true, KindDNS: true}
+	}
 	type res struct {
 		name resource.Name
 		obj  runtime.Object
@@ -142,8 +149,9 @@ func (c *composer) argoReady() bool {
 func (c *composer) status(e Environment, phase string, x expiry) EnvStatus {
 	st := EnvStatus{Name: e.Name, Phase: phase, URL: "https://" + e.Domain}
 	if !x.at.IsZero() {
-		st.ExpiresAt, st.TTL, st.Renewal = x.at.Format(time.RFC3339), x.ttl.String(), x.renewal
+		st.ExpiresAt, st.TTL, st.TTLFrom, st.Renewal = x.at.Format(time.RFC3339), x.ttl.String(), x.ttlFrom, x.renewal
 	}
+	st.DeletionPolicy = policyOf(e, x)
 	if o, ok := c.observed[namePipeline(e.Name)]; ok {
 		atp, _, _ := unstructured.NestedMap(o.Resource.Object, "status", "atProvider")
 		st.PipelineURL, _ = atp["url"].(string)

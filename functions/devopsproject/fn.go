@@ -102,8 +102,15 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	}
 
 	c := newComposer(p, observed, desired)
-	projectWide := map[resource.Name]runtime.Object{nameRegistry: p.registry(), nameArgoProject: p.argoProject()}
-	if r := p.argoRepository(); r != nil {
+	// An orphaned environment's application keeps syncing after the
+	// project is deleted: its AppProject and repository credentials stay
+	// with it.
+	keepArgo := false
+	for _, e := range spec.Environments {
+		keepArgo = keepArgo || policyOf(e, expiryOf(s, e, prev[e.Name], oxr.Resource.GetAnnotations(), now)) == PolicyOrphan
+	}
+	projectWide := map[resource.Name]runtime.Object{nameRegistry: p.registry(), nameArgoProject: p.argoProject(keepArgo)}
+	if r := p.argoRepository(keepArgo); r != nil {
 		projectWide[nameArgoRepo] = r
 	}
 	for n, o := range projectWide {

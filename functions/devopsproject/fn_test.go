@@ -216,10 +216,10 @@ func TestFirstRun(t *testing.T) {
 	if diff := cmp.Diff(waiting("pr-7", "prod"), names(rsp)); diff != "" {
 		t.Errorf("first run: the applications wait for their AppProject; desired resources -want +got:\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]any{"name": "pr-7", "phase": "Provisioning", "url": "https://pr-7.shop.example.com", "expiresAt": "2026-11-22T14:00:00Z", "ttl": "2h0m0s"}, envStatus(t, rsp, "pr-7")); diff != "" {
+	if diff := cmp.Diff(map[string]any{"name": "pr-7", "phase": "Provisioning", "url": "https://pr-7.shop.example.com", "expiresAt": "2026-11-22T14:00:00Z", "ttl": "2h0m0s", "ttlFrom": "spec", "deletionPolicy": "Delete"}, envStatus(t, rsp, "pr-7")); diff != "" {
 		t.Errorf("pr-7 status -want +got:\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]any{"name": "prod", "phase": "Provisioning", "url": "https://shop.example.com"}, envStatus(t, rsp, "prod")); diff != "" {
+	if diff := cmp.Diff(map[string]any{"name": "prod", "phase": "Provisioning", "url": "https://shop.example.com", "deletionPolicy": "Orphan"}, envStatus(t, rsp, "prod")); diff != "" {
 		t.Errorf("prod never expires -want +got:\n%s", diff)
 	}
 	if diff := cmp.Diff(durationpb.New(phaseRequeue), rsp.GetMeta().GetTtl(), protocmp.Transform()); diff != "" {
@@ -292,7 +292,7 @@ func TestReadiness(t *testing.T) {
 			t.Errorf("%s: observed Ready, desired readiness %v", n, r.GetReady())
 		}
 	}
-	wantProd := map[string]any{"name": "prod", "phase": "Ready", "url": "https://shop.example.com", "pipelineURL": "https://jenkins.example.com/job/team/job/shop/job/prod/", "lastBuild": "#3 SUCCESS", "sync": "Synced", "health": "Healthy"}
+	wantProd := map[string]any{"name": "prod", "phase": "Ready", "url": "https://shop.example.com", "pipelineURL": "https://jenkins.example.com/job/team/job/shop/job/prod/", "lastBuild": "#3 SUCCESS", "sync": "Synced", "health": "Healthy", "deletionPolicy": "Orphan"}
 	if diff := cmp.Diff(wantProd, envStatus(t, rsp, "prod")); diff != "" {
 		t.Errorf("prod status -want +got:\n%s", diff)
 	}
@@ -419,5 +419,124 @@ func TestGitURLWithCredentials(t *testing.T) {
 	}
 	if strings.Contains(r[0].GetMessage(), "hunter2") {
 		t.Errorf("the password was echoed: %s", r[0].GetMessage())
+	}
+}
+
+// Production outlives spec edits: an environment without a ttl, the
+// registry and (while such an environment exists) the AppProject and
+// repository are composed without the Delete management policy, so
+// removing them from the spec or deleting the project orphans their
+// external objects. deletionPolicy: Delete opts in.
+func TestDeletionPolicy(t *testing.T) {
+	policies := func(rsp *fnv1.RunFunctionResponse, name string) any {
+		return resourceField(t, rsp, name, "spec", "managementPolicies")
+	}
+	keep := []any{"Observe", "Create", "Update", "LateInitialize"}
+	private := func(s map[string]any) {
+		s["git"].(map[string]any)["credentialsSecretRef"] = map[string]any{"name": "git"}
+	}
+	t.Run("Defaults", func(t *testing.T) {
+		rsp := run(t, t0, newRequest(t, xr(withSpec(private)), map[string]map[string]any{"argo-project": observed(KindProject, true, nil), "argo-repository": observed(KindRepo, true, nil)}, nil))
+		for _, n := range []string{"prod-app", "prod-pipeline", "prod-dns", "registry", "argo-project", "argo-repository"} {
+			if diff := cmp.Diff(keep, policies(rsp, n)); diff != "" {
+				t.Errorf("%s must be orphaned, not deleted, by default -want +got:\n%s", n, diff)
+			}
+		}
+		for _, n := range []string{"pr-7-app", "pr-7-pipeline", "pr-7-dns"} {
+			if p := policies(rsp, n); p != nil {
+				t.Errorf("%s has a ttl: it is deleted at expiry, got policies %v", n, p)
+			}
+		}
+		if p := envStatus(t, rsp, "prod")["deletionPolicy"]; p != "Orphan" {
+			t.Errorf("status says prod is orphaned: %v", p)
+		}
+	})
+	t.Run("OptIn", func(t *testing.T) {
+		rsp := run(t, t0, newRequest(t, xr(withSpec(func(s map[string]any) {
+			s["environments"].([]any)[0].(map[string]any)["deletionPolicy"] = "Delete"
+			s["registry"].(map[string]any)["deletionPolicy"] = "Delete"
+		})), projectReady(), nil))
+		for _, n := range []string{"prod-app", "prod-pipeline", "prod-dns", "registry", "argo-project"} {
+			if p := policies(rsp, n); p != nil {
+				t.Errorf("%s opted in to deletion, got policies %v", n, p)
+			}
+		}
+	})
+	t.Run("OrphanPreview", func(t *testing.T) {
+		rsp := run(t, t0, newRequest(t, xr(withSpec(func(s map[string]any) {
+			s["environments"].([]any)[1].(map[string]any)["deletionPolicy"] = "Orphan"
+		})), projectReady(), nil))
+		if diff := cmp.Diff(keep, policies(rsp, "pr-7-app")); diff != "" {
+			t.Errorf("an explicit Orphan holds for a ttl environment too -want +got:\n%s", diff)
+		}
+	})
+	t.Run("BadPolicy", func(t *testing.T) {
+		rsp := run(t, t0, newRequest(t, xr(withSpec(func(s map[string]any) {
+			s["environments"].([]any)[0].(map[string]any)["deletionPolicy"] = "Cascade"
+		})), nil, nil))
+		if r := rsp.GetResults(); len(r) != 1 || r[0].GetSeverity() != fnv1.Severity_SEVERITY_FATAL || !strings.Contains(r[0].GetMessage(), "spec.environments[0].deletionPolicy") {
+			t.Errorf("want a fatal result naming the field, got %v", r)
+		}
+	})
+}
+
+// Whether an environment gets input.defaultTTL is decided once, with an
+// anchored pattern, never for a protected name, and kept in its status.
+func TestDefaultTTLEligibility(t *testing.T) {
+	envs := func(names ...string) xrOpt {
+		return withSpec(func(s map[string]any) {
+			l := []any{}
+			for _, n := range names {
+				l = append(l, map[string]any{"name": n, "domain": n + ".shop.example.com"})
+			}
+			s["environments"] = l
+		})
+	}
+	ttl := func(rsp *fnv1.RunFunctionResponse, env string) any { return envStatus(t, rsp, env)["ttl"] }
+	cases := map[string]struct {
+		reason string
+		x      map[string]any
+		input  map[string]any
+		want   map[string]any // env -> ttl (nil: none)
+	}{
+		"Anchored": {
+			reason: "pattern 'pr' matches the name pr, never prod-eu",
+			x:      xr(envs("prod-eu", "pr")), input: map[string]any{"defaultTTL": "2h", "previewPattern": "pr"},
+			want: map[string]any{"prod-eu": nil, "pr": "2h0m0s"},
+		},
+		"Protected": {
+			reason: "protected names never get the default, whatever the pattern",
+			x:      xr(envs("main", "production", "feature-x")), input: map[string]any{"defaultTTL": "2h", "previewPattern": ".*"},
+			want: map[string]any{"main": nil, "production": nil, "feature-x": "2h0m0s"},
+		},
+		"ProtectedListed": {
+			reason: "the Composition's protected list replaces the default one",
+			x:      xr(envs("main", "live")), input: map[string]any{"defaultTTL": "2h", "previewPattern": ".*", "protectedEnvironments": []any{"live"}},
+			want: map[string]any{"main": "2h0m0s", "live": nil},
+		},
+		"DecidedOnce": {
+			reason: "an environment seen without a ttl never gets one when the Composition's pattern changes later",
+			x:      xr(envs("staging"), withStatus(map[string]any{"name": "staging", "phase": "Ready"})), input: map[string]any{"defaultTTL": "2h", "previewPattern": ".*"},
+			want: map[string]any{"staging": nil},
+		},
+		"KeptOnce": {
+			reason: "and one that got the default keeps it when the pattern no longer matches",
+			x:      xr(envs("pr-9"), withStatus(map[string]any{"name": "pr-9", "phase": "Ready", "expiresAt": "2026-11-22T14:00:00Z", "ttl": "2h0m0s", "ttlFrom": "input.defaultTTL"})),
+			input:  map[string]any{"defaultTTL": "2h", "previewPattern": "nothing"},
+			want:   map[string]any{"pr-9": "2h0m0s"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp := run(t, t0, newRequest(t, tc.x, nil, tc.input))
+			if r := rsp.GetResults(); len(r) > 0 && r[0].GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
+				t.Fatalf("fatal: %v", r)
+			}
+			for env, want := range tc.want {
+				if got := ttl(rsp, env); got != want {
+					t.Errorf("%s\n%s: ttl %v, want %v", tc.reason, env, got, want)
+				}
+			}
+		})
 	}
 }

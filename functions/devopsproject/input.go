@@ -15,6 +15,7 @@ type settings struct {
 	dnsRecordTTL       int64
 	defaultTTL         time.Duration
 	preview            *regexp.Regexp
+	protected          map[string]bool
 	expiryWarning      time.Duration
 	pollInterval       time.Duration
 	teardown           []string
@@ -28,7 +29,7 @@ type settings struct {
 const (
 	defaultVisibility    = "private"
 	defaultDNSRecordTTL  = 300
-	defaultPreview       = "^(pr|preview)-"
+	defaultPreview       = "(pr|preview)-[a-z0-9-]+"
 	defaultExpiryWarning = time.Hour
 	defaultPollInterval  = time.Minute
 )
@@ -40,9 +41,16 @@ func parseInput(in *v1beta1.Input) (*settings, error) {
 		teardown: []string{KindDNS, KindApp, KindPipeline},
 	}
 	pattern := defaultPreview
+	s.protected = map[string]bool{"prod": true, "production": true, "main": true}
 	if in == nil {
-		s.preview = regexp.MustCompile(pattern)
+		s.preview = regexp.MustCompile(anchored(pattern))
 		return s, nil
+	}
+	if len(in.ProtectedEnvironments) > 0 {
+		s.protected = map[string]bool{}
+		for _, n := range in.ProtectedEnvironments {
+			s.protected[n] = true
+		}
 	}
 	if v := in.RegistryVisibility; v != "" {
 		if v != "public" && v != "private" {
@@ -77,7 +85,7 @@ func parseInput(in *v1beta1.Input) (*settings, error) {
 	if in.PreviewPattern != "" {
 		pattern = in.PreviewPattern
 	}
-	re, err := regexp.Compile(pattern)
+	re, err := regexp.Compile(anchored(pattern))
 	if err != nil {
 		return nil, fieldErr("input.previewPattern", "%q is not a regular expression: %v", pattern, err)
 	}
@@ -101,15 +109,52 @@ func parseInput(in *v1beta1.Input) (*settings, error) {
 	return s, nil
 }
 
-// ttlOf is an environment's time to live: its own, or the default for
-// preview environments; 0 means it never expires.
-func (s *settings) ttlOf(e Environment) time.Duration {
+// anchored makes pattern match whole names only: "pr" must not match
+// "prod".
+func anchored(pattern string) string { return `^(?:` + pattern + `)$` }
+
+// TTL sources recorded in an environment's status.
+const (
+	ttlFromSpec    = "spec"
+	ttlFromDefault = "input.defaultTTL"
+)
+
+// ttlOf is an environment's time to live and where it comes from: its
+// own, or the default for a preview environment; 0 means it never expires.
+// Whether the default applies is decided when the environment first
+// appears (prev is nil) and kept in its status: a later change of the
+// pattern, the protected list or the default never gives an existing
+// environment a ttl, and one that had the default keeps its ttl.
+func (s *settings) ttlOf(e Environment, prev *EnvStatus) (time.Duration, string) {
 	if e.TTL != "" {
 		d, _ := time.ParseDuration(e.TTL) // validated
-		return d
+		return d, ttlFromSpec
 	}
-	if s.defaultTTL > 0 && s.preview.MatchString(e.Name) {
-		return s.defaultTTL
+	if prev != nil {
+		// Statuses written before ttlFrom existed: a ttl without a spec
+		// ttl came from the default.
+		if prev.TTL != "" && (prev.TTLFrom == ttlFromDefault || prev.TTLFrom == "") {
+			if d, err := time.ParseDuration(prev.TTL); err == nil {
+				return d, ttlFromDefault
+			}
+		}
+		return 0, ""
 	}
-	return 0
+	if s.defaultTTL > 0 && !s.protected[e.Name] && s.preview.MatchString(e.Name) {
+		return s.defaultTTL, ttlFromDefault
+	}
+	return 0, ""
+}
+
+// policyOf is an environment's deletion policy: its own, else Orphan
+// without a ttl (production) and Delete with one.
+func policyOf(e Environment, x expiry) string {
+	switch {
+	case e.DeletionPolicy != "":
+		return e.DeletionPolicy
+	case x.at.IsZero():
+		return PolicyOrphan
+	default:
+		return PolicyDelete
+	}
 }

@@ -92,7 +92,7 @@ func (p *project) destination(e Environment) (cluster, ns string) {
 // argoProject is the AppProject that bounds the project's applications:
 // its repository only, exactly its environments' namespaces and clusters,
 // and only the cluster-scoped kinds the Composition's input allows.
-func (p *project) argoProject() *argov1alpha1.ArgoProject {
+func (p *project) argoProject(keep bool) *argov1alpha1.ArgoProject {
 	params := argov1alpha1.ArgoProjectParameters{
 		Description:              "Applications of DevOpsProject " + p.tenant + "/" + p.name,
 		SourceRepos:              []string{p.spec.Git.URL},
@@ -110,14 +110,14 @@ func (p *project) argoProject() *argov1alpha1.ArgoProject {
 	return &argov1alpha1.ArgoProject{
 		TypeMeta:   metav1.TypeMeta{APIVersion: argov1alpha1.SchemeGroupVersion.String(), Kind: KindProject},
 		ObjectMeta: p.meta("", map[string]string{meta.AnnotationKeyExternalName: p.argoProjectName()}),
-		Spec:       argov1alpha1.ArgoProjectSpec{ManagedResourceSpec: p.managed(false), ForProvider: params},
+		Spec:       argov1alpha1.ArgoProjectSpec{ManagedResourceSpec: p.managed(keep), ForProvider: params},
 	}
 }
 
 // argoRepository registers the project's repository and the credentials
 // in spec.git.credentialsSecretRef with Argo CD, for the project's
 // AppProject only; nil when the repository is public.
-func (p *project) argoRepository() *argov1alpha1.ArgoRepository {
+func (p *project) argoRepository(keep bool) *argov1alpha1.ArgoRepository {
 	ref := p.spec.Git.CredentialsSecretRef
 	if ref == nil {
 		return nil
@@ -125,7 +125,7 @@ func (p *project) argoRepository() *argov1alpha1.ArgoRepository {
 	return &argov1alpha1.ArgoRepository{
 		TypeMeta:   metav1.TypeMeta{APIVersion: argov1alpha1.SchemeGroupVersion.String(), Kind: KindRepo},
 		ObjectMeta: p.meta("", map[string]string{meta.AnnotationKeyExternalName: p.spec.Git.URL}),
-		Spec: argov1alpha1.ArgoRepositorySpec{ManagedResourceSpec: p.managed(false), ForProvider: argov1alpha1.ArgoRepositoryParameters{
+		Spec: argov1alpha1.ArgoRepositorySpec{ManagedResourceSpec: p.managed(keep), ForProvider: argov1alpha1.ArgoRepositoryParameters{
 			URL: p.spec.Git.URL, Type: argov1alpha1.RepositoryGit, Project: p.argoProjectName(),
 			CredentialsSecretRef: &argov1alpha1.RepositorySecretReference{Name: ref.Name},
 		}},
@@ -157,9 +157,12 @@ func (p *project) registry() *registryv1alpha1.RegistryRepo {
 	return &registryv1alpha1.RegistryRepo{
 		TypeMeta:   metav1.TypeMeta{APIVersion: registryv1alpha1.SchemeGroupVersion.String(), Kind: KindRegistry},
 		ObjectMeta: p.meta("", nil),
-		Spec: registryv1alpha1.RegistryRepoSpec{ManagedResourceSpec: p.managed(false), ForProvider: registryv1alpha1.RegistryRepoParameters{
+		// The images outlive the project unless its spec says Delete.
+		Spec: registryv1alpha1.RegistryRepoSpec{ManagedResourceSpec: p.managed(r.DeletionPolicy != PolicyDelete), ForProvider: registryv1alpha1.RegistryRepoParameters{
 			Namespace: r.Namespace, Name: r.Name, Visibility: registryv1alpha1.Visibility(vis),
 			Description: "Images of " + p.name + " (DevOpsProject)",
+			// Opting in to deleting the repository opts in to its images.
+			DeleteImages: r.DeletionPolicy == PolicyDelete,
 		}},
 	}
 }

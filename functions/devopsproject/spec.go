@@ -43,6 +43,9 @@ type RegistrySpec struct {
 	Namespace  string `json:"namespace"`
 	Name       string `json:"name"`
 	Visibility string `json:"visibility"`
+	// DeletionPolicy Delete lets deleting the project delete the
+	// repository and its images; default Orphan keeps them.
+	DeletionPolicy string `json:"deletionPolicy"`
 }
 
 // PipelineSpec places the Jenkins jobs.
@@ -67,7 +70,18 @@ type Environment struct {
 	Cluster   string   `json:"cluster"`
 	TTL       string   `json:"ttl"`
 	Retain    []string `json:"retain"`
+	// DeletionPolicy is what removing the environment (or deleting the
+	// project) does to its Jenkins job, Argo CD application and DNS
+	// record: Orphan keeps them, Delete deletes them. Default: Orphan
+	// without a ttl, Delete with one.
+	DeletionPolicy string `json:"deletionPolicy"`
 }
+
+// Deletion policies of an environment or of the registry.
+const (
+	PolicyDelete = "Delete"
+	PolicyOrphan = "Orphan"
+)
 
 var (
 	dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
@@ -102,6 +116,14 @@ func (s *ProjectSpec) validate() error {
 	case u.User != nil:
 		// Never echo it: the user part may be a password or token.
 		return fieldErr("spec.git.url", "must not carry a user or password (it would be copied to Jenkins and Argo CD in clear): put them in the Secret spec.git.credentialsSecretRef names")
+	}
+	if p := s.Registry.DeletionPolicy; p != "" && p != PolicyDelete && p != PolicyOrphan {
+		return fieldErr("spec.registry.deletionPolicy", "%q must be Delete or Orphan", p)
+	}
+	for i, e := range s.Environments {
+		if p := e.DeletionPolicy; p != "" && p != PolicyDelete && p != PolicyOrphan {
+			return fieldErr(fmt.Sprintf("spec.environments[%d].deletionPolicy", i), "%q must be Delete or Orphan", p)
+		}
 	}
 	if r := s.Git.CredentialsSecretRef; r != nil && r.Name == "" {
 		return fieldErr("spec.git.credentialsSecretRef.name", "is required")

@@ -39,7 +39,12 @@ type EnvStatus struct {
 	Health      string `json:"health,omitempty"`
 	ExpiresAt   string `json:"expiresAt,omitempty"`
 	TTL         string `json:"ttl,omitempty"`
-	Renewal     string `json:"renewal,omitempty"`
+	// TTLFrom says where TTL came from: spec or input.defaultTTL.
+	TTLFrom string `json:"ttlFrom,omitempty"`
+	Renewal string `json:"renewal,omitempty"`
+	// DeletionPolicy is what removing the environment does to its
+	// external objects: Orphan (kept) or Delete.
+	DeletionPolicy string `json:"deletionPolicy,omitempty"`
 }
 
 // expiry is an environment's position on its time line.
@@ -47,16 +52,17 @@ type expiry struct {
 	at      time.Time // zero: never expires
 	warnAt  time.Time
 	ttl     time.Duration
+	ttlFrom string
 	renewal string
 }
 
 // expiryOf computes or keeps the expiry of e.
 func expiryOf(s *settings, e Environment, prev *EnvStatus, annotations map[string]string, now time.Time) expiry {
-	ttl := s.ttlOf(e)
+	ttl, from := s.ttlOf(e, prev)
 	if ttl == 0 {
 		return expiry{}
 	}
-	x := expiry{ttl: ttl, renewal: annotations[AnnotationRenewPrefix+e.Name]}
+	x := expiry{ttl: ttl, ttlFrom: from, renewal: annotations[AnnotationRenewPrefix+e.Name]}
 	if prev != nil && prev.TTL == ttl.String() && prev.Renewal == x.renewal {
 		if t, err := time.Parse(time.RFC3339, prev.ExpiresAt); err == nil {
 			x.at = t

@@ -510,6 +510,14 @@ func (s *Server) Applications(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
+// Project reads the AppProject name from the control plane.
+func (s *Server) Project(ctx context.Context, name string) (*unstructured.Unstructured, error) {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("argoproj.io/v1alpha1")
+	u.SetKind("AppProject")
+	return u, s.Kube.Get(ctx, client.ObjectKey{Namespace: Namespace, Name: name}, u)
+}
+
 // Repositories lists the repositories registered in Argo CD as
 // "<project> <url> <connection status>" ("" project: a global one), read
 // with the provider's token.

@@ -37,11 +37,22 @@ type Input struct {
 	// +optional
 	DefaultTTL string `json:"defaultTTL,omitempty"`
 
-	// PreviewPattern is a regular expression over environment names that
-	// DefaultTTL applies to.
-	// +kubebuilder:default="^(pr|preview)-"
+	// PreviewPattern is a regular expression that must match an
+	// environment's whole name (it is anchored) for DefaultTTL to apply.
+	// Whether an environment gets the default ttl is decided once, when it
+	// first appears, and kept in its status: editing the pattern later
+	// never gives an existing environment a ttl.
+	// +kubebuilder:default="(pr|preview)-[a-z0-9-]+"
 	// +optional
 	PreviewPattern string `json:"previewPattern,omitempty"`
+
+	// ProtectedEnvironments never get DefaultTTL, whatever PreviewPattern
+	// says.
+	// +kubebuilder:default={"prod","production","main"}
+	// +kubebuilder:validation:MaxItems=64
+	// +listType=set
+	// +optional
+	ProtectedEnvironments []string `json:"protectedEnvironments,omitempty"`
 
 	// ExpiryWarning is how long before expiry an environment is
 	// ExpiringSoon (at most half its ttl).

@@ -44,6 +44,11 @@ func (in *Input) DeepCopyInto(out *Input) {
 	*out = *in
 	out.TypeMeta = in.TypeMeta
 	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	if in.ProtectedEnvironments != nil {
+		in, out := &in.ProtectedEnvironments, &out.ProtectedEnvironments
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.TeardownOrder != nil {
 		in, out := &in.TeardownOrder, &out.TeardownOrder
 		*out = make([]string, len(*in))

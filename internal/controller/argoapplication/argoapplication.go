@@ -59,28 +59,49 @@ func SetupGated(mgr ctrl.Manager, o controller.Options) error {
 // NewConnector returns the connector. newClient builds the Argo CD client;
 // nil means the real one.
 func NewConnector(kube client.Client, newClient func(argocd.Config) (Client, error)) managed.TypedExternalConnector[*v1alpha1.ArgoApplication] {
-	if newClient == nil {
-		newClient = func(c argocd.Config) (Client, error) { return argocd.New(c) }
-	}
-	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient, retryAfter: retryafter.New(nil)}
+	return &connector{NewArgoConnector(kube, newClient)}
 }
 
-type connector struct {
+type connector struct{ *ArgoConnector[Client] }
+
+// Connect reads the ProviderConfig's argocd section and token.
+func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoApplication) (managed.TypedExternalClient[*v1alpha1.ArgoApplication], error) {
+	conn, err := c.ArgoConnector.Connect(ctx, cr)
+	if err != nil {
+		return nil, err
+	}
+	return &external{client: conn.Client, server: conn.Server, tenancy: conn.Tenancy}, nil
+}
+
+// ArgoConnector connects a resource of any Argo CD kind to Argo CD through
+// a client of type C.
+type ArgoConnector[C any] struct {
 	kube  client.Client
 	usage providerconfig.Tracker
 	// retryAfter is shared by every client this connector builds, so a
 	// Retry-After holds all resources using that server.
 	retryAfter *retryafter.Gate
-	newClient  func(argocd.Config) (Client, error)
+	newClient  func(argocd.Config) (C, error)
 }
 
-// Connect reads the ProviderConfig's argocd section and token.
-func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoApplication) (managed.TypedExternalClient[*v1alpha1.ArgoApplication], error) {
-	conn, err := Connect(ctx, c.kube, c.usage, cr, c.retryAfter, c.newClient)
-	if err != nil {
-		return nil, err
+// NewArgoConnector returns a connector; newClient builds the Argo CD
+// client, nil means the real one (which must implement C).
+func NewArgoConnector[C any](kube client.Client, newClient func(argocd.Config) (C, error)) *ArgoConnector[C] {
+	if newClient == nil {
+		newClient = func(cfg argocd.Config) (C, error) {
+			var zero C
+			cl, err := argocd.New(cfg)
+			if err != nil {
+				return zero, err
+			}
+			c, ok := any(cl).(C)
+			if !ok {
+				return zero, errors.Errorf("the Argo CD client does not implement %T", zero)
+			}
+			return c, nil
+		}
 	}
-	return &external{client: conn.Client, server: conn.Server, tenancy: conn.Tenancy}, nil
+	return &ArgoConnector[C]{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient, retryAfter: retryafter.New(nil)}
 }
 
 // Conn is a connection of any Argo CD kind to its Argo CD.
@@ -93,19 +114,19 @@ type Conn[C any] struct {
 	Tenancy *Tenancy
 }
 
-// Connect builds the Argo CD client of any Argo CD kind from mr's
-// ProviderConfig argocd section and token.
-func Connect[C any](ctx context.Context, kube client.Client, usage providerconfig.Tracker, mr resource.ModernManaged, gate *retryafter.Gate, newClient func(argocd.Config) (C, error)) (Conn[C], error) {
+// Connect builds the Argo CD client of mr from its ProviderConfig's argocd
+// section and token.
+func (c *ArgoConnector[C]) Connect(ctx context.Context, mr resource.ModernManaged) (Conn[C], error) {
 	var zero Conn[C]
-	pc, s, err := providerconfig.Section(ctx, kube, usage, mr, "argocd", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.ArgoCDConfig { return s.ArgoCD })
+	pc, s, err := providerconfig.Section(ctx, c.kube, c.usage, mr, "argocd", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.ArgoCDConfig { return s.ArgoCD })
 	if err != nil {
 		return zero, err
 	}
-	token, err := pc.Credentials(ctx, kube, "spec.argocd.credentials", s.Credentials)
+	token, err := pc.Credentials(ctx, c.kube, "spec.argocd.credentials", s.Credentials)
 	if err != nil {
 		return zero, err
 	}
-	cl, err := newClient(argocd.Config{URL: s.URL, Token: string(token), InsecureSkipTLSVerify: s.InsecureSkipTLSVerify, CABundle: []byte(s.CABundle), Namespace: s.Namespace, RetryAfter: gate})
+	cl, err := c.newClient(argocd.Config{URL: s.URL, Token: string(token), InsecureSkipTLSVerify: s.InsecureSkipTLSVerify, CABundle: []byte(s.CABundle), Namespace: s.Namespace, RetryAfter: c.retryAfter})
 	if err != nil {
 		return zero, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}

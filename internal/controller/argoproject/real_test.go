@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,30 +31,6 @@ import (
 
 func TestMain(m *testing.M) { envtest.Main(m) }
 
-// writes counts the provider's non-GET requests to Argo CD.
-type writes struct {
-	mu   sync.Mutex
-	n    map[string]int
-	next http.RoundTripper
-}
-
-func (w *writes) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Method != http.MethodGet {
-		w.mu.Lock()
-		w.n[req.Method+" "+req.URL.Path]++
-		w.mu.Unlock()
-	}
-	return w.next.RoundTrip(req)
-}
-
-func (w *writes) take() map[string]int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	out := w.n
-	w.n = map[string]int{}
-	return out
-}
-
 // TestRealArgoProject runs the controller against a real Argo CD: the
 // AppProject is created with exactly the destinations asked for, and Argo
 // CD then refuses an application deploying anywhere else; drift is
@@ -73,7 +48,7 @@ func TestRealArgoProject(t *testing.T) {
 	envtest.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
 		ArgoCD: &pcv1alpha1.ArgoCDConfig{URL: s.URL, Namespace: argocdserver.Namespace, Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "argocd", Key: "token"}}},
 	}}))
-	w := &writes{n: map[string]int{}, next: http.DefaultTransport}
+	w := argocdserver.NewWriteCounter()
 	envtest.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
 		return mrcontroller.Setup(mgr, o, argoproject.Kind, argoproject.NewConnector(mgr.GetClient(), func(cfg argocd.Config) (argoproject.Client, error) {
 			cfg.Transport = w
@@ -164,10 +139,10 @@ func TestRealArgoProject(t *testing.T) {
 		time.Sleep(3 * time.Second)
 		get(cr)
 		rv := cr.GetResourceVersion()
-		w.take()
+		w.Take()
 		time.Sleep(7 * time.Second)
 		get(cr)
-		if got := w.take(); len(got) != 0 || cr.GetResourceVersion() != rv {
+		if got := w.Take(); len(got) != 0 || cr.GetResourceVersion() != rv {
 			t.Errorf("steady state wrote: Argo CD %v, resourceVersion %s -> %s", got, rv, cr.GetResourceVersion())
 		}
 	})

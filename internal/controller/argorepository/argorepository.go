@@ -19,13 +19,10 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
-	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
-	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
 	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
 	"github.com/freeleaps/provider-devops/internal/controller/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
-	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
 const (
@@ -60,22 +57,17 @@ func SetupGated(mgr ctrl.Manager, o controller.Options) error {
 // NewConnector returns the connector. newClient builds the Argo CD client;
 // nil means the real one.
 func NewConnector(kube client.Client, newClient func(argocd.Config) (Client, error)) managed.TypedExternalConnector[*v1alpha1.ArgoRepository] {
-	if newClient == nil {
-		newClient = func(c argocd.Config) (Client, error) { return argocd.New(c) }
-	}
-	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient, retryAfter: retryafter.New(nil)}
+	return &connector{ArgoConnector: argoapplication.NewArgoConnector(kube, newClient), kube: kube}
 }
 
 type connector struct {
-	kube       client.Client
-	usage      providerconfig.Tracker
-	retryAfter *retryafter.Gate
-	newClient  func(argocd.Config) (Client, error)
+	*argoapplication.ArgoConnector[Client]
+	kube client.Client
 }
 
 // Connect reads the ProviderConfig's argocd section and token.
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoRepository) (managed.TypedExternalClient[*v1alpha1.ArgoRepository], error) {
-	conn, err := argoapplication.Connect(ctx, c.kube, c.usage, cr, c.retryAfter, c.newClient)
+	conn, err := c.ArgoConnector.Connect(ctx, cr)
 	if err != nil {
 		return nil, err
 	}

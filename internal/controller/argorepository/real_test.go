@@ -3,9 +3,7 @@ package argorepository_test
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -31,30 +29,6 @@ import (
 )
 
 func TestMain(m *testing.M) { envtest.Main(m) }
-
-// writes counts the provider's non-GET requests to Argo CD.
-type writes struct {
-	mu   sync.Mutex
-	n    map[string]int
-	next http.RoundTripper
-}
-
-func (w *writes) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Method != http.MethodGet {
-		w.mu.Lock()
-		w.n[req.Method+" "+req.URL.Path]++
-		w.mu.Unlock()
-	}
-	return w.next.RoundTrip(req)
-}
-
-func (w *writes) take() map[string]int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	out := w.n
-	w.n = map[string]int{}
-	return out
-}
 
 const (
 	wrongPassword = "wrong-password-7f3a"
@@ -92,7 +66,7 @@ func TestRealArgoRepository(t *testing.T) {
 		AllowedNamespaces: []string{otherNS},
 	}}))
 
-	w := &writes{n: map[string]int{}, next: http.DefaultTransport}
+	w := argocdserver.NewWriteCounter()
 	envtest.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
 		if err := mrcontroller.Setup(mgr, o, argorepository.Kind, argorepository.NewConnector(mgr.GetClient(), func(cfg argocd.Config) (argorepository.Client, error) {
 			cfg.Transport = w
@@ -182,10 +156,10 @@ func TestRealArgoRepository(t *testing.T) {
 		time.Sleep(3 * time.Second)
 		get(cr)
 		rv := cr.GetResourceVersion()
-		w.take()
+		w.Take()
 		time.Sleep(7 * time.Second)
 		get(cr)
-		if got := w.take(); len(got) != 0 || cr.GetResourceVersion() != rv {
+		if got := w.Take(); len(got) != 0 || cr.GetResourceVersion() != rv {
 			t.Errorf("steady state wrote: Argo CD %v, resourceVersion %s -> %s", got, rv, cr.GetResourceVersion())
 		}
 	})

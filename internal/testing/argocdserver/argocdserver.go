@@ -510,6 +510,38 @@ func (s *Server) Applications(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
+// WriteCounter is a transport that counts the non-GET requests sent
+// through it, to check a steady state writes nothing.
+type WriteCounter struct {
+	mu   sync.Mutex
+	n    map[string]int
+	next http.RoundTripper
+}
+
+// NewWriteCounter counts the writes sent through http.DefaultTransport.
+func NewWriteCounter() *WriteCounter {
+	return &WriteCounter{n: map[string]int{}, next: http.DefaultTransport}
+}
+
+// RoundTrip counts a write and sends the request on.
+func (w *WriteCounter) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method != http.MethodGet {
+		w.mu.Lock()
+		w.n[req.Method+" "+req.URL.Path]++
+		w.mu.Unlock()
+	}
+	return w.next.RoundTrip(req)
+}
+
+// Take returns the writes counted since the last Take, by method and path.
+func (w *WriteCounter) Take() map[string]int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.n
+	w.n = map[string]int{}
+	return out
+}
+
 // Project reads the AppProject name from the control plane.
 func (s *Server) Project(ctx context.Context, name string) (*unstructured.Unstructured, error) {
 	u := &unstructured.Unstructured{}

@@ -143,6 +143,9 @@ func (c *Client) post(ctx context.Context, endpoint string, form url.Values) err
 type Job struct {
 	Pipeline *Pipeline
 	Status   Status
+	// Config is config.xml as read, for Update to change only the
+	// managed elements of it.
+	Config []byte
 }
 
 // Status is the job's build state.
@@ -208,7 +211,7 @@ func (c *Client) Get(ctx context.Context, path string) (*Job, error) {
 	if _, err := c.j.Requester.GetJSON(ctx, endpoint(path), &st, map[string]string{"tree": "url,inQueue,lastBuild[number,result,building,url,timestamp]"}); err != nil {
 		return nil, errors.Wrap(err, errReadStatus)
 	}
-	job := &Job{Pipeline: p, Status: Status{URL: st.URL, InQueue: st.InQueue}}
+	job := &Job{Pipeline: p, Status: Status{URL: st.URL, InQueue: st.InQueue}, Config: []byte(raw)}
 	if b := st.LastBuild; b != nil {
 		job.Status.LastBuild = &Build{Number: b.Number, Result: b.Result, Building: b.Building, URL: b.URL, Timestamp: time.UnixMilli(b.Timestamp).UTC()}
 	}
@@ -273,11 +276,21 @@ func Below(path, root string) bool {
 	return root == "" || path == root || strings.HasPrefix(path, root+"/")
 }
 
-// Update replaces the job's config.xml with one POST. gojenkins' UpdateJob
-// drops the error, and the job's UpdateConfig re-reads the whole job after
-// saving, which nothing here uses.
-func (c *Client) Update(ctx context.Context, path string, p Pipeline) error {
-	config, err := Render(p)
+// Update writes the job's config.xml with one POST: observed (the file as
+// Get read it) with only the managed elements changed (Merge), so what
+// others configured survives; nil observed writes p alone. gojenkins'
+// UpdateJob drops the error, and the job's UpdateConfig re-reads the whole
+// job after saving, which nothing here uses.
+func (c *Client) Update(ctx context.Context, path string, p Pipeline, observed []byte) error {
+	var (
+		config []byte
+		err    error
+	)
+	if observed != nil {
+		config, err = Merge(observed, p)
+	} else {
+		config, err = Render(p)
+	}
 	if err != nil {
 		return err
 	}

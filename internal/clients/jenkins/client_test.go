@@ -86,7 +86,7 @@ func TestCreateGetUpdateDelete(t *testing.T) {
 
 	changed := pipeline()
 	changed.SCM.Branch = "release"
-	if err := c.Update(ctx, "team/shop/alpha", changed); err != nil {
+	if err := c.Update(ctx, "team/shop/alpha", changed, nil); err != nil {
 		t.Fatal(err)
 	}
 	if job, _ := c.Get(ctx, "team/shop/alpha"); job.Pipeline.SCM.Branch != "*/release" {

@@ -31,8 +31,11 @@ const (
 type external struct {
 	client Client
 	kube   client.Client
-	// observed is the pipeline Observe read, for Update to compare against.
+	// observed is the pipeline Observe read, for Update to compare
+	// against, and config the config.xml it was read from, which Update
+	// changes only where the resource manages it.
 	observed *jenkins.Pipeline
+	config   []byte
 }
 
 // Observe reads the job (config.xml and build state) and compares the
@@ -53,7 +56,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (m
 		}
 		return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, path, ownerName(job.Pipeline.Owner), jenkins.OwnerLine(Owner(cr)))
 	}
-	e.observed = job.Pipeline
+	e.observed, e.config = job.Pipeline, job.Config
 	cr.Status.AtProvider = Observation(job, cr.Status.AtProvider)
 	cr.SetConditions(xpv2.Available())
 
@@ -84,7 +87,7 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (ma
 	path := meta.GetExternalName(cr)
 	want := Desired(cr)
 	if e.observed == nil || !cmp.Equal(jenkins.Normalize(*e.observed), jenkins.Normalize(want), cmpopts.EquateEmpty()) {
-		if err := e.client.Update(ctx, path, want); err != nil {
+		if err := e.client.Update(ctx, path, want, e.config); err != nil {
 			return managed.ExternalUpdate{}, errors.Wrap(err, errUpdate)
 		}
 	}

@@ -46,7 +46,7 @@ var Kind = mrcontroller.Kind[*v1alpha1.JenkinsPipeline]{
 type Client interface {
 	Get(ctx context.Context, path string) (*jenkins.Job, error)
 	Create(ctx context.Context, path string, p jenkins.Pipeline) ([]string, error)
-	Update(ctx context.Context, path string, p jenkins.Pipeline) error
+	Update(ctx context.Context, path string, p jenkins.Pipeline, observed []byte) error
 	Delete(ctx context.Context, path string, createdFolders []string) error
 	Build(ctx context.Context, path string, parameterized bool, params map[string]string) (int64, error)
 }

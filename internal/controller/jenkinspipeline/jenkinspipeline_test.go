@@ -83,14 +83,28 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 		return b && cr.Status.AtProvider.LastBuild.Number == 1 && cr.Status.AtProvider.LastBuild.Result == "SUCCESS" && !cr.Status.AtProvider.InQueue
 	})
 
-	// Drift made in Jenkins is corrected on a later poll.
+	// Drift made in Jenkins is corrected on a later poll, and only the
+	// managed fields change: what a person configured beside them (matrix
+	// authorization, a build discarder, no concurrent builds) survives.
 	cfg, _ := srv.Config(path)
-	srv.SetConfig(path, strings.Replace(cfg, "https://git.example.com/team/shop.git", "https://evil.example.com/x.git", 1))
+	theirs := `<hudson.security.AuthorizationMatrixProperty><permission>USER:hudson.model.Item.Build:alice</permission></hudson.security.AuthorizationMatrixProperty>` +
+		`<jenkins.model.BuildDiscarderProperty><strategy class="hudson.tasks.LogRotator"><numToKeep>10</numToKeep></strategy></jenkins.model.BuildDiscarderProperty>` +
+		`<org.jenkinsci.plugins.workflow.job.properties.DisableConcurrentBuildsJobProperty><abortPrevious>false</abortPrevious></org.jenkinsci.plugins.workflow.job.properties.DisableConcurrentBuildsJobProperty>`
+	edited := strings.Replace(cfg, "https://git.example.com/team/shop.git", "https://evil.example.com/x.git", 1)
+	if strings.Contains(edited, "<properties/>") {
+		edited = strings.Replace(edited, "<properties/>", "<properties>"+theirs+"</properties>", 1)
+	} else {
+		edited = strings.Replace(edited, "<properties>", "<properties>"+theirs, 1)
+	}
+	srv.SetConfig(path, edited)
 	envtest.Eventually(t, "drift corrected", func() bool {
 		cfg, _ := srv.Config(path)
 		p, err := jenkins.Parse([]byte(cfg))
 		return err == nil && p.SCM.URL == "https://git.example.com/team/shop.git"
 	})
+	if cfg, _ := srv.Config(path); !strings.Contains(cfg, "USER:hudson.model.Item.Build:alice") || !strings.Contains(cfg, "<numToKeep>10</numToKeep>") || !strings.Contains(cfg, "DisableConcurrentBuildsJobProperty") {
+		t.Errorf("the drift correction dropped what it does not manage:\n%s", cfg)
+	}
 
 	t.Run("SteadyState", func(t *testing.T) {
 		envtest.Eventually(t, "settled", func() bool { return get(t, c, cr) && synced(cr) })

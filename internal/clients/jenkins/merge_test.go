@@ -1,0 +1,167 @@
+package jenkins
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// realConfig is a Pipeline job's config.xml as Jenkins 2.4xx writes it
+// after a person configured it in the UI: XML 1.1, plugin versions, matrix
+// authorization, a build discarder, disableConcurrentBuilds, a GitHub push
+// trigger beside the timer, and the provider's own fields.
+const realConfig = `<?xml version='1.1' encoding='UTF-8'?>
+<flow-definition plugin="workflow-job@1400.v7fd111b_ec82f">
+  <actions>
+    <org.jenkinsci.plugins.pipeline.modeldefinition.actions.DeclarativeJobAction plugin="pipeline-model-definition@2.2214.vb_b_34b_2ea_9b_83"/>
+  </actions>
+  <description>Builds shop.
+(Managed by Crossplane provider-devops as JenkinsPipeline team/shop; edit the resource, not this job.)</description>
+  <keepDependencies>false</keepDependencies>
+  <properties>
+    <hudson.security.AuthorizationMatrixProperty>
+      <inheritanceStrategy class="org.jenkinsci.plugins.matrixauth.inheritance.InheritParentStrategy"/>
+      <permission>USER:hudson.model.Item.Build:alice</permission>
+      <permission>GROUP:hudson.model.Item.Read:shop-team</permission>
+    </hudson.security.AuthorizationMatrixProperty>
+    <jenkins.model.BuildDiscarderProperty>
+      <strategy class="hudson.tasks.LogRotator">
+        <daysToKeep>-1</daysToKeep>
+        <numToKeep>10</numToKeep>
+        <artifactDaysToKeep>-1</artifactDaysToKeep>
+        <artifactNumToKeep>-1</artifactNumToKeep>
+      </strategy>
+    </jenkins.model.BuildDiscarderProperty>
+    <org.jenkinsci.plugins.workflow.job.properties.DisableConcurrentBuildsJobProperty>
+      <abortPrevious>false</abortPrevious>
+    </org.jenkinsci.plugins.workflow.job.properties.DisableConcurrentBuildsJobProperty>
+    <hudson.model.ParametersDefinitionProperty>
+      <parameterDefinitions>
+        <hudson.model.StringParameterDefinition>
+          <name>REVISION</name>
+          <defaultValue></defaultValue>
+          <trim>false</trim>
+        </hudson.model.StringParameterDefinition>
+      </parameterDefinitions>
+    </hudson.model.ParametersDefinitionProperty>
+    <org.jenkinsci.plugins.workflow.job.properties.PipelineTriggersJobProperty>
+      <triggers>
+        <com.cloudbees.jenkins.GitHubPushTrigger plugin="github@1.40.0">
+          <spec></spec>
+        </com.cloudbees.jenkins.GitHubPushTrigger>
+        <hudson.triggers.TimerTrigger>
+          <spec>H 2 * * *</spec>
+        </hudson.triggers.TimerTrigger>
+      </triggers>
+    </org.jenkinsci.plugins.workflow.job.properties.PipelineTriggersJobProperty>
+  </properties>
+  <definition class="org.jenkinsci.plugins.workflow.cps.CpsScmFlowDefinition" plugin="workflow-cps@4046.v90b_1b_9edec67">
+    <scm class="hudson.plugins.git.GitSCM" plugin="git@5.7.0">
+      <configVersion>2</configVersion>
+      <userRemoteConfigs>
+        <hudson.plugins.git.UserRemoteConfig>
+          <url>https://evil.example.com/shop.git</url>
+          <credentialsId>git-readonly</credentialsId>
+        </hudson.plugins.git.UserRemoteConfig>
+      </userRemoteConfigs>
+      <branches>
+        <hudson.plugins.git.BranchSpec>
+          <name>*/main</name>
+        </hudson.plugins.git.BranchSpec>
+      </branches>
+      <doGenerateSubmoduleConfigurations>false</doGenerateSubmoduleConfigurations>
+      <submoduleCfg class="empty-list"/>
+      <extensions/>
+    </scm>
+    <scriptPath>Jenkinsfile</scriptPath>
+    <lightweight>true</lightweight>
+  </definition>
+  <triggers/>
+  <disabled>true</disabled>
+</flow-definition>`
+
+// kept are what a person configured in Jenkins that the resource does not
+// manage: every one must survive a drift correction.
+var kept = []string{
+	"<permission>USER:hudson.model.Item.Build:alice</permission>",
+	"<permission>GROUP:hudson.model.Item.Read:shop-team</permission>",
+	`<inheritanceStrategy class="org.jenkinsci.plugins.matrixauth.inheritance.InheritParentStrategy">`,
+	"<numToKeep>10</numToKeep>",
+	"<org.jenkinsci.plugins.workflow.job.properties.DisableConcurrentBuildsJobProperty>",
+	`<com.cloudbees.jenkins.GitHubPushTrigger plugin="github@1.40.0">`,
+	`<org.jenkinsci.plugins.pipeline.modeldefinition.actions.DeclarativeJobAction plugin="pipeline-model-definition@2.2214.vb_b_34b_2ea_9b_83">`,
+}
+
+func TestMerge(t *testing.T) {
+	base := Pipeline{
+		Owner: "team/shop", Description: "Builds shop.",
+		SCM:        &SCM{URL: "https://git.example.com/team/shop.git", Branch: "main", ScriptPath: "Jenkinsfile", CredentialsID: "git-readonly", Lightweight: true},
+		Parameters: []Parameter{{Name: "REVISION", Type: ParamString}, {Name: "ENVIRONMENT", Type: ParamString, Default: "prod"}},
+		Cron:       "H 4 * * *",
+	}
+	cases := map[string]struct {
+		reason  string
+		p       func(Pipeline) Pipeline
+		present []string
+		absent  []string
+	}{
+		"DriftCorrected": {
+			reason:  "The managed fields take the resource's values; the rest of the file stays.",
+			p:       func(p Pipeline) Pipeline { return p },
+			present: append([]string{"<spec>H 4 * * *</spec>", "https://git.example.com/team/shop.git", "<name>ENVIRONMENT</name>", "<disabled>false</disabled>"}, kept...),
+			absent:  []string{"H 2 * * *", "evil.example.com"},
+		},
+		"TriggersRemoved": {
+			reason:  "Without cron or pollSCM only the timer goes; the GitHub trigger and its property stay.",
+			p:       func(p Pipeline) Pipeline { p.Cron = ""; return p },
+			present: kept,
+			absent:  []string{"hudson.triggers.TimerTrigger", "hudson.triggers.SCMTrigger"},
+		},
+		"ParametersRemoved": {
+			reason:  "Without parameters the parameters property goes, nothing else.",
+			p:       func(p Pipeline) Pipeline { p.Parameters = nil; return p },
+			present: kept,
+			absent:  []string{"hudson.model.ParametersDefinitionProperty"},
+		},
+		"InlineScript": {
+			reason:  "Switching to an inline script replaces the definition whole.",
+			p:       func(p Pipeline) Pipeline { p.SCM = nil; p.Script = "echo 'hi' && <done>"; return p },
+			present: append([]string{"CpsFlowDefinition"}, kept...),
+			absent:  []string{"CpsScmFlowDefinition", "userRemoteConfigs"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			want := tc.p(base)
+			out, err := Merge([]byte(realConfig), want)
+			if err != nil {
+				t.Fatalf("%s\nMerge(...): %v", tc.reason, err)
+			}
+			got, err := Parse(out)
+			if err != nil {
+				t.Fatalf("%s\nthe merged file does not parse: %v\n%s", tc.reason, err, out)
+			}
+			if diff := cmp.Diff(Normalize(want), Normalize(*got), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("%s\nmanaged fields -want +got:\n%s", tc.reason, diff)
+			}
+			for _, s := range tc.present {
+				if !strings.Contains(string(out), s) {
+					t.Errorf("%s\nlost %q:\n%s", tc.reason, s, out)
+				}
+			}
+			for _, s := range tc.absent {
+				if strings.Contains(string(out), s) {
+					t.Errorf("%s\nstill has %q:\n%s", tc.reason, s, out)
+				}
+			}
+		})
+	}
+}
+
+func TestMergeRefusesOtherJobs(t *testing.T) {
+	if _, err := Merge([]byte(`<?xml version='1.1' encoding='UTF-8'?><project><builders/></project>`), Pipeline{Script: "x"}); err == nil || !strings.Contains(err.Error(), "not a Pipeline job") {
+		t.Errorf("a freestyle job's config must not be rewritten as a pipeline: %v", err)
+	}
+}

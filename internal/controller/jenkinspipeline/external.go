@@ -137,7 +137,10 @@ func (e *external) record(ctx context.Context, cr *v1alpha1.JenkinsPipeline, mut
 	p := cr.DeepCopy()
 	orig := p.DeepCopy()
 	mutate(&p.Status.AtProvider)
-	if err := e.kube.Status().Patch(ctx, p, client.MergeFrom(orig)); err != nil {
+	// Optimistic lock: a status written meanwhile (another reconcile, a
+	// request handled from a newer read) makes this fail and the next
+	// reconcile decide again from a fresh read, instead of overwriting it.
+	if err := e.kube.Status().Patch(ctx, p, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 		return errors.Wrap(err, errRecord)
 	}
 	mutate(&cr.Status.AtProvider)

@@ -171,6 +171,28 @@ type ArgoCDTenancy struct {
 	// +listType=atomic
 	// +optional
 	ClusterResources []ArgoCDGroupKind `json:"clusterResources,omitempty"`
+
+	// ProjectNames are the AppProject names (shell globs) an ArgoProject
+	// may create or manage. Default: ["{namespace}-*"], so one namespace
+	// cannot take the name another's project will need. Namespaces whose
+	// names prefix each other ("team" and "team-b") should use a
+	// separator no namespace name holds, such as "{namespace}.*".
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9*?{}\[\].-]{1,253}$`
+	// +listType=atomic
+	// +optional
+	ProjectNames []string `json:"projectNames,omitempty"`
+
+	// SourceRepos are the repository URLs (shell globs) an AppProject may
+	// list in sourceRepos. Default: ["*"]. Restrict it when Argo CD holds
+	// credentials that are not project-scoped (credential templates or
+	// repositories without a project), which any project whose
+	// sourceRepos match them can use.
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=2048
+	// +listType=atomic
+	// +optional
+	SourceRepos []string `json:"sourceRepos,omitempty"`
 }
 
 // ArgoCDGroupKind names a kind of Kubernetes resource; "" is the core

@@ -59,6 +59,12 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoApplication) (m
 		case mrcontroller.MayWrite(cr):
 			return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, name, OwnerLabel, Owner(cr))
 		}
+		// Observe-only: an application of another namespace's project is
+		// not shown, and through a ClusterProviderConfig only one of the
+		// namespace's own projects is.
+		if err := e.tenancy.CheckProject(ctx, e.client, "the observed application's spec.project", app.Spec.Project); err != nil {
+			return managed.ExternalObservation{}, err
+		}
 	}
 
 	e.observed = app

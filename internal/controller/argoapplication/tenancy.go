@@ -22,6 +22,9 @@ const OwnerNamespaceLabel = "devops.freeleaps.io/owner-namespace"
 const (
 	errFmtProjectGet      = "cannot check Argo CD project %q"
 	errFmtProjectNotOurs  = "%s: Argo CD project %q is not managed by an ArgoProject in namespace %q (its label %s is %q): through a ClusterProviderConfig a resource may use only its own namespace's projects. Create an ArgoProject for it in this namespace"
+	errFmtProjectOthers   = "%s: Argo CD project %q belongs to namespace %q (its label %s), not to %q: a resource never uses another namespace's project"
+	errFmtProjectName     = "spec.forProvider.name (external name) %q: this namespace may not manage an Argo CD project of that name: %s spec.argocd.tenancy.projectNames allows %s"
+	errFmtSourceRepo      = "%s: source repository %q is not allowed: %s spec.argocd.tenancy.sourceRepos allows %s"
 	errFmtProjectMissing  = "Argo CD project %q does not exist yet: create its ArgoProject first (retrying)"
 	errFmtDestination     = "%s: destination %s namespace %q is not allowed for namespace %q: %s spec.argocd.tenancy.destinationNamespaces allows %s"
 	errFmtDestCluster     = "%s: destination cluster %q is not allowed: %s spec.argocd.tenancy.destinationClusters allows %s"
@@ -32,45 +35,67 @@ const (
 var (
 	DefaultDestinationNamespaces = []string{"{namespace}", "{namespace}-*"}
 	DefaultDestinationClusters   = []string{"*"}
+	DefaultProjectNames          = []string{"{namespace}-*"}
+	DefaultSourceRepos           = []string{"*"}
 )
 
-// Tenancy is what a ClusterProviderConfig lets one namespace ask of Argo
-// CD. A nil Tenancy (a namespaced ProviderConfig, whose token is the
-// namespace's own) allows whatever that token may do.
+// Tenancy is what one namespace may ask of Argo CD. Through a namespaced
+// ProviderConfig, whose token is the namespace's own, it only keeps the
+// namespace off projects another namespace's ArgoProject manages; through
+// a ClusterProviderConfig (Bounded), whose token is the platform's, it
+// also bounds the projects the namespace may create.
 type Tenancy struct {
 	// Namespace is the tenant: the namespace of the resource reconciled.
 	Namespace string
-	// Config names the ClusterProviderConfig in messages.
+	// Config names the ProviderConfig or ClusterProviderConfig in messages.
 	Config string
-	// DestinationNamespaces with {namespace} expanded, and
-	// DestinationClusters: globs.
-	DestinationNamespaces, DestinationClusters []string
+	// Bounded is true through a ClusterProviderConfig.
+	Bounded bool
+	// DestinationNamespaces and ProjectNames with {namespace} expanded,
+	// DestinationClusters and SourceRepos: globs.
+	DestinationNamespaces, DestinationClusters, ProjectNames, SourceRepos []string
 	// ClusterResources are the cluster-scoped kinds projects may allow.
 	ClusterResources []pcv1alpha1.ArgoCDGroupKind
 }
 
 // TenancyOf returns the tenancy of namespace ns under pc's argocd section
-// s, with defaults; nil for a namespaced ProviderConfig.
+// s, with defaults; nil for a resource without a namespace.
 func TenancyOf(pc *providerconfig.Config, s *pcv1alpha1.ArgoCDConfig, ns string) *Tenancy {
-	if pc.Namespace != "" || ns == "" {
+	if ns == "" {
 		return nil
 	}
-	t := &Tenancy{Namespace: ns, Config: pc.String(), DestinationNamespaces: DefaultDestinationNamespaces, DestinationClusters: DefaultDestinationClusters}
-	if s.Tenancy != nil {
-		if len(s.Tenancy.DestinationNamespaces) > 0 {
-			t.DestinationNamespaces = s.Tenancy.DestinationNamespaces
-		}
-		if len(s.Tenancy.DestinationClusters) > 0 {
-			t.DestinationClusters = s.Tenancy.DestinationClusters
-		}
-		t.ClusterResources = s.Tenancy.ClusterResources
+	t := &Tenancy{Namespace: ns, Config: pc.String()}
+	if pc.Namespace != "" {
+		return t
 	}
-	expanded := make([]string, len(t.DestinationNamespaces))
-	for i, p := range t.DestinationNamespaces {
-		expanded[i] = strings.ReplaceAll(p, "{namespace}", ns)
+	t.Bounded = true
+	t.DestinationNamespaces, t.DestinationClusters = DefaultDestinationNamespaces, DefaultDestinationClusters
+	t.ProjectNames, t.SourceRepos = DefaultProjectNames, DefaultSourceRepos
+	if tn := s.Tenancy; tn != nil {
+		t.DestinationNamespaces = orDefault(tn.DestinationNamespaces, t.DestinationNamespaces)
+		t.DestinationClusters = orDefault(tn.DestinationClusters, t.DestinationClusters)
+		t.ProjectNames = orDefault(tn.ProjectNames, t.ProjectNames)
+		t.SourceRepos = orDefault(tn.SourceRepos, t.SourceRepos)
+		t.ClusterResources = tn.ClusterResources
 	}
-	t.DestinationNamespaces = expanded
+	t.DestinationNamespaces = expand(t.DestinationNamespaces, ns)
+	t.ProjectNames = expand(t.ProjectNames, ns)
 	return t
+}
+
+func orDefault(set, def []string) []string {
+	if len(set) > 0 {
+		return set
+	}
+	return def
+}
+
+func expand(patterns []string, ns string) []string {
+	out := make([]string, len(patterns))
+	for i, p := range patterns {
+		out[i] = strings.ReplaceAll(p, "{namespace}", ns)
+	}
+	return out
 }
 
 // ProjectGetter reads AppProjects.
@@ -78,9 +103,10 @@ type ProjectGetter interface {
 	GetProject(ctx context.Context, name string) (*argocd.Project, error)
 }
 
-// CheckProject returns an error unless project is managed by an ArgoProject
-// of t's namespace. what names the field in messages. A nil t allows any
-// project.
+// CheckProject returns an error when project is managed by an ArgoProject
+// of another namespace and, when t is Bounded, unless an ArgoProject of t's
+// namespace manages it. what names the field in messages. A nil t allows
+// any project.
 func (t *Tenancy) CheckProject(ctx context.Context, c ProjectGetter, what, project string) error {
 	if t == nil {
 		return nil
@@ -92,17 +118,42 @@ func (t *Tenancy) CheckProject(ctx context.Context, c ProjectGetter, what, proje
 	if err != nil {
 		return errors.Wrapf(err, errFmtProjectGet, project)
 	}
-	if got := p.Metadata.Labels[OwnerNamespaceLabel]; got != t.Namespace {
-		return errors.Errorf(errFmtProjectNotOurs, what, project, t.Namespace, OwnerNamespaceLabel, got)
+	return t.owns(what, project, p)
+}
+
+// OwnsProject is CheckProject on a project already read.
+func (t *Tenancy) OwnsProject(p *argocd.Project, what string) error {
+	if t == nil {
+		return nil
+	}
+	return t.owns(what, p.Metadata.Name, p)
+}
+
+func (t *Tenancy) owns(what, name string, p *argocd.Project) error {
+	got := p.Metadata.Labels[OwnerNamespaceLabel]
+	switch {
+	case got != "" && got != t.Namespace:
+		return errors.Errorf(errFmtProjectOthers, what, name, got, OwnerNamespaceLabel, t.Namespace)
+	case t.Bounded && got != t.Namespace:
+		return errors.Errorf(errFmtProjectNotOurs, what, name, t.Namespace, OwnerNamespaceLabel, got)
 	}
 	return nil
 }
 
-// CheckProjectSpec returns an error naming the first destination or
-// cluster-scoped kind of p that t does not allow; nil t allows all.
-func (t *Tenancy) CheckProjectSpec(p v1alpha1.ArgoProjectParameters) error {
-	if t == nil {
+// CheckProjectSpec returns an error naming the first part of the AppProject
+// name and p that t does not allow: the name, a destination, a source
+// repository or a cluster-scoped kind. Only a Bounded t bounds these.
+func (t *Tenancy) CheckProjectSpec(name string, p v1alpha1.ArgoProjectParameters) error {
+	if t == nil || !t.Bounded {
 		return nil
+	}
+	if !matchAny(t.ProjectNames, name) {
+		return errors.Errorf(errFmtProjectName, name, t.Config, quoteAll(t.ProjectNames))
+	}
+	for i, r := range p.SourceRepos {
+		if !matchAny(t.SourceRepos, r) {
+			return errors.Errorf(errFmtSourceRepo, fmt.Sprintf("spec.forProvider.sourceRepos[%d]", i), r, t.Config, quoteAll(t.SourceRepos))
+		}
 	}
 	for i, d := range p.Destinations {
 		field := fmt.Sprintf("spec.forProvider.destinations[%d]", i)

@@ -22,15 +22,17 @@ func TestTenancyOf(t *testing.T) {
 		want   *Tenancy
 	}{
 		"ProviderConfig": {
-			reason: "A namespace's own ProviderConfig is bounded by its token's Argo CD RBAC only.",
+			reason: "A namespace's own ProviderConfig is bounded by its token's Argo CD RBAC, and only kept off other namespaces' projects.",
 			pc:     &providerconfig.Config{Kind: "ProviderConfig", Name: "default", Namespace: "team-a"},
 			s:      &pcv1alpha1.ArgoCDConfig{Tenancy: &pcv1alpha1.ArgoCDTenancy{DestinationNamespaces: []string{"*"}}},
+			want:   &Tenancy{Namespace: "team-a", Config: "ProviderConfig team-a/default"},
 		},
 		"Defaults": {
 			reason: "A ClusterProviderConfig without tenancy bounds destinations to the namespace and its prefix, and allows no cluster-scoped kind.",
 			pc:     cpc,
 			s:      &pcv1alpha1.ArgoCDConfig{},
-			want:   &Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig platform", DestinationNamespaces: []string{"team-a", "team-a-*"}, DestinationClusters: []string{"*"}},
+			want: &Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig platform", Bounded: true,
+				DestinationNamespaces: []string{"team-a", "team-a-*"}, DestinationClusters: []string{"*"}, ProjectNames: []string{"team-a-*"}, SourceRepos: []string{"*"}},
 		},
 		"Set": {
 			reason: "{namespace} is expanded in every pattern.",
@@ -38,8 +40,11 @@ func TestTenancyOf(t *testing.T) {
 			s: &pcv1alpha1.ArgoCDConfig{Tenancy: &pcv1alpha1.ArgoCDTenancy{
 				DestinationNamespaces: []string{"apps-{namespace}-*"}, DestinationClusters: []string{"https://kubernetes.default.svc"},
 				ClusterResources: []pcv1alpha1.ArgoCDGroupKind{{Kind: "Namespace"}},
+				ProjectNames:     []string{"{namespace}.*"}, SourceRepos: []string{"https://git.example.com/team-a/*"},
 			}},
-			want: &Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig platform", DestinationNamespaces: []string{"apps-team-a-*"}, DestinationClusters: []string{"https://kubernetes.default.svc"}, ClusterResources: []pcv1alpha1.ArgoCDGroupKind{{Kind: "Namespace"}}},
+			want: &Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig platform", Bounded: true,
+				DestinationNamespaces: []string{"apps-team-a-*"}, DestinationClusters: []string{"https://kubernetes.default.svc"}, ClusterResources: []pcv1alpha1.ArgoCDGroupKind{{Kind: "Namespace"}},
+				ProjectNames: []string{"team-a.*"}, SourceRepos: []string{"https://git.example.com/team-a/*"}},
 		},
 	}
 	for name, tc := range cases {
@@ -53,14 +58,34 @@ func TestTenancyOf(t *testing.T) {
 
 func TestCheckProjectSpec(t *testing.T) {
 	tn := TenancyOf(&providerconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}, &pcv1alpha1.ArgoCDConfig{
-		Tenancy: &pcv1alpha1.ArgoCDTenancy{ClusterResources: []pcv1alpha1.ArgoCDGroupKind{{Group: "", Kind: "Namespace"}}},
+		Tenancy: &pcv1alpha1.ArgoCDTenancy{ClusterResources: []pcv1alpha1.ArgoCDGroupKind{{Group: "", Kind: "Namespace"}}, SourceRepos: []string{"https://git.example.com/team-a/*"}},
 	}, "team-a")
 	in := "https://kubernetes.default.svc"
 	cases := map[string]struct {
 		reason string
+		name   string // the AppProject's name; team-a-shop when ""
 		p      v1alpha1.ArgoProjectParameters
 		want   string // a part of the error; "" for none
 	}{
+		"OtherNamespacesName": {
+			reason: "A name outside {namespace}-*: team-a cannot take the project name team-b's DevOpsProject will need.",
+			name:   "team-b-shop",
+			want:   `"team-b-shop": this namespace may not manage an Argo CD project of that name: ClusterProviderConfig platform spec.argocd.tenancy.projectNames allows "team-a-*"`,
+		},
+		"OwnSourceRepos": {
+			reason: "Repositories under the allowed prefix.",
+			p:      v1alpha1.ArgoProjectParameters{SourceRepos: []string{"https://git.example.com/team-a/shop.git", "https://git.example.com/team-a/*"}},
+		},
+		"OtherSourceRepo": {
+			reason: "A repository outside tenancy.sourceRepos (the platform's, readable with global credentials) is refused.",
+			p:      v1alpha1.ArgoProjectParameters{SourceRepos: []string{"https://git.example.com/team-a/shop.git", "https://git.example.com/platform/secrets.git"}},
+			want:   `spec.forProvider.sourceRepos[1]: source repository "https://git.example.com/platform/secrets.git" is not allowed`,
+		},
+		"AnySourceRepo": {
+			reason: "'*' as a source repository is matched as written.",
+			p:      v1alpha1.ArgoProjectParameters{SourceRepos: []string{"*"}},
+			want:   `sourceRepos[0]`,
+		},
 		"Own": {
 			reason: "The namespace itself and its prefixed namespaces, on any cluster, with the allowed kind.",
 			p: v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "team-a"}, {Name: "prod", Namespace: "team-a-*"}},
@@ -96,15 +121,23 @@ func TestCheckProjectSpec(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			err := tn.CheckProjectSpec(tc.p)
+			name := tc.name
+			if name == "" {
+				name = "team-a-shop"
+			}
+			err := tn.CheckProjectSpec(name, tc.p)
 			if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 				t.Errorf("%s\nCheckProjectSpec(...): want an error containing %q, got %v", tc.reason, tc.want, err)
 			}
 		})
 	}
 	var none *Tenancy
-	if err := none.CheckProjectSpec(v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "*"}}}); err != nil {
+	if err := none.CheckProjectSpec("x", v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "*"}}}); err != nil {
 		t.Errorf("a nil tenancy allows anything: %v", err)
+	}
+	own := TenancyOf(&providerconfig.Config{Kind: "ProviderConfig", Name: "default", Namespace: "team-a"}, &pcv1alpha1.ArgoCDConfig{}, "team-a")
+	if err := own.CheckProjectSpec("team-b-x", v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "*"}}}); err != nil {
+		t.Errorf("a namespaced ProviderConfig's token is bounded by Argo CD's RBAC only: %v", err)
 	}
 }
 
@@ -118,7 +151,8 @@ func (p projects) GetProject(_ context.Context, name string) (*argocd.Project, e
 }
 
 func TestCheckProject(t *testing.T) {
-	tn := &Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig platform"}
+	bounded := &Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig platform", Bounded: true}
+	own := &Tenancy{Namespace: "team-a", Config: "ProviderConfig team-a/default"}
 	ps := projects{
 		"team-a-shop": {Metadata: argocd.ObjectMeta{Name: "team-a-shop", Labels: map[string]string{OwnerNamespaceLabel: "team-a"}}},
 		"team-b-shop": {Metadata: argocd.ObjectMeta{Name: "team-b-shop", Labels: map[string]string{OwnerNamespaceLabel: "team-b"}}},
@@ -126,15 +160,20 @@ func TestCheckProject(t *testing.T) {
 	}
 	cases := map[string]struct {
 		reason, project, want string
+		tn                    *Tenancy
 	}{
-		"Own":     {reason: "A project an ArgoProject of the namespace manages.", project: "team-a-shop"},
-		"Other":   {reason: "Another namespace's project.", project: "team-b-shop", want: `is not managed by an ArgoProject in namespace "team-a" (its label devops.freeleaps.io/owner-namespace is "team-b")`},
-		"Default": {reason: "Argo CD's default project, which deploys anywhere.", project: "default", want: "is not managed by an ArgoProject"},
-		"Missing": {reason: "A project not created yet: a wait, said so.", project: "team-a-new", want: "does not exist yet"},
+		"Own":         {reason: "A project an ArgoProject of the namespace manages.", tn: bounded, project: "team-a-shop"},
+		"Other":       {reason: "Another namespace's project.", tn: bounded, project: "team-b-shop", want: `belongs to namespace "team-b" (its label devops.freeleaps.io/owner-namespace), not to "team-a"`},
+		"Default":     {reason: "Argo CD's default project, which deploys anywhere.", tn: bounded, project: "default", want: "is not managed by an ArgoProject"},
+		"Missing":     {reason: "A project not created yet: a wait, said so.", tn: bounded, project: "team-a-new", want: "does not exist yet"},
+		"OwnTokenOwn": {reason: "Through the namespace's own ProviderConfig, its own project.", tn: own, project: "team-a-shop"},
+		"OwnTokenOther": {reason: "Through the namespace's own ProviderConfig, a project another namespace's ArgoProject manages (perhaps squatted under this namespace's predictable name) is refused: credentials never go into it.",
+			tn: own, project: "team-b-shop", want: `belongs to namespace "team-b"`},
+		"OwnTokenUnlabelled": {reason: "Through the namespace's own ProviderConfig, a project the platform made by hand: its RBAC decides.", tn: own, project: "default"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			err := tn.CheckProject(context.Background(), ps, "spec.forProvider.project", tc.project)
+			err := tc.tn.CheckProject(context.Background(), ps, "spec.forProvider.project", tc.project)
 			if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 				t.Errorf("%s\nCheckProject(%q): want an error containing %q, got %v", tc.reason, tc.project, tc.want, err)
 			}

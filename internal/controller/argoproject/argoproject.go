@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
@@ -57,13 +58,14 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoProject) (mana
 	if err != nil {
 		return nil, err
 	}
-	// Through a ClusterProviderConfig the project's destinations and
-	// cluster-scoped kinds are bounded; anything else is refused before
-	// Argo CD sees it, and let go untouched on delete.
-	if err := conn.Tenancy.CheckProjectSpec(cr.Spec.ForProvider); err != nil {
+	// Through a ClusterProviderConfig the project's name, destinations,
+	// source repositories and cluster-scoped kinds are bounded; anything
+	// else is refused before Argo CD sees it, and let go untouched on
+	// delete.
+	if err := conn.Tenancy.CheckProjectSpec(meta.GetExternalName(cr), cr.Spec.ForProvider); err != nil {
 		return mrcontroller.Refused[*v1alpha1.ArgoProject](err), nil
 	}
-	return &external{client: conn.Client, server: strings.TrimSuffix(conn.Server, "/")}, nil
+	return &external{client: conn.Client, server: strings.TrimSuffix(conn.Server, "/"), tenancy: conn.Tenancy}, nil
 }
 
 // Lifecycle describes ArgoProjects to the event stream.

@@ -32,6 +32,9 @@ type external struct {
 	server string
 	// observed is what Observe read, for Update's read-modify-write.
 	observed *argocd.Project
+	// tenancy keeps an observe-only resource off another namespace's
+	// project.
+	tenancy *argoapplication.Tenancy
 }
 
 // Owner is the owner label value of cr.
@@ -95,6 +98,11 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoProject) (manag
 			return managed.ExternalObservation{ResourceExists: false}, nil
 		case mrcontroller.MayWrite(cr):
 			return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, name, argoapplication.OwnerLabel, Owner(cr))
+		}
+		// Observe-only: another namespace's project is not shown, and
+		// through a ClusterProviderConfig only the namespace's own is.
+		if err := e.tenancy.OwnsProject(p, "metadata.name"); err != nil {
+			return managed.ExternalObservation{}, err
 		}
 	}
 	e.observed = p

@@ -5,6 +5,7 @@ package argorepository
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -56,13 +57,60 @@ func SetupGated(mgr ctrl.Manager, o controller.Options) error {
 
 // NewConnector returns the connector. newClient builds the Argo CD client;
 // nil means the real one.
-func NewConnector(kube client.Client, newClient func(argocd.Config) (Client, error)) managed.TypedExternalConnector[*v1alpha1.ArgoRepository] {
-	return &connector{ArgoConnector: argoapplication.NewArgoConnector(kube, newClient), kube: kube}
+func NewConnector(kube client.Client, newClient func(argocd.Config) (Client, error), opts ...ConnectorOption) managed.TypedExternalConnector[*v1alpha1.ArgoRepository] {
+	c := &connector{ArgoConnector: argoapplication.NewArgoConnector(kube, newClient), kube: kube, refresh: NewRefreshLimiter(RefreshEvery, time.Now)}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// A ConnectorOption configures the connector.
+type ConnectorOption func(*connector)
+
+// WithRefreshEvery sets how often at most a forced connection test is
+// asked of one Argo CD (default RefreshEvery).
+func WithRefreshEvery(d time.Duration) ConnectorOption {
+	return func(c *connector) { c.refresh = NewRefreshLimiter(d, time.Now) }
 }
 
 type connector struct {
 	*argoapplication.ArgoConnector[Client]
-	kube client.Client
+	kube    client.Client
+	refresh *RefreshLimiter
+}
+
+// RefreshEvery is how often at most the provider asks Argo CD to test its
+// repositories' connections again. Argo CD's forceRefresh tests every
+// repository the token can see, not one, so a tenant rewriting its
+// credentials in a loop must not make it test all of them in that loop.
+const RefreshEvery = time.Minute
+
+// RefreshLimiter lets a forced refresh through at most once per interval
+// per Argo CD server; one refresh updates every repository's cached state.
+type RefreshLimiter struct {
+	mu    sync.Mutex
+	every time.Duration
+	now   func() time.Time
+	last  map[string]time.Time
+}
+
+// NewRefreshLimiter returns a limiter allowing one refresh per every.
+func NewRefreshLimiter(every time.Duration, now func() time.Time) *RefreshLimiter {
+	return &RefreshLimiter{every: every, now: now, last: map[string]time.Time{}}
+}
+
+// Allow is true, and counts a refresh, when server's last one is at least
+// the interval ago.
+func (l *RefreshLimiter) Allow(server string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	if last, ok := l.last[server]; ok && now.Sub(last) < l.every {
+		return false
+	}
+	l.last[server] = now
+	return true
 }
 
 // Connect reads the ProviderConfig's argocd section and token.
@@ -71,7 +119,9 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoRepository) (m
 	if err != nil {
 		return nil, err
 	}
-	return &external{client: conn.Client, secrets: secretReader{kube: c.kube}, tenancy: conn.Tenancy, now: time.Now}, nil
+	server := conn.Server
+	return &external{client: conn.Client, secrets: secretReader{kube: c.kube}, tenancy: conn.Tenancy, now: time.Now,
+		mayRefresh: func() bool { return c.refresh.Allow(server) }}, nil
 }
 
 // secretReader reads a repository's credentials Secret from the resource's

@@ -21,14 +21,15 @@ import (
 )
 
 const (
-	errGet          = "cannot observe the Argo CD repository"
-	errCreate       = "cannot create the Argo CD repository"
-	errUpdate       = "cannot update the Argo CD repository"
-	errDelete       = "cannot delete the Argo CD repository"
-	errFmtNotOwned  = "Argo CD repository %q of project %q exists and is not managed by this resource (its name is %q, not %q): it was left untouched. Remove it in Argo CD, or give it that name to let this resource adopt it"
-	errFmtExists    = "Argo CD repository %q of project %q already exists with other settings and is not managed by this resource: it was left untouched"
-	errFmtNeedsKeys = "spec.forProvider.credentialsSecretRef: Secret %s/%s has no key %s: %s"
-	errFmtSSHOnly   = "spec.forProvider.credentialsSecretRef: Secret %s/%s holds %s, but %q is not an SSH URL (ssh://… or user@host:path): an SSH key is used only over SSH"
+	errGet             = "cannot observe the Argo CD repository"
+	errCreate          = "cannot create the Argo CD repository"
+	errUpdate          = "cannot update the Argo CD repository"
+	errDelete          = "cannot delete the Argo CD repository"
+	errFmtNotOwned     = "Argo CD repository %q of project %q exists and is not managed by this resource (its name is %q, not %q): it was left untouched. Remove it in Argo CD, or give it that name to let this resource adopt it"
+	errFmtExists       = "Argo CD repository %q of project %q already exists with other settings and is not managed by this resource: it was left untouched"
+	errFmtNeedsKeys    = "spec.forProvider.credentialsSecretRef: Secret %s/%s has no key %s: %s"
+	errFmtExternalName = "annotation %s %q is not spec.forProvider.url %q: an ArgoRepository's external name is its URL; remove the annotation"
+	errFmtSSHOnly      = "spec.forProvider.credentialsSecretRef: Secret %s/%s holds %s, but %q is not an SSH URL (ssh://… or user@host:path): an SSH key is used only over SSH"
 )
 
 // Secrets reads a Secret of the resource's namespace.
@@ -43,6 +44,9 @@ type external struct {
 	// projects.
 	tenancy *argoapplication.Tenancy
 	now     func() time.Time
+	// mayRefresh is true when a forced connection test may be asked for
+	// now (they are rate-limited per Argo CD); nil allows every one.
+	mayRefresh func() bool
 }
 
 // Marker is the Argo CD repository name that marks it as managed by cr. The
@@ -120,9 +124,22 @@ func Desired(cr *v1alpha1.ArgoRepository, creds *credentials) *argocd.Repository
 // Observe reads the repository once, and the credentials Secret's version.
 func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoRepository) (managed.ExternalObservation, error) {
 	url, project := meta.GetExternalName(cr), cr.Spec.ForProvider.Project
+	// The external name is the URL; an annotation naming another one
+	// would bypass spec.forProvider.url's validation and immutability.
+	if !argocd.SameRepoURL(url, cr.Spec.ForProvider.URL) {
+		if meta.WasDeleted(cr) {
+			return managed.ExternalObservation{ResourceExists: false}, nil
+		}
+		return managed.ExternalObservation{}, errors.Errorf(errFmtExternalName, meta.AnnotationKeyExternalName, url, cr.Spec.ForProvider.URL)
+	}
 	r, err := e.client.GetRepository(ctx, url, project, false)
+	refreshWaits := false
 	if err == nil && stale(r.ConnectionState, cr.Status.AtProvider.WrittenAt) {
-		r, err = e.client.GetRepository(ctx, url, project, true)
+		if e.mayRefresh == nil || e.mayRefresh() {
+			r, err = e.client.GetRepository(ctx, url, project, true)
+		} else {
+			refreshWaits = true
+		}
 	}
 	if argocd.IsNotFound(err) {
 		return managed.ExternalObservation{ResourceExists: false}, nil
@@ -137,12 +154,21 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoRepository) (ma
 		case mrcontroller.MayWrite(cr):
 			return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, url, project, r.Name, Marker(cr))
 		}
+		// Observe-only: a repository of another namespace's project is
+		// not shown.
+		if err := e.tenancy.CheckProject(ctx, e.client, "spec.forProvider.project", project); err != nil {
+			return managed.ExternalObservation{}, err
+		}
 	}
 	o := &cr.Status.AtProvider
 	o.ConnectionStatus, o.ConnectionMessage = r.ConnectionState.Status, r.ConnectionState.Message
 	switch r.ConnectionState.Status {
 	case argocd.ConnectionFailed:
-		cr.SetConditions(xpv2.Unavailable().WithMessage("Argo CD cannot connect to the repository: " + r.ConnectionState.Message))
+		msg := "Argo CD cannot connect to the repository: " + r.ConnectionState.Message
+		if refreshWaits {
+			msg += fmt.Sprintf(" (tested before the last write; Argo CD is asked to test again within %s)", RefreshEvery)
+		}
+		cr.SetConditions(xpv2.Unavailable().WithMessage(msg))
 	default:
 		cr.SetConditions(xpv2.Available())
 	}

@@ -124,12 +124,14 @@ func TestObserve(t *testing.T) {
 		refresh []bool
 	}
 	cases := map[string]struct {
-		reason  string
-		cr      *v1alpha1.ArgoRepository
-		repos   map[string]*argocd.Repository
-		getErr  error
-		secrets secrets
-		want    want
+		reason    string
+		cr        *v1alpha1.ArgoRepository
+		repos     map[string]*argocd.Repository
+		projects  map[string]*argocd.Project
+		getErr    error
+		secrets   secrets
+		noRefresh bool
+		want      want
 	}{
 		"Absent": {
 			reason: "A repository Argo CD does not list does not exist: it is created.",
@@ -184,6 +186,19 @@ func TestObserve(t *testing.T) {
 			}()}, secrets: https,
 			want: want{obs: managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, ready: corev1.ConditionTrue, refresh: []bool{false, true}},
 		},
+		"StaleFailureRefreshLimited": {
+			reason: "Another refresh ran less than a minute ago (Argo CD's tests every repository): the cached failure is shown, saying it is retested soon.",
+			cr: repository(httpsURL, func(cr *v1alpha1.ArgoRepository) {
+				cr.Status.AtProvider.CredentialsVersion = "uid/7"
+				cr.Status.AtProvider.WrittenAt = &writtenAt
+			}),
+			repos: map[string]*argocd.Repository{"team-a-shop " + httpsURL: func() *argocd.Repository {
+				r := ours(httpsURL, argocd.ConnectionFailed)
+				r.ConnectionState.AttemptedAt = &before
+				return r
+			}()}, secrets: https, noRefresh: true,
+			want: want{obs: managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, ready: corev1.ConditionFalse, refresh: []bool{false}},
+		},
 		"NotOurs": {
 			reason: "A repository someone else registered is refused, never adopted.",
 			cr:     repository(httpsURL),
@@ -195,6 +210,31 @@ func TestObserve(t *testing.T) {
 			cr:     repository(httpsURL, func(cr *v1alpha1.ArgoRepository) { cr.SetDeletionTimestamp(&metav1.Time{Time: before}) }),
 			repos:  map[string]*argocd.Repository{"team-a-shop " + httpsURL: {Repo: httpsURL, Name: "platform", Project: "team-a-shop"}},
 			want:   want{obs: managed.ExternalObservation{}, refresh: []bool{false}},
+		},
+		"ExternalNameNotURL": {
+			reason: "An external-name annotation naming another URL would bypass spec.forProvider.url's pattern and immutability: refused before any read.",
+			cr: repository(httpsURL, func(cr *v1alpha1.ArgoRepository) {
+				meta.SetExternalName(cr, "https://git.example.com/platform/secrets.git")
+			}),
+			want: want{err: `annotation crossplane.io/external-name "https://git.example.com/platform/secrets.git" is not spec.forProvider.url`},
+		},
+		"ExternalNameSameURL": {
+			reason: "An external name that is the same URL written differently (trailing .git) is the same repository.",
+			cr: repository(httpsURL, func(cr *v1alpha1.ArgoRepository) {
+				meta.SetExternalName(cr, strings.TrimSuffix(httpsURL, ".git"))
+			}),
+			secrets: https,
+			want:    want{obs: managed.ExternalObservation{}, refresh: []bool{false}},
+		},
+		"ObserveOnlyOtherNamespace": {
+			reason: "Observe-only, a repository registered for another namespace's project is not shown: its status would tell this tenant about it.",
+			cr: repository(httpsURL, func(cr *v1alpha1.ArgoRepository) {
+				cr.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve}
+				cr.Spec.ForProvider.Project = "team-b-shop"
+			}),
+			repos:    map[string]*argocd.Repository{"team-b-shop " + httpsURL: {Repo: httpsURL, Name: "provider-devops team-b/shop", Project: "team-b-shop"}},
+			projects: map[string]*argocd.Project{"team-b-shop": {Metadata: argocd.ObjectMeta{Name: "team-b-shop", Labels: map[string]string{argoapplication.OwnerNamespaceLabel: "team-b"}}}},
+			want:     want{err: `belongs to namespace "team-b"`, refresh: []bool{false}},
 		},
 		"SSHKeyOverHTTPS": {
 			reason:  "An SSH key for an https URL is refused with the key named.",
@@ -220,8 +260,11 @@ func TestObserve(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			m := &mockClient{repos: tc.repos, getErr: tc.getErr}
-			e := &external{client: m, secrets: tc.secrets, now: time.Now}
+			m := &mockClient{repos: tc.repos, projects: tc.projects, getErr: tc.getErr}
+			e := &external{client: m, secrets: tc.secrets, now: time.Now, tenancy: &argoapplication.Tenancy{Namespace: "team-a"}}
+			if tc.noRefresh {
+				e.mayRefresh = func() bool { return false }
+			}
 			got, err := e.Observe(context.Background(), tc.cr)
 			if (err == nil) != (tc.want.err == "") || (err != nil && !strings.Contains(err.Error(), tc.want.err)) {
 				t.Fatalf("%s\nObserve(...): want error containing %q, got %v", tc.reason, tc.want.err, err)
@@ -284,12 +327,12 @@ func TestWrite(t *testing.T) {
 		"TenantOtherProject": {
 			reason: "Through a ClusterProviderConfig, another namespace's project is refused before anything is written.",
 			cr:     repository(sshURL), secrets: ssh, projects: other, tenancy: &argoapplication.Tenancy{Namespace: "team-a"},
-			err: "is not managed by an ArgoProject in namespace",
+			err: `belongs to namespace "team-b"`,
 		},
 		"UpdateTenantOtherProject": {
 			reason: "The same holds for an update.",
 			cr:     repository(sshURL), secrets: ssh, projects: other, tenancy: &argoapplication.Tenancy{Namespace: "team-a"}, update: true,
-			err: "is not managed by an ArgoProject in namespace",
+			err: `belongs to namespace "team-b"`,
 		},
 		"Update": {
 			reason: "An update writes settings and credentials again.",
@@ -335,5 +378,27 @@ func TestDelete(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"team-a-shop " + httpsURL}, m.deleted); diff != "" {
 		t.Errorf("deleted: -want, +got:\n%s", diff)
+	}
+}
+
+func TestRefreshLimiter(t *testing.T) {
+	now := time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)
+	l := NewRefreshLimiter(time.Minute, func() time.Time { return now })
+	steps := []struct {
+		after  time.Duration
+		server string
+		want   bool
+	}{
+		{0, "https://argocd-a", true},
+		{10 * time.Second, "https://argocd-a", false}, // within the minute
+		{0, "https://argocd-b", true},                 // another Argo CD
+		{50 * time.Second, "https://argocd-a", true},  // a minute after the first
+		{30 * time.Second, "https://argocd-a", false},
+	}
+	for i, s := range steps {
+		now = now.Add(s.after)
+		if got := l.Allow(s.server); got != s.want {
+			t.Errorf("step %d (%s): Allow = %v, want %v", i, s.server, got, s.want)
+		}
 	}
 }

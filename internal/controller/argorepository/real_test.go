@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
@@ -71,7 +72,7 @@ func TestRealArgoRepository(t *testing.T) {
 		if err := mrcontroller.Setup(mgr, o, argorepository.Kind, argorepository.NewConnector(mgr.GetClient(), func(cfg argocd.Config) (argorepository.Client, error) {
 			cfg.Transport = w
 			return argocd.New(cfg)
-		})); err != nil {
+		}, argorepository.WithRefreshEvery(time.Second))); err != nil {
 			return err
 		}
 		if err := mrcontroller.Setup(mgr, o, argoproject.Kind, argoproject.NewConnector(mgr.GetClient(), nil)); err != nil {
@@ -214,8 +215,15 @@ func TestRealArgoRepository(t *testing.T) {
 		intruderApp.Spec.ProviderConfigReference = cpc
 		intruderApp.Spec.ForProvider = app.Spec.ForProvider
 		envtest.Must(t, c.Create(ctx, intruderApp))
+		// Observe-only, naming the other namespace's application: its
+		// status would tell this tenant about it.
+		peek := &v1alpha1.ArgoApplication{ObjectMeta: metav1.ObjectMeta{Name: "peek", Namespace: otherNS, Annotations: map[string]string{meta.AnnotationKeyExternalName: app.Name}}}
+		peek.Spec.ProviderConfigReference = cpc
+		peek.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve}
+		peek.Spec.ForProvider = app.Spec.ForProvider
+		envtest.Must(t, c.Create(ctx, peek))
 		// A project deploying outside the namespace's own namespaces.
-		escape := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "argo-repo-escape", Namespace: otherNS}}
+		escape := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "argo-repo-other-escape", Namespace: otherNS}}
 		escape.Spec.ProviderConfigReference = cpc
 		escape.Spec.ForProvider = v1alpha1.ArgoProjectParameters{SourceRepos: []string{"*"}, Destinations: []v1alpha1.ProjectDestination{{Server: argocdserver.InClusterServer, Namespace: "kube-system"}}}
 		envtest.Must(t, c.Create(ctx, escape))
@@ -224,12 +232,27 @@ func TestRealArgoRepository(t *testing.T) {
 		own.Spec.ProviderConfigReference = cpc
 		own.Spec.ForProvider = v1alpha1.ArgoProjectParameters{SourceRepos: []string{"*"}, Destinations: []v1alpha1.ProjectDestination{{Server: argocdserver.InClusterServer, Namespace: otherNS + "-dev"}}}
 		envtest.Must(t, c.Create(ctx, own))
+		// A project under the name another namespace's DevOpsProject will
+		// need (<namespace>-<project>): squatting it is refused.
+		squat := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "argo-repo-squat", Namespace: otherNS}}
+		squat.Spec.ProviderConfigReference = cpc
+		squat.Spec.ForProvider = own.Spec.ForProvider
+		envtest.Must(t, c.Create(ctx, squat))
 
 		envtest.Eventually(t, "the repository refused", func() bool {
-			return get(repo) && strings.Contains(cond(repo, xpv2.TypeSynced).Message, `is not managed by an ArgoProject in namespace "argo-repo-other"`)
+			return get(repo) && strings.Contains(cond(repo, xpv2.TypeSynced).Message, `Argo CD project "argo-repo-shop" belongs to namespace "argo-repo"`)
 		})
 		envtest.Eventually(t, "the application refused", func() bool {
-			return get(intruderApp) && strings.Contains(cond(intruderApp, xpv2.TypeSynced).Message, `is not managed by an ArgoProject in namespace "argo-repo-other"`)
+			return get(intruderApp) && strings.Contains(cond(intruderApp, xpv2.TypeSynced).Message, `Argo CD project "argo-repo-shop" belongs to namespace "argo-repo"`)
+		})
+		envtest.Eventually(t, "the observe-only peek refused", func() bool {
+			return get(peek) && strings.Contains(cond(peek, xpv2.TypeSynced).Message, `Argo CD project "argo-repo-shop" belongs to namespace "argo-repo"`)
+		})
+		if peek.Status.AtProvider.SyncStatus != "" || peek.Status.AtProvider.URL != "" {
+			t.Errorf("the observe-only peek shows another namespace's application: %+v", peek.Status.AtProvider)
+		}
+		envtest.Eventually(t, "the squatting project refused", func() bool {
+			return get(squat) && strings.Contains(cond(squat, xpv2.TypeSynced).Message, `"argo-repo-squat": this namespace may not manage an Argo CD project of that name`)
 		})
 		envtest.Eventually(t, "the escaping project refused", func() bool {
 			return get(escape) && strings.Contains(cond(escape, xpv2.TypeSynced).Message, `namespace "kube-system" is not allowed for namespace "argo-repo-other"`)
@@ -237,17 +260,32 @@ func TestRealArgoRepository(t *testing.T) {
 		envtest.Eventually(t, "the namespace's own project Ready", func() bool {
 			return get(own) && cond(own, xpv2.TypeReady).Status == corev1.ConditionTrue
 		})
-		if _, err := api.GetProject(ctx, "argo-repo-escape"); !argocd.IsNotFound(err) {
-			t.Errorf("the escaping project reached Argo CD: %v", err)
+		// The other way round: this namespace, through its own token, may
+		// not register its credentials into the project the other
+		// namespace's ArgoProject manages (a squatter's trap).
+		trap := &v1alpha1.ArgoRepository{ObjectMeta: metav1.ObjectMeta{Name: "into-other", Namespace: ns}}
+		trap.Spec.ProviderConfigReference = project.Spec.ProviderConfigReference
+		trap.Spec.ForProvider = v1alpha1.ArgoRepositoryParameters{URL: private.URL + "/y", Project: "argo-repo-other-own", CredentialsSecretRef: &v1alpha1.RepositorySecretReference{Name: "git"}}
+		envtest.Must(t, c.Create(ctx, trap))
+		envtest.Eventually(t, "credentials never go into another namespace's project", func() bool {
+			return get(trap) && strings.Contains(cond(trap, xpv2.TypeSynced).Message, `Argo CD project "argo-repo-other-own" belongs to namespace "argo-repo-other"`)
+		})
+		for _, name := range []string{"argo-repo-other-escape", "argo-repo-squat"} {
+			if _, err := api.GetProject(ctx, name); !argocd.IsNotFound(err) {
+				t.Errorf("the refused project %s reached Argo CD: %v", name, err)
+			}
 		}
 		if _, err := api.Get(ctx, "intruder"); !argocd.IsNotFound(err) {
 			t.Errorf("the intruding application reached Argo CD: %v", err)
 		}
-		for _, o := range []client.Object{repo, intruderApp, escape, own} {
+		if _, err := api.GetRepository(ctx, private.URL+"/y", "argo-repo-other-own", false); !argocd.IsNotFound(err) {
+			t.Errorf("the trapped repository reached Argo CD: %v", err)
+		}
+		for _, o := range []client.Object{repo, intruderApp, peek, escape, own, squat, trap} {
 			envtest.Must(t, c.Delete(ctx, o))
 		}
 		envtest.Eventually(t, "all let go or deleted", func() bool {
-			for _, o := range []client.Object{repo, intruderApp, escape, own} {
+			for _, o := range []client.Object{repo, intruderApp, peek, escape, own, squat, trap} {
 				if get(o) {
 					return false
 				}

@@ -151,6 +151,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if s.Serve(w, func(w http.ResponseWriter, status int) { writeErr(w, status, 14, http.StatusText(status)) }) {
 		return
 	}
+	// Argo CD always has its default project, which applications use
+	// unless told otherwise; no other project is served.
+	if name, ok := strings.CutPrefix(r.URL.Path, "/api/v1/projects/"); ok && r.Method == http.MethodGet {
+		if name != "default" {
+			writeErr(w, http.StatusNotFound, 5, `appprojects.argoproj.io "`+name+`" not found`)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"metadata": map[string]any{"name": "default", "namespace": "argocd"},
+			"spec": map[string]any{"sourceRepos": []string{"*"}, "destinations": []any{map[string]string{"server": "*", "namespace": "*"}},
+				"clusterResourceWhitelist": []any{map[string]string{"group": "*", "kind": "*"}}}})
+		return
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/api/v1/applications")
 	if !ok {
 		writeErr(w, http.StatusNotFound, 5, "Not Found")

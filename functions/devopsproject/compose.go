@@ -139,10 +139,16 @@ func (c *composer) environment(e Environment, phase string, x expiry) error {
 // argoReady is true when the project's AppProject, and its repository
 // when one is composed, are observed Ready.
 func (c *composer) argoReady() bool {
-	if _, repo := c.desired[nameArgoRepo]; repo && !c.ready[nameArgoRepo] {
+	if c.p.spec.Git.CredentialsSecretRef != nil && !c.ready[nameArgoRepo] {
 		return false
 	}
 	return c.ready[nameArgoProject]
+}
+
+// exists is true when the resource was composed before (is observed).
+func (c *composer) exists(name resource.Name) bool {
+	_, ok := c.observed[name]
+	return ok
 }
 
 // status reads what the observed resources say about an environment.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/types/known/durationpb"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/crossplane/function-sdk-go/errors"
@@ -104,13 +105,20 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	c := newComposer(p, observed, desired)
 	// An orphaned environment's application keeps syncing after the
 	// project is deleted: its AppProject and repository credentials stay
-	// with it.
-	keepArgo := false
+	// with it, also when the environment left the spec before (recorded in
+	// status, never forgotten).
+	var prevOrphaned []OrphanedEnvironment
+	_ = oxr.Resource.GetValueInto("status.orphanedEnvironments", &prevOrphaned) // absent until one is
+	orphaned := c.orphanedEnvironments(spec.Environments, prevList, prevOrphaned)
+	keepArgo := len(orphaned) > 0
 	for _, e := range spec.Environments {
 		keepArgo = keepArgo || policyOf(e, expiryOf(s, e, prev[e.Name], oxr.Resource.GetAnnotations(), now)) == PolicyOrphan
 	}
-	projectWide := map[resource.Name]runtime.Object{nameRegistry: p.registry(), nameArgoProject: p.argoProject(keepArgo)}
-	if r := p.argoRepository(keepArgo); r != nil {
+	projectWide := map[resource.Name]runtime.Object{nameRegistry: p.registry(), nameArgoProject: p.argoProject(keepArgo, orphaned)}
+	// The repository's credentials go into the AppProject only once this
+	// project's ArgoProject holds it (observed Ready): never into a
+	// project of that name someone else made first.
+	if r := p.argoRepository(keepArgo); r != nil && (c.exists(nameArgoRepo) || c.ready[nameArgoProject]) {
 		projectWide[nameArgoRepo] = r
 	}
 	for n, o := range projectWide {
@@ -162,6 +170,12 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		response.Fatal(rsp, errors.Wrap(err, "cannot write status.environments"))
 		return rsp, nil
 	}
+	if len(orphaned) > 0 {
+		if err := dxr.Resource.SetValue("status.orphanedEnvironments", orphaned); err != nil {
+			response.Fatal(rsp, errors.Wrap(err, "cannot write status.orphanedEnvironments"))
+			return rsp, nil
+		}
+	}
 	if err := response.SetDesiredCompositeResource(rsp, dxr); err != nil {
 		response.Fatal(rsp, errors.Wrap(err, "cannot set the desired composite resource"))
 		return rsp, nil
@@ -201,4 +215,46 @@ func report(rsp *fnv1.RunFunctionResponse, prev *EnvStatus, st EnvStatus) {
 	case PhaseProvisioning:
 		response.Normalf(rsp, "environment %s is being provisioned", st.Name).WithReason("Provisioning").TargetCompositeAndClaim()
 	}
+}
+
+// OrphanedEnvironment is an environment that left the spec with the Orphan
+// policy: its Argo CD application, Jenkins job and DNS record remain, and
+// the AppProject keeps its destination so the application still syncs.
+type OrphanedEnvironment struct {
+	Name      string `json:"name"`
+	Cluster   string `json:"cluster,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// orphanedEnvironments are those recorded before and those that left the
+// spec since the last run (their destination read from the application
+// still observed), less any back in the spec (managed again).
+func (c *composer) orphanedEnvironments(envs []Environment, prev []EnvStatus, recorded []OrphanedEnvironment) []OrphanedEnvironment {
+	inSpec := make(map[string]bool, len(envs))
+	for _, e := range envs {
+		inSpec[e.Name] = true
+	}
+	var out []OrphanedEnvironment
+	seen := map[string]bool{}
+	add := func(o OrphanedEnvironment) {
+		if !inSpec[o.Name] && !seen[o.Name] {
+			seen[o.Name] = true
+			out = append(out, o)
+		}
+	}
+	for _, o := range recorded {
+		add(o)
+	}
+	for _, st := range prev {
+		if st.DeletionPolicy != PolicyOrphan || st.Phase == PhaseExpired || inSpec[st.Name] {
+			continue
+		}
+		o := OrphanedEnvironment{Name: st.Name}
+		if app, ok := c.observed[nameApp(st.Name)]; ok {
+			o.Cluster, _, _ = unstructured.NestedString(app.Resource.Object, "spec", "forProvider", "destination", "server")
+			o.Namespace, _, _ = unstructured.NestedString(app.Resource.Object, "spec", "forProvider", "destination", "namespace")
+		}
+		add(o)
+	}
+	return out
 }

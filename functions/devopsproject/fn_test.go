@@ -363,9 +363,19 @@ func TestArgoRepository(t *testing.T) {
 			want: want("pr-7", "prod"),
 		},
 		"PrivateFirstRun": {
-			reason: "The repository is composed; applications wait.",
+			reason: "The repository waits for the project's ArgoProject to hold the AppProject (never credentials into a project someone else made first); applications wait.",
 			x:      xr(private),
-			want:   append(waiting("pr-7", "prod"), "argo-repository"),
+			want:   waiting("pr-7", "prod"),
+		},
+		"PrivateProjectNotReady": {
+			reason: "The ArgoProject observed but not Ready (the name taken by another namespace, say): still no repository.",
+			x:      xr(private), observed: map[string]map[string]any{"argo-project": observed(KindProject, false, nil)},
+			want: waiting("pr-7", "prod"),
+		},
+		"PrivateRepositoryStays": {
+			reason: "A repository composed before stays whatever the project does.",
+			x:      xr(private), observed: map[string]map[string]any{"argo-project": observed(KindProject, false, nil), "argo-repository": observed(KindRepo, true, nil)},
+			want: append(waiting("pr-7", "prod"), "argo-repository"),
 		},
 		"PrivateProjectReady": {
 			reason: "The project Ready but the repository not (wrong credentials, say): applications still wait.",
@@ -396,7 +406,7 @@ func TestArgoRepository(t *testing.T) {
 			}
 		})
 	}
-	rsp := run(t, t0, newRequest(t, xr(private), nil, nil))
+	rsp := run(t, t0, newRequest(t, xr(private), projectReady(), nil))
 	for field, wantV := range map[string]any{
 		"url":                       "https://git.example.com/team/shop.git",
 		"project":                   "team-shop-shop",
@@ -449,6 +459,59 @@ func TestDeletionPolicy(t *testing.T) {
 		}
 		if p := envStatus(t, rsp, "prod")["deletionPolicy"]; p != "Orphan" {
 			t.Errorf("status says prod is orphaned: %v", p)
+		}
+	})
+	t.Run("RemovedStaysRecorded", func(t *testing.T) {
+		// prod (Orphan) leaves the spec: its application, still observed,
+		// is orphaned and keeps syncing, so the AppProject keeps prod's
+		// destination and the project and credentials stay orphaned; on
+		// later runs (the application no longer observed) the record in
+		// status holds that, until prod is back in the spec.
+		withoutProd := withSpec(func(s map[string]any) {
+			private(s)
+			s["environments"] = s["environments"].([]any)[1:]
+		})
+		obs := map[string]map[string]any{"argo-project": observed(KindProject, true, nil), "argo-repository": observed(KindRepo, true, nil),
+			"prod-app": observed(KindApp, true, map[string]any{"spec": map[string]any{"forProvider": map[string]any{"destination": map[string]any{"server": "https://prod.example.com", "namespace": "shop-live"}}}})}
+		x := xr(withoutProd, withStatus(map[string]any{"name": "prod", "phase": "Ready", "deletionPolicy": "Orphan"}, map[string]any{"name": "pr-7", "phase": "Ready", "deletionPolicy": "Delete"}))
+		rsp := run(t, t0, newRequest(t, x, obs, nil))
+		wantDest := map[string]any{"server": "https://prod.example.com", "namespace": "shop-live"}
+		check := func(rsp *fnv1.RunFunctionResponse, when string) {
+			t.Helper()
+			for _, n := range []string{"argo-project", "argo-repository"} {
+				if diff := cmp.Diff(keep, policies(rsp, n)); diff != "" {
+					t.Errorf("%s: %s must stay orphaned while prod's application may sync -want +got:\n%s", when, n, diff)
+				}
+			}
+			dests, _ := resourceField(t, rsp, "argo-project", "spec", "forProvider", "destinations").([]any)
+			found := false
+			for _, d := range dests {
+				found = found || cmp.Equal(d, wantDest)
+			}
+			if !found {
+				t.Errorf("%s: the AppProject must keep the orphaned application's destination %v, got %v", when, wantDest, dests)
+			}
+			got := rsp.GetDesired().GetComposite().GetResource().AsMap()["status"].(map[string]any)["orphanedEnvironments"]
+			if diff := cmp.Diff([]any{map[string]any{"name": "prod", "cluster": "https://prod.example.com", "namespace": "shop-live"}}, got); diff != "" {
+				t.Errorf("%s: status.orphanedEnvironments -want +got:\n%s", when, diff)
+			}
+		}
+		check(rsp, "the run prod left")
+		// Next run: prod's status entry is gone, the application is no
+		// longer observed; only the record remains.
+		recorded := rsp.GetDesired().GetComposite().GetResource().AsMap()["status"].(map[string]any)["orphanedEnvironments"]
+		x = xr(withoutProd, func(xr map[string]any) {
+			xr["status"] = map[string]any{"environments": []any{map[string]any{"name": "pr-7", "phase": "Ready", "deletionPolicy": "Delete"}}, "orphanedEnvironments": recorded}
+		})
+		delete(obs, "prod-app")
+		check(run(t, t0, newRequest(t, x, obs, nil)), "a later run")
+		// prod back in the spec: managed again, no longer recorded.
+		x = xr(withSpec(private), func(xr map[string]any) {
+			xr["status"] = map[string]any{"orphanedEnvironments": recorded}
+		})
+		rsp = run(t, t0, newRequest(t, x, obs, nil))
+		if got := rsp.GetDesired().GetComposite().GetResource().AsMap()["status"].(map[string]any)["orphanedEnvironments"]; got != nil {
+			t.Errorf("prod is back in the spec: status.orphanedEnvironments must be empty, got %v", got)
 		}
 	})
 	t.Run("OptIn", func(t *testing.T) {

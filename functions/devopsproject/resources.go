@@ -92,20 +92,26 @@ func (p *project) destination(e Environment) (cluster, ns string) {
 // argoProject is the AppProject that bounds the project's applications:
 // its repository only, exactly its environments' namespaces and clusters,
 // and only the cluster-scoped kinds the Composition's input allows.
-func (p *project) argoProject(keep bool) *argov1alpha1.ArgoProject {
+func (p *project) argoProject(keep bool, orphaned []OrphanedEnvironment) *argov1alpha1.ArgoProject {
 	params := argov1alpha1.ArgoProjectParameters{
 		Description:              "Applications of DevOpsProject " + p.tenant + "/" + p.name,
 		SourceRepos:              []string{p.spec.Git.URL},
 		ClusterResourceWhitelist: p.in.clusterResources,
 	}
 	seen := map[argov1alpha1.ProjectDestination]bool{}
-	for _, e := range p.spec.Environments {
-		cluster, ns := p.destination(e)
-		d := argov1alpha1.ProjectDestination{Server: cluster, Namespace: ns}
-		if !seen[d] {
+	dest := func(d argov1alpha1.ProjectDestination) {
+		if !seen[d] && d.Server != "" && d.Namespace != "" {
 			seen[d] = true
 			params.Destinations = append(params.Destinations, d)
 		}
+	}
+	for _, e := range p.spec.Environments {
+		cluster, ns := p.destination(e)
+		dest(argov1alpha1.ProjectDestination{Server: cluster, Namespace: ns})
+	}
+	// An orphaned environment's application keeps deploying where it did.
+	for _, o := range orphaned {
+		dest(argov1alpha1.ProjectDestination{Server: o.Cluster, Namespace: o.Namespace})
 	}
 	return &argov1alpha1.ArgoProject{
 		TypeMeta:   metav1.TypeMeta{APIVersion: argov1alpha1.SchemeGroupVersion.String(), Kind: KindProject},

@@ -68,6 +68,17 @@ type RegistryRepoParameters struct {
 	// read, every repository counts as holding images.
 	// +optional
 	DeleteImages bool `json:"deleteImages,omitempty"`
+
+	// AdoptExisting lets this resource take over a repository that exists
+	// and that no RegistryRepo owns (a Docker Hub repository made by hand,
+	// a Harbor repository pushed before this resource was created). Default
+	// false: such a repository is refused in Synced and left untouched.
+	// The owner is recorded on the repository (Docker Hub: a comment line
+	// in its README; Harbor: in its description); a repository another
+	// RegistryRepo owns is never taken over. An OCI registry keeps no such
+	// text: there, ownership is not recorded and deleteImages is the guard.
+	// +optional
+	AdoptExisting bool `json:"adoptExisting,omitempty"`
 }
 
 // RegistryRepoObservation is what the registry reports.

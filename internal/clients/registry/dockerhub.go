@@ -81,12 +81,13 @@ func hubMessage(b []byte) string {
 
 // hubRepo is the repository JSON of Hub's API.
 type hubRepo struct {
-	Name        string     `json:"name"`
-	Namespace   string     `json:"namespace"`
-	Description string     `json:"description"`
-	IsPrivate   bool       `json:"is_private"`
-	LastUpdated *time.Time `json:"last_updated"`
-	Registry    string     `json:"registry,omitempty"`
+	Name            string     `json:"name"`
+	Namespace       string     `json:"namespace"`
+	Description     string     `json:"description"`
+	FullDescription string     `json:"full_description,omitempty"`
+	IsPrivate       bool       `json:"is_private"`
+	LastUpdated     *time.Time `json:"last_updated"`
+	Registry        string     `json:"registry,omitempty"`
 }
 
 // token returns a cached access token or logs in.
@@ -143,11 +144,13 @@ func (h *dockerHub) Get(ctx context.Context, r Repo) (*Observed, error) {
 	if err != nil {
 		return nil, err
 	}
+	owner := OwnerOf(out.FullDescription)
 	return &Observed{
 		URL:         "docker.io/" + r.FullName(),
 		Private:     &out.IsPrivate,
 		Description: &out.Description,
 		LastPushed:  out.LastUpdated,
+		Owner:       &owner,
 	}, nil
 }
 
@@ -156,11 +159,28 @@ func (h *dockerHub) Create(ctx context.Context, r Repo) (Created, error) {
 		return Created{}, errors.Errorf("Docker Hub repository names cannot contain %q: %q", "/", r.Name)
 	}
 	in := hubRepo{Name: r.Name, Namespace: r.Namespace, Description: r.Description, IsPrivate: r.Private, Registry: "docker"}
+	if r.Owner != "" {
+		// Recorded in the same request: no window in which the
+		// repository exists without its owner.
+		in.FullDescription = OwnerLine(r.Owner)
+	}
 	return Created{}, h.call(ctx, http.MethodPost, "/v2/namespaces/"+url.PathEscape(r.Namespace)+"/repositories", in, nil)
 }
 
+// Update sets the description, the owner line in the README (the rest of
+// the README kept, from a fresh read) and the visibility.
 func (h *dockerHub) Update(ctx context.Context, r Repo) error {
-	if err := h.call(ctx, http.MethodPatch, hubPath(r), map[string]string{"description": r.Description}, nil); err != nil {
+	in := map[string]string{"description": r.Description}
+	if r.Owner != "" {
+		var cur hubRepo
+		if err := h.call(ctx, http.MethodGet, "/v2/namespaces/"+url.PathEscape(r.Namespace)+"/repositories/"+url.PathEscape(r.Name), nil, &cur); err != nil {
+			return err
+		}
+		if OwnerOf(cur.FullDescription) != r.Owner {
+			in["full_description"] = WithOwner(cur.FullDescription, r.Owner)
+		}
+	}
+	if err := h.call(ctx, http.MethodPatch, hubPath(r), in, nil); err != nil {
 		return err
 	}
 	return h.call(ctx, http.MethodPost, hubPath(r)+"privacy/", map[string]bool{"is_private": r.Private}, nil)

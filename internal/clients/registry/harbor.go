@@ -57,13 +57,16 @@ func (h *harbor) call(ctx context.Context, method, path string, in, out any) err
 }
 
 type harborProject struct {
-	Name     string            `json:"name"`
-	Metadata map[string]string `json:"metadata"`
+	Name         string            `json:"name"`
+	Metadata     map[string]string `json:"metadata"`
+	CreationTime *time.Time        `json:"creation_time"`
 }
 
 type harborRepo struct {
 	Name          string     `json:"name"`
+	Description   string     `json:"description"`
 	ArtifactCount int64      `json:"artifact_count"`
+	CreationTime  *time.Time `json:"creation_time"`
 	UpdateTime    *time.Time `json:"update_time"`
 }
 
@@ -87,7 +90,7 @@ func (h *harbor) Get(ctx context.Context, r Repo) (*Observed, error) {
 		return nil, err
 	}
 	zero, private := int64(0), p.Metadata["public"] != "true"
-	o := &Observed{URL: h.host + "/" + r.FullName(), Private: &private, ProjectWide: true, Implicit: true, TagCount: &zero}
+	o := &Observed{URL: h.host + "/" + r.FullName(), Private: &private, ProjectWide: true, Implicit: true, TagCount: &zero, ProjectCreated: p.CreationTime}
 	var repo harborRepo
 	err = h.call(ctx, http.MethodGet, repoPath(r), nil, &repo)
 	switch {
@@ -96,8 +99,10 @@ func (h *harbor) Get(ctx context.Context, r Repo) (*Observed, error) {
 	case err != nil:
 		return nil, err
 	}
+	owner := OwnerOf(repo.Description)
 	o.TagCount = &repo.ArtifactCount
 	o.LastPushed = repo.UpdateTime
+	o.Owner, o.Created = &owner, repo.CreationTime
 	return o, nil
 }
 
@@ -135,12 +140,26 @@ func (h *harbor) Create(ctx context.Context, r Repo) (Created, error) {
 	return Created{Project: true}, nil
 }
 
-// Update sets the project's visibility, only for a project the resource
-// created: visibility is project-wide, and changing another's project would
-// publish (or hide) every repository in it.
+// Update records the owner in the repository's description (the rest of
+// it kept, from a fresh read) once the repository exists, and sets the
+// project's visibility, only for a project the resource created:
+// visibility is project-wide, and changing another's project would publish
+// (or hide) every repository in it.
 func (h *harbor) Update(ctx context.Context, r Repo) error {
+	if r.Owner != "" {
+		var repo harborRepo
+		err := h.call(ctx, http.MethodGet, repoPath(r), nil, &repo)
+		switch {
+		case err == nil && OwnerOf(repo.Description) != r.Owner:
+			if err := h.call(ctx, http.MethodPut, repoPath(r), map[string]string{"description": WithOwner(repo.Description, r.Owner)}, nil); err != nil {
+				return errors.Wrap(err, "cannot record the owner in the repository's description")
+			}
+		case err != nil && !IsNotFound(err):
+			return err
+		}
+	}
 	if !r.ProjectOwned {
-		return errors.Errorf("Harbor project %q was not created by this resource: its visibility is left to its owner", r.Namespace)
+		return nil
 	}
 	in := map[string]any{"metadata": map[string]string{"public": strconv.FormatBool(!r.Private)}}
 	return h.call(ctx, http.MethodPut, projectPath(r.Namespace), in, nil)

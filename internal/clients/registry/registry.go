@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -67,6 +68,10 @@ type Repo struct {
 	ProjectOwned      bool
 	StorageQuotaBytes *int64
 	ImmutableTags     bool
+	// Owner names the resource managing the repository ("namespace/name"),
+	// recorded where the registry keeps text (Docker Hub's README, Harbor's
+	// repository description); "" records nothing.
+	Owner string
 }
 
 // FullName is namespace/name.
@@ -95,6 +100,41 @@ type Observed struct {
 	// with its first push (Harbor, OCI): it is available, with no tags,
 	// once its namespace is reachable.
 	Implicit bool
+	// Owner is the owner recorded on the repository, "" for none; nil
+	// where the registry keeps no text for one (OCI) or the repository
+	// does not exist yet (Harbor before its first push).
+	Owner *string
+	// Created is when the repository came into being, where the API says
+	// (Harbor: its first push).
+	Created *time.Time
+	// ProjectCreated is when the Harbor project was created.
+	ProjectCreated *time.Time
+}
+
+// ownerMarker is the line recording a repository's owner: an HTML comment,
+// invisible where the text is rendered as markdown.
+var ownerMarker = regexp.MustCompile(`(?:\n\n)?<!-- managed by Crossplane provider-devops as RegistryRepo ([^\s>]+) -->`)
+
+// OwnerLine is the line that records owner.
+func OwnerLine(owner string) string {
+	return "<!-- managed by Crossplane provider-devops as RegistryRepo " + owner + " -->"
+}
+
+// OwnerOf returns the owner text records, "" for none.
+func OwnerOf(text string) string {
+	if m := ownerMarker.FindStringSubmatch(text); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// WithOwner returns text recording owner (and no other), the rest kept.
+func WithOwner(text, owner string) string {
+	rest := ownerMarker.ReplaceAllString(text, "")
+	if rest == "" {
+		return OwnerLine(owner)
+	}
+	return rest + "\n\n" + OwnerLine(owner)
 }
 
 // Client manages repositories.

@@ -200,6 +200,27 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 		}
 	})
 
+	t.Run("MarkerEditedAwayLetsGo", func(t *testing.T) {
+		// A job this resource created, whose ownership line someone then
+		// edited out of the description in Jenkins: deleting the resource
+		// can no longer prove the job is its own, so it lets go (the
+		// finalizer goes) and leaves the job, instead of waiting forever
+		// or deleting a job that may now be someone else's.
+		gamma := newPipeline(ns, "shop-gamma", "other", "gamma")
+		envtest.Must(t, c.Create(ctx, gamma))
+		envtest.Eventually(t, "gamma Ready", func() bool { return get(t, c, gamma) && ready(gamma) })
+		edited := strings.Replace(cfgOf(t, srv, "other/gamma"), jenkins.OwnerLine(ns+"/shop-gamma"), "Now run by hand.", 1)
+		if edited == cfgOf(t, srv, "other/gamma") {
+			t.Fatal("the ownership line was not found in the job's description")
+		}
+		srv.SetConfig("other/gamma", edited)
+		envtest.Must(t, c.Delete(ctx, gamma))
+		envtest.Eventually(t, "the resource gone", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(gamma), gamma)) })
+		if got := cfgOf(t, srv, "other/gamma"); got != edited {
+			t.Errorf("the job whose ownership could not be verified was changed or deleted:\n%s", got)
+		}
+	})
+
 	t.Run("PausedIsLeftAlone", func(t *testing.T) {
 		patchSpec(t, c, cr, func(p *v1alpha1.JenkinsPipeline) {
 			meta.AddAnnotations(p, map[string]string{meta.AnnotationKeyReconciliationPaused: "true"})

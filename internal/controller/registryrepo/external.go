@@ -3,6 +3,7 @@ package registryrepo
 import (
 	"context"
 	"fmt"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/registry"
+	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 )
 
 const (
@@ -23,6 +25,8 @@ const (
 	errDelete = "cannot delete the repository"
 
 	errFmtHasImages   = "repository %s holds %d tags and was left in place: set spec.forProvider.deleteImages: true to delete it with its images, or remove Delete from spec.managementPolicies to keep it"
+	errFmtOtherOwner  = "repository %s is managed by RegistryRepo %s, not by this resource: it was left untouched, whatever adoptExisting says"
+	errFmtNotOwned    = "repository %s already exists and no RegistryRepo owns it: it was left untouched. Set spec.forProvider.adoptExisting: true to take it over (deleting this resource then deletes it only with deleteImages), or use another name"
 	errFmtUnknownTags = "repository %s may hold images (this registry does not report its tags in one read) and was left in place: set spec.forProvider.deleteImages: true to delete it with whatever images it holds, or remove Delete from spec.managementPolicies to keep it"
 )
 
@@ -31,10 +35,13 @@ type external struct {
 	kube   client.Client
 }
 
+// Owner is the owner value recorded on cr's repository.
+func Owner(cr *v1alpha1.RegistryRepo) string { return cr.GetNamespace() + "/" + cr.GetName() }
+
 // Desired is the repository cr asks for.
 func Desired(cr *v1alpha1.RegistryRepo) registry.Repo {
 	p := cr.Spec.ForProvider
-	r := registry.Repo{Namespace: p.Namespace, Name: p.Name, Private: p.Visibility != v1alpha1.VisibilityPublic, Description: p.Description}
+	r := registry.Repo{Namespace: p.Namespace, Name: p.Name, Private: p.Visibility != v1alpha1.VisibilityPublic, Description: p.Description, Owner: Owner(cr)}
 	if h := p.Harbor; h != nil {
 		r.CreateProject, r.StorageQuotaBytes, r.ImmutableTags = h.CreateProject, h.StorageQuotaBytes, h.ImmutableTags
 	}
@@ -58,6 +65,33 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RegistryRepo) (mana
 	if meta.WasDeleted(cr) && o.Implicit && (o.TagCount == nil || *o.TagCount == 0) {
 		return managed.ExternalObservation{ResourceExists: false}, nil
 	}
+	// The Harbor project is this resource's only if it was created after
+	// the resource: status is writable by the resource's editors, and a
+	// claim written there must not hand them another's project.
+	if want.ProjectOwned && o.ProjectCreated != nil && !createdSince(o.ProjectCreated, cr) {
+		want.ProjectOwned = false
+	}
+	diff := ""
+	if o.Owner != nil {
+		switch owner := *o.Owner; {
+		case owner == want.Owner:
+		case meta.WasDeleted(cr):
+			// Ownership cannot be proven (the line was edited away, or
+			// the repository is another's): let go, images untouched.
+			return managed.ExternalObservation{ResourceExists: false}, nil
+		case owner != "":
+			if mrcontroller.MayWrite(cr) {
+				return managed.ExternalObservation{}, errors.Errorf(errFmtOtherOwner, want.FullName(), owner)
+			}
+		case cr.Spec.ForProvider.AdoptExisting || createdAfter(o.Created, cr) || (want.ProjectOwned && o.Created != nil):
+			// Unowned: adopted when asked to, or claimed when it came
+			// into being after this resource (Harbor's first push), or
+			// in the project this resource created.
+			diff += "owner: to be recorded on the repository\n"
+		case mrcontroller.MayWrite(cr):
+			return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, want.FullName())
+		}
+	}
 	cr.Status.AtProvider = v1alpha1.RegistryRepoObservation{URL: o.URL, FullName: want.FullName(), TagCount: o.TagCount, CreatedProject: want.ProjectOwned}
 	if o.Private != nil && o.ProjectWide {
 		cr.Status.AtProvider.Visibility = v1alpha1.VisibilityPublic
@@ -71,7 +105,6 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RegistryRepo) (mana
 	}
 	cr.SetConditions(xpv2.Available())
 
-	diff := ""
 	if o.Private != nil && *o.Private != want.Private && (!o.ProjectWide || want.ProjectOwned) {
 		diff += fmt.Sprintf("visibility: want private=%t, got private=%t\n", want.Private, *o.Private)
 	}
@@ -81,8 +114,22 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RegistryRepo) (mana
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
 }
 
+// createdSince is true when t is known and not before cr was created
+// (whole seconds, as Kubernetes keeps the creation time): a project this
+// resource created, in its first reconcile, may share that second.
+func createdSince(t *time.Time, cr *v1alpha1.RegistryRepo) bool {
+	return t != nil && !t.Before(cr.GetCreationTimestamp().Time)
+}
+
+// createdAfter is true when t is known and after the second cr was created
+// in: a repository pushed in that same second may predate the resource,
+// and is adopted only when asked.
+func createdAfter(t *time.Time, cr *v1alpha1.RegistryRepo) bool {
+	return t != nil && !t.Before(cr.GetCreationTimestamp().Add(time.Second))
+}
+
 // Create makes the repository. One that appeared since Observe (409) is
-// compared on the next observation.
+// checked for its owner on the next observation.
 func (e *external) Create(ctx context.Context, cr *v1alpha1.RegistryRepo) (managed.ExternalCreation, error) {
 	cr.SetConditions(xpv2.Creating())
 	created, err := e.client.Create(ctx, Desired(cr))

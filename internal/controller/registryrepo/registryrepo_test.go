@@ -19,6 +19,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/registry"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/controller/registryrepo"
 	"github.com/freeleaps/provider-devops/internal/testing/dockerhub"
@@ -159,6 +160,58 @@ func TestRegistryRepo(t *testing.T) {
 			}
 		})
 
+		t.Run("OwnerRecorded", func(t *testing.T) {
+			if r := hub.Repo("acme", "shop"); registry.OwnerOf(r.FullDescription) != "reg-hub/shop" {
+				t.Errorf("the owner is not recorded in the README at creation: %q", r.FullDescription)
+			}
+		})
+
+		t.Run("OthersRepositoryRefused", func(t *testing.T) {
+			// Another resource naming the same repository: refused, even
+			// with adoptExisting, and deleting it leaves the repository.
+			twin := newRepo("reg-hub", "twin", v1alpha1.RegistryRepoParameters{Namespace: "acme", Name: "shop", Visibility: v1alpha1.VisibilityPublic, AdoptExisting: true, DeleteImages: true})
+			envtest.Must(t, c.Create(ctx, twin))
+			envtest.Eventually(t, "twin refused", func() bool {
+				return get(c, twin) && strings.Contains(twin.GetCondition(xpv2.TypeSynced).Message, "repository acme/shop is managed by RegistryRepo reg-hub/shop, not by this resource")
+			})
+			envtest.Must(t, c.Delete(ctx, twin))
+			envtest.Eventually(t, "twin gone", func() bool { return gone(c, twin) })
+			if r := hub.Repo("acme", "shop"); r == nil || !r.IsPrivate {
+				t.Errorf("the other resource's repository was changed or deleted: %+v", r)
+			}
+		})
+
+		t.Run("ExistingAdoptedOnlyWhenAsked", func(t *testing.T) {
+			hub.Put(dockerhub.Repo{Namespace: "acme", Name: "legacy", Description: "made by hand", FullDescription: "# Legacy\nOur old images.", IsPrivate: true, Status: 1})
+			legacy := newRepo("reg-hub", "legacy", v1alpha1.RegistryRepoParameters{Namespace: "acme", Name: "legacy", Visibility: v1alpha1.VisibilityPrivate, Description: "made by hand", DeleteImages: true})
+			envtest.Must(t, c.Create(ctx, legacy))
+			envtest.Eventually(t, "existing repository refused", func() bool {
+				return get(c, legacy) && strings.Contains(legacy.GetCondition(xpv2.TypeSynced).Message, "repository acme/legacy already exists and no RegistryRepo owns it: it was left untouched. Set spec.forProvider.adoptExisting: true")
+			})
+			envtest.Eventually(t, "adoptExisting set", func() bool {
+				if !get(c, legacy) {
+					return false
+				}
+				legacy.Spec.ForProvider.AdoptExisting = true
+				return c.Update(ctx, legacy) == nil
+			})
+			envtest.Eventually(t, "adopted: owner recorded, README kept", func() bool {
+				r := hub.Repo("acme", "legacy")
+				return get(c, legacy) && ready(legacy) && r != nil && r.FullDescription == "# Legacy\nOur old images.\n\n"+registry.OwnerLine("reg-hub/legacy")
+			})
+			// Someone edits the owner line away: deleting can no longer
+			// prove the repository is this resource's, so it lets go and
+			// the images stay, deleteImages or not.
+			r := hub.Repo("acme", "legacy")
+			r.FullDescription = "# Legacy"
+			hub.Put(*r)
+			envtest.Must(t, c.Delete(ctx, legacy))
+			envtest.Eventually(t, "let go", func() bool { return gone(c, legacy) })
+			if hub.Repo("acme", "legacy") == nil {
+				t.Error("a repository whose owner could not be verified was deleted")
+			}
+		})
+
 		t.Run("RateLimited", func(t *testing.T) {
 			hub.FailNext(1, http.StatusTooManyRequests, 3)
 			envtest.Eventually(t, "429 reported in Synced", func() bool {
@@ -202,7 +255,7 @@ func TestRegistryRepo(t *testing.T) {
 		envtest.Eventually(t, "pushes counted", func() bool { return get(c, cr) && tags(cr) == 3 && cr.Status.AtProvider.LastPushed != nil })
 
 		// The created project's visibility is managed: drift is corrected.
-		h.AddProject("team", false)
+		h.SetPublic("team", false)
 		envtest.Eventually(t, "own project's visibility corrected", func() bool {
 			p := h.Project("team")
 			return p != nil && p.Metadata["public"] == "true"
@@ -220,7 +273,32 @@ func TestRegistryRepo(t *testing.T) {
 		if p := h.Project("platform"); p.Metadata["public"] != "false" || thief.Status.AtProvider.CreatedProject {
 			t.Errorf("another project's visibility was changed: %v, status %+v", p.Metadata, thief.Status.AtProvider)
 		}
+		// Status is writable by the resource's editors: a forged claim to
+		// have created the project changes nothing, and is corrected.
+		envtest.Must(t, get2(c, thief))
+		orig := thief.DeepCopy()
+		thief.Status.AtProvider.CreatedProject = true
+		envtest.Must(t, c.Status().Patch(ctx, thief, client.MergeFrom(orig)))
+		time.Sleep(5 * time.Second) // two polls
+		get(c, thief)
+		if p := h.Project("platform"); p.Metadata["public"] != "false" || thief.Status.AtProvider.CreatedProject {
+			t.Errorf("a forged createdProject published another's project: %v, status %+v", p.Metadata, thief.Status.AtProvider)
+		}
 		envtest.Must(t, c.Delete(ctx, thief))
+
+		// A repository pushed before the resource existed is not adopted
+		// unless asked; one pushed after it is claimed (owner recorded).
+		h.Push("team", "old", 2)
+		old := newRepo("reg-harbor", "old", v1alpha1.RegistryRepoParameters{Namespace: "team", Name: "old", DeleteImages: true})
+		envtest.Must(t, c.Create(ctx, old))
+		envtest.Eventually(t, "pushed-before repository refused", func() bool {
+			return get(c, old) && strings.Contains(old.GetCondition(xpv2.TypeSynced).Message, "repository team/old already exists and no RegistryRepo owns it")
+		})
+		envtest.Must(t, c.Delete(ctx, old))
+		envtest.Eventually(t, "old let go, images kept", func() bool { return gone(c, old) && h.Repository("team", "old") != nil })
+		if r := h.Repository("team", "shop/api"); registry.OwnerOf(r.Description) != "reg-harbor/api" {
+			t.Errorf("the repository pushed after the resource was created is not claimed: %+v", r)
+		}
 
 		deleteGuarded(t, c, cr, "holds 3 tags and was left in place", func() bool { return h.Repository("team", "shop/api") != nil })
 		envtest.Eventually(t, "repository deleted, project kept", func() bool {
@@ -248,4 +326,8 @@ func deleteGuarded(t *testing.T, c client.Client, cr *v1alpha1.RegistryRepo, wan
 		cr.Spec.ForProvider.DeleteImages = true
 		return c.Update(context.Background(), cr) == nil
 	})
+}
+
+func get2(c client.Client, o client.Object) error {
+	return c.Get(context.Background(), client.ObjectKeyFromObject(o), o)
 }

@@ -5,7 +5,7 @@
 //	POST   /v2/auth/token                               {"identifier","secret"} -> {"access_token"}
 //	POST   /v2/namespaces/{ns}/repositories             201; 409 when it exists
 //	GET    /v2/namespaces/{ns}/repositories/{repo}      404 when absent
-//	PATCH  /v2/repositories/{ns}/{repo}/                {"description"}
+//	PATCH  /v2/repositories/{ns}/{repo}/                {"description", "full_description"}
 //	POST   /v2/repositories/{ns}/{repo}/privacy/        {"is_private"}
 //	DELETE /v2/repositories/{ns}/{repo}/                202
 //
@@ -29,12 +29,14 @@ import (
 
 // Repo is a stored repository.
 type Repo struct {
-	Name        string    `json:"name"`
-	Namespace   string    `json:"namespace"`
-	Description string    `json:"description"`
-	IsPrivate   bool      `json:"is_private"`
-	LastUpdated time.Time `json:"last_updated"`
-	Status      int       `json:"status"`
+	Name        string `json:"name"`
+	Namespace   string `json:"namespace"`
+	Description string `json:"description"`
+	// FullDescription is the repository's README (markdown).
+	FullDescription string    `json:"full_description"`
+	IsPrivate       bool      `json:"is_private"`
+	LastUpdated     time.Time `json:"last_updated"`
+	Status          int       `json:"status"`
 }
 
 // Server is a running fake.
@@ -222,11 +224,19 @@ func (s *Server) repository(w http.ResponseWriter, r *http.Request, ns, name str
 	switch {
 	case len(rest) == 0 && r.Method == http.MethodPatch:
 		var in struct {
-			Description *string `json:"description"`
+			Description     *string `json:"description"`
+			FullDescription *string `json:"full_description"`
 		}
 		_ = json.NewDecoder(r.Body).Decode(&in)
+		if in.Description != nil && len(*in.Description) > 100 {
+			writeJSON(w, http.StatusBadRequest, map[string]any{"message": "Invalid description", "errinfo": map[string]any{"description": []string{"Ensure this field has no more than 100 characters."}}})
+			return
+		}
 		if in.Description != nil {
 			repo.Description = *in.Description
+		}
+		if in.FullDescription != nil {
+			repo.FullDescription = *in.FullDescription
 		}
 		writeJSON(w, http.StatusOK, repo)
 	case len(rest) == 1 && rest[0] == "privacy" && r.Method == http.MethodPost:

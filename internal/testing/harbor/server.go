@@ -8,6 +8,7 @@
 //	PUT    /api/v2.0/projects/{project}                        metadata.public
 //	POST   /api/v2.0/projects/{project}/immutabletagrules      201
 //	GET    /api/v2.0/projects/{project}/repositories/{repo}    404 until a push
+//	PUT    /api/v2.0/projects/{project}/repositories/{repo}    {"description"}
 //	DELETE /api/v2.0/projects/{project}/repositories/{repo}    200
 package harbor
 
@@ -29,6 +30,7 @@ import (
 type Project struct {
 	Name           string            `json:"name"`
 	Metadata       map[string]string `json:"metadata"`
+	CreationTime   time.Time         `json:"creation_time"`
 	StorageLimit   int64             `json:"-"`
 	ImmutableRules int               `json:"-"`
 }
@@ -36,7 +38,9 @@ type Project struct {
 // Repository is a stored repository.
 type Repository struct {
 	Name          string    `json:"name"`
+	Description   string    `json:"description"`
 	ArtifactCount int64     `json:"artifact_count"`
+	CreationTime  time.Time `json:"creation_time"`
 	UpdateTime    time.Time `json:"update_time"`
 }
 
@@ -75,11 +79,21 @@ func (s *Server) Project(name string) *Project {
 	return &c
 }
 
-// AddProject creates a project, as a Harbor administrator would.
+// AddProject creates a project, as a Harbor administrator would have an
+// hour ago.
 func (s *Server) AddProject(name string, public bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.projects[name] = &Project{Name: name, Metadata: map[string]string{"public": fmt.Sprint(public)}}
+	s.projects[name] = &Project{Name: name, Metadata: map[string]string{"public": fmt.Sprint(public)}, CreationTime: time.Now().UTC().Add(-time.Hour)}
+}
+
+// SetPublic changes a project's visibility, as a user would in Harbor's UI.
+func (s *Server) SetPublic(name string, public bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p, ok := s.projects[name]; ok {
+		p.Metadata["public"] = fmt.Sprint(public)
+	}
 }
 
 // Push records n artifacts pushed to project/repo, as docker push would.
@@ -89,7 +103,7 @@ func (s *Server) Push(project, repo string, n int64) {
 	key := project + "/" + repo
 	r, ok := s.repos[key]
 	if !ok {
-		r = &Repository{Name: key}
+		r = &Repository{Name: key, CreationTime: time.Now().UTC()}
 		s.repos[key] = r
 	}
 	r.ArtifactCount += n
@@ -180,7 +194,7 @@ func (s *Server) createProject(w http.ResponseWriter, r *http.Request) {
 		harborError(w, http.StatusConflict, "CONFLICT", "The project named "+in.Name+" already exists")
 		return
 	}
-	prj := &Project{Name: in.Name, Metadata: map[string]string{"public": "false"}, StorageLimit: -1}
+	prj := &Project{Name: in.Name, Metadata: map[string]string{"public": "false"}, StorageLimit: -1, CreationTime: time.Now().UTC()}
 	if v := in.Metadata["public"]; v != "" {
 		prj.Metadata["public"] = v
 	}
@@ -237,10 +251,32 @@ func (s *Server) repository(w http.ResponseWriter, r *http.Request, project, esc
 	switch r.Method {
 	case http.MethodGet:
 		writeJSON(w, http.StatusOK, repo)
+	case http.MethodPut:
+		var in struct {
+			Description *string `json:"description"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+			harborError(w, http.StatusBadRequest, "BAD_REQUEST", "invalid body")
+			return
+		}
+		if in.Description != nil {
+			repo.Description = *in.Description
+		}
+		w.WriteHeader(http.StatusOK)
 	case http.MethodDelete:
 		delete(s.repos, key)
 		w.WriteHeader(http.StatusOK)
 	default:
 		harborError(w, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "method not allowed")
+	}
+}
+
+// SetDescription sets a repository's description, as a user would in
+// Harbor's UI.
+func (s *Server) SetDescription(project, repo, description string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r, ok := s.repos[project+"/"+repo]; ok {
+		r.Description = description
 	}
 }

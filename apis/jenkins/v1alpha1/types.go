@@ -200,6 +200,14 @@ type JenkinsPipelineObservation struct {
 	// HandledBuildRequest is the last spec.forProvider.buildRequest for which
 	// a build was queued.
 	HandledBuildRequest string `json:"handledBuildRequest,omitempty"`
+	// UnconfirmedBuild is set while Jenkins has not confirmed queueing the
+	// build for handledBuildRequest: recorded before the request is sent,
+	// cleared by Jenkins's answer. Still set after a crash or a lost answer,
+	// it makes the next reconcile look for the build (in the queue, or
+	// among the builds after afterBuild, by parameters) before queueing it
+	// again, so the request builds once.
+	// +optional
+	UnconfirmedBuild *UnconfirmedBuild `json:"unconfirmedBuild,omitempty"`
 	// CreatedFolders lists the folders this resource created, so deletion
 	// removes only those (and only when empty).
 	// +listType=atomic
@@ -250,3 +258,15 @@ type JenkinsPipelineList struct {
 // RevisionParameter is the pipeline parameter a deploy request's revision
 // fills; pipelines that accept deploy requests declare it.
 const RevisionParameter = "REVISION"
+
+// UnconfirmedBuild is a build request sent without Jenkins's answer yet.
+type UnconfirmedBuild struct {
+	// Request is the buildRequest it was sent for.
+	Request string `json:"request"`
+	// SentAt is when it was sent.
+	SentAt metav1.Time `json:"sentAt"`
+	// AfterBuild is the job's last build number when it was sent: the
+	// build looked for is a later one.
+	// +optional
+	AfterBuild int64 `json:"afterBuild,omitempty"`
+}

@@ -9,6 +9,7 @@ package jenkins
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -32,6 +33,7 @@ const (
 	errBadCredentials = `the Jenkins credentials must be JSON {"username": "...", "token": "<API token>"} with both fields set`
 	errNotFolder      = "%q exists in Jenkins and is not a folder, so the job cannot be created inside it"
 	errReadStatus     = "cannot read the job's build status"
+	errReadQueue      = "cannot read the Jenkins queue"
 	errReadConfig     = "cannot read the job's config.xml"
 	errCreateFolder   = "cannot create folder %q"
 	errRootMissing    = "the root folder %q does not exist in Jenkins: the provider creates folders only below it (spec.jenkins.rootFolder of the ProviderConfig); ask the Jenkins administrators to create it"
@@ -354,7 +356,9 @@ func (c *Client) Build(ctx context.Context, path string, parameterized bool, par
 	req.SetBasicAuth(c.username, c.token)
 	resp, err := c.noRedirect.Do(req)
 	if err != nil {
-		return 0, errors.Wrap(err, errBuild)
+		// No answer: Jenkins may have queued the build before the
+		// connection failed.
+		return 0, ambiguous{errors.Wrap(err, errBuild)}
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
 	_ = resp.Body.Close()
@@ -370,6 +374,80 @@ func (c *Client) Build(ctx context.Context, path string, parameterized bool, par
 		return 0, errors.Errorf("%s: no queue item in the answer's Location %q", errBuild, resp.Header.Get("Location"))
 	}
 	return id, nil
+}
+
+// ambiguous is an error after which the request may have taken effect.
+type ambiguous struct{ error }
+
+func (a ambiguous) Unwrap() error { return a.error }
+
+// IsAmbiguous is true for a Build error after which the build may have
+// been queued (the request was sent and no answer came): check with
+// FindBuild before queueing again.
+func IsAmbiguous(err error) bool {
+	var a ambiguous
+	return errors.As(err, &a)
+}
+
+// buildParams is the parameters action of a queue item or build.
+type buildActions []struct {
+	Parameters []struct {
+		Name  string `json:"name"`
+		Value any    `json:"value"`
+	} `json:"parameters"`
+}
+
+// carries is true when every one of params has its value in the actions.
+func (a buildActions) carries(params map[string]string) bool {
+	got := map[string]string{}
+	for _, act := range a {
+		for _, p := range act.Parameters {
+			got[p.Name] = fmt.Sprint(p.Value)
+		}
+	}
+	for k, v := range params {
+		if got[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// FindBuild reports where a build of the job with params is that Jenkins
+// queued after build number after started: "queue" (an item waiting with
+// those parameters, which Jenkins would have merged the request into), "#N"
+// (a later build with them), or "" when there is none. Two reads: the
+// queue, and the job's last builds.
+func (c *Client) FindBuild(ctx context.Context, path string, params map[string]string, after int64) (string, error) {
+	var q struct {
+		Items []struct {
+			Task    struct{ URL string } `json:"task"`
+			Actions buildActions         `json:"actions"`
+		} `json:"items"`
+	}
+	if _, err := c.j.Requester.GetJSON(ctx, "/queue", &q, map[string]string{"tree": "items[task[url],actions[parameters[name,value]]]"}); err != nil {
+		return "", errors.Wrap(err, errReadQueue)
+	}
+	for _, it := range q.Items {
+		if strings.HasSuffix(strings.TrimSuffix(it.Task.URL, "/"), endpoint(path)) && it.Actions.carries(params) {
+			return "queue", nil
+		}
+	}
+	var j struct {
+		Builds []struct {
+			Number  int64        `json:"number"`
+			Actions buildActions `json:"actions"`
+		} `json:"builds"`
+	}
+	if _, err := c.j.Requester.GetJSON(ctx, endpoint(path), &j, map[string]string{"tree": "builds[number,actions[parameters[name,value]]]{0,10}"}); err != nil {
+		return "", errors.Wrap(err, errReadStatus)
+	}
+	for _, b := range j.Builds {
+		if b.Number > after && b.Actions.carries(params) {
+			return fmt.Sprintf("#%d", b.Number), nil
+		}
+	}
+	return "", nil
 }
 
 func split(path string) (dir, name string) {

@@ -278,3 +278,46 @@ func TestParseCredentials(t *testing.T) {
 		})
 	}
 }
+
+// A build request whose answer is lost is ambiguous, and FindBuild tells
+// whether Jenkins queued it: in the queue, then among the builds after the
+// last one seen, by its parameters; nothing when it was never queued.
+func TestFindBuildAfterLostAnswer(t *testing.T) {
+	srv := fake.New(user, token)
+	defer srv.Close()
+	c := newClient(t, srv.URL, token)
+	ctx := context.Background()
+	if _, err := c.Create(ctx, "team/alpha", pipeline()); err != nil {
+		t.Fatal(err)
+	}
+	const since = 0 // the job's last build number when the request was sent
+	v1 := map[string]string{"TAG": "v1"}
+
+	srv.LoseNextBuildAnswer(false)
+	if _, err := c.Build(ctx, "team/alpha", true, v1); !jenkins.IsAmbiguous(err) {
+		t.Fatalf("a lost answer must be ambiguous, got %v", err)
+	}
+	if where, err := c.FindBuild(ctx, "team/alpha", v1, since); err != nil || where != "" {
+		t.Errorf("nothing was queued: got %q, %v", where, err)
+	}
+
+	srv.LoseNextBuildAnswer(true)
+	if _, err := c.Build(ctx, "team/alpha", true, v1); !jenkins.IsAmbiguous(err) {
+		t.Fatalf("a lost answer must be ambiguous, got %v", err)
+	}
+	if where, err := c.FindBuild(ctx, "team/alpha", v1, since); err != nil || where != "#1" {
+		t.Errorf("started: want build #1, got %q, %v", where, err)
+	}
+	if where, _ := c.FindBuild(ctx, "team/alpha", v1, 1); where != "" {
+		t.Errorf("a build started before the request was sent is not it: got %q", where)
+	}
+	if where, _ := c.FindBuild(ctx, "team/alpha", map[string]string{"TAG": "v2"}, since); where != "" {
+		t.Errorf("other parameters are another build: got %q", where)
+	}
+	if _, err := c.Build(ctx, "team/alpha", true, map[string]string{"TAG": "v3"}); err != nil || jenkins.IsAmbiguous(err) {
+		t.Errorf("an answered request is not ambiguous: %v", err)
+	}
+	if where, err := c.FindBuild(ctx, "team/alpha", map[string]string{"TAG": "v3"}, 1); err != nil || where != "queue" {
+		t.Errorf("waiting: want it found in the queue, got %q, %v", where, err)
+	}
+}

@@ -3,9 +3,11 @@ package jenkinspipeline
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -19,6 +21,7 @@ import (
 )
 
 const (
+	errFmtAmbiguous  = "Jenkins did not answer the build request for buildRequest %q, which it may have queued: the next reconcile looks for it in the queue and the last builds before queueing it again"
 	errGet           = "cannot observe the Jenkins job"
 	errCreate        = "cannot create the Jenkins job"
 	errUpdate        = "cannot update the Jenkins job"
@@ -31,6 +34,7 @@ const (
 type external struct {
 	client Client
 	kube   client.Client
+	now    func() time.Time
 	// observed is the pipeline Observe read, for Update to compare
 	// against, and config the config.xml it was read from, which Update
 	// changes only where the resource manages it.
@@ -55,6 +59,9 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (m
 			return managed.ExternalObservation{ResourceExists: false}, nil
 		}
 		return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, path, ownerName(job.Pipeline.Owner), jenkins.OwnerLine(Owner(cr)))
+	}
+	if err := e.confirm(ctx, cr, path); err != nil {
+		return managed.ExternalObservation{}, err
 	}
 	e.observed, e.config = job.Pipeline, job.Config
 	cr.Status.AtProvider = Observation(job, cr.Status.AtProvider)
@@ -101,24 +108,61 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (ma
 	return managed.ExternalUpdate{}, e.build(ctx, cr, path, req)
 }
 
-// build queues one build for req. The request is recorded as handled in
-// status *before* the build is queued: a crash or a failed status write
-// after queueing must never queue it again. If Jenkins refuses the build,
-// the record is rolled back so the request is retried.
+// build queues one build for req. The request is recorded as handled, and
+// unconfirmed, in status *before* the build is queued: a crash or a lost
+// answer after queueing must never queue it again blindly (confirm looks
+// for it first). If Jenkins refuses the build, the record is rolled back so
+// the request is retried.
 func (e *external) build(ctx context.Context, cr *v1alpha1.JenkinsPipeline, path, req string) error {
 	prev := cr.Status.AtProvider.HandledBuildRequest
-	if err := e.record(ctx, cr, func(o *v1alpha1.JenkinsPipelineObservation) { o.HandledBuildRequest = req }); err != nil {
+	u := &v1alpha1.UnconfirmedBuild{Request: req, SentAt: metav1.NewTime(e.now().Truncate(time.Second))}
+	if b := cr.Status.AtProvider.LastBuild; b != nil {
+		u.AfterBuild = b.Number
+	}
+	if err := e.record(ctx, cr, func(o *v1alpha1.JenkinsPipelineObservation) {
+		o.HandledBuildRequest, o.UnconfirmedBuild = req, u
+	}); err != nil {
 		return err
 	}
 	if _, err := e.client.Build(ctx, path, len(cr.Spec.ForProvider.Parameters) > 0, cr.Spec.ForProvider.BuildParameters); err != nil {
-		if rerr := e.record(ctx, cr, func(o *v1alpha1.JenkinsPipelineObservation) { o.HandledBuildRequest = prev }); rerr != nil {
+		if jenkins.IsAmbiguous(err) {
+			return errors.Wrapf(err, errFmtAmbiguous, req)
+		}
+		if rerr := e.record(ctx, cr, func(o *v1alpha1.JenkinsPipelineObservation) { o.HandledBuildRequest, o.UnconfirmedBuild = prev, nil }); rerr != nil {
 			return errors.Wrapf(err, "%s; and the request could not be marked for retry (%v): change spec.forProvider.buildRequest to try again", errUpdate, rerr)
 		}
 		return errors.Wrap(err, errUpdate)
 	}
+	// Confirmed: the reconciler's status write records it.
+	cr.Status.AtProvider.UnconfirmedBuild = nil
 	cr.Status.AtProvider.InQueue = true
 	return nil
 }
+
+// confirm settles a build request sent without Jenkins's answer (a crash,
+// a timeout, a dropped connection): found in the queue or among the last
+// builds since it was sent, it is done; not found, it is pending again and
+// queued by this reconcile's Update.
+func (e *external) confirm(ctx context.Context, cr *v1alpha1.JenkinsPipeline, path string) error {
+	u := cr.Status.AtProvider.UnconfirmedBuild
+	if u == nil {
+		return nil
+	}
+	if u.Request != cr.Status.AtProvider.HandledBuildRequest {
+		cr.Status.AtProvider.UnconfirmedBuild = nil
+		return nil
+	}
+	where, err := e.client.FindBuild(ctx, path, cr.Spec.ForProvider.BuildParameters, u.AfterBuild)
+	if err != nil {
+		return errors.Wrapf(err, "cannot check whether the build for buildRequest %q was queued", u.Request)
+	}
+	if where == "" {
+		// Never queued: retry, with the same optimistic lock.
+		return e.record(ctx, cr, func(o *v1alpha1.JenkinsPipelineObservation) { o.HandledBuildRequest, o.UnconfirmedBuild = "", nil })
+	}
+	return e.record(ctx, cr, func(o *v1alpha1.JenkinsPipelineObservation) { o.UnconfirmedBuild = nil })
+}
+
 
 // Delete deletes the job and the empty folders this resource created.
 func (e *external) Delete(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (managed.ExternalDelete, error) {

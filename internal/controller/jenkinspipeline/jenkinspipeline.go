@@ -4,6 +4,7 @@ package jenkinspipeline
 
 import (
 	"context"
+	"time"
 	"fmt"
 	"path"
 	"strings"
@@ -49,6 +50,9 @@ type Client interface {
 	Update(ctx context.Context, path string, p jenkins.Pipeline, observed []byte) error
 	Delete(ctx context.Context, path string, createdFolders []string) error
 	Build(ctx context.Context, path string, parameterized bool, params map[string]string) (int64, error)
+	// FindBuild looks for a build queued after a build number, by
+	// parameters.
+	FindBuild(ctx context.Context, path string, params map[string]string, after int64) (string, error)
 }
 
 // SetupGated adds the JenkinsPipeline controller once its CRD is established.
@@ -95,7 +99,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
-	return &external{client: cl, kube: c.kube}, nil
+	return &external{client: cl, kube: c.kube, now: time.Now}, nil
 }
 
 // allowed checks cr against the limits of its ProviderConfig's Jenkins

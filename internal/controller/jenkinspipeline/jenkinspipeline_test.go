@@ -149,6 +149,30 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 		}
 	})
 
+	t.Run("LostAnswerBuildsOnce", func(t *testing.T) {
+		// Jenkins queues the build but the answer is lost (a timeout, a
+		// reset): the retry finds it in the queue and queues nothing.
+		// Then the answer is lost before Jenkins queued anything: the
+		// retry finds nothing and queues it, once.
+		count := func() int { return srv.Queued(path) + len(srv.Builds(path)) }
+		for _, tc := range []struct {
+			req    string
+			queued bool
+		}{{"r3", true}, {"r4", false}} {
+			srv.RunQueue()
+			before := count()
+			srv.LoseNextBuildAnswer(tc.queued)
+			patchSpec(t, c, cr, func(p *v1alpha1.JenkinsPipeline) { p.Spec.ForProvider.BuildRequest = tc.req })
+			envtest.Eventually(t, tc.req+" confirmed", func() bool {
+				return get(t, c, cr) && cr.Status.AtProvider.HandledBuildRequest == tc.req && cr.Status.AtProvider.UnconfirmedBuild == nil && count() > before
+			})
+			time.Sleep(5 * time.Second) // a few more polls must not queue it again
+			if n := count() - before; n != 1 {
+				t.Errorf("%s (answer lost %s queueing): want exactly one build, got %d", tc.req, map[bool]string{true: "after", false: "before"}[tc.queued], n)
+			}
+		}
+	})
+
 	t.Run("RetryAfterHonoured", func(t *testing.T) {
 		// Jenkins answers 429 and asks for 4s: nobody calls it sooner, the
 		// resource says why, and it recovers afterwards.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -55,6 +56,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	path, action, ok := splitItemPath(p)
 	if !ok {
 		errorPage(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	if lose := s.lose; lose != "" && r.Method == http.MethodPost && (action == "build" || action == "buildWithParameters") {
+		s.lose = ""
+		if lose == "after" {
+			s.item(httptest.NewRecorder(), r, path, action, session == "")
+			s.runQueue()
+		}
+		hangUp(w)
 		return
 	}
 	s.item(w, r, path, action, session == "")
@@ -539,4 +549,15 @@ func configClass(w http.ResponseWriter, path string, body []byte) (string, bool)
 		return "", false
 	}
 	return class, true
+}
+
+// hangUp closes the connection without an answer.
+func hangUp(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			_ = conn.Close()
+			return
+		}
+	}
+	panic(http.ErrAbortHandler)
 }

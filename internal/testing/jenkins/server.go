@@ -138,6 +138,24 @@ type Server struct {
 	counts   map[string]int
 	requests []string
 	times    []time.Time
+	// lose is the answer-losing fault for the next build request: "" none,
+	// "after" (queued, connection closed unanswered), "before" (closed
+	// unanswered, nothing queued).
+	lose string
+}
+
+// LoseNextBuildAnswer makes the next build request's connection close
+// without an answer, after Jenkins queued the build and an executor started
+// it (queued) or before anything (not): what a timeout or a reset looks
+// like to the client. A started build is one Jenkins can no longer merge a
+// repeated request into.
+func (s *Server) LoseNextBuildAnswer(queued bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lose = "before"
+	if queued {
+		s.lose = "after"
+	}
 }
 
 type item struct {
@@ -332,6 +350,10 @@ func (s *Server) Queued(path string) int {
 func (s *Server) RunQueue() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.runQueue()
+}
+
+func (s *Server) runQueue() {
 	ids := make([]int, 0, len(s.queue))
 	for id := range s.queue {
 		ids = append(ids, id)

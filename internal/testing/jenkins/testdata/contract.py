@@ -363,6 +363,41 @@ def other_parameters_queued(n):
     return m
 
 
+def get_tree(path, tree):
+    """GET path/api/json?tree=... as the provider's client asks it."""
+    r = requests.Request("GET", server._build_url(path + "api/json?tree=" + tree))
+    return json.loads(server.jenkins_open(r))
+
+
+def queue_tree():
+    # What the provider reads to find a build whose answer was lost: the
+    # queue's items with their task URL and parameters. Every object carries
+    # _class; an action without parameters (CauseAction) is only its class.
+    got = get_tree("queue/", "items[task[url],actions[parameters[name,value]]]")
+    equal("_class", got["_class"], "hudson.model.Queue")
+    items = [i for i in got["items"] if i["task"]["url"] == job_url("team/alpha")]
+    equal("items for alpha", len(items), 2)
+    for i in items:
+        equal("item keys", sorted(i), ["_class", "actions", "task"])
+        equal("item _class", i["_class"], "hudson.model.Queue$WaitingItem")
+        equal("task", i["task"], {"_class": WORKFLOW_JOB, "url": job_url("team/alpha")})
+    params = sorted(a["parameters"][0]["value"] for i in items for a in i["actions"] if "parameters" in a)
+    equal("parameters", params, ["v1", "v2"])
+    cause = [a for i in items for a in i["actions"] if a.get("_class") == "hudson.model.CauseAction"]
+    expect(cause and all(a == {"_class": "hudson.model.CauseAction"} for a in cause), "a CauseAction with no field asked is its class only: %r" % cause)
+
+
+def builds_tree_range():
+    # The job's builds, newest first, limited by the {0,10} range.
+    got = get_tree(job_url("team/alpha")[len(URL) + 1:], "builds[number,actions[parameters[name,value]]]{0,1}")
+    equal("keys", sorted(got), ["_class", "builds"])
+    equal("builds in range {0,1}", [b["number"] for b in got["builds"]], [2])
+    b = got["builds"][0]
+    equal("build _class", b["_class"], WORKFLOW_RUN)
+    p = [a["parameters"] for a in b["actions"] if "parameters" in a]
+    equal("parameters", p, [[{"_class": "hudson.model.StringParameterValue", "name": "TAG", "value": "v2"}]])
+
+
 def build_without_form():
     # POST build on a parameterized job expects a form (Stapler: 400).
     raises(lambda: server.build_job("team/alpha"), requests.HTTPError, status=400)
@@ -530,8 +565,10 @@ def main():
         check("queue-info", lambda: queue_info(n))
         check("same-parameters-merged", lambda: same_parameters_merged(n))
         check("other-parameters-queued", lambda: other_parameters_queued(n))
+        check("queue-tree", queue_tree)
     check("build-without-form", build_without_form)
     control("run-queue")  # builds #1 (TAG=v1) and #2 (TAG=v2) start
+    check("builds-tree-range", builds_tree_range)
     if n:
         check("queue-item-executable", lambda: queue_item_left(n))
         check("build-info-running", lambda: build_running(n))

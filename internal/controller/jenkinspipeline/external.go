@@ -163,7 +163,6 @@ func (e *external) confirm(ctx context.Context, cr *v1alpha1.JenkinsPipeline, pa
 	return e.record(ctx, cr, func(o *v1alpha1.JenkinsPipelineObservation) { o.UnconfirmedBuild = nil })
 }
 
-
 // Delete deletes the job and the empty folders this resource created.
 func (e *external) Delete(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (managed.ExternalDelete, error) {
 	cr.SetConditions(xpv2.Deleting())

@@ -4,10 +4,10 @@ package jenkinspipeline
 
 import (
 	"context"
-	"time"
 	"fmt"
 	"path"
 	"strings"
+	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"

@@ -533,6 +533,18 @@ func TestDeletionPolicy(t *testing.T) {
 			t.Errorf("an explicit Orphan holds for a ttl environment too -want +got:\n%s", diff)
 		}
 	})
+	t.Run("RegistryAdoptExisting", func(t *testing.T) {
+		rsp := run(t, t0, newRequest(t, xr(), projectReady(), nil))
+		if got := resourceField(t, rsp, "registry", "spec", "forProvider", "adoptExisting"); got != nil {
+			t.Errorf("an existing repository is not adopted unless asked, got adoptExisting %v", got)
+		}
+		rsp = run(t, t0, newRequest(t, xr(withSpec(func(s map[string]any) {
+			s["registry"].(map[string]any)["adoptExisting"] = true
+		})), projectReady(), nil))
+		if got := resourceField(t, rsp, "registry", "spec", "forProvider", "adoptExisting"); got != true {
+			t.Errorf("spec.registry.adoptExisting goes to the RegistryRepo, got %v", got)
+		}
+	})
 	t.Run("BadPolicy", func(t *testing.T) {
 		rsp := run(t, t0, newRequest(t, xr(withSpec(func(s map[string]any) {
 			s["environments"].([]any)[0].(map[string]any)["deletionPolicy"] = "Cascade"

@@ -168,7 +168,8 @@ func (p *project) registry() *registryv1alpha1.RegistryRepo {
 			Namespace: r.Namespace, Name: r.Name, Visibility: registryv1alpha1.Visibility(vis),
 			Description: "Images of " + p.name + " (DevOpsProject)",
 			// Opting in to deleting the repository opts in to its images.
-			DeleteImages: r.DeletionPolicy == PolicyDelete,
+			DeleteImages:  r.DeletionPolicy == PolicyDelete,
+			AdoptExisting: r.AdoptExisting,
 		}},
 	}
 }

@@ -46,6 +46,8 @@ type RegistrySpec struct {
 	// DeletionPolicy Delete lets deleting the project delete the
 	// repository and its images; default Orphan keeps them.
 	DeletionPolicy string `json:"deletionPolicy"`
+	// AdoptExisting takes over an existing repository no RegistryRepo owns.
+	AdoptExisting bool `json:"adoptExisting"`
 }
 
 // PipelineSpec places the Jenkins jobs.

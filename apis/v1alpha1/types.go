@@ -263,6 +263,44 @@ type DNSConfig struct {
 
 	// Credentials: the provider's secret (see the type's description).
 	Credentials Credentials `json:"credentials"`
+
+	// Tenancy bounds what namespaced DNSRecords may ask through a
+	// ClusterProviderConfig, whose zone credentials are the platform's. It
+	// applies to every ClusterProviderConfig, with the defaults below when
+	// unset; a ProviderConfig may not set it.
+	// +optional
+	Tenancy *DNSTenancy `json:"tenancy,omitempty"`
+}
+
+// DNSTenancy bounds, per namespace, the record sets DNSRecords may manage
+// through a ClusterProviderConfig. "{namespace}" in a pattern stands for
+// the namespace of the resource being reconciled.
+type DNSTenancy struct {
+	// Names are the record names, relative to the zone, a namespace may
+	// manage (shell globs; "*" also matches dots). Default: ["*"], every
+	// name but the apex, which only the pattern "@" allows.
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9_*?{}\[\].@-]{1,253}$`
+	// +listType=atomic
+	// +optional
+	Names []string `json:"names,omitempty"`
+
+	// Types are the record types a namespace may manage. Default: A, AAAA,
+	// CNAME, TXT, MX and SRV; not NS (a delegation hands the name and
+	// everything below it to the servers it names) nor CAA (which decides
+	// who may issue certificates for everything below it).
+	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:Enum=A;AAAA;CNAME;TXT;MX;NS;SRV;CAA
+	// +listType=atomic
+	// +optional
+	Types []string `json:"types,omitempty"`
+
+	// AdoptExisting lets DNSRecords take over record sets no DNSRecord
+	// owns (spec.forProvider.adoptExisting). Default false: through a
+	// ClusterProviderConfig the platform's own records (www, MX, a
+	// delegation) are never adopted by a namespace.
+	// +optional
+	AdoptExisting bool `json:"adoptExisting,omitempty"`
 }
 
 // RegistryKind selects the registry API.
@@ -376,6 +414,7 @@ type ProviderConfig struct {
 	// +kubebuilder:validation:XValidation:rule="!has(self.registry) || self.registry.credentials.source in ['Secret', 'None']",message="a namespaced ProviderConfig takes credentials only from a Secret in its own namespace (or None): Environment and Filesystem read the provider's own environment and files and are allowed only in a ClusterProviderConfig",fieldPath=".registry.credentials.source"
 	// +kubebuilder:validation:XValidation:rule="!has(self.events) || self.events.credentials.source in ['Secret', 'None']",message="a namespaced ProviderConfig takes credentials only from a Secret in its own namespace (or None): Environment and Filesystem read the provider's own environment and files and are allowed only in a ClusterProviderConfig",fieldPath=".events.credentials.source"
 	// +kubebuilder:validation:XValidation:rule="!has(self.argocd) || !has(self.argocd.tenancy)",message="argocd.tenancy is for a ClusterProviderConfig: a ProviderConfig's token is the namespace's own, bounded by Argo CD's RBAC",fieldPath=".argocd.tenancy"
+	// +kubebuilder:validation:XValidation:rule="!has(self.dns) || !has(self.dns.tenancy)",message="dns.tenancy is for a ClusterProviderConfig: a ProviderConfig's zone credentials are the namespace's own",fieldPath=".dns.tenancy"
 	// +kubebuilder:validation:XValidation:rule="!has(self.allowedNamespaces)",message="allowedNamespaces is for a ClusterProviderConfig: a ProviderConfig serves its own namespace only",fieldPath=".allowedNamespaces"
 	Spec   ProviderConfigSpec   `json:"spec"`
 	Status ProviderConfigStatus `json:"status,omitempty"`

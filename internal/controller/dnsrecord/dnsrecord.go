@@ -77,6 +77,13 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.DNSRecord) (manage
 	if err != nil {
 		return nil, err
 	}
+	// Through a ClusterProviderConfig a namespace may manage only the
+	// names and types it allows, and adopt nothing unless it says so:
+	// anything else is refused before the zone is touched, and let go
+	// untouched on delete.
+	if err := TenancyOf(pc, s, cr.GetNamespace()).Check(cr.Spec.ForProvider); err != nil {
+		return mrcontroller.Refused[*v1alpha1.DNSRecord](err), nil
+	}
 	secret, err := pc.Credentials(ctx, c.kube, "spec.dns.credentials", s.Credentials)
 	if err != nil {
 		return nil, err

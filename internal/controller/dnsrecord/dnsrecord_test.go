@@ -3,6 +3,7 @@ package dnsrecord_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -257,6 +258,44 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 		}
 		envtest.Must(t, c.Delete(ctx, fine))
 		envtest.Eventually(t, "deleted", func() bool { return !get(c, fine) && len(srv.Values("www2.example.test.", mdns.TypeA)) == 0 })
+
+		// Through the platform's credentials a namespace may not take
+		// over the platform's own (unowned) records, delegate a name, or
+		// decide who issues certificates for the zone: refused by the
+		// ClusterProviderConfig's default tenancy before the zone is
+		// touched, and let go untouched when deleted.
+		srv.NSUpdate(t, `update add mail.example.test. 300 A 192.0.2.25`)
+		tenancy := map[string]struct {
+			cr    *v1alpha1.DNSRecord
+			want  string
+			fqdn  string
+			rtype uint16
+			keep  []string
+		}{
+			"AdoptPlatformRecord": {func() *v1alpha1.DNSRecord {
+				cr := shared(newRecord(other, "mail", "mail", v1alpha1.RecordA, "198.51.100.66"))
+				cr.Spec.ForProvider.AdoptExisting = true
+				return cr
+			}(), "spec.forProvider.adoptExisting is not allowed", "mail.example.test.", mdns.TypeA, []string{"192.0.2.25"}},
+			"Delegation": {shared(newRecord(other, "delegate", "shop2", v1alpha1.RecordNS, "ns.evil.example.org.")), "spec.forProvider.type NS is not allowed", "shop2.example.test.", mdns.TypeNS, nil},
+			"ApexCAA":    {shared(newRecord(other, "caa", "@", v1alpha1.RecordCAA, `0 issue "evil-ca.example"`)), `spec.forProvider.name "@" is not allowed`, "example.test.", mdns.TypeCAA, nil},
+		}
+		for _, a := range tenancy {
+			envtest.Must(t, c.Create(ctx, a.cr))
+		}
+		for name, a := range tenancy {
+			envtest.Eventually(t, name+" refused", func() bool {
+				return get(c, a.cr) && strings.Contains(a.cr.GetCondition(xpv2.TypeSynced).Message, a.want)
+			})
+			if v := srv.Values(a.fqdn, a.rtype); !slices.Equal(v, a.keep) {
+				t.Errorf("%s: the zone was changed: %v", name, v)
+			}
+			envtest.Must(t, c.Delete(ctx, a.cr))
+			envtest.Eventually(t, name+" let go", func() bool { return !get(c, a.cr) })
+			if v := srv.Values(a.fqdn, a.rtype); !slices.Equal(v, a.keep) {
+				t.Errorf("%s: deleting the refused resource changed the zone: %v", name, v)
+			}
+		}
 	})
 
 	// The provider crashed after writing a record set and before recording

@@ -1,0 +1,103 @@
+package dnsrecord
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
+	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/providerconfig"
+)
+
+// Default tenancy of a ClusterProviderConfig without spec.dns.tenancy.
+var (
+	DefaultNames = []string{"*"}
+	DefaultTypes = []string{"A", "AAAA", "CNAME", "TXT", "MX", "SRV"}
+)
+
+const (
+	errFmtName  = "spec.forProvider.name %q is not allowed for namespace %q: %s spec.dns.tenancy.names allows %s (the apex only through \"@\")"
+	errFmtType  = "spec.forProvider.type %s is not allowed: %s spec.dns.tenancy.types allows %s"
+	errFmtAdopt = "spec.forProvider.adoptExisting is not allowed: %s does not let namespaces take over record sets no DNSRecord owns (spec.dns.tenancy.adoptExisting)"
+)
+
+// Tenancy is what a ClusterProviderConfig lets one namespace ask of a
+// zone; nil (a namespaced ProviderConfig, whose credentials are the
+// namespace's own) bounds nothing.
+type Tenancy struct {
+	Namespace, Config string
+	// Names with {namespace} expanded; Types.
+	Names, Types  []string
+	AdoptExisting bool
+}
+
+// TenancyOf returns the tenancy of namespace ns under pc's dns section s,
+// with defaults; nil for a namespaced ProviderConfig.
+func TenancyOf(pc *providerconfig.Config, s *pcv1alpha1.DNSConfig, ns string) *Tenancy {
+	if pc.Namespace != "" {
+		return nil
+	}
+	t := &Tenancy{Namespace: ns, Config: pc.String(), Names: DefaultNames, Types: DefaultTypes}
+	if tn := s.Tenancy; tn != nil {
+		if len(tn.Names) > 0 {
+			t.Names = tn.Names
+		}
+		if len(tn.Types) > 0 {
+			t.Types = tn.Types
+		}
+		t.AdoptExisting = tn.AdoptExisting
+	}
+	names := make([]string, len(t.Names))
+	for i, n := range t.Names {
+		names[i] = strings.ReplaceAll(n, "{namespace}", ns)
+	}
+	t.Names = names
+	return t
+}
+
+// Check returns an error naming the first field of p that t does not
+// allow; nil t allows all.
+func (t *Tenancy) Check(p v1alpha1.DNSRecordParameters) error {
+	if t == nil {
+		return nil
+	}
+	if !t.nameAllowed(p.Name) {
+		return errors.Errorf(errFmtName, p.Name, t.Namespace, t.Config, quoteAll(t.Names))
+	}
+	if !slices.Contains(t.Types, string(p.Type)) {
+		return errors.Errorf(errFmtType, p.Type, t.Config, strings.Join(t.Types, ", "))
+	}
+	if p.AdoptExisting && !t.AdoptExisting {
+		return errors.Errorf(errFmtAdopt, t.Config)
+	}
+	return nil
+}
+
+// nameAllowed is true when a pattern matches name; the apex ("@") only by
+// the pattern "@".
+func (t *Tenancy) nameAllowed(name string) bool {
+	for _, g := range t.Names {
+		if name == "@" || g == "@" {
+			if name == g {
+				return true
+			}
+			continue
+		}
+		if ok, _ := path.Match(g, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func quoteAll(s []string) string {
+	q := make([]string, len(s))
+	for i, v := range s {
+		q[i] = fmt.Sprintf("%q", v)
+	}
+	return strings.Join(q, ", ")
+}

@@ -110,6 +110,7 @@ unit: ## Unit tests only (no servers).
 .PHONY: lint
 lint: ## gofmt and go vet.
 	@out="$$(gofmt -s -l $$(git ls-files '*.go'))"; if [ -n "$$out" ]; then echo "gofmt -s would change:"; echo "$$out"; exit 1; fi
+	@out="$$(git ls-files '*.go' | xargs grep -L 'Licensed under the Apache License, Version 2.0')"; if [ -n "$$out" ]; then echo "missing the license header (hack/boilerplate.go.txt):"; echo "$$out"; exit 1; fi
 	go vet ./...
 
 .PHONY: render

@@ -62,7 +62,7 @@ xpkg: ## Build the provider, function and configuration packages with embedded r
 	cli="$(CROSSPLANE_CLI)"; \
 	  $$cli xpkg build --package-root package/provider --examples-root examples --ignore 'devopsproject/*,events/*.json,*/README.md' --embed-runtime-image-tarball _output/images/provider.tar -o $(XPKG)/provider-devops-$(PKG_VERSION).xpkg; \
 	  $$cli xpkg build --package-root package/function --embed-runtime-image-tarball _output/images/function.tar -o $(XPKG)/function-devopsproject-$(PKG_VERSION).xpkg; \
-	  $$cli xpkg build --package-root package/configuration --examples-root examples/devopsproject --ignore 'functions.yaml,observed-*.yaml' -o $(XPKG)/configuration-devopsproject-$(PKG_VERSION).xpkg
+	  $$cli xpkg build --package-root package/configuration --examples-root examples/devopsproject -o $(XPKG)/configuration-devopsproject-$(PKG_VERSION).xpkg
 	@ls -l $(XPKG)
 
 .PHONY: apt-deps

@@ -72,7 +72,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/testing/loopback"
 	"github.com/freeleaps/provider-devops/internal/testing/process"
 	"github.com/freeleaps/provider-devops/internal/testing/rabbitmq"
-	"github.com/freeleaps/provider-devops/internal/testing/registry"
+	"github.com/freeleaps/provider-devops/internal/testing/distribution"
 	"github.com/freeleaps/provider-devops/internal/testing/sandbox"
 )
 
@@ -126,7 +126,7 @@ type Cluster struct {
 	KubeConfig string
 
 	env      *envtest.Environment
-	Registry *registry.Server
+	Registry *distribution.Server
 	BIND     *bind.Server
 	RabbitMQ *rabbitmq.Broker
 	// ProviderAMQP and DeployerAMQP are the broker URLs of the provider's
@@ -228,7 +228,7 @@ func (c *Cluster) startBackends(ctx context.Context) error {
 		}
 	}
 	var err error
-	if c.Registry, err = registry.New(filepath.Join(c.dir, "registry")); err != nil {
+	if c.Registry, err = distribution.New(filepath.Join(c.dir, "registry")); err != nil {
 		return err
 	}
 	if c.BIND, err = bind.New(filepath.Join(c.dir, "bind"), "example.com."); err != nil {
@@ -391,7 +391,7 @@ func (c *Cluster) writeSecretFiles(ctx context.Context, name, dir string) error 
 
 func (c *Cluster) installPackages(ctx context.Context) error {
 	host := c.Registry.Host
-	auth := base64.StdEncoding.EncodeToString([]byte(registry.User + ":" + registry.Password))
+	auth := base64.StdEncoding.EncodeToString([]byte(distribution.User + ":" + distribution.Password))
 	dockerConfig := fmt.Sprintf(`{"auths":{%q:{"auth":%q}}}`, host, auth)
 	dockerDir := filepath.Join(c.dir, "docker")
 	if err := os.MkdirAll(dockerDir, 0o700); err != nil {

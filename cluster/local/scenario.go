@@ -38,7 +38,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
 	"github.com/freeleaps/provider-devops/internal/testing/bind"
-	"github.com/freeleaps/provider-devops/internal/testing/registry"
+	"github.com/freeleaps/provider-devops/internal/testing/distribution"
 	"github.com/freeleaps/provider-devops/internal/testing/sandbox"
 )
 
@@ -174,7 +174,7 @@ const xrAPIVersion = "platform.freeleaps.io/v1alpha1"
 func (c *Cluster) projectYAML() string {
 	sb := c.Sandbox
 	jenkins, _ := json.Marshal(map[string]string{"username": sb.Jenkins.User, "token": sb.Jenkins.Secret})
-	reg, _ := json.Marshal(map[string]string{"username": registry.User, "password": registry.Password})
+	reg, _ := json.Marshal(map[string]string{"username": distribution.User, "password": distribution.Password})
 	return fmt.Sprintf(`
 apiVersion: v1
 kind: Namespace

@@ -40,8 +40,8 @@ var update = flag.Bool("update", false, "rewrite the golden render outputs")
 // computed expiresAt values are reproducible.
 const renderNow = "2026-11-22T12:00:00Z"
 
-// TestRender runs the real crossplane CLI: `crossplane render` on every
-// DevOpsProject example against the function started with --insecure, its
+// TestRender runs the real crossplane CLI: `crossplane render` on the
+// DevOpsProject examples and the fixtures in testdata/render-input against the function started with --insecure, its
 // output compared with testdata/render/*.yaml and piped into `crossplane
 // beta validate` with the provider's CRDs and both XRDs.
 func TestRender(t *testing.T) {
@@ -54,10 +54,13 @@ func TestRender(t *testing.T) {
 	}
 	root := envtest.RepoRoot()
 	examples := filepath.Join(root, "examples", "devopsproject")
+	// Fixtures (observed states, XRs with a status, the Development
+	// runtime) are the test's; examples/ holds only what users apply.
+	inputs := filepath.Join("testdata", "render-input")
 	tmp := t.TempDir()
 
 	addr := startFunction(t, tmp)
-	fns, err := os.ReadFile(filepath.Join(examples, "functions.yaml"))
+	fns, err := os.ReadFile(filepath.Join(inputs, "functions.yaml"))
 	envtest.Must(t, err)
 	functions := filepath.Join(tmp, "functions.yaml")
 	envtest.Must(t, os.WriteFile(functions, bytes.ReplaceAll(fns, []byte("localhost:9443"), []byte(addr)), 0o600))
@@ -74,9 +77,13 @@ func TestRender(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			args := []string{"render", filepath.Join(examples, tc.xr), filepath.Join(root, "package", "configuration", tc.composition), functions, "--include-full-xr", "--timeout=60s"}
+			xr := filepath.Join(examples, tc.xr)
+			if _, err := os.Stat(xr); err != nil {
+				xr = filepath.Join(inputs, tc.xr)
+			}
+			args := []string{"render", xr, filepath.Join(root, "package", "configuration", tc.composition), functions, "--include-full-xr", "--timeout=60s"}
 			if tc.observed != "" {
-				args = append(args, "--observed-resources="+filepath.Join(examples, tc.observed))
+				args = append(args, "--observed-resources="+filepath.Join(inputs, tc.observed))
 			}
 			out := runCLI(t, cli, args...)
 			golden := filepath.Join("testdata", "render", name+".yaml")

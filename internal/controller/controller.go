@@ -27,7 +27,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/controller/argorepository"
 	"github.com/freeleaps/provider-devops/internal/controller/dnsrecord"
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
-	"github.com/freeleaps/provider-devops/internal/controller/providerconfig"
+	"github.com/freeleaps/provider-devops/internal/controller/config"
 	"github.com/freeleaps/provider-devops/internal/controller/registryrepo"
 )
 
@@ -43,7 +43,7 @@ type Config struct {
 // controller once its CRD is established (safe-start).
 func SetupGated(mgr ctrl.Manager, o controller.Options, cfg Config) error {
 	for _, setup := range []func(ctrl.Manager, controller.Options) error{
-		providerconfig.Setup,
+		config.Setup,
 		jenkinspipeline.SetupGated,
 		argoapplication.SetupGated,
 		argoproject.SetupGated,

@@ -25,8 +25,16 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	"github.com/freeleaps/provider-devops/cluster/local"
 )
@@ -55,9 +63,61 @@ func TestDevOpsProjectEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	t.Run("ExamplesApply", func(t *testing.T) { examplesApply(ctx, t, c, root) })
 	r, err := c.RunScenario(ctx, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("summary:\n%s", r.Summary())
+}
+
+// examplesApply sends every object under examples/ to the control plane
+// with the packages installed, as a server-side dry run: each applies as it
+// is with kubectl apply -f (the namespaces they name are created first, as
+// a user would have them).
+func examplesApply(ctx context.Context, t *testing.T, c *local.Cluster, root string) {
+	files, err := filepath.Glob(filepath.Join(root, "examples", "*", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, doc := range strings.Split(string(b), "\n---\n") {
+			u := &unstructured.Unstructured{}
+			if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if len(u.Object) == 0 {
+				continue
+			}
+			n++
+			if ns := u.GetNamespace(); ns != "" {
+				nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
+				if err := c.Kube.Create(ctx, nsObj); client.IgnoreAlreadyExists(err) != nil {
+					t.Fatal(err)
+				}
+			}
+			// A kind a package brings may take a moment to be served.
+			deadline := time.Now().Add(2 * time.Minute)
+			for {
+				err = c.Kube.Create(ctx, u.DeepCopy(), client.DryRunAll)
+				if err == nil || !meta.IsNoMatchError(err) || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(2 * time.Second)
+			}
+			rel, _ := filepath.Rel(root, f)
+			if err != nil {
+				t.Errorf("%s: %s %s refused: %v", rel, u.GetKind(), u.GetName(), err)
+			}
+		}
+	}
+	if n < 15 {
+		t.Errorf("expected at least 15 example objects, found %d", n)
+	}
+	t.Logf("%d example objects apply (server-side dry run)", n)
 }

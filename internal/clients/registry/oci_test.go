@@ -22,7 +22,7 @@ import (
 	"testing"
 
 	"github.com/freeleaps/provider-devops/internal/clients/registry"
-	regtest "github.com/freeleaps/provider-devops/internal/testing/registry"
+	regtest "github.com/freeleaps/provider-devops/internal/testing/distribution"
 )
 
 func TestOCIAgainstDistribution(t *testing.T) {

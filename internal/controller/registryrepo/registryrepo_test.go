@@ -41,7 +41,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/testing/dockerhub"
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
 	"github.com/freeleaps/provider-devops/internal/testing/harbor"
-	regtest "github.com/freeleaps/provider-devops/internal/testing/registry"
+	regtest "github.com/freeleaps/provider-devops/internal/testing/distribution"
 )
 
 func TestMain(m *testing.M) { envtest.Main(m) }

@@ -14,11 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package registry runs a real CNCF distribution registry (Debian's
+// Package distribution runs a real CNCF distribution registry (Debian's
 // docker-registry) for tests: on 127.0.0.1 and a free high port, storage in
 // a temporary directory, deletes enabled, htpasswd (bcrypt) basic auth for
 // one user. It can push small random images with go-containerregistry.
-package registry
+package distribution
 
 import (
 	"bytes"

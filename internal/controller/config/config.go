@@ -14,10 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package providerconfig runs the ProviderConfig and ClusterProviderConfig
+// Package config runs the ProviderConfig and ClusterProviderConfig
 // controllers: they count the managed resources using each config (status
 // users) and keep a config that is in use from being deleted.
-package providerconfig
+package config
 
 import (
 	"k8s.io/apimachinery/pkg/runtime/schema"

@@ -93,7 +93,7 @@ E2E_ENV = $(TEST_ENV) CROSSPLANE="$(CROSSPLANE_CORE)" \
 .PHONY: e2e-deps
 e2e-deps: envtest-assets xpkg
 	@echo "$(CROSSPLANE_CORE)" >/dev/null
-	CGO_ENABLED=0 go build -trimpath -o $(BIN)/sandbox ./cmd/sandbox
+	CGO_ENABLED=0 go build -trimpath -o $(BIN)/sandbox ./test/sandbox
 
 .PHONY: e2e
 e2e: e2e-deps ## The packages installed into a real Crossplane v2 and the DevOpsProject scenario, asserted.
@@ -101,7 +101,7 @@ e2e: e2e-deps ## The packages installed into a real Crossplane v2 and the DevOps
 
 .PHONY: demo
 demo: e2e-deps ## The local demo: the same scenario with readable progress and a summary.
-	$(E2E_ENV) go run ./cluster/demo
+	$(E2E_ENV) go run ./cmd/demo
 
 .PHONY: unit
 unit: ## Unit tests only (no servers).

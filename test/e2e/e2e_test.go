@@ -16,7 +16,7 @@ limitations under the License.
 
 // Package e2e installs the provider, function and configuration packages
 // into a real Crossplane v2 control plane on this machine and runs the
-// day-one scenario, asserting every step (cluster/local). `make e2e` builds
+// day-one scenario, asserting every step (test/e2e/framework). `make e2e` builds
 // what it needs; in CI (CI=true) a missing piece fails the test, elsewhere
 // it is skipped.
 package e2e
@@ -36,7 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/freeleaps/provider-devops/cluster/local"
+	"github.com/freeleaps/provider-devops/test/e2e/framework"
 )
 
 func TestDevOpsProjectEndToEnd(t *testing.T) {
@@ -44,7 +44,7 @@ func TestDevOpsProjectEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := local.ConfigFromEnv(root, t.TempDir())
+	cfg, err := framework.ConfigFromEnv(root, t.TempDir())
 	if err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal(err)
@@ -58,7 +58,7 @@ func TestDevOpsProjectEndToEnd(t *testing.T) {
 	cfg.ProviderArgs = []string{"--poll=30s"}
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
-	c, err := local.Start(ctx, cfg)
+	c, err := framework.Start(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestDevOpsProjectEndToEnd(t *testing.T) {
 // with the packages installed, as a server-side dry run: each applies as it
 // is with kubectl apply -f (the namespaces they name are created first, as
 // a user would have them).
-func examplesApply(ctx context.Context, t *testing.T, c *local.Cluster, root string) {
+func examplesApply(ctx context.Context, t *testing.T, c *framework.Cluster, root string) {
 	files, err := filepath.Glob(filepath.Join(root, "examples", "*", "*.yaml"))
 	if err != nil {
 		t.Fatal(err)

@@ -14,8 +14,8 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package sandbox holds what cmd/sandbox (the fakes as one binary) writes
-// and serves, for the binary and its users (cluster/local) to share.
+// Package sandbox holds what test/sandbox (the fakes as one binary) writes
+// and serves, for the binary and its users (test/e2e/framework) to share.
 package sandbox
 
 // Endpoints is what the sandbox writes to its --out file.

@@ -30,7 +30,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/freeleaps/provider-devops/cluster/local"
+	"github.com/freeleaps/provider-devops/test/e2e/framework"
 )
 
 func main() {
@@ -63,7 +63,7 @@ func run(keep bool, steady time.Duration) error {
 		}
 		_ = os.RemoveAll(dir)
 	}()
-	cfg, err := local.ConfigFromEnv(root, dir)
+	cfg, err := framework.ConfigFromEnv(root, dir)
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func run(keep bool, steady time.Duration) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	c, err := local.Start(ctx, cfg)
+	c, err := framework.Start(ctx, cfg)
 	if err != nil {
 		return err
 	}

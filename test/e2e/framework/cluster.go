@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package local runs a real Crossplane v2 control plane on this machine, with
+// Package framework runs a real Crossplane v2 control plane on this machine, with
 // nothing but Debian packages and binaries built from the Go module proxy:
 //
 //   - etcd and kube-apiserver (controller-runtime's envtest), and
@@ -40,7 +40,7 @@ limitations under the License.
 //
 // Every process runs in its own process group with its log under
 // <dir>/logs, and Close stops them all.
-package local
+package framework
 
 import (
 	"context"

@@ -24,6 +24,8 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/freeleaps/provider-devops/internal/events/stream"
 )
 
 // flags of the provider. Values are checked by validate before anything
@@ -40,7 +42,7 @@ type flags struct {
 	healthAddr              string
 	tenantBackendHosts      []string
 	ownerID                 string
-	events                  *eventFlags
+	events                  *stream.Config
 }
 
 func registerFlags(app *kingpin.Application) *flags {
@@ -73,7 +75,7 @@ func (f *flags) validate() error {
 	case !ownerIDPattern.MatchString(f.ownerID):
 		return errors.Errorf("--owner-id must be 1-63 letters, digits, '-', '_' or '.', got %q", f.ownerID)
 	}
-	if err := f.events.validate(); err != nil {
+	if err := f.events.Validate(); err != nil {
 		return err
 	}
 	if err := checkAddr("--metrics-bind-address", f.metricsAddr, true); err != nil {

@@ -48,6 +48,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis"
 	devops "github.com/freeleaps/provider-devops/internal/controller"
+	"github.com/freeleaps/provider-devops/internal/events/stream"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 	"github.com/freeleaps/provider-devops/internal/version"
 )
@@ -127,7 +128,7 @@ func main() {
 
 	kingpin.FatalIfError(customresourcesgate.Setup(mgr, o), "cannot set up the CRD gate")
 	kingpin.FatalIfError(devops.SetupGated(mgr, o, devops.Config{OwnerID: f.ownerID}), "cannot set up the controllers")
-	kingpin.FatalIfError(f.events.setup(mgr, o, log), "cannot set up the event stream")
+	kingpin.FatalIfError(stream.Setup(mgr, o, *f.events, log), "cannot set up the event stream")
 	kingpin.FatalIfError(mgr.Start(ctrl.SetupSignalHandler()), "cannot start the controller manager")
 }
 

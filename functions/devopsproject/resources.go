@@ -211,7 +211,7 @@ func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPip
 				URL: g.URL, Branch: branch(g), ScriptPath: script, CredentialsID: g.JenkinsCredentialsID,
 			}},
 			// REVISION is what a deploy request over RabbitMQ sets
-			// (internal/controller/deployrequest).
+			// (internal/events/deployrequest).
 			Parameters: []jenkinsv1alpha1.Parameter{
 				{Name: "ENVIRONMENT", Type: jenkinsv1alpha1.ParameterString, Default: &envDefault, Description: "The environment to deploy to."},
 				{Name: jenkinsv1alpha1.RevisionParameter, Type: jenkinsv1alpha1.ParameterString, Default: &headRevision, Description: "The git revision to build; empty builds the head of the branch."},

@@ -31,7 +31,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/controller/argorepository"
 	"github.com/freeleaps/provider-devops/internal/controller/dnsrecord"
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
-	"github.com/freeleaps/provider-devops/internal/controller/lifecycle"
+	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/controller/registryrepo"
 )
 

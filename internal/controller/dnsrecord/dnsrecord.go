@@ -33,7 +33,7 @@ import (
 	"github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/dns"
-	"github.com/freeleaps/provider-devops/internal/controller/lifecycle"
+	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )

@@ -30,7 +30,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
-	"github.com/freeleaps/provider-devops/internal/controller/lifecycle"
+	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/events"
 )
 

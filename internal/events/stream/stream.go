@@ -1,0 +1,154 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package stream wires the RabbitMQ event stream into the provider's
+// manager: the publisher, the lifecycle watcher of every managed kind and
+// the deploy-request consumer, from a Config the provider's flags fill.
+package stream
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+
+	"github.com/freeleaps/provider-devops/apis/v1alpha1"
+	devops "github.com/freeleaps/provider-devops/internal/controller"
+	"github.com/freeleaps/provider-devops/internal/events"
+	"github.com/freeleaps/provider-devops/internal/events/deployrequest"
+	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
+	"github.com/freeleaps/provider-devops/internal/providerconfig"
+)
+
+// DefaultHeartbeat is the heartbeat interval while work is in progress.
+const DefaultHeartbeat = lifecycle.DefaultHeartbeat
+
+// Config configures the event stream. It is off unless a broker is named,
+// by a Secret or by a ClusterProviderConfig's events section.
+type Config struct {
+	// Secret (namespace/name) and SecretKey hold the AMQP URL; or
+	// ProviderConfig names a ClusterProviderConfig with an events section.
+	Secret, SecretKey, ProviderConfig string
+	// Exchange events go to, with Secret.
+	Exchange string
+	// Source is the CloudEvents source attribute.
+	Source    string
+	Heartbeat time.Duration
+	// Outbox is how many events are held while the broker is unreachable.
+	Outbox int
+	// DeployExchange, DeployQueue and DeployBinding: where deploy
+	// requests arrive ("" queue: none are consumed).
+	DeployExchange, DeployQueue, DeployBinding string
+	DeployPrefetch, DeployMaxLen               int
+}
+
+// Enabled is true when a broker is named.
+func (f *Config) Enabled() bool { return f.Secret != "" || f.ProviderConfig != "" }
+
+// Validate returns an error naming the flag of the first bad setting.
+func (f *Config) Validate() error {
+	switch {
+	case f.Secret != "" && f.ProviderConfig != "":
+		return errors.New("set one of --events-secret and --events-provider-config, not both")
+	case f.Secret != "" && len(strings.Split(f.Secret, "/")) != 2:
+		return errors.Errorf("--events-secret must be namespace/name, got %q", f.Secret)
+	case f.Heartbeat < time.Second:
+		return errors.Errorf("--events-heartbeat must be at least 1s, got %s", f.Heartbeat)
+	case f.Outbox < 1 || f.Outbox > 1000000:
+		return errors.Errorf("--events-outbox must be between 1 and 1000000, got %d", f.Outbox)
+	case f.DeployPrefetch < 1 || f.DeployPrefetch > 1000:
+		return errors.Errorf("--events-deploy-prefetch must be between 1 and 1000, got %d", f.DeployPrefetch)
+	case f.DeployMaxLen < 1 || f.DeployMaxLen > 10000000:
+		return errors.Errorf("--events-deploy-max-length must be between 1 and 10000000, got %d", f.DeployMaxLen)
+	case f.DeployExchange != "" && f.DeployExchange == f.Exchange:
+		return errors.Errorf("--events-deploy-exchange must differ from --events-exchange (%q): deploy requests and the event stream need separate permissions", f.Exchange)
+	}
+	return nil
+}
+
+// brokerSource reads the broker URL and exchange before every connection,
+// through the uncached reader: the provider does not watch Secrets.
+func (f *Config) brokerSource(kube client.Reader) events.Source {
+	if f.Secret != "" {
+		ns, name, _ := strings.Cut(f.Secret, "/")
+		return func(ctx context.Context) (string, string, error) {
+			s := &corev1.Secret{}
+			if err := kube.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, s); err != nil {
+				return "", "", errors.Wrapf(err, "cannot get the Secret %s named by --events-secret", f.Secret)
+			}
+			u := strings.TrimSpace(string(s.Data[f.SecretKey]))
+			if u == "" {
+				return "", "", errors.Errorf("Secret %s has no key %q (--events-secret-key) with the AMQP URL", f.Secret, f.SecretKey)
+			}
+			return u, f.Exchange, nil
+		}
+	}
+	return func(ctx context.Context) (string, string, error) {
+		cpc := &v1alpha1.ClusterProviderConfig{}
+		if err := kube.Get(ctx, types.NamespacedName{Name: f.ProviderConfig}, cpc); err != nil {
+			return "", "", errors.Wrapf(err, "cannot get the ClusterProviderConfig %s named by --events-provider-config", f.ProviderConfig)
+		}
+		s := cpc.Spec.Events
+		if s == nil {
+			return "", "", errors.Errorf("ClusterProviderConfig %s has no events section", f.ProviderConfig)
+		}
+		pc := &providerconfig.Config{Spec: cpc.Spec, Kind: v1alpha1.ClusterProviderConfigKind, Name: cpc.Name}
+		u, err := pc.Credentials(ctx, kube, "spec.events.credentials", s.Credentials)
+		if err != nil {
+			return "", "", err
+		}
+		ex := s.Exchange
+		if ex == "" {
+			ex = "devops.events"
+		}
+		return strings.TrimSpace(string(u)), ex, nil
+	}
+}
+
+// Setup adds the publisher, the lifecycle watcher and the deploy-request
+// consumer to the manager; nothing when no broker is named.
+func Setup(mgr ctrl.Manager, o controller.Options, f Config, log logging.Logger) error {
+	if !f.Enabled() {
+		log.Info("event stream disabled: set --events-secret or --events-provider-config to enable it")
+		return nil
+	}
+	src := f.brokerSource(mgr.GetAPIReader())
+	m := events.NewMetrics(metrics.Registry)
+	pub := events.NewPublisher(events.PublisherOptions{Source: src, OutboxSize: f.Outbox, Log: log.WithValues("component", "events"), Metrics: m})
+	if err := mgr.Add(pub); err != nil {
+		return err
+	}
+	w := lifecycle.New(pub, lifecycle.Options{Source: f.Source, Heartbeat: f.Heartbeat, Log: log})
+	if err := devops.SetupLifecycleEvents(mgr, o, w); err != nil {
+		return err
+	}
+	if f.DeployQueue == "" {
+		return nil
+	}
+	return mgr.Add(events.NewConsumer(events.ConsumerOptions{
+		Source: src, Exchange: f.DeployExchange, Queue: f.DeployQueue, BindingKey: f.DeployBinding, Prefetch: f.DeployPrefetch, MaxLength: f.DeployMaxLen,
+		Handler: deployrequest.Handler(mgr.GetClient()), Log: log.WithValues("component", "deploy-requests"), Metrics: m,
+	}))
+}

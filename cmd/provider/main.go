@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -37,6 +39,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	changelogsv1alpha1 "github.com/crossplane/crossplane-runtime/v2/apis/changelogs/proto/v1alpha1"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/gate"
@@ -124,6 +127,16 @@ func main() {
 	}
 	if f.managementPolicies {
 		o.Features.Enable(feature.EnableBetaManagementPolicies)
+	}
+	if f.changeLogs {
+		// As provider-template wires them: every external create, update
+		// and delete is sent to the change-logs sidecar over its socket.
+		o.Features.Enable(feature.EnableAlphaChangeLogs)
+		conn, err := grpc.NewClient("unix://"+f.changeLogsSocket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		kingpin.FatalIfError(err, "cannot create the change-logs client")
+		o.ChangeLogOptions = &controller.ChangeLogOptions{
+			ChangeLogger: managed.NewGRPCChangeLogger(changelogsv1alpha1.NewChangeLogServiceClient(conn), managed.WithProviderVersion(version.Version)),
+		}
 	}
 
 	kingpin.FatalIfError(customresourcesgate.Setup(mgr, o), "cannot set up the CRD gate")

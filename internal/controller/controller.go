@@ -21,13 +21,20 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+
+	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	dnsv1alpha1 "github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
+	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	registryv1alpha1 "github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
 
 	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
 	"github.com/freeleaps/provider-devops/internal/controller/argoproject"
 	"github.com/freeleaps/provider-devops/internal/controller/argorepository"
+	"github.com/freeleaps/provider-devops/internal/controller/config"
 	"github.com/freeleaps/provider-devops/internal/controller/dnsrecord"
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
-	"github.com/freeleaps/provider-devops/internal/controller/config"
+	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/controller/registryrepo"
 )
 
@@ -39,21 +46,40 @@ type Config struct {
 	OwnerID string
 }
 
+// Kinds are the provider's managed kinds, each with its connector: the one
+// list that drives both their controllers and their lifecycle events.
+func Kinds(cfg Config) []mrcontroller.Registration {
+	return []mrcontroller.Registration{
+		mrcontroller.Register(jenkinspipeline.Kind, func(mgr ctrl.Manager) managed.TypedExternalConnector[*jenkinsv1alpha1.JenkinsPipeline] {
+			return jenkinspipeline.NewConnector(mgr.GetClient(), nil)
+		}),
+		mrcontroller.Register(argoapplication.Kind, func(mgr ctrl.Manager) managed.TypedExternalConnector[*argov1alpha1.ArgoApplication] {
+			return argoapplication.NewConnector(mgr.GetClient(), nil)
+		}),
+		mrcontroller.Register(argoproject.Kind, func(mgr ctrl.Manager) managed.TypedExternalConnector[*argov1alpha1.ArgoProject] {
+			return argoproject.NewConnector(mgr.GetClient(), nil)
+		}),
+		mrcontroller.Register(argorepository.Kind, func(mgr ctrl.Manager) managed.TypedExternalConnector[*argov1alpha1.ArgoRepository] {
+			return argorepository.NewConnector(mgr.GetClient(), nil)
+		}),
+		mrcontroller.Register(dnsrecord.Kind, func(mgr ctrl.Manager) managed.TypedExternalConnector[*dnsv1alpha1.DNSRecord] {
+			return dnsrecord.NewConnector(mgr.GetClient(), nil, cfg.OwnerID)
+		}),
+		mrcontroller.Register(registryrepo.Kind, func(mgr ctrl.Manager) managed.TypedExternalConnector[*registryv1alpha1.RegistryRepo] {
+			return registryrepo.NewConnector(mgr.GetClient(), nil)
+		}),
+	}
+}
+
 // SetupGated adds the config controllers now and each managed-resource
-// controller once its CRD is established (safe-start).
+// controller once its CRD is established (safe-start). A managed-resource
+// controller that cannot be set up then stops the provider.
 func SetupGated(mgr ctrl.Manager, o controller.Options, cfg Config) error {
-	for _, setup := range []func(ctrl.Manager, controller.Options) error{
-		config.Setup,
-		jenkinspipeline.SetupGated,
-		argoapplication.SetupGated,
-		argoproject.SetupGated,
-		argorepository.SetupGated,
-		func(mgr ctrl.Manager, o controller.Options) error { return dnsrecord.SetupGated(mgr, o, cfg.OwnerID) },
-		registryrepo.SetupGated,
-	} {
-		if err := setup(mgr, o); err != nil {
-			return err
-		}
+	if err := config.Setup(mgr, o); err != nil {
+		return err
+	}
+	for _, k := range Kinds(cfg) {
+		mrcontroller.SetupGated(mgr, o, k)
 	}
 	return nil
 }

@@ -34,9 +34,9 @@ import (
 
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/events"
 	"github.com/freeleaps/provider-devops/internal/events/deployrequest"
 	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
-	"github.com/freeleaps/provider-devops/internal/events"
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
 	fakejenkins "github.com/freeleaps/provider-devops/internal/testing/jenkins"
 	"github.com/freeleaps/provider-devops/internal/testing/rabbitmq"

@@ -17,43 +17,25 @@ limitations under the License.
 package controller
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
-	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
-	dnsv1alpha1 "github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
-	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
-	registryv1alpha1 "github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
-	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
-	"github.com/freeleaps/provider-devops/internal/controller/argoproject"
-	"github.com/freeleaps/provider-devops/internal/controller/argorepository"
-	"github.com/freeleaps/provider-devops/internal/controller/dnsrecord"
-	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
 	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
-	"github.com/freeleaps/provider-devops/internal/controller/registryrepo"
 )
 
 // SetupLifecycleEvents adds w (its heartbeats) and has it watch each
-// managed-resource kind once the kind's CRD is established.
+// managed-resource kind once the kind's CRD is established. A watch that
+// cannot be set up stops the provider, like a controller that cannot.
 func SetupLifecycleEvents(mgr ctrl.Manager, o controller.Options, w *lifecycle.Watcher) error {
-	for _, k := range []struct {
-		gvk  schema.GroupVersionKind
-		kind lifecycle.Kind
-	}{
-		{jenkinsv1alpha1.JenkinsPipelineGroupVersionKind, jenkinspipeline.Lifecycle},
-		{argov1alpha1.ArgoApplicationGroupVersionKind, argoapplication.Lifecycle},
-		{argov1alpha1.ArgoProjectGroupVersionKind, argoproject.Lifecycle},
-		{argov1alpha1.ArgoRepositoryGroupVersionKind, argorepository.Lifecycle},
-		{dnsv1alpha1.DNSRecordGroupVersionKind, dnsrecord.Lifecycle},
-		{registryv1alpha1.RegistryRepoGroupVersionKind, registryrepo.Lifecycle},
-	} {
+	// Only the kinds' descriptions are used here, never their connectors.
+	for _, k := range Kinds(Config{}) {
 		o.Gate.Register(func() {
-			if err := w.Watch(mgr, k.kind); err != nil {
-				mgr.GetLogger().Error(err, "cannot watch for lifecycle events", "kind", k.kind.Name)
+			if err := w.Watch(mgr, k.Events()); err != nil {
+				panic(errors.Wrapf(err, "cannot watch %s for lifecycle events", k.GVK().Kind))
 			}
-		}, k.gvk)
+		}, k.GVK())
 	}
 	return mgr.Add(w)
 }

@@ -24,10 +24,8 @@ import (
 	"net/url"
 	"strings"
 
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -36,9 +34,9 @@ import (
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
-	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/events"
+	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
@@ -54,6 +52,8 @@ var Kind = mrcontroller.Kind[*v1alpha1.ArgoApplication]{
 		w := Work(cr.Status.AtProvider)
 		return w != nil && w.Running
 	},
+	URL:  func(cr *v1alpha1.ArgoApplication) string { return cr.Status.AtProvider.URL },
+	Work: func(cr *v1alpha1.ArgoApplication) *lifecycle.Work { return Work(cr.Status.AtProvider) },
 }
 
 // Client is the part of the Argo CD API the controller uses.
@@ -65,11 +65,6 @@ type Client interface {
 	// GetProject reads the application's project, to check through a
 	// ClusterProviderConfig that it is the namespace's own.
 	GetProject(ctx context.Context, name string) (*argocd.Project, error)
-}
-
-// SetupGated adds the ArgoApplication controller once its CRD is established.
-func SetupGated(mgr ctrl.Manager, o controller.Options) error {
-	return mrcontroller.SetupGated(mgr, o, Kind, NewConnector(mgr.GetClient(), nil))
 }
 
 // NewConnector returns the connector. newClient builds the Argo CD client;
@@ -158,26 +153,6 @@ func withoutUserinfo(raw string) string {
 	}
 	u.User = nil
 	return u.String()
-}
-
-// Lifecycle describes ArgoApplications to the event stream: a sync
-// operation running, or the application progressing, is work.
-var Lifecycle = lifecycle.Kind{
-	Name: v1alpha1.ArgoApplicationKind,
-	New:  func() client.Object { return &v1alpha1.ArgoApplication{} },
-	URL: func(mg resource.Managed) string {
-		if cr, _ := mg.(*v1alpha1.ArgoApplication); cr != nil {
-			return cr.Status.AtProvider.URL
-		}
-		return ""
-	},
-	Work: func(mg resource.Managed) *lifecycle.Work {
-		cr, _ := mg.(*v1alpha1.ArgoApplication)
-		if cr == nil {
-			return nil
-		}
-		return Work(cr.Status.AtProvider)
-	},
 }
 
 // Work is the application's sync in progress, or how the last one ended.

@@ -22,10 +22,8 @@ import (
 	"context"
 	"strings"
 
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -33,7 +31,6 @@ import (
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
-	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 )
 
@@ -43,6 +40,7 @@ var Kind = mrcontroller.Kind[*v1alpha1.ArgoProject]{
 	GroupVersionKind: v1alpha1.ArgoProjectGroupVersionKind,
 	New:              func() *v1alpha1.ArgoProject { return &v1alpha1.ArgoProject{} },
 	NewList:          func() resource.ManagedList { return &v1alpha1.ArgoProjectList{} },
+	URL:              func(cr *v1alpha1.ArgoProject) string { return cr.Status.AtProvider.URL },
 }
 
 // Client is the part of the Argo CD API the controller uses.
@@ -51,11 +49,6 @@ type Client interface {
 	CreateProject(ctx context.Context, p *argocd.Project) error
 	UpdateProject(ctx context.Context, p *argocd.Project) error
 	DeleteProject(ctx context.Context, name string) error
-}
-
-// SetupGated adds the ArgoProject controller once its CRD is established.
-func SetupGated(mgr ctrl.Manager, o controller.Options) error {
-	return mrcontroller.SetupGated(mgr, o, Kind, NewConnector(mgr.GetClient(), nil))
 }
 
 // NewConnector returns the connector. newClient builds the Argo CD client;
@@ -82,16 +75,4 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoProject) (mana
 		return mrcontroller.Refused[*v1alpha1.ArgoProject](err), nil
 	}
 	return &external{client: conn.Client, server: strings.TrimSuffix(conn.Server, "/"), tenancy: conn.Tenancy}, nil
-}
-
-// Lifecycle describes ArgoProjects to the event stream.
-var Lifecycle = lifecycle.Kind{
-	Name: v1alpha1.ArgoProjectKind,
-	New:  func() client.Object { return &v1alpha1.ArgoProject{} },
-	URL: func(mg resource.Managed) string {
-		if cr, _ := mg.(*v1alpha1.ArgoProject); cr != nil {
-			return cr.Status.AtProvider.URL
-		}
-		return ""
-	},
 }

@@ -27,10 +27,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -38,7 +36,6 @@ import (
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
-	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 )
 
@@ -55,6 +52,9 @@ var Kind = mrcontroller.Kind[*v1alpha1.ArgoRepository]{
 	New:              func() *v1alpha1.ArgoRepository { return &v1alpha1.ArgoRepository{} },
 	NewList:          func() resource.ManagedList { return &v1alpha1.ArgoRepositoryList{} },
 	ExternalName:     func(cr *v1alpha1.ArgoRepository) string { return cr.Spec.ForProvider.URL },
+	// The URL is the repository's, which holds no credential (the schema
+	// refuses userinfo in https URLs).
+	URL: func(cr *v1alpha1.ArgoRepository) string { return cr.Spec.ForProvider.URL },
 }
 
 // Client is the part of the Argo CD API the controller uses.
@@ -64,11 +64,6 @@ type Client interface {
 	UpdateRepository(ctx context.Context, r *argocd.Repository) error
 	DeleteRepository(ctx context.Context, repo, project string) error
 	argoapplication.ProjectGetter
-}
-
-// SetupGated adds the ArgoRepository controller once its CRD is established.
-func SetupGated(mgr ctrl.Manager, o controller.Options) error {
-	return mrcontroller.SetupGated(mgr, o, Kind, NewConnector(mgr.GetClient(), nil))
 }
 
 // NewConnector returns the connector. newClient builds the Argo CD client;
@@ -153,18 +148,4 @@ func (r secretReader) Secret(ctx context.Context, namespace, name string) (*core
 		return nil, errors.Wrapf(err, errFmtGetSecret, namespace, name)
 	}
 	return s, nil
-}
-
-// Lifecycle describes ArgoRepositories to the event stream; the URL is the
-// repository's, which holds no credential (the schema refuses userinfo in
-// https URLs).
-var Lifecycle = lifecycle.Kind{
-	Name: v1alpha1.ArgoRepositoryKind,
-	New:  func() client.Object { return &v1alpha1.ArgoRepository{} },
-	URL: func(mg resource.Managed) string {
-		if cr, _ := mg.(*v1alpha1.ArgoRepository); cr != nil {
-			return cr.Spec.ForProvider.URL
-		}
-		return ""
-	},
 }

@@ -22,10 +22,8 @@ import (
 	"context"
 	"time"
 
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -33,7 +31,6 @@ import (
 	"github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/dns"
-	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
@@ -50,6 +47,13 @@ var Kind = mrcontroller.Kind[*v1alpha1.DNSRecord]{
 		p := cr.Spec.ForProvider
 		return dns.ExternalName(p.Name, p.Zone, string(p.Type))
 	},
+	// The URL is the record's name, as dns:<fqdn>.
+	URL: func(cr *v1alpha1.DNSRecord) string {
+		if cr.Status.AtProvider.FQDN == "" {
+			return ""
+		}
+		return "dns:" + cr.Status.AtProvider.FQDN
+	},
 }
 
 // Client is the part of a DNS provider the controller uses.
@@ -58,13 +62,6 @@ type Client interface {
 	Set(ctx context.Context, zone string, want dns.RRset, owner dns.Owner) error
 	Delete(ctx context.Context, zone string, have dns.RRset, owner dns.Owner) error
 	EffectiveTTL(want time.Duration) time.Duration
-}
-
-// SetupGated adds the DNSRecord controller once its CRD is established.
-// ownerID identifies this control plane in ownership records ("" means
-// dns.DefaultOwnerID).
-func SetupGated(mgr ctrl.Manager, o controller.Options, ownerID string) error {
-	return mrcontroller.SetupGated(mgr, o, Kind, NewConnector(mgr.GetClient(), nil, ownerID))
 }
 
 // NewConnector returns the connector. newClient builds the DNS client; nil
@@ -116,17 +113,4 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.DNSRecord) (manage
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
 	return &external{client: cl, ownerID: c.ownerID}, nil
-}
-
-// Lifecycle describes DNSRecords to the event stream; the URL is the
-// record's name, as dns:<fqdn>.
-var Lifecycle = lifecycle.Kind{
-	Name: v1alpha1.DNSRecordKind,
-	New:  func() client.Object { return &v1alpha1.DNSRecord{} },
-	URL: func(mg resource.Managed) string {
-		if cr, _ := mg.(*v1alpha1.DNSRecord); cr != nil && cr.Status.AtProvider.FQDN != "" {
-			return "dns:" + cr.Status.AtProvider.FQDN
-		}
-		return ""
-	},
 }

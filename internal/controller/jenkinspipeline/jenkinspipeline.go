@@ -25,10 +25,8 @@ import (
 	"strings"
 	"time"
 
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
@@ -38,9 +36,9 @@ import (
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
-	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/events"
+	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
@@ -57,6 +55,8 @@ var Kind = mrcontroller.Kind[*v1alpha1.JenkinsPipeline]{
 		w := Work(cr.Status.AtProvider)
 		return w != nil && w.Running
 	},
+	URL:  func(cr *v1alpha1.JenkinsPipeline) string { return cr.Status.AtProvider.URL },
+	Work: func(cr *v1alpha1.JenkinsPipeline) *lifecycle.Work { return Work(cr.Status.AtProvider) },
 }
 
 // Client is the part of Jenkins the controller uses.
@@ -69,11 +69,6 @@ type Client interface {
 	// FindBuild looks for a build queued after a build number, by
 	// parameters.
 	FindBuild(ctx context.Context, path string, params map[string]string, after int64) (string, error)
-}
-
-// SetupGated adds the JenkinsPipeline controller once its CRD is established.
-func SetupGated(mgr ctrl.Manager, o controller.Options) error {
-	return mrcontroller.SetupGated(mgr, o, Kind, NewConnector(mgr.GetClient(), nil))
 }
 
 // NewConnector returns the connector. newClient builds the Jenkins client;
@@ -143,27 +138,6 @@ func allowed(cr *v1alpha1.JenkinsPipeline, s *pcv1alpha1.JenkinsConfig) error {
 		return errors.Errorf("credentials id %q in spec.forProvider.source.scm.credentialsId is not allowed (spec.jenkins.allowedCredentialIds: %s)", src.CredentialsID, strings.Join(s.AllowedCredentialIDs, ", "))
 	}
 	return nil
-}
-
-// Lifecycle describes JenkinsPipelines to the event stream: the job URL, and
-// the last build as work (queued or building until it has a result).
-var Lifecycle = lifecycle.Kind{
-	Name: v1alpha1.JenkinsPipelineKind,
-	New:  func() client.Object { return &v1alpha1.JenkinsPipeline{} },
-	URL: func(mg resource.Managed) string {
-		cr, _ := mg.(*v1alpha1.JenkinsPipeline)
-		if cr == nil {
-			return ""
-		}
-		return cr.Status.AtProvider.URL
-	},
-	Work: func(mg resource.Managed) *lifecycle.Work {
-		cr, _ := mg.(*v1alpha1.JenkinsPipeline)
-		if cr == nil {
-			return nil
-		}
-		return Work(cr.Status.AtProvider)
-	},
 }
 
 // Work is the pipeline's build in progress, or its last finished build.

@@ -40,13 +40,16 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
 )
 
 // NotReadyPollInterval caps the poll interval of a resource that is not yet
 // Ready, so a pipeline or sync in progress is seen soon after it finishes.
 const NotReadyPollInterval = 15 * time.Second
 
-// Kind describes the managed-resource kind to set up.
+// Kind describes a managed-resource kind: what its controller and its
+// lifecycle events need. It is the one description of the kind.
 type Kind[T resource.Managed] struct {
 	GroupKind        string
 	GroupVersionKind schema.GroupVersionKind
@@ -61,17 +64,75 @@ type Kind[T resource.Managed] struct {
 	// a resource that is not Ready, so its status follows the work. Nil
 	// means never busy.
 	Busy func(T) bool
+	// URL of the resource in its backend, for lifecycle events; nil for
+	// none.
+	URL func(T) string
+	// Work in progress or last finished, for lifecycle events; nil when
+	// the kind has none.
+	Work func(T) *lifecycle.Work
 }
 
-// SetupGated registers Setup to run once the kind's CRD is established, which
-// is what lets the provider start with safe-start before its CRDs are active.
-func SetupGated[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Kind[T], c managed.TypedExternalConnector[T]) error {
-	o.Gate.Register(func() {
-		if err := Setup(mgr, o, k, c); err != nil {
-			mgr.GetLogger().Error(err, "cannot set up controller", "kind", k.GroupKind)
+// Lifecycle describes the kind to the event stream.
+func (k Kind[T]) Lifecycle() lifecycle.Kind {
+	l := lifecycle.Kind{Name: k.GroupVersionKind.Kind, New: func() client.Object { return k.New() }}
+	if k.URL != nil {
+		l.URL = func(mg resource.Managed) string {
+			if cr, ok := mg.(T); ok {
+				return k.URL(cr)
+			}
+			return ""
 		}
-	}, k.GroupVersionKind)
-	return nil
+	}
+	if k.Work != nil {
+		l.Work = func(mg resource.Managed) *lifecycle.Work {
+			if cr, ok := mg.(T); ok {
+				return k.Work(cr)
+			}
+			return nil
+		}
+	}
+	return l
+}
+
+// A Registration is one managed kind with its connector, of whatever
+// resource type: what the provider's list of kinds holds.
+type Registration interface {
+	// GVK is the kind's group, version and kind.
+	GVK() schema.GroupVersionKind
+	// Events describes the kind to the event stream.
+	Events() lifecycle.Kind
+	// Setup adds the kind's controller.
+	Setup(mgr ctrl.Manager, o controller.Options) error
+}
+
+// Register returns the registration of kind k, whose connector connect
+// builds from the manager.
+func Register[T resource.Managed](k Kind[T], connect func(ctrl.Manager) managed.TypedExternalConnector[T]) Registration {
+	return registration[T]{k: k, connect: connect}
+}
+
+type registration[T resource.Managed] struct {
+	k       Kind[T]
+	connect func(ctrl.Manager) managed.TypedExternalConnector[T]
+}
+
+func (r registration[T]) GVK() schema.GroupVersionKind { return r.k.GroupVersionKind }
+func (r registration[T]) Events() lifecycle.Kind       { return r.k.Lifecycle() }
+func (r registration[T]) Setup(mgr ctrl.Manager, o controller.Options) error {
+	return Setup(mgr, o, r.k, r.connect(mgr))
+}
+
+// SetupGated runs r's Setup once the kind's CRD is established, which is
+// what lets the provider start with safe-start before its CRDs are active.
+// A setup that fails then stops the provider (as provider-template does):
+// a provider that reports healthy without one of its controllers would
+// leave that kind's resources unreconciled with nothing saying why.
+func SetupGated(mgr ctrl.Manager, o controller.Options, r Registration) {
+	o.Gate.Register(func() {
+		if err := r.Setup(mgr, o); err != nil {
+			panic(errors.Wrapf(err, "cannot set up the %s controller", r.GVK().Kind))
+		}
+	}, r.GVK())
 }
 
 // Setup adds a controller for kind k, connecting to external systems with c.
@@ -96,6 +157,9 @@ func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Kind[T]
 	}
 	if o.Features.Enabled(feature.EnableBetaManagementPolicies) {
 		opts = append(opts, managed.WithManagementPolicies())
+	}
+	if o.Features.Enabled(feature.EnableAlphaChangeLogs) && o.ChangeLogOptions != nil {
+		opts = append(opts, managed.WithChangeLogger(o.ChangeLogOptions.ChangeLogger))
 	}
 	if o.MetricOptions != nil {
 		opts = append(opts, managed.WithMetricRecorder(o.MetricOptions.MRMetrics))

@@ -21,10 +21,8 @@ package registryrepo
 import (
 	"context"
 
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -33,7 +31,6 @@ import (
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/registry"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
-	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
@@ -49,11 +46,7 @@ var Kind = mrcontroller.Kind[*v1alpha1.RegistryRepo]{
 	ExternalName: func(cr *v1alpha1.RegistryRepo) string {
 		return cr.Spec.ForProvider.Namespace + "/" + cr.Spec.ForProvider.Name
 	},
-}
-
-// SetupGated adds the RegistryRepo controller once its CRD is established.
-func SetupGated(mgr ctrl.Manager, o controller.Options) error {
-	return mrcontroller.SetupGated(mgr, o, Kind, NewConnector(mgr.GetClient(), nil))
+	URL: func(cr *v1alpha1.RegistryRepo) string { return cr.Status.AtProvider.URL },
 }
 
 // NewConnector returns the connector. newClient builds the registry client;
@@ -91,16 +84,4 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.RegistryRepo) (man
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
 	return &external{client: cl, kube: c.kube}, nil
-}
-
-// Lifecycle describes RegistryRepos to the event stream.
-var Lifecycle = lifecycle.Kind{
-	Name: v1alpha1.RegistryRepoKind,
-	New:  func() client.Object { return &v1alpha1.RegistryRepo{} },
-	URL: func(mg resource.Managed) string {
-		if cr, _ := mg.(*v1alpha1.RegistryRepo); cr != nil {
-			return cr.Status.AtProvider.URL
-		}
-		return ""
-	},
 }

@@ -38,10 +38,10 @@ import (
 	"github.com/freeleaps/provider-devops/internal/clients/registry"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/controller/registryrepo"
+	regtest "github.com/freeleaps/provider-devops/internal/testing/distribution"
 	"github.com/freeleaps/provider-devops/internal/testing/dockerhub"
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
 	"github.com/freeleaps/provider-devops/internal/testing/harbor"
-	regtest "github.com/freeleaps/provider-devops/internal/testing/distribution"
 )
 
 func TestMain(m *testing.M) { envtest.Main(m) }

@@ -69,7 +69,7 @@ func pipeline() *v1alpha1.JenkinsPipeline {
 func TestChanged(t *testing.T) {
 	s := &sink{}
 	w := lifecycle.New(s, lifecycle.Options{Source: "test"})
-	k := jenkinspipeline.Lifecycle
+	k := jenkinspipeline.Kind.Lifecycle()
 	cur := pipeline()
 	w.Added(k, cur)
 
@@ -111,7 +111,7 @@ func TestChanged(t *testing.T) {
 }
 
 func TestDeleted(t *testing.T) {
-	k := jenkinspipeline.Lifecycle
+	k := jenkinspipeline.Kind.Lifecycle()
 	past := time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)
 	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
 	cases := map[string]struct {
@@ -162,7 +162,7 @@ func BenchmarkChangedNoEvent(b *testing.B) {
 	cur.SetResourceVersion("2")
 	b.ReportAllocs()
 	for range b.N {
-		w.Changed(jenkinspipeline.Lifecycle, old, cur)
+		w.Changed(jenkinspipeline.Kind.Lifecycle(), old, cur)
 	}
 	if len(s.got) != 0 {
 		b.Fatalf("%d events for no change", len(s.got))

@@ -27,6 +27,7 @@ import (
 	"github.com/crossplane/function-sdk-go/errors"
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
+	"github.com/freeleaps/provider-devops/apis/contract"
 )
 
 // composer adds resources to the desired state with readiness taken from
@@ -131,7 +132,7 @@ func (c *composer) environment(e Environment, phase string, x expiry) error {
 			if a == nil {
 				a = map[string]string{}
 			}
-			a[AnnotationExpiresAt] = x.at.Format(time.RFC3339)
+			a[contract.AnnotationExpiresAt] = x.at.Format(time.RFC3339)
 			o.SetAnnotations(a)
 		}
 		if err := c.add(r.name, r.obj); err != nil {

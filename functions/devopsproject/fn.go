@@ -33,6 +33,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/response"
 
+	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/functions/devopsproject/input/v1beta1"
 )
 
@@ -221,7 +222,7 @@ func report(rsp *fnv1.RunFunctionResponse, prev *EnvStatus, st EnvStatus) {
 	}
 	switch st.Phase {
 	case PhaseExpiringSoon:
-		response.Warning(rsp, errors.Errorf("environment %s expires at %s; annotate %s%s to renew it", st.Name, st.ExpiresAt, AnnotationRenewPrefix, st.Name)).WithReason("ExpiringSoon").TargetCompositeAndClaim()
+		response.Warning(rsp, errors.Errorf("environment %s expires at %s; annotate %s%s to renew it", st.Name, st.ExpiresAt, contract.AnnotationRenewPrefix, st.Name)).WithReason("ExpiringSoon").TargetCompositeAndClaim()
 	case PhaseExpiring:
 		response.Warning(rsp, errors.Errorf("environment %s expired at %s: orphaning its retained resources", st.Name, st.ExpiresAt)).WithReason("Expiring").TargetCompositeAndClaim()
 	case PhaseExpired:

@@ -30,6 +30,7 @@ import (
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/freeleaps/provider-devops/apis/contract"
 )
 
 var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
@@ -279,17 +280,17 @@ func TestFirstRun(t *testing.T) {
 		"DNSTTL":                {"pr-7-dns", []string{"spec", "forProvider", "ttl"}, 300.0},
 		"Visibility":            {"registry", []string{"spec", "forProvider", "visibility"}, "private"},
 		"Config":                {"prod-app", []string{"spec", "providerConfigRef", "name"}, "default"},
-		"LabelProject":          {"prod-dns", []string{"metadata", "labels", LabelProject}, "shop"},
-		"LabelEnv":              {"prod-dns", []string{"metadata", "labels", LabelEnvironment}, "prod"},
+		"contract.LabelProject": {"prod-dns", []string{"metadata", "labels", contract.LabelProject}, "shop"},
+		"LabelEnv":              {"prod-dns", []string{"metadata", "labels", contract.LabelEnvironment}, "prod"},
 		"NoPolicies":            {"pr-7-dns", []string{"spec", "managementPolicies"}, nil},
 		"NamespaceFree":         {"prod-app", []string{"metadata", "namespace"}, nil},
 		"UsageOf":               {"prod-usage-argoapplication-by-dnsrecord", []string{"spec", "of", "kind"}, "ArgoApplication"},
 		"UsageBy":               {"prod-usage-argoapplication-by-dnsrecord", []string{"spec", "by", "kind"}, "DNSRecord"},
 		"UsageReplay":           {"prod-usage-jenkinspipeline-by-argoapplication", []string{"spec", "replayDeletion"}, true},
 		"ProjectUsageOf": {"prod-usage-argoproject-by-argoapplication", []string{"spec", "of", "resourceSelector"}, map[string]any{
-			"matchControllerRef": true, "matchLabels": map[string]any{LabelProject: "shop"},
+			"matchControllerRef": true, "matchLabels": map[string]any{contract.LabelProject: "shop"},
 		}},
-		"ProjectUsageBy": {"prod-usage-argoproject-by-argoapplication", []string{"spec", "by", "resourceSelector", "matchLabels"}, map[string]any{LabelProject: "shop", LabelEnvironment: "prod"}},
+		"ProjectUsageBy": {"prod-usage-argoproject-by-argoapplication", []string{"spec", "by", "resourceSelector", "matchLabels"}, map[string]any{contract.LabelProject: "shop", contract.LabelEnvironment: "prod"}},
 	}
 	for name, c := range checks {
 		t.Run(name, func(t *testing.T) {

@@ -29,6 +29,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource/composed"
 
 	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	"github.com/freeleaps/provider-devops/apis/contract"
 	dnsv1alpha1 "github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	registryv1alpha1 "github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
@@ -42,12 +43,6 @@ const (
 	KindRegistry = "RegistryRepo"
 	KindProject  = "ArgoProject"
 	KindRepo     = "ArgoRepository"
-)
-
-// Labels on every composed resource.
-const (
-	LabelProject     = "devops.freeleaps.io/project"
-	LabelEnvironment = "devops.freeleaps.io/environment"
 )
 
 // Composition-resource names: stable, so Crossplane keeps matching the same
@@ -155,9 +150,9 @@ func (p *project) argoRepository(keep bool) *argov1alpha1.ArgoRepository {
 }
 
 func (p *project) meta(env string, annotations map[string]string) metav1.ObjectMeta {
-	m := metav1.ObjectMeta{Namespace: p.namespace, Labels: map[string]string{LabelProject: p.name}, Annotations: annotations}
+	m := metav1.ObjectMeta{Namespace: p.namespace, Labels: map[string]string{contract.LabelProject: p.name}, Annotations: annotations}
 	if env != "" {
-		m.Labels[LabelEnvironment] = env
+		m.Labels[contract.LabelEnvironment] = env
 	}
 	return m
 }
@@ -276,7 +271,7 @@ func (p *project) usage(env, ofKind, byKind string) *composed.Unstructured {
 			"apiVersion": apiVersionOf[kind], "kind": kind,
 			"resourceSelector": map[string]any{
 				"matchControllerRef": true,
-				"matchLabels":        map[string]any{LabelProject: p.name, LabelEnvironment: env},
+				"matchLabels":        map[string]any{contract.LabelProject: p.name, contract.LabelEnvironment: env},
 			},
 		}
 	}
@@ -284,7 +279,7 @@ func (p *project) usage(env, ofKind, byKind string) *composed.Unstructured {
 	u.Object = map[string]any{
 		"apiVersion": "protection.crossplane.io/v1beta1",
 		"kind":       "Usage",
-		"metadata":   map[string]any{"labels": map[string]any{LabelProject: p.name, LabelEnvironment: env}},
+		"metadata":   map[string]any{"labels": map[string]any{contract.LabelProject: p.name, contract.LabelEnvironment: env}},
 		"spec": map[string]any{
 			"of": sel(ofKind), "by": sel(byKind),
 			"replayDeletion": true,
@@ -301,7 +296,7 @@ func (p *project) usage(env, ofKind, byKind string) *composed.Unstructured {
 // exists: Argo CD refuses to delete an AppProject its applications use.
 func (p *project) projectUsage(env string) *composed.Unstructured {
 	u := p.usage(env, KindProject, KindApp)
-	_ = unstructured.SetNestedStringMap(u.Object, map[string]string{LabelProject: p.name}, "spec", "of", "resourceSelector", "matchLabels")
+	_ = unstructured.SetNestedStringMap(u.Object, map[string]string{contract.LabelProject: p.name}, "spec", "of", "resourceSelector", "matchLabels")
 	return u
 }
 

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/freeleaps/provider-devops/apis/contract"
 )
 
 // Environment phases.
@@ -31,15 +32,6 @@ const (
 	PhaseExpiring     = "Expiring"
 	PhaseExpired      = "Expired"
 )
-
-// AnnotationRenewPrefix + an environment's name is the renew annotation:
-// a new value restarts that environment's ttl from now.
-const AnnotationRenewPrefix = "renew.devops.freeleaps.io/"
-
-// AnnotationExpiresAt on each composed resource of an environment with a
-// ttl is when the environment expires (RFC 3339). The provider reports the
-// resource's deletion at or after it as expired rather than deleted.
-const AnnotationExpiresAt = "devops.freeleaps.io/expires-at"
 
 // EnvStatus is one environment in the XR's status.environments. ExpiresAt,
 // TTL and Renewal persist the expiry: it is computed once and moved only by
@@ -78,7 +70,7 @@ func expiryOf(s *settings, e Environment, prev *EnvStatus, annotations map[strin
 	if ttl == 0 {
 		return expiry{}
 	}
-	x := expiry{ttl: ttl, ttlFrom: from, renewal: annotations[AnnotationRenewPrefix+e.Name]}
+	x := expiry{ttl: ttl, ttlFrom: from, renewal: annotations[contract.AnnotationRenewPrefix+e.Name]}
 	if prev != nil && prev.TTL == ttl.String() && prev.Renewal == x.renewal {
 		if t, err := time.Parse(time.RFC3339, prev.ExpiresAt); err == nil {
 			x.at = t

@@ -32,11 +32,11 @@ import (
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	"github.com/freeleaps/provider-devops/apis/contract"
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/events"
 	"github.com/freeleaps/provider-devops/internal/events/deployrequest"
-	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
 	fakejenkins "github.com/freeleaps/provider-devops/internal/testing/jenkins"
 	"github.com/freeleaps/provider-devops/internal/testing/rabbitmq"
@@ -88,7 +88,7 @@ func TestDeployRequestTenancy(t *testing.T) {
 	startProviderWithEvents(t, env, providerURL, m, wrap)
 
 	p := &jenkinsv1alpha1.JenkinsPipeline{
-		ObjectMeta: metav1.ObjectMeta{Name: "shop-dev", Namespace: ns, Labels: map[string]string{lifecycle.LabelProject: "shop", lifecycle.LabelEnvironment: "dev"}},
+		ObjectMeta: metav1.ObjectMeta{Name: "shop-dev", Namespace: ns, Labels: map[string]string{contract.LabelProject: "shop", contract.LabelEnvironment: "dev"}},
 		Spec: jenkinsv1alpha1.JenkinsPipelineSpec{ForProvider: jenkinsv1alpha1.JenkinsPipelineParameters{
 			Source: jenkinsv1alpha1.PipelineSource{Script: ptr("node { sh \"git checkout ${params.REVISION}\" }")},
 			Parameters: []jenkinsv1alpha1.Parameter{
@@ -223,7 +223,7 @@ func TestDeployRequestTenancy(t *testing.T) {
 	if got := p.Spec.ForProvider.BuildParameters[deployrequest.RevisionParameter]; got != "refs/tags/v1.2.0" {
 		t.Errorf("REVISION %q, want the newest request's", got)
 	}
-	if ids := p.GetAnnotations()[deployrequest.AnnotationRequestIDs]; ids != "amqp-redelivered amqp-first" {
+	if ids := p.GetAnnotations()[contract.AnnotationDeployRequestIDs]; ids != "amqp-redelivered amqp-first" {
 		t.Errorf("applied ids %q", ids)
 	}
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	"github.com/freeleaps/provider-devops/apis/contract"
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
 	devops "github.com/freeleaps/provider-devops/internal/controller"
@@ -193,7 +194,7 @@ func TestEventStream(t *testing.T) {
 	startProviderWithEvents(t, env, providerURL, m, nil)
 
 	p := &jenkinsv1alpha1.JenkinsPipeline{
-		ObjectMeta: metav1.ObjectMeta{Name: "shop-dev", Namespace: ns, Labels: map[string]string{lifecycle.LabelProject: "shop", lifecycle.LabelEnvironment: "dev"}},
+		ObjectMeta: metav1.ObjectMeta{Name: "shop-dev", Namespace: ns, Labels: map[string]string{contract.LabelProject: "shop", contract.LabelEnvironment: "dev"}},
 		Spec: jenkinsv1alpha1.JenkinsPipelineSpec{ForProvider: jenkinsv1alpha1.JenkinsPipelineParameters{
 			Source:     jenkinsv1alpha1.PipelineSource{Script: ptr("node { echo 'deploy' }")},
 			Parameters: []jenkinsv1alpha1.Parameter{{Name: deployrequest.RevisionParameter, Type: "string", Default: ptr("main")}},

@@ -28,15 +28,11 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 )
 
 const (
-	// OwnerLabel marks an Argo CD application as managed by one
-	// ArgoApplication, so another team's application of the same name is
-	// never adopted or overwritten by accident.
-	OwnerLabel = "devops.freeleaps.io/owner"
-
 	// finalizerCascade is Argo CD's finalizer that deletes an application's
 	// resources with it. Argo CD's delete with a propagation policy adds the
 	// same finalizer with a /foreground or /background suffix.
@@ -60,11 +56,11 @@ func hasCascadeFinalizer(finalizers []string) bool {
 	return false
 }
 
-// Owner is the OwnerLabel value of cr: "<namespace>.<name>", hashed when it
+// Owner is the contract.LabelOwner value of cr: "<namespace>.<name>", hashed when it
 // would not fit a label value.
 func Owner(cr *v1alpha1.ArgoApplication) string { return OwnerValue(cr.GetNamespace(), cr.GetName()) }
 
-// OwnerValue is the OwnerLabel value naming the resource namespace/name of
+// OwnerValue is the contract.LabelOwner value naming the resource namespace/name of
 // any Argo CD kind.
 func OwnerValue(namespace, name string) string {
 	v := namespace + "." + name
@@ -83,7 +79,7 @@ func cascade(cr *v1alpha1.ArgoApplication) bool {
 func Desired(cr *v1alpha1.ArgoApplication) *argocd.Application {
 	p := cr.Spec.ForProvider
 	app := &argocd.Application{
-		Metadata: argocd.ObjectMeta{Name: meta.GetExternalName(cr), Labels: map[string]string{OwnerLabel: Owner(cr)}},
+		Metadata: argocd.ObjectMeta{Name: meta.GetExternalName(cr), Labels: map[string]string{contract.LabelOwner: Owner(cr)}},
 		Spec: argocd.ApplicationSpec{
 			Project: p.Project,
 			Source: &argocd.ApplicationSource{

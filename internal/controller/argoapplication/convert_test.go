@@ -29,6 +29,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 )
 
@@ -133,7 +134,7 @@ func TestDesired(t *testing.T) {
 		Destination: v1alpha1.ApplicationDestination{Server: "https://kubernetes.default.svc", Namespace: "shop"},
 	}
 	got := Desired(cr)
-	if got.Metadata.Name != "shop-alpha-app" || got.Metadata.Labels[OwnerLabel] != "team.shop-alpha" {
+	if got.Metadata.Name != "shop-alpha-app" || got.Metadata.Labels[contract.LabelOwner] != "team.shop-alpha" {
 		t.Errorf("name and owner label: got %+v", got.Metadata)
 	}
 	if diff := cmp.Diff([]string{finalizerCascade}, got.Metadata.Finalizers); diff != "" {
@@ -179,7 +180,7 @@ func TestMergePatch(t *testing.T) {
 		"destination": map[string]any{"server": "https://kubernetes.default.svc", "name": nil, "namespace": "shop"},
 		"syncPolicy":  nil,
 	}
-	labels := map[string]any{OwnerLabel: "team.shop"}
+	labels := map[string]any{contract.LabelOwner: "team.shop"}
 
 	cases := map[string]struct {
 		reason   string

@@ -31,6 +31,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 )
@@ -66,14 +67,14 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoApplication) (m
 	if err != nil {
 		return managed.ExternalObservation{}, errors.Wrap(err, errGet)
 	}
-	if app.Metadata.Labels[OwnerLabel] != Owner(cr) {
+	if app.Metadata.Labels[contract.LabelOwner] != Owner(cr) {
 		switch {
 		case meta.WasDeleted(cr):
 			// Ownership cannot be proven any more (the label was edited,
 			// or another team recreated the name): let go, touching nothing.
 			return managed.ExternalObservation{ResourceExists: false}, nil
 		case mrcontroller.MayWrite(cr):
-			return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, name, OwnerLabel, Owner(cr))
+			return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, name, contract.LabelOwner, Owner(cr))
 		}
 		// Observe-only: an application of another namespace's project is
 		// not shown, and through a ClusterProviderConfig only one of the

@@ -36,6 +36,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	"github.com/freeleaps/provider-devops/apis/contract"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
@@ -175,7 +176,7 @@ func TestRealArgoApplication(t *testing.T) {
 		if got := app.GetLabels()["team"]; got != "shop" {
 			t.Errorf("another label was lost: %v", app.GetLabels())
 		}
-		if got := app.GetLabels()[argoapplication.OwnerLabel]; got != ns+".guestbook" {
+		if got := app.GetLabels()[contract.LabelOwner]; got != ns+".guestbook" {
 			t.Errorf("the owner label: got %q", got)
 		}
 		if fs := app.GetFinalizers(); !contains(fs, "example.com/hold") || !contains(fs, "resources-finalizer.argocd.argoproj.io") {
@@ -266,7 +267,7 @@ func TestRealArgoApplication(t *testing.T) {
 	t.Run("ForeignApplication", func(t *testing.T) {
 		foreign := &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
-			"metadata": map[string]any{"name": "taken", "namespace": argocdserver.Namespace, "labels": map[string]any{argoapplication.OwnerLabel: "other-team.taken"}},
+			"metadata": map[string]any{"name": "taken", "namespace": argocdserver.Namespace, "labels": map[string]any{contract.LabelOwner: "other-team.taken"}},
 			"spec": map[string]any{
 				"project":     "default",
 				"source":      map[string]any{"repoURL": s.Apps.URL, "path": "other", "targetRevision": "main"},
@@ -299,7 +300,7 @@ func TestRealArgoApplication(t *testing.T) {
 		if err != nil || app == nil {
 			t.Fatalf("the foreign application was deleted: %v", err)
 		}
-		if p, _, _ := unstructured.NestedString(app.Object, "spec", "source", "path"); p != "other" || app.GetLabels()[argoapplication.OwnerLabel] != "other-team.taken" {
+		if p, _, _ := unstructured.NestedString(app.Object, "spec", "source", "path"); p != "other" || app.GetLabels()[contract.LabelOwner] != "other-team.taken" {
 			t.Errorf("the foreign application was modified: %v", app.Object["spec"])
 		}
 	})
@@ -318,7 +319,7 @@ func TestRealArgoApplication(t *testing.T) {
 			if err != nil || app == nil {
 				return false
 			}
-			app.SetLabels(merge(app.GetLabels(), map[string]string{argoapplication.OwnerLabel: "someone-else.relabelled"}))
+			app.SetLabels(merge(app.GetLabels(), map[string]string{contract.LabelOwner: "someone-else.relabelled"}))
 			return s.Kube.Update(ctx, app) == nil
 		})
 		envtest.Must(t, c.Delete(ctx, l))
@@ -329,7 +330,7 @@ func TestRealArgoApplication(t *testing.T) {
 		if err != nil || app == nil || app.GetDeletionTimestamp() != nil {
 			t.Fatalf("the application someone else now owns was deleted: %v", err)
 		}
-		if got := app.GetLabels()[argoapplication.OwnerLabel]; got != "someone-else.relabelled" {
+		if got := app.GetLabels()[contract.LabelOwner]; got != "someone-else.relabelled" {
 			t.Errorf("the application was modified: owner label %q", got)
 		}
 	})

@@ -25,15 +25,11 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	"github.com/freeleaps/provider-devops/apis/contract"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
-
-// OwnerNamespaceLabel names, on an AppProject, the namespace of the
-// ArgoProject that manages it. Through a ClusterProviderConfig, an
-// application or repository may use only a project of its own namespace.
-const OwnerNamespaceLabel = "devops.freeleaps.io/owner-namespace"
 
 const (
 	errFmtProjectGet      = "cannot check Argo CD project %q"
@@ -146,12 +142,12 @@ func (t *Tenancy) OwnsProject(p *argocd.Project, what string) error {
 }
 
 func (t *Tenancy) owns(what, name string, p *argocd.Project) error {
-	got := p.Metadata.Labels[OwnerNamespaceLabel]
+	got := p.Metadata.Labels[contract.LabelOwnerNamespace]
 	switch {
 	case got != "" && got != t.Namespace:
-		return errors.Errorf(errFmtProjectOthers, what, name, got, OwnerNamespaceLabel, t.Namespace)
+		return errors.Errorf(errFmtProjectOthers, what, name, got, contract.LabelOwnerNamespace, t.Namespace)
 	case t.Bounded && got != t.Namespace:
-		return errors.Errorf(errFmtProjectNotOurs, what, name, t.Namespace, OwnerNamespaceLabel, got)
+		return errors.Errorf(errFmtProjectNotOurs, what, name, t.Namespace, contract.LabelOwnerNamespace, got)
 	}
 	return nil
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	"github.com/freeleaps/provider-devops/apis/contract"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
@@ -170,8 +171,8 @@ func TestCheckProject(t *testing.T) {
 	bounded := &Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig platform", Bounded: true}
 	own := &Tenancy{Namespace: "team-a", Config: "ProviderConfig team-a/default"}
 	ps := projects{
-		"team-a-shop": {Metadata: argocd.ObjectMeta{Name: "team-a-shop", Labels: map[string]string{OwnerNamespaceLabel: "team-a"}}},
-		"team-b-shop": {Metadata: argocd.ObjectMeta{Name: "team-b-shop", Labels: map[string]string{OwnerNamespaceLabel: "team-b"}}},
+		"team-a-shop": {Metadata: argocd.ObjectMeta{Name: "team-a-shop", Labels: map[string]string{contract.LabelOwnerNamespace: "team-a"}}},
+		"team-b-shop": {Metadata: argocd.ObjectMeta{Name: "team-b-shop", Labels: map[string]string{contract.LabelOwnerNamespace: "team-b"}}},
 		"default":     {Metadata: argocd.ObjectMeta{Name: "default"}},
 	}
 	cases := map[string]struct {

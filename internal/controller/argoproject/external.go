@@ -30,6 +30,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
@@ -63,8 +64,8 @@ func Desired(cr *v1alpha1.ArgoProject) *argocd.Project {
 	p := cr.Spec.ForProvider
 	out := &argocd.Project{
 		Metadata: argocd.ObjectMeta{Name: meta.GetExternalName(cr), Labels: map[string]string{
-			argoapplication.OwnerLabel:          Owner(cr),
-			argoapplication.OwnerNamespaceLabel: cr.GetNamespace(),
+			contract.LabelOwner:          Owner(cr),
+			contract.LabelOwnerNamespace: cr.GetNamespace(),
 		}},
 		Spec: argocd.ProjectSpec{
 			Description:      p.Description,
@@ -108,12 +109,12 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoProject) (manag
 	if err != nil {
 		return managed.ExternalObservation{}, errors.Wrap(err, errGet)
 	}
-	if p.Metadata.Labels[argoapplication.OwnerLabel] != Owner(cr) {
+	if p.Metadata.Labels[contract.LabelOwner] != Owner(cr) {
 		switch {
 		case meta.WasDeleted(cr):
 			return managed.ExternalObservation{ResourceExists: false}, nil
 		case mrcontroller.MayWrite(cr):
-			return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, name, argoapplication.OwnerLabel, Owner(cr))
+			return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, name, contract.LabelOwner, Owner(cr))
 		}
 		// Observe-only: another namespace's project is not shown, and
 		// through a ClusterProviderConfig only the namespace's own is.
@@ -127,8 +128,8 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoProject) (manag
 	}
 	cr.SetConditions(xpv2.Available())
 	diff := cmp.Diff(compared(Desired(cr).Spec), compared(p.Spec), cmpopts.EquateEmpty())
-	if ns := p.Metadata.Labels[argoapplication.OwnerNamespaceLabel]; ns != cr.GetNamespace() {
-		diff += fmt.Sprintf("metadata.labels[%s]: want %q, got %q\n", argoapplication.OwnerNamespaceLabel, cr.GetNamespace(), ns)
+	if ns := p.Metadata.Labels[contract.LabelOwnerNamespace]; ns != cr.GetNamespace() {
+		diff += fmt.Sprintf("metadata.labels[%s]: want %q, got %q\n", contract.LabelOwnerNamespace, cr.GetNamespace(), ns)
 	}
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
 }

@@ -36,9 +36,9 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	"github.com/freeleaps/provider-devops/apis/contract"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
-	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
 	"github.com/freeleaps/provider-devops/internal/controller/argoproject"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
@@ -95,7 +95,7 @@ func TestRealArgoProject(t *testing.T) {
 	}
 	ap := appProject("shop")
 	envtest.Must(t, c.Get(ctx, client.ObjectKeyFromObject(ap), ap))
-	if got := ap.GetLabels()[argoapplication.OwnerLabel]; got != ns+".shop" {
+	if got := ap.GetLabels()[contract.LabelOwner]; got != ns+".shop" {
 		t.Errorf("owner label %q", got)
 	}
 	if cr.Status.AtProvider.URL != s.URL+"/settings/projects/shop" {

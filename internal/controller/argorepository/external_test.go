@@ -33,6 +33,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
 )
@@ -249,7 +250,7 @@ func TestObserve(t *testing.T) {
 				cr.Spec.ForProvider.Project = "team-b-shop"
 			}),
 			repos:    map[string]*argocd.Repository{"team-b-shop " + httpsURL: {Repo: httpsURL, Name: "provider-devops team-b/shop", Project: "team-b-shop"}},
-			projects: map[string]*argocd.Project{"team-b-shop": {Metadata: argocd.ObjectMeta{Name: "team-b-shop", Labels: map[string]string{argoapplication.OwnerNamespaceLabel: "team-b"}}}},
+			projects: map[string]*argocd.Project{"team-b-shop": {Metadata: argocd.ObjectMeta{Name: "team-b-shop", Labels: map[string]string{contract.LabelOwnerNamespace: "team-b"}}}},
 			want:     want{err: `belongs to namespace "team-b"`, refresh: []bool{false}},
 		},
 		"SSHKeyOverHTTPS": {
@@ -302,8 +303,8 @@ func TestObserve(t *testing.T) {
 
 func TestWrite(t *testing.T) {
 	now := func() time.Time { return writtenAt.Time }
-	own := map[string]*argocd.Project{"team-a-shop": {Metadata: argocd.ObjectMeta{Labels: map[string]string{argoapplication.OwnerNamespaceLabel: "team-a"}}}}
-	other := map[string]*argocd.Project{"team-a-shop": {Metadata: argocd.ObjectMeta{Labels: map[string]string{argoapplication.OwnerNamespaceLabel: "team-b"}}}}
+	own := map[string]*argocd.Project{"team-a-shop": {Metadata: argocd.ObjectMeta{Labels: map[string]string{contract.LabelOwnerNamespace: "team-a"}}}}
+	other := map[string]*argocd.Project{"team-a-shop": {Metadata: argocd.ObjectMeta{Labels: map[string]string{contract.LabelOwnerNamespace: "team-b"}}}}
 	ssh := secrets{"team-a/git": secret(map[string]string{"sshPrivateKey": "KEY", "username": "ignored", "password": "ignored"}, "3")}
 	cases := map[string]struct {
 		reason   string

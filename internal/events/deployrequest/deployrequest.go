@@ -50,9 +50,9 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
+	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
-	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/events"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
@@ -67,16 +67,6 @@ const RevisionParameter = v1alpha1.RevisionParameter
 // MaxBody is the largest request body read; larger ones are dead-lettered
 // unread.
 const MaxBody = 64 << 10
-
-// Annotations the handler keeps on a JenkinsPipeline, written in the same
-// optimistic-locked patch as its buildRequest.
-const (
-	// AnnotationRequestTime is the requestedAt of the last request applied.
-	AnnotationRequestTime = "devops.freeleaps.io/deploy-request-time"
-	// AnnotationRequestIDs lists the tokens of the last requests applied,
-	// newest first, space-separated.
-	AnnotationRequestIDs = "devops.freeleaps.io/deploy-request-ids"
-)
 
 // keepIDs is how many applied request ids a pipeline remembers.
 const keepIDs = 16
@@ -252,11 +242,11 @@ func Token(d amqp.Delivery) string {
 // d.User may deploy there.
 func Apply(ctx context.Context, kube client.Client, req *Request, d Delivery) error {
 	list := &v1alpha1.JenkinsPipelineList{}
-	opts := []client.ListOption{client.InNamespace(req.Namespace), client.MatchingLabels{lifecycle.LabelProject: req.Project, lifecycle.LabelEnvironment: req.Environment}}
+	opts := []client.ListOption{client.InNamespace(req.Namespace), client.MatchingLabels{contract.LabelProject: req.Project, contract.LabelEnvironment: req.Environment}}
 	if err := kube.List(ctx, list, opts...); err != nil {
 		return errors.Wrap(err, "cannot list JenkinsPipelines")
 	}
-	where := fmt.Sprintf("labelled %s=%s, %s=%s in namespace %s", lifecycle.LabelProject, req.Project, lifecycle.LabelEnvironment, req.Environment, req.Namespace)
+	where := fmt.Sprintf("labelled %s=%s, %s=%s in namespace %s", contract.LabelProject, req.Project, contract.LabelEnvironment, req.Environment, req.Namespace)
 	var live []*v1alpha1.JenkinsPipeline
 	for i := range list.Items {
 		if list.Items[i].GetDeletionTimestamp() == nil {
@@ -301,11 +291,11 @@ func Apply(ctx context.Context, kube client.Client, req *Request, d Delivery) er
 	if p.Spec.ForProvider.Disabled {
 		return events.Reject("JenkinsPipeline %s/%s is disabled (spec.forProvider.disabled)", p.Namespace, p.Name)
 	}
-	ids := strings.Fields(p.GetAnnotations()[AnnotationRequestIDs])
+	ids := strings.Fields(p.GetAnnotations()[contract.AnnotationDeployRequestIDs])
 	if p.Spec.ForProvider.BuildRequest == d.Token || slices.Contains(ids, d.Token) {
 		return nil // a redelivery (or a second publish) of a request already applied
 	}
-	if last, err := time.Parse(time.RFC3339Nano, p.GetAnnotations()[AnnotationRequestTime]); err == nil && req.RequestedAt.Before(last) {
+	if last, err := time.Parse(time.RFC3339Nano, p.GetAnnotations()[contract.AnnotationDeployRequestTime]); err == nil && req.RequestedAt.Before(last) {
 		return events.Reject("superseded: requested at %s, before the last request applied to JenkinsPipeline %s/%s (%s)",
 			req.RequestedAt.UTC().Format(time.RFC3339Nano), p.Namespace, p.Name, last.Format(time.RFC3339Nano))
 	}
@@ -316,8 +306,8 @@ func Apply(ctx context.Context, kube client.Client, req *Request, d Delivery) er
 	if ann == nil {
 		ann = map[string]string{}
 	}
-	ann[AnnotationRequestTime] = req.RequestedAt.UTC().Format(time.RFC3339Nano)
-	ann[AnnotationRequestIDs] = strings.Join(append([]string{d.Token}, ids[:min(len(ids), keepIDs-1)]...), " ")
+	ann[contract.AnnotationDeployRequestTime] = req.RequestedAt.UTC().Format(time.RFC3339Nano)
+	ann[contract.AnnotationDeployRequestIDs] = strings.Join(append([]string{d.Token}, ids[:min(len(ids), keepIDs-1)]...), " ")
 	p.SetAnnotations(ann)
 	// Optimistic lock: the list may come from a cache that has not yet
 	// seen the last patch; applying on a stale copy could build an older

@@ -41,16 +41,8 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/internal/events"
-)
-
-// Labels and annotations the DevOpsProject function puts on what it composes.
-const (
-	LabelProject     = "devops.freeleaps.io/project"
-	LabelEnvironment = "devops.freeleaps.io/environment"
-	// AnnotationExpiresAt (RFC 3339) is when the resource's environment
-	// expires; a deletion at or after it is reported as expired.
-	AnnotationExpiresAt = "devops.freeleaps.io/expires-at"
 )
 
 // DefaultHeartbeat is the interval of heartbeats for work in progress.
@@ -241,7 +233,7 @@ func (w *Watcher) Deleted(k Kind, mg resource.Managed) {
 	if ts := mg.GetDeletionTimestamp(); ts != nil {
 		at = ts.Time
 	}
-	if exp, err := time.Parse(time.RFC3339, mg.GetAnnotations()[AnnotationExpiresAt]); err == nil && !at.Before(exp) {
+	if exp, err := time.Parse(time.RFC3339, mg.GetAnnotations()[contract.AnnotationExpiresAt]); err == nil && !at.Before(exp) {
 		what, msg = events.Expired, "environment expired at "+exp.UTC().Format(time.RFC3339)+"; "+msg
 	}
 	w.emit(what, w.data(k, mg), "Deleted", "Deleted", msg)
@@ -312,8 +304,8 @@ func (w *Watcher) emit(what string, d events.Data, phase, status, msg string) {
 
 func (w *Watcher) data(k Kind, mg resource.Managed) events.Data {
 	d := events.Data{
-		Project:     mg.GetLabels()[LabelProject],
-		Environment: mg.GetLabels()[LabelEnvironment],
+		Project:     mg.GetLabels()[contract.LabelProject],
+		Environment: mg.GetLabels()[contract.LabelEnvironment],
 		Kind:        k.Name,
 		Namespace:   mg.GetNamespace(),
 		Name:        mg.GetName(),

@@ -28,10 +28,11 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
-	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/events"
+	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
 )
 
 type sink struct {
@@ -59,7 +60,7 @@ func (s *sink) take() []string {
 
 func pipeline() *v1alpha1.JenkinsPipeline {
 	p := &v1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: "shop-dev", Namespace: "team-a", UID: "u1",
-		Labels: map[string]string{lifecycle.LabelProject: "shop", lifecycle.LabelEnvironment: "dev"}}}
+		Labels: map[string]string{contract.LabelProject: "shop", contract.LabelEnvironment: "dev"}}}
 	p.Status.AtProvider.URL = "https://jenkins.example/job/shop-dev/"
 	return p
 }
@@ -132,7 +133,7 @@ func TestDeleted(t *testing.T) {
 			now := metav1.Now()
 			p.SetDeletionTimestamp(&now)
 			if tc.expiresAt != "" {
-				p.SetAnnotations(map[string]string{lifecycle.AnnotationExpiresAt: tc.expiresAt})
+				p.SetAnnotations(map[string]string{contract.AnnotationExpiresAt: tc.expiresAt})
 			}
 			p.SetManagementPolicies(tc.pols)
 			w.Deleted(k, p)

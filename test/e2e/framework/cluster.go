@@ -69,10 +69,10 @@ import (
 
 	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
 	"github.com/freeleaps/provider-devops/internal/testing/bind"
+	"github.com/freeleaps/provider-devops/internal/testing/distribution"
 	"github.com/freeleaps/provider-devops/internal/testing/loopback"
 	"github.com/freeleaps/provider-devops/internal/testing/process"
 	"github.com/freeleaps/provider-devops/internal/testing/rabbitmq"
-	"github.com/freeleaps/provider-devops/internal/testing/distribution"
 	"github.com/freeleaps/provider-devops/internal/testing/sandbox"
 )
 

@@ -1,0 +1,59 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package contract declares, once, the labels and annotations the
+// composition function, the provider's controllers and its event stream
+// agree on, and those the provider puts on backend objects.
+package contract
+
+// On every resource the DevOpsProject function composes.
+const (
+	// LabelProject is the DevOpsProject's name.
+	LabelProject = "devops.freeleaps.io/project"
+	// LabelEnvironment is the environment's name, on its resources.
+	LabelEnvironment = "devops.freeleaps.io/environment"
+	// AnnotationExpiresAt (RFC 3339), on each composed resource of an
+	// environment with a ttl, is when the environment expires: the event
+	// stream reports a deletion at or after it as expired, not deleted.
+	AnnotationExpiresAt = "devops.freeleaps.io/expires-at"
+)
+
+// AnnotationRenewPrefix + an environment's name, on a DevOpsProject, is the
+// renew annotation: a new value restarts that environment's ttl from now.
+const AnnotationRenewPrefix = "renew.devops.freeleaps.io/"
+
+// On a JenkinsPipeline, written by the deploy-request handler in the same
+// optimistic-locked patch as its buildRequest.
+const (
+	// AnnotationDeployRequestTime is the requestedAt of the last request
+	// applied.
+	AnnotationDeployRequestTime = "devops.freeleaps.io/deploy-request-time"
+	// AnnotationDeployRequestIDs lists the tokens of the last requests
+	// applied, newest first, space-separated.
+	AnnotationDeployRequestIDs = "devops.freeleaps.io/deploy-request-ids"
+)
+
+// On Argo CD objects the provider manages.
+const (
+	// LabelOwner marks an Argo CD application or AppProject as managed by
+	// one resource (namespace/name), so another's object of the same name
+	// is never adopted or overwritten by accident.
+	LabelOwner = "devops.freeleaps.io/owner"
+	// LabelOwnerNamespace names, on an AppProject, the namespace of the
+	// ArgoProject that manages it: applications and repositories of other
+	// namespaces never use it.
+	LabelOwnerNamespace = "devops.freeleaps.io/owner-namespace"
+)

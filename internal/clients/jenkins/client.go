@@ -323,9 +323,16 @@ func (c *Client) Delete(ctx context.Context, path string, createdFolders []strin
 		return errors.Wrap(err, errDeleteJob)
 	}
 	for i := len(createdFolders) - 1; i >= 0; i-- {
-		f := createdFolders[i]
+		f := strings.Trim(createdFolders[i], "/")
+		// The list comes from the resource's status, which its editors
+		// can write: only a folder above this job and below the root is
+		// ever deleted, and only a folder (a job has no jobs either).
+		if !isAncestor(f, path) || (c.root != "" && !strings.HasPrefix(f, c.root+"/")) {
+			continue
+		}
 		var it struct {
-			Jobs []struct {
+			Class string `json:"_class"`
+			Jobs  []struct {
 				Name string `json:"name"`
 			} `json:"jobs"`
 		}
@@ -336,7 +343,7 @@ func (c *Client) Delete(ctx context.Context, path string, createdFolders []strin
 		if err != nil {
 			return errors.Wrapf(err, errDeleteFolder, f)
 		}
-		if len(it.Jobs) > 0 {
+		if it.Class != folderClass || len(it.Jobs) > 0 {
 			continue
 		}
 		if err := c.post(ctx, endpoint(f)+"/doDelete", nil); err != nil && !IsNotFound(err) {
@@ -344,6 +351,27 @@ func (c *Client) Delete(ctx context.Context, path string, createdFolders []strin
 		}
 	}
 	return nil
+}
+
+// isJob is true when the absolute URL Jenkins gives for an item is job's:
+// the whole path is compared (x/shop/prod is not shop/prod), not the host,
+// which Jenkins writes from its own configured root URL.
+func (c *Client) isJob(itemURL, job string) bool {
+	u, err := url.Parse(itemURL)
+	if err != nil {
+		return false
+	}
+	base, _ := url.Parse(c.base)
+	prefix := ""
+	if base != nil {
+		prefix = strings.TrimSuffix(base.Path, "/")
+	}
+	return strings.TrimSuffix(u.Path, "/") == prefix+endpoint(job)
+}
+
+// isAncestor is true when folder is a folder on job's path, above it.
+func isAncestor(folder, job string) bool {
+	return folder != "" && strings.HasPrefix(strings.Trim(job, "/"), folder+"/")
 }
 
 // Build queues one build with params overriding the job's parameter
@@ -378,16 +406,22 @@ func (c *Client) Build(ctx context.Context, path string, parameterized bool, par
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
 	_ = resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusSeeOther && resp.StatusCode != http.StatusOK {
+	switch {
+	case resp.StatusCode >= 500:
+		// A proxy in front of Jenkins may answer 502/503/504 after
+		// Jenkins queued the build.
+		return 0, ambiguous{errors.Errorf("%s: %s answered %s", errBuild, "Jenkins (or a proxy in front of it)", resp.Status)}
+	case resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusSeeOther && resp.StatusCode != http.StatusOK:
 		return 0, errors.Errorf("%s: Jenkins answered %s", errBuild, resp.Status)
 	}
+	// A success without a queue item: queued, but which item is unknown.
 	u, err := url.Parse(resp.Header.Get("Location"))
 	if err != nil {
-		return 0, errors.Wrap(err, errBuild)
+		return 0, ambiguous{errors.Wrap(err, errBuild)}
 	}
 	id, err := strconv.ParseInt(stdpath.Base(strings.TrimSuffix(u.Path, "/")), 10, 64)
 	if err != nil {
-		return 0, errors.Errorf("%s: no queue item in the answer's Location %q", errBuild, resp.Header.Get("Location"))
+		return 0, ambiguous{errors.Errorf("%s: no queue item in the answer's Location %q", errBuild, resp.Header.Get("Location"))}
 	}
 	return id, nil
 }
@@ -445,7 +479,7 @@ func (c *Client) FindBuild(ctx context.Context, path string, params map[string]s
 		return "", errors.Wrap(err, errReadQueue)
 	}
 	for _, it := range q.Items {
-		if strings.HasSuffix(strings.TrimSuffix(it.Task.URL, "/"), endpoint(path)) && it.Actions.carries(params) {
+		if c.isJob(it.Task.URL, path) && it.Actions.carries(params) {
 			return "queue", nil
 		}
 	}

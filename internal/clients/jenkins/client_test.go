@@ -337,3 +337,35 @@ func TestFindBuildAfterLostAnswer(t *testing.T) {
 		t.Errorf("waiting: want it found in the queue, got %q, %v", where, err)
 	}
 }
+
+// The folders to delete come from the resource's status, which its editors
+// can write: only empty folders above the job's own path are deleted,
+// never another job, another path's folder, or a folder with jobs.
+func TestDeleteTouchesOnlyItsOwnFolders(t *testing.T) {
+	srv := fake.New(user, token)
+	defer srv.Close()
+	c := newClient(t, srv.URL, token)
+	ctx := context.Background()
+	for _, p := range []string{"team-a/shop/prod", "team-b/x/job", "team-a-empty/y"} {
+		if _, err := c.Create(ctx, p, pipeline()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Delete(ctx, "team-a-empty/y", nil); err != nil { // leaves team-a-empty empty
+		t.Fatal(err)
+	}
+	forged := []string{"team-a/shop/prod", "team-a/shop", "team-a", "team-a-empty", "team-b", "team-b/x"}
+	if err := c.Delete(ctx, "team-b/x/job", forged); err != nil {
+		t.Fatal(err)
+	}
+	for _, kept := range []string{"team-a/shop/prod", "team-a/shop", "team-a", "team-a-empty"} {
+		if !srv.Exists(kept) {
+			t.Errorf("%s was deleted: it is not above the job team-b/x/job", kept)
+		}
+	}
+	for _, gone := range []string{"team-b/x/job", "team-b/x", "team-b"} {
+		if srv.Exists(gone) {
+			t.Errorf("%s is still there: the job and its own empty folders go", gone)
+		}
+	}
+}

@@ -294,7 +294,11 @@ type DNSConfig struct {
 type DNSTenancy struct {
 	// Names are the record names, relative to the zone, a namespace may
 	// manage (shell globs; "*" also matches dots). Default: ["*"], every
-	// name but the apex, which only the pattern "@" allows.
+	// name but those that speak for the whole zone, which only the
+	// pattern "@" allows: the apex, a top-level "*", and underscore labels
+	// right under the apex (_acme-challenge, _dmarc, sel._domainkey).
+	// Through a ClusterProviderConfig a new record set is also refused at,
+	// above or below any record set this namespace does not own.
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:Pattern=`^[a-z0-9_*?{}\[\].@-]{1,253}$`
 	// +listType=atomic
@@ -350,6 +354,36 @@ type RegistryConfig struct {
 
 	// Credentials: JSON {"username", "password"}.
 	Credentials Credentials `json:"credentials"`
+
+	// Tenancy bounds what namespaced RegistryRepos may ask through a
+	// ClusterProviderConfig, whose registry credentials are the
+	// platform's. It applies to every ClusterProviderConfig, with the
+	// defaults below when unset; a ProviderConfig may not set it.
+	// +optional
+	Tenancy *RegistryTenancy `json:"tenancy,omitempty"`
+}
+
+// RegistryTenancy bounds, per namespace, the repositories RegistryRepos may
+// manage through a ClusterProviderConfig. "{namespace}" in a pattern stands
+// for the namespace of the resource being reconciled.
+type RegistryTenancy struct {
+	// Repositories are the repositories, as "<namespace>/<name>" (Docker
+	// Hub organisation, Harbor project or OCI path prefix, then the name;
+	// shell globs, "*" also matching "/"), a namespace may manage. Default:
+	// ["{namespace}/*", "*/{namespace}-*"]: those in a registry namespace
+	// named like the Kubernetes namespace, or named with its prefix.
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9._*?{}\[\]/-]{1,512}$`
+	// +listType=atomic
+	// +optional
+	Repositories []string `json:"repositories,omitempty"`
+
+	// AdoptExisting lets RegistryRepos take over repositories no
+	// RegistryRepo owns (spec.forProvider.adoptExisting). Default false:
+	// through a ClusterProviderConfig the platform's own repositories are
+	// never adopted by a namespace.
+	// +optional
+	AdoptExisting bool `json:"adoptExisting,omitempty"`
 }
 
 // EventsConfig points the provider at a RabbitMQ broker for its event stream.
@@ -430,6 +464,7 @@ type ProviderConfig struct {
 	// +kubebuilder:validation:XValidation:rule="!has(self.registry) || self.registry.credentials.source in ['Secret', 'None']",message="a namespaced ProviderConfig takes credentials only from a Secret in its own namespace (or None): Environment and Filesystem read the provider's own environment and files and are allowed only in a ClusterProviderConfig",fieldPath=".registry.credentials.source"
 	// +kubebuilder:validation:XValidation:rule="!has(self.events) || self.events.credentials.source in ['Secret', 'None']",message="a namespaced ProviderConfig takes credentials only from a Secret in its own namespace (or None): Environment and Filesystem read the provider's own environment and files and are allowed only in a ClusterProviderConfig",fieldPath=".events.credentials.source"
 	// +kubebuilder:validation:XValidation:rule="!has(self.argocd) || !has(self.argocd.tenancy)",message="argocd.tenancy is for a ClusterProviderConfig: a ProviderConfig's token is the namespace's own, bounded by Argo CD's RBAC",fieldPath=".argocd.tenancy"
+	// +kubebuilder:validation:XValidation:rule="!has(self.registry) || !has(self.registry.tenancy)",message="registry.tenancy is for a ClusterProviderConfig: a ProviderConfig's registry credentials are the namespace's own",fieldPath=".registry.tenancy"
 	// +kubebuilder:validation:XValidation:rule="!has(self.dns) || !has(self.dns.tenancy)",message="dns.tenancy is for a ClusterProviderConfig: a ProviderConfig's zone credentials are the namespace's own",fieldPath=".dns.tenancy"
 	// +kubebuilder:validation:XValidation:rule="!has(self.allowedNamespaces)",message="allowedNamespaces is for a ClusterProviderConfig: a ProviderConfig serves its own namespace only",fieldPath=".allowedNamespaces"
 	Spec   ProviderConfigSpec   `json:"spec"`

@@ -145,7 +145,7 @@ func TestManagedResourcesReportConfigurationAndBackendState(t *testing.T) {
 	dnsFull.Spec.ProviderConfigReference = ref("ProviderConfig", "full")
 	repo := &registryv1alpha1.RegistryRepo{ObjectMeta: metav1.ObjectMeta{Name: "repo", Namespace: "team-a"}}
 	repo.Spec.ProviderConfigReference = ref("ClusterProviderConfig", "platform")
-	repo.Spec.ForProvider = registryv1alpha1.RegistryRepoParameters{Namespace: "team", Name: "shop"}
+	repo.Spec.ForProvider = registryv1alpha1.RegistryRepoParameters{Namespace: "team-a", Name: "shop"}
 	repoFull := repo.DeepCopy()
 	repoFull.Name = "repo-full"
 	repoFull.Spec.ProviderConfigReference = ref("ProviderConfig", "full")

@@ -108,7 +108,14 @@ func TestExamplesReconcile(t *testing.T) {
 			envtest.Must(t, unstructured.SetNestedStringSlice(u.Object, []string{argo.Apps.URL}, "spec", "forProvider", "sourceRepos"))
 		}},
 	}
-	for name, tc := range cases {
+	// In order: the ArgoRepository and ArgoApplication examples use the
+	// AppProject the ArgoProject example makes (a map ranges at random).
+	order := []string{"DNSRecord", "RegistryRepo", "DNSRecordRFC2136", "JenkinsPipeline", "ArgoProject", "ArgoRepository", "ArgoApplication"}
+	if len(order) != len(cases) {
+		t.Fatalf("order lists %d examples, cases %d", len(order), len(cases))
+	}
+	for _, name := range order {
+		tc := cases[name]
 		t.Run(name, func(t *testing.T) {
 			docs := loadExample(t, tc.file)
 			for _, d := range docs {

@@ -23,6 +23,7 @@ package dns
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -70,7 +71,13 @@ type Observed struct {
 	// holds the neighbourhood. The apex is nobody's ancestor; a wildcard
 	// "*.x" counts as x.
 	Related []Owned
+	// Neighbours are all other record sets at the same name, above or
+	// below it (owned or not, ownership records aside), by name and type.
+	Neighbours []RRsetRef
 }
+
+// RRsetRef names a record set.
+type RRsetRef struct{ Name, Type string }
 
 // Get reads the zone once and returns the record set name/typ and its
 // ownership record.
@@ -99,6 +106,11 @@ func (c *Client) Get(ctx context.Context, zone, name, typ string) (*Observed, er
 				if o, ok := parseOwner(rr.Data); ok {
 					out.Related = append(out.Related, Owned{Name: on, Type: ot, Owner: o})
 				}
+			}
+		case Related(name, rn) && !(rn == name && strings.EqualFold(rr.Type, typ)):
+			ref := RRsetRef{Name: rn, Type: strings.ToUpper(rr.Type)}
+			if !slices.Contains(out.Neighbours, ref) {
+				out.Neighbours = append(out.Neighbours, ref)
 			}
 		}
 	}

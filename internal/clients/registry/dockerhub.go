@@ -192,6 +192,10 @@ func (h *dockerHub) Update(ctx context.Context, r Repo) error {
 		if err := h.call(ctx, http.MethodGet, "/v2/namespaces/"+url.PathEscape(r.Namespace)+"/repositories/"+url.PathEscape(r.Name), nil, &cur); err != nil {
 			return err
 		}
+		if o := OwnerOf(cur.FullDescription); o != "" && o != r.Owner {
+			// Another resource claimed it since Observe: never overwritten.
+			return errors.Errorf("Docker Hub repository %s is owned by RegistryRepo %s: left untouched", r.FullName(), o)
+		}
 		if OwnerOf(cur.FullDescription) != r.Owner {
 			in["full_description"] = WithOwner(cur.FullDescription, r.Owner)
 		}

@@ -166,6 +166,9 @@ func (h *harbor) Update(ctx context.Context, r Repo) error {
 		var repo harborRepo
 		err := h.call(ctx, http.MethodGet, repoPath(r), nil, &repo)
 		switch {
+		case err == nil && OwnerOf(repo.Description) != "" && OwnerOf(repo.Description) != r.Owner:
+			// Another resource claimed it since Observe: never overwritten.
+			return errors.Errorf("Harbor repository %s is owned by RegistryRepo %s: left untouched", r.FullName(), OwnerOf(repo.Description))
 		case err == nil && OwnerOf(repo.Description) != r.Owner:
 			if err := h.call(ctx, http.MethodPut, repoPath(r), map[string]string{"description": WithOwner(repo.Description, r.Owner)}, nil); err != nil {
 				return errors.Wrap(err, "cannot record the owner in the repository's description")

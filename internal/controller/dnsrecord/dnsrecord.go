@@ -94,7 +94,8 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.DNSRecord) (manage
 	// names and types it allows, and adopt nothing unless it says so:
 	// anything else is refused before the zone is touched, and let go
 	// untouched on delete.
-	if err := TenancyOf(pc, s, cr.GetNamespace()).Check(cr.Spec.ForProvider); err != nil {
+	tn := TenancyOf(pc, s, cr.GetNamespace())
+	if err := tn.Check(cr.Spec.ForProvider); err != nil {
 		return mrcontroller.Refused[*v1alpha1.DNSRecord](err), nil
 	}
 	secret, err := pc.Credentials(ctx, c.kube, "spec.dns.credentials", s.Credentials)
@@ -112,5 +113,5 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.DNSRecord) (manage
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
-	return &external{client: cl, ownerID: c.ownerID}, nil
+	return &external{client: cl, ownerID: c.ownerID, strict: tn != nil}, nil
 }

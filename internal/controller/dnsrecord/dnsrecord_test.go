@@ -293,8 +293,10 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 				cr.Spec.ForProvider.AdoptExisting = true
 				return cr
 			}(), "spec.forProvider.adoptExisting is not allowed", "mail.example.test.", mdns.TypeA, []string{"192.0.2.25"}},
-			"Delegation": {shared(newRecord(other, "delegate", "shop2", v1alpha1.RecordNS, "ns.evil.example.org.")), "spec.forProvider.type NS is not allowed", "shop2.example.test.", mdns.TypeNS, nil},
-			"ApexCAA":    {shared(newRecord(other, "caa", "@", v1alpha1.RecordCAA, `0 issue "evil-ca.example"`)), `spec.forProvider.name "@" is not allowed`, "example.test.", mdns.TypeCAA, nil},
+			"Delegation":           {shared(newRecord(other, "delegate", "shop2", v1alpha1.RecordNS, "ns.evil.example.org.")), "spec.forProvider.type NS is not allowed", "shop2.example.test.", mdns.TypeNS, nil},
+			"ApexCAA":              {shared(newRecord(other, "caa", "@", v1alpha1.RecordCAA, `0 issue "evil-ca.example"`)), `spec.forProvider.name "@" is not allowed`, "example.test.", mdns.TypeCAA, nil},
+			"ZoneCertificate":      {shared(newRecord(other, "zonecert", "_acme-challenge", v1alpha1.RecordTXT, "stolen-token")), `spec.forProvider.name "_acme-challenge" is not allowed`, "_acme-challenge.example.test.", mdns.TypeTXT, nil},
+			"BesidePlatformRecord": {shared(newRecord(other, "mail6", "mail", v1alpha1.RecordAAAA, "2001:db8::25")), "which no DNSRecord of this namespace owns", "mail.example.test.", mdns.TypeAAAA, nil},
 		}
 		for _, a := range tenancy {
 			envtest.Must(t, c.Create(ctx, a.cr))

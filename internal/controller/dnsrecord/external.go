@@ -35,19 +35,23 @@ import (
 )
 
 const (
-	errGet              = "cannot observe the DNS record set"
-	errSet              = "cannot write the DNS record set"
-	errDelete           = "cannot delete the DNS record set"
-	errFmtOwnedByOther  = "DNS record set %s is owned by DNSRecord %s (ownership TXT record %s): it was left untouched"
-	errFmtOtherOwnerID  = "DNS record set %s is owned by another control plane (owner id %q, this provider runs with --owner-id %q; ownership TXT record %s): it was left untouched, whatever adoptExisting says"
-	errFmtOwnershipName = "DNS name %q is refused: labels starting with %q are the provider's ownership records, and writing one could take over another resource's record set"
-	errFmtNeighbour     = "DNS record set %s %s is refused: %s %s, at the same name, above or below it, is owned by DNSRecord %s of another namespace or control plane, and a namespace may add no record set at, above or below another's names (another type there would take part of its traffic, an NS would delegate it, an _acme-challenge TXT would get certificates for it). Use a name of your own, or ask that team"
-	errFmtNotOwned      = "DNS record set %s already exists and no DNSRecord owns it: it was left untouched. Set spec.forProvider.adoptExisting: true to take it over, or delete it from the zone"
+	errGet                 = "cannot observe the DNS record set"
+	errSet                 = "cannot write the DNS record set"
+	errDelete              = "cannot delete the DNS record set"
+	errFmtOwnedByOther     = "DNS record set %s is owned by DNSRecord %s (ownership TXT record %s): it was left untouched"
+	errFmtOtherOwnerID     = "DNS record set %s is owned by another control plane (owner id %q, this provider runs with --owner-id %q; ownership TXT record %s): it was left untouched, whatever adoptExisting says"
+	errFmtOwnershipName    = "DNS name %q is refused: labels starting with %q are the provider's ownership records, and writing one could take over another resource's record set"
+	errFmtNeighbour        = "DNS record set %s %s is refused: %s %s, at the same name, above or below it, is owned by DNSRecord %s of another namespace or control plane, and a namespace may add no record set at, above or below another's names (another type there would take part of its traffic, an NS would delegate it, an _acme-challenge TXT would get certificates for it). Use a name of your own, or ask that team"
+	errFmtUnownedNeighbour = "DNS record set %s %s is refused: it would sit at, above or below %s %s, which no DNSRecord of this namespace owns (the platform's own records); through a ClusterProviderConfig a namespace adds record sets only beside its own"
+	errFmtNotOwned         = "DNS record set %s already exists and no DNSRecord owns it: it was left untouched. Set spec.forProvider.adoptExisting: true to take it over, or delete it from the zone"
 )
 
 type external struct {
 	client  Client
 	ownerID string
+	// strict, through a ClusterProviderConfig, also refuses a new record
+	// set beside, above or below one nobody owns (the platform's own).
+	strict bool
 }
 
 // owner is how the ownership record names cr.
@@ -90,7 +94,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.DNSRecord) (managed
 			return managed.ExternalObservation{}, e.ownedByOther(cr, obs.Owner)
 		}
 		if !meta.WasDeleted(cr) && mrcontroller.MayWrite(cr) {
-			if err := e.neighbourhood(cr, obs.Related); err != nil {
+			if err := e.neighbourhood(cr, obs); err != nil {
 				return managed.ExternalObservation{}, err
 			}
 		}
@@ -108,7 +112,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.DNSRecord) (managed
 		if !p.AdoptExisting {
 			return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, fmt.Sprintf("%s %s", fqdn, p.Type))
 		}
-		if err := e.neighbourhood(cr, obs.Related); err != nil {
+		if err := e.neighbourhood(cr, obs); err != nil {
 			return managed.ExternalObservation{}, err
 		}
 		adopting = true
@@ -133,14 +137,24 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.DNSRecord) (managed
 // below would delegate its names away, and a TXT such as _acme-challenge
 // below it would let its holder obtain certificates for it. Record sets a
 // resource already holds are not rechecked.
-func (e *external) neighbourhood(cr *v1alpha1.DNSRecord, related []dns.Owned) error {
+func (e *external) neighbourhood(cr *v1alpha1.DNSRecord, obs *dns.Observed) error {
 	p := cr.Spec.ForProvider
-	for _, r := range related {
+	own := map[dns.RRsetRef]bool{}
+	for _, r := range obs.Related {
 		ns, _, _ := strings.Cut(r.Owner.Resource, "/")
 		if r.Owner.ID == e.ownerID && ns == cr.GetNamespace() {
+			own[dns.RRsetRef{Name: r.Name, Type: strings.ToUpper(r.Type)}] = true
 			continue
 		}
 		return errors.Errorf(errFmtNeighbour, dns.FQDN(p.Name, p.Zone), p.Type, dns.FQDN(r.Name, p.Zone), r.Type, r.Owner)
+	}
+	if !e.strict {
+		return nil
+	}
+	for _, n := range obs.Neighbours {
+		if !own[n] {
+			return errors.Errorf(errFmtUnownedNeighbour, dns.FQDN(p.Name, p.Zone), p.Type, dns.FQDN(n.Name, p.Zone), n.Type)
+		}
 	}
 	return nil
 }

@@ -36,7 +36,7 @@ var (
 )
 
 const (
-	errFmtName  = "spec.forProvider.name %q is not allowed for namespace %q: %s spec.dns.tenancy.names allows %s (the apex only through \"@\")"
+	errFmtName  = "spec.forProvider.name %q is not allowed for namespace %q: %s spec.dns.tenancy.names allows %s (names that speak for the whole zone - the apex, \"*\", _acme-challenge, _dmarc, *._domainkey under the apex - only through \"@\")"
 	errFmtType  = "spec.forProvider.type %s is not allowed: %s spec.dns.tenancy.types allows %s"
 	errFmtAdopt = "spec.forProvider.adoptExisting is not allowed: %s does not let namespaces take over record sets no DNSRecord owns (spec.dns.tenancy.adoptExisting)"
 )
@@ -93,12 +93,31 @@ func (t *Tenancy) Check(p v1alpha1.DNSRecordParameters) error {
 	return nil
 }
 
-// nameAllowed is true when a pattern matches name; the apex ("@") only by
-// the pattern "@".
+// ZoneWide is true for a name that speaks for the whole zone: the apex, a
+// top-level wildcard, or underscore labels right under the apex
+// (_acme-challenge: certificates for the zone and *.zone; _dmarc,
+// sel._domainkey, _mta-sts: its mail identity; _x._tcp: its services).
+func ZoneWide(name string) bool {
+	labels := strings.Split(strings.ToLower(strings.TrimSuffix(name, ".")), ".")
+	// The name an underscore record speaks for is what follows its last
+	// underscore label: sel._domainkey and _acme-challenge speak for the
+	// apex, _acme-challenge.shop for shop.
+	for i := len(labels) - 1; i >= 0; i-- {
+		if strings.HasPrefix(labels[i], "_") {
+			labels = labels[i+1:]
+			break
+		}
+	}
+	rest := strings.Join(labels, ".")
+	return rest == "" || rest == "@" || rest == "*"
+}
+
+// nameAllowed is true when a pattern matches name; a zone-wide name (the
+// apex, "*", "_acme-challenge"...) only by the pattern "@".
 func (t *Tenancy) nameAllowed(name string) bool {
 	for _, g := range t.Names {
-		if name == "@" || g == "@" {
-			if name == g {
+		if ZoneWide(name) || g == "@" {
+			if ZoneWide(name) && g == "@" {
 				return true
 			}
 			continue

@@ -41,6 +41,12 @@ func TestDNSTenancy(t *testing.T) {
 	}{
 		"DefaultName":       {reason: "Any name below the apex, by default.", t: defaults, p: rec("shop.team-a", "CNAME", false)},
 		"DefaultApex":       {reason: "The apex is everyone's: refused unless a pattern is \"@\".", t: defaults, p: rec("@", "A", false), want: `spec.forProvider.name "@" is not allowed for namespace "team-a"`},
+		"ZoneCertificate":   {reason: "_acme-challenge under the apex obtains certificates for the zone and *.zone: zone-wide.", t: defaults, p: rec("_acme-challenge", "TXT", false), want: `spec.forProvider.name "_acme-challenge" is not allowed`},
+		"ZoneDKIM":          {reason: "A DKIM key under the apex signs mail as the zone.", t: defaults, p: rec("sel._domainkey", "TXT", false), want: "is not allowed"},
+		"ZoneDMARC":         {reason: "The zone's mail policy.", t: defaults, p: rec("_dmarc", "TXT", false), want: "is not allowed"},
+		"ZoneWildcard":      {reason: "A top-level wildcard answers for every name nobody else has.", t: defaults, p: rec("*", "A", false), want: `spec.forProvider.name "*" is not allowed`},
+		"OwnChallenge":      {reason: "A challenge for a name below the apex is about that name only.", t: defaults, p: rec("_acme-challenge.shop", "TXT", false)},
+		"ScopedZoneWide":    {reason: "\"@\" allows zone-wide names.", t: scoped, p: rec("_acme-challenge", "A", false)},
 		"DefaultNS":         {reason: "A delegation hands the subtree to other servers: refused by default.", t: defaults, p: rec("shop", "NS", false), want: "spec.forProvider.type NS is not allowed"},
 		"DefaultCAA":        {reason: "CAA decides who issues certificates: refused by default.", t: defaults, p: rec("shop", "CAA", false), want: "type CAA is not allowed"},
 		"DefaultAdopt":      {reason: "Through the platform's credentials the platform's own records (www, MX) are never adopted by default.", t: defaults, p: rec("www", "A", true), want: "adoptExisting is not allowed"},

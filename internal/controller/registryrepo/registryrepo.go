@@ -71,6 +71,13 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.RegistryRepo) (man
 	if err != nil {
 		return nil, err
 	}
+	// Through a ClusterProviderConfig a namespace may manage only the
+	// repositories it allows, and adopt none unless it says so: anything
+	// else is refused before the registry is touched, and let go
+	// untouched on delete.
+	if err := TenancyOf(pc, s, cr.GetNamespace()).Check(cr.Spec.ForProvider); err != nil {
+		return mrcontroller.Refused[*v1alpha1.RegistryRepo](err), nil
+	}
 	data, err := pc.Credentials(ctx, c.kube, "spec.registry.credentials", s.Credentials)
 	if err != nil {
 		return nil, err

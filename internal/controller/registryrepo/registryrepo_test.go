@@ -228,6 +228,59 @@ func TestRegistryRepo(t *testing.T) {
 			}
 		})
 
+		t.Run("ClusterProviderConfigTenancy", func(t *testing.T) {
+			// The platform's account through a ClusterProviderConfig: a
+			// tenant may not name the platform's (unowned) repository, nor
+			// adopt one, nor touch another's; refused resources are let go
+			// and the repositories stay as they were.
+			hub.Put(dockerhub.Repo{Namespace: "acme", Name: "base", Description: "platform base image", IsPrivate: true, Status: 1})
+			envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "reg-tenant"}}))
+			envtest.Must(t, c.Create(ctx, &pcv1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "reg-platform"}, Spec: pcv1alpha1.ProviderConfigSpec{
+				AllowedNamespaces: []string{"reg-tenant"},
+				Registry: &pcv1alpha1.RegistryConfig{Kind: pcv1alpha1.RegistryDockerHub, URL: hub.URL, Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret,
+					SecretRef: &pcv1alpha1.SecretKeySelector{Name: "registry", Key: "credentials", Namespace: "reg-hub"}}},
+			}}))
+			viaPlatform := func(name string, p v1alpha1.RegistryRepoParameters) *v1alpha1.RegistryRepo {
+				cr := newRepo("reg-tenant", name, p)
+				cr.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: "reg-platform"}
+				return cr
+			}
+			attacks := map[string]struct {
+				cr   *v1alpha1.RegistryRepo
+				want string
+			}{
+				"AdoptPlatformRepo": {viaPlatform("base", v1alpha1.RegistryRepoParameters{Namespace: "acme", Name: "base", Visibility: v1alpha1.VisibilityPublic, AdoptExisting: true, DeleteImages: true}),
+					`repository "acme/base" is not allowed for namespace "reg-tenant"`},
+				"OthersRepo": {viaPlatform("shop", v1alpha1.RegistryRepoParameters{Namespace: "acme", Name: "shop", Visibility: v1alpha1.VisibilityPublic, DeleteImages: true}),
+					`repository "acme/shop" is not allowed`},
+				"OwnAdopt": {viaPlatform("own", v1alpha1.RegistryRepoParameters{Namespace: "acme", Name: "reg-tenant-app", AdoptExisting: true}),
+					"spec.forProvider.adoptExisting is not allowed"},
+			}
+			for _, a := range attacks {
+				envtest.Must(t, c.Create(ctx, a.cr))
+			}
+			own := viaPlatform("app", v1alpha1.RegistryRepoParameters{Namespace: "acme", Name: "reg-tenant-app", Visibility: v1alpha1.VisibilityPrivate, DeleteImages: true})
+			envtest.Must(t, c.Create(ctx, own))
+			for name, a := range attacks {
+				envtest.Eventually(t, name+" refused", func() bool {
+					return get(c, a.cr) && strings.Contains(a.cr.GetCondition(xpv2.TypeSynced).Message, a.want)
+				})
+			}
+			envtest.Eventually(t, "the tenant's own repository created", func() bool { return get(c, own) && ready(own) && hub.Repo("acme", "reg-tenant-app") != nil })
+			for _, a := range attacks {
+				envtest.Must(t, c.Delete(ctx, a.cr))
+				envtest.Eventually(t, "let go", func() bool { return gone(c, a.cr) })
+			}
+			if r := hub.Repo("acme", "base"); r == nil || !r.IsPrivate || r.Description != "platform base image" || r.FullDescription != "" {
+				t.Errorf("the platform's repository was changed or deleted: %+v", r)
+			}
+			if r := hub.Repo("acme", "shop"); r == nil || !r.IsPrivate {
+				t.Errorf("another resource's repository was changed or deleted: %+v", r)
+			}
+			envtest.Must(t, c.Delete(ctx, own))
+			envtest.Eventually(t, "own deleted", func() bool { return gone(c, own) && hub.Repo("acme", "reg-tenant-app") == nil })
+		})
+
 		t.Run("RateLimited", func(t *testing.T) {
 			hub.FailNext(1, http.StatusTooManyRequests, 3)
 			envtest.Eventually(t, "429 reported in Synced", func() bool {

@@ -74,6 +74,8 @@ import (
 	"github.com/freeleaps/provider-devops/internal/testing/process"
 	"github.com/freeleaps/provider-devops/internal/testing/rabbitmq"
 	"github.com/freeleaps/provider-devops/internal/testing/sandbox"
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // Namespace is where Crossplane runs and keeps its Secrets.
@@ -161,6 +163,10 @@ func (c *Cluster) logf(format string, args ...any) {
 // Start brings up the control plane, the backends and Crossplane, and
 // installs the packages. On error everything started is stopped again.
 func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
+	// The harness's clients log through controller-runtime (API warnings
+	// while a definition is being established): without a logger it
+	// prints a stack trace saying none was set. They are not needed here.
+	ctrllog.SetLogger(logr.Discard())
 	c := &Cluster{cfg: cfg, dir: cfg.Dir, runtimes: map[string]*runtime{}}
 	defer func() {
 		if err != nil {

@@ -1,0 +1,100 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package registryrepo
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
+	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/providerconfig"
+)
+
+// DefaultRepositories bound a namespace through a ClusterProviderConfig
+// without spec.registry.tenancy.
+var DefaultRepositories = []string{"{namespace}/*", "*/{namespace}-*"}
+
+const (
+	errFmtRepository = "repository %q is not allowed for namespace %q: %s spec.registry.tenancy.repositories allows %s"
+	errFmtAdopt      = "spec.forProvider.adoptExisting is not allowed: %s does not let namespaces take over repositories no RegistryRepo owns (spec.registry.tenancy.adoptExisting)"
+)
+
+// Tenancy is what a ClusterProviderConfig lets one namespace ask of a
+// registry; nil (a namespaced ProviderConfig, whose credentials are the
+// namespace's own) bounds nothing.
+type Tenancy struct {
+	Namespace, Config string
+	// Repositories with {namespace} expanded.
+	Repositories  []string
+	AdoptExisting bool
+}
+
+// TenancyOf returns the tenancy of namespace ns under pc's registry
+// section s, with defaults; nil for a namespaced ProviderConfig.
+func TenancyOf(pc *providerconfig.Config, s *pcv1alpha1.RegistryConfig, ns string) *Tenancy {
+	if pc.Namespace != "" {
+		return nil
+	}
+	t := &Tenancy{Namespace: ns, Config: pc.String(), Repositories: DefaultRepositories}
+	if tn := s.Tenancy; tn != nil {
+		if len(tn.Repositories) > 0 {
+			t.Repositories = tn.Repositories
+		}
+		t.AdoptExisting = tn.AdoptExisting
+	}
+	repos := make([]string, len(t.Repositories))
+	for i, r := range t.Repositories {
+		repos[i] = strings.ReplaceAll(r, "{namespace}", ns)
+	}
+	t.Repositories = repos
+	return t
+}
+
+// Check returns an error naming what of p t does not allow; nil t allows
+// all.
+func (t *Tenancy) Check(p v1alpha1.RegistryRepoParameters) error {
+	if t == nil {
+		return nil
+	}
+	full := p.Namespace + "/" + p.Name
+	if !matchAny(t.Repositories, full) {
+		q := make([]string, len(t.Repositories))
+		for i, r := range t.Repositories {
+			q[i] = fmt.Sprintf("%q", r)
+		}
+		return errors.Errorf(errFmtRepository, full, t.Namespace, t.Config, strings.Join(q, ", "))
+	}
+	if p.AdoptExisting && !t.AdoptExisting {
+		return errors.Errorf(errFmtAdopt, t.Config)
+	}
+	return nil
+}
+
+// matchAny is true when one glob matches s, "*" matching "/" too.
+func matchAny(globs []string, s string) bool {
+	const sep = "\x00"
+	for _, g := range globs {
+		if ok, _ := path.Match(strings.ReplaceAll(g, "/", sep), strings.ReplaceAll(s, "/", sep)); ok {
+			return true
+		}
+	}
+	return false
+}

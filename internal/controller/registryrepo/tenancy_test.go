@@ -1,0 +1,60 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package registryrepo
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
+	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/providerconfig"
+)
+
+func TestRegistryTenancy(t *testing.T) {
+	cpc := &providerconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}
+	defaults := TenancyOf(cpc, &pcv1alpha1.RegistryConfig{}, "team-a")
+	set := TenancyOf(cpc, &pcv1alpha1.RegistryConfig{Tenancy: &pcv1alpha1.RegistryTenancy{Repositories: []string{"acme/{namespace}/*"}, AdoptExisting: true}}, "team-a")
+	own := TenancyOf(&providerconfig.Config{Kind: "ProviderConfig", Name: "default", Namespace: "team-a"}, &pcv1alpha1.RegistryConfig{}, "team-a")
+	repo := func(ns, name string, adopt bool) v1alpha1.RegistryRepoParameters {
+		return v1alpha1.RegistryRepoParameters{Namespace: ns, Name: name, AdoptExisting: adopt}
+	}
+	cases := map[string]struct {
+		reason string
+		t      *Tenancy
+		p      v1alpha1.RegistryRepoParameters
+		want   string
+	}{
+		"OwnNamespace":   {reason: "A registry namespace named like the tenant.", t: defaults, p: repo("team-a", "shop/api", false)},
+		"OwnPrefix":      {reason: "A repository named with the tenant's prefix.", t: defaults, p: repo("acme", "team-a-shop", false)},
+		"Platform":       {reason: "The platform's base images: refused (they could be adopted and deleted with deleteImages).", t: defaults, p: repo("platform", "base", false), want: `repository "platform/base" is not allowed for namespace "team-a"`},
+		"OtherTeam":      {reason: "Another team's repository, also on OCI where nothing records an owner.", t: defaults, p: repo("team-b", "app", false), want: "is not allowed"},
+		"PrefixOverlap":  {reason: "team-a- is not team-ab-.", t: defaults, p: repo("acme", "team-ab-shop", false), want: "is not allowed"},
+		"AdoptRefused":   {reason: "Adoption needs the platform's consent.", t: defaults, p: repo("team-a", "shop", true), want: "adoptExisting is not allowed"},
+		"SetPattern":     {reason: "{namespace} expands in a nested path.", t: set, p: repo("acme", "team-a/api", true)},
+		"SetOther":       {reason: "Outside the set pattern.", t: set, p: repo("team-a", "shop", false), want: `allows "acme/team-a/*"`},
+		"ProviderConfig": {reason: "A namespace's own credentials: its registry's rights decide.", t: own, p: repo("platform", "base", true)},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := tc.t.Check(tc.p)
+			if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("%s\nCheck(%+v): want an error containing %q, got %v", tc.reason, tc.p, tc.want, err)
+			}
+		})
+	}
+}

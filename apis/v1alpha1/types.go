@@ -90,7 +90,10 @@ type JenkinsConfig struct {
 	// below it (the root itself must exist). Jobs inherit the credentials
 	// of their folders, so a team's root folder holding the team's
 	// credentials is what keeps them to the team. Empty: no limit.
-	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*$`
+	// "{namespace}" stands for the namespace of the resource reconciled,
+	// which gives each namespace its own root through one
+	// ClusterProviderConfig (e.g. "teams/{namespace}").
+	// +kubebuilder:validation:Pattern=`^([A-Za-z0-9_]|\{namespace\})([A-Za-z0-9_.-]|\{namespace\})*(/([A-Za-z0-9_]|\{namespace\})([A-Za-z0-9_.-]|\{namespace\})*)*$`
 	// +kubebuilder:validation:MaxLength=512
 	// +kubebuilder:validation:XValidation:rule="!self.contains('..')",message="rootFolder must not contain '..'"
 	// +optional
@@ -99,8 +102,9 @@ type JenkinsConfig struct {
 	// AllowedCredentialIDs are the Jenkins credential ids (shell globs,
 	// e.g. "shop-*") that pipelines using this config may name in
 	// source.scm.credentialsId; any other id is refused. Empty: no limit.
+	// "{namespace}" stands for the resource's namespace.
 	// +kubebuilder:validation:MaxItems=256
-	// +kubebuilder:validation:items:Pattern=`^[A-Za-z0-9_.@*?\[\]-]+$`
+	// +kubebuilder:validation:items:Pattern=`^([A-Za-z0-9_.@*?\[\]-]|\{namespace\})+$`
 	// +kubebuilder:validation:items:MaxLength=255
 	// +listType=set
 	// +optional
@@ -109,7 +113,10 @@ type JenkinsConfig struct {
 	// DeployUsers are the RabbitMQ users that may build the pipelines using
 	// this config through deploy requests: a request is authorised by its
 	// AMQP user_id property, which the broker checks against the user that
-	// published it. Empty: deploy requests are refused.
+	// published it. Empty: deploy requests are refused. "{namespace}"
+	// stands for the pipeline's namespace, so one ClusterProviderConfig
+	// can let each namespace's CI user build only its own pipelines (e.g.
+	// "ci-{namespace}").
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:Pattern=`^[^\s,]{1,255}$`
 	// +listType=set

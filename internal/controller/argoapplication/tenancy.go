@@ -208,7 +208,19 @@ func kindAllowed(allowed []pcv1alpha1.ArgoCDGroupKind, gk v1alpha1.ProjectGroupK
 // a pattern that matches a literal "*".
 func matchAny(globs []string, s string) bool {
 	const sep = "\x00"
+	asked := strings.ContainsAny(s, "*?[")
 	for _, g := range globs {
+		if asked {
+			// A glob asked for must be within the pattern, not merely
+			// match it as a string ("team-?" matches "team-*"): it is
+			// allowed by the same glob, by "*", or by a prefix pattern
+			// ("team-a-*") it starts with.
+			prefix, isPrefix := strings.CutSuffix(g, "*")
+			if g == s || g == "*" || (isPrefix && !strings.ContainsAny(prefix, "*?[") && strings.HasPrefix(s, prefix)) {
+				return true
+			}
+			continue
+		}
 		if ok, _ := path.Match(strings.ReplaceAll(g, "/", sep), strings.ReplaceAll(s, "/", sep)); ok {
 			return true
 		}

@@ -123,6 +123,10 @@ func TestCheckProjectSpec(t *testing.T) {
 			p:      v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "team-a*"}}},
 			want:   `namespace "team-a*" is not allowed`,
 		},
+		"GlobWithinPrefix": {
+			reason: "team-a-x* lies within team-a-*.",
+			p:      v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "team-a-x*"}}},
+		},
 		"ClusterKind": {
 			reason: "A cluster-scoped kind not listed is refused.",
 			p: v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "team-a"}},
@@ -195,5 +199,29 @@ func TestCheckProject(t *testing.T) {
 				t.Errorf("%s\nCheckProject(%q): want an error containing %q, got %v", tc.reason, tc.project, tc.want, err)
 			}
 		})
+	}
+}
+
+// A glob asked for must lie within a pattern, not merely match it as a
+// string: "team-?" matches the string "team-*" but allows only one more
+// character.
+func TestMatchAnyGlobs(t *testing.T) {
+	cases := []struct {
+		globs []string
+		s     string
+		want  bool
+	}{
+		{[]string{"team-?"}, "team-*", false},
+		{[]string{"team-[ab]"}, "team-[a-z]", false},
+		{[]string{"team-?"}, "team-a", true},
+		{[]string{"team-a-*"}, "team-a-x*", true},
+		{[]string{"team-a-*"}, "team-b-*", false},
+		{[]string{"*"}, "anything-*", true},
+		{[]string{"https://github.com/org/*"}, "https://github.com/org/repo.git", true},
+	}
+	for _, tc := range cases {
+		if got := matchAny(tc.globs, tc.s); got != tc.want {
+			t.Errorf("matchAny(%q, %q) = %v, want %v", tc.globs, tc.s, got, tc.want)
+		}
 	}
 }

@@ -103,6 +103,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (
 	if err != nil {
 		return nil, errors.Wrapf(err, "spec.jenkins.credentials of %s", pc)
 	}
+	s = forNamespace(s, cr.GetNamespace())
 	if err := allowed(cr, s); err != nil {
 		return mrcontroller.Refused[*v1alpha1.JenkinsPipeline](errors.Wrapf(err, "refused by %s", pc)), nil
 	}
@@ -111,6 +112,18 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
 	return &external{client: cl, kube: c.kube, now: time.Now}, nil
+}
+
+// forNamespace returns s with "{namespace}" in its root folder and allowed
+// credential ids replaced by ns.
+func forNamespace(s *pcv1alpha1.JenkinsConfig, ns string) *pcv1alpha1.JenkinsConfig {
+	out := *s
+	out.RootFolder = strings.ReplaceAll(s.RootFolder, "{namespace}", ns)
+	out.AllowedCredentialIDs = make([]string, len(s.AllowedCredentialIDs))
+	for i, id := range s.AllowedCredentialIDs {
+		out.AllowedCredentialIDs[i] = strings.ReplaceAll(id, "{namespace}", ns)
+	}
+	return &out
 }
 
 // allowed checks cr against the limits of its ProviderConfig's Jenkins

@@ -347,7 +347,9 @@ func authorise(ctx context.Context, kube client.Client, p *v1alpha1.JenkinsPipel
 		}
 		spec = pc.Spec
 	}
-	if spec.Jenkins == nil || !slices.Contains(spec.Jenkins.DeployUsers, user) {
+	if spec.Jenkins == nil || !slices.ContainsFunc(spec.Jenkins.DeployUsers, func(u string) bool {
+		return strings.ReplaceAll(u, "{namespace}", p.Namespace) == user
+	}) {
 		return events.Reject("unauthorised: broker user %q may not deploy JenkinsPipeline %s/%s: it is not in spec.jenkins.deployUsers of %s", user, p.Namespace, p.Name, name)
 	}
 	return nil

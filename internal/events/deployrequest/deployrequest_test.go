@@ -25,7 +25,13 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/events"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
 
 func TestParse(t *testing.T) {
@@ -127,5 +133,33 @@ func TestHandlerRefusesBeforeReading(t *testing.T) {
 				t.Errorf("want a rejection containing %q, got %v", tc.want, err)
 			}
 		})
+	}
+}
+
+// One ClusterProviderConfig with deployUsers ["ci-{namespace}"] lets each
+// namespace's CI user build only that namespace's pipelines.
+func TestAuthorisePerNamespace(t *testing.T) {
+	s := runtime.NewScheme()
+	if err := pcv1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	kube := fake.NewClientBuilder().WithScheme(s).WithObjects(&pcv1alpha1.ClusterProviderConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: "platform"},
+		Spec: pcv1alpha1.ProviderConfigSpec{AllowedNamespaces: []string{"team-*"},
+			Jenkins: &pcv1alpha1.JenkinsConfig{URL: "https://jenkins.example.com", DeployUsers: []string{"ci-{namespace}"}}},
+	}).Build()
+	pipeline := func(ns string) *v1alpha1.JenkinsPipeline {
+		p := &v1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: "shop-prod", Namespace: ns}}
+		p.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: "platform"}
+		return p
+	}
+	if err := authorise(context.Background(), kube, pipeline("team-a"), "ci-team-a"); err != nil {
+		t.Errorf("team-a's CI user deploys team-a's pipeline: %v", err)
+	}
+	if err := authorise(context.Background(), kube, pipeline("team-a"), "ci-team-b"); err == nil || !strings.Contains(err.Error(), `broker user "ci-team-b" may not deploy`) {
+		t.Errorf("team-b's CI user must not deploy team-a's pipeline, got %v", err)
+	}
+	if err := authorise(context.Background(), kube, pipeline("team-a"), "ci-{namespace}"); err == nil {
+		t.Error("the pattern itself is no user")
 	}
 }

@@ -89,7 +89,7 @@ func Resolve(ctx context.Context, kube client.Reader, mr resource.ModernManaged)
 		pc := &v1alpha1.ProviderConfig{}
 		if err := kube.Get(ctx, types.NamespacedName{Namespace: mr.GetNamespace(), Name: ref.Name}, pc); err != nil {
 			if kerrors.IsNotFound(err) {
-				return nil, errors.Errorf(errFmtPCNotFound, ref.Name, mr.GetNamespace())
+				return nil, unconfigured{errors.Errorf(errFmtPCNotFound, ref.Name, mr.GetNamespace())}
 			}
 			return nil, errors.Wrapf(err, errFmtGetPC, ref.Name, mr.GetNamespace())
 		}
@@ -98,7 +98,7 @@ func Resolve(ctx context.Context, kube client.Reader, mr resource.ModernManaged)
 		cpc := &v1alpha1.ClusterProviderConfig{}
 		if err := kube.Get(ctx, types.NamespacedName{Name: ref.Name}, cpc); err != nil {
 			if kerrors.IsNotFound(err) {
-				return nil, errors.Errorf(errFmtCPCNotFound, ref.Name)
+				return nil, unconfigured{errors.Errorf(errFmtCPCNotFound, ref.Name)}
 			}
 			return nil, errors.Wrapf(err, errFmtGetCPC, ref.Name)
 		}
@@ -107,12 +107,28 @@ func Resolve(ctx context.Context, kube client.Reader, mr resource.ModernManaged)
 			if allowed == "" {
 				allowed = "empty: no namespace"
 			}
-			return nil, errors.Errorf(errFmtCPCNotAllowed, ref.Name, mr.GetNamespace(), allowed)
+			return nil, unconfigured{errors.Errorf(errFmtCPCNotAllowed, ref.Name, mr.GetNamespace(), allowed)}
 		}
 		return &Config{Spec: cpc.Spec, Kind: ref.Kind, Name: ref.Name}, nil
 	default:
 		return nil, errors.Errorf(errFmtUnknownKind, ref.Kind)
 	}
+}
+
+// unconfigured is an error saying the resource has no usable config: its
+// ProviderConfig or credentials Secret does not exist, or its
+// ClusterProviderConfig does not serve its namespace.
+type unconfigured struct{ error }
+
+func (u unconfigured) Unwrap() error { return u.error }
+
+// IsUnconfigured is true for an error saying the resource has no usable
+// config (not a failed read): what a namespace being deleted, whose Secrets
+// and ProviderConfigs go with it, or a namespace the platform removed from
+// a ClusterProviderConfig, leaves its resources with.
+func IsUnconfigured(err error) bool {
+	var u unconfigured
+	return errors.As(err, &u)
 }
 
 // NamespaceAllowed is true when ns matches one of the globs. A cluster-scoped
@@ -182,7 +198,7 @@ func (c *Config) secret(ctx context.Context, kube client.Reader, where string, r
 	s := &corev1.Secret{}
 	if err := kube.Get(ctx, types.NamespacedName{Namespace: ns, Name: ref.Name}, s); err != nil {
 		if kerrors.IsNotFound(err) {
-			return nil, errors.Errorf(errFmtSecretMissing, where, ns, ref.Name)
+			return nil, unconfigured{errors.Errorf(errFmtSecretMissing, where, ns, ref.Name)}
 		}
 		return nil, errors.Wrapf(err, errFmtGetSecret, where, ns, ref.Name)
 	}

@@ -42,6 +42,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
+	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
 // NotReadyPollInterval caps the poll interval of a resource that is not yet
@@ -139,7 +140,7 @@ func SetupGated(mgr ctrl.Manager, o controller.Options, r Registration) {
 func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Kind[T], c managed.TypedExternalConnector[T]) error {
 	name := managed.ControllerName(k.GroupKind)
 	opts := []managed.ReconcilerOption{
-		managed.WithTypedExternalConnector[T](c),
+		managed.WithTypedExternalConnector[T](letGoUnconfigured[T]{c}),
 		managed.WithLogger(o.Logger.WithValues("controller", name)),
 		managed.WithPollInterval(o.PollInterval),
 		managed.WithPollIntervalHook(PollInterval(o.PollInterval/10, rand.Float64, busy(k.Busy))),
@@ -178,6 +179,25 @@ func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Kind[T]
 		WithEventFilter(resource.DesiredStateChanged()).
 		For(k.New()).
 		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
+}
+
+// letGoUnconfigured lets a resource being deleted go, touching nothing in
+// its backend, when it has no usable config any more: its ProviderConfig or
+// credentials Secret is gone, or its ClusterProviderConfig no longer serves
+// its namespace. A namespace being deleted takes its Secrets and
+// ProviderConfigs with its resources, and cannot get them back; without
+// this their finalizers, and the namespace, would stay forever. The backend
+// object is orphaned, the safe direction.
+type letGoUnconfigured[T resource.Managed] struct {
+	managed.TypedExternalConnector[T]
+}
+
+func (l letGoUnconfigured[T]) Connect(ctx context.Context, cr T) (managed.TypedExternalClient[T], error) {
+	c, err := l.TypedExternalConnector.Connect(ctx, cr)
+	if err != nil && meta.WasDeleted(cr) && providerconfig.IsUnconfigured(err) {
+		return Refused[T](errors.Wrap(err, "let go without touching the backend")), nil
+	}
+	return c, err
 }
 
 // externalNameFrom sets the external name once, from the spec, unless the

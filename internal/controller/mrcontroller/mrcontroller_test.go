@@ -25,7 +25,16 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	"context"
+	"errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/providerconfig"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"strings"
 )
 
 func TestPollInterval(t *testing.T) {
@@ -87,6 +96,70 @@ func TestMayWrite(t *testing.T) {
 			p.SetManagementPolicies(tc.pols)
 			if got := MayWrite(p); got != tc.want {
 				t.Errorf("%s: got %v, want %v", tc.reason, got, tc.want)
+			}
+		})
+	}
+}
+
+type connectorFunc[T resource.Managed] func(context.Context, T) (managed.TypedExternalClient[T], error)
+
+func (f connectorFunc[T]) Connect(ctx context.Context, cr T) (managed.TypedExternalClient[T], error) {
+	return f(ctx, cr)
+}
+
+// A resource being deleted whose namespace took its ProviderConfig or
+// Secret with it is let go (its backend object orphaned) instead of keeping
+// its finalizer, and the namespace, forever; any other failure, or a
+// resource not being deleted, still reports the error.
+func TestLetGoUnconfigured(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := pcv1alpha1.SchemeBuilder.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	k8sClient := fake.NewClientBuilder().WithScheme(scheme).Build()
+	_, unconfiguredErr := providerconfig.Resolve(context.Background(), k8sClient, func() *jenkinsv1alpha1.JenkinsPipeline {
+		p := &jenkinsv1alpha1.JenkinsPipeline{}
+		p.SetNamespace("gone")
+		p.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"}
+		return p
+	}())
+	if !providerconfig.IsUnconfigured(unconfiguredErr) {
+		t.Fatalf("a missing ProviderConfig must be unconfigured: %v", unconfiguredErr)
+	}
+	readErr := errors.New("the API server is unreachable")
+	deleted := func() *jenkinsv1alpha1.JenkinsPipeline {
+		p := &jenkinsv1alpha1.JenkinsPipeline{}
+		p.SetDeletionTimestamp(&metav1.Time{Time: time.Now()})
+		return p
+	}
+	cases := map[string]struct {
+		cr         *jenkinsv1alpha1.JenkinsPipeline
+		err        error
+		wantLetGo  bool
+		wantErrMsg string
+	}{
+		"DeletedUnconfigured": {cr: deleted(), err: unconfiguredErr, wantLetGo: true},
+		"DeletedReadError":    {cr: deleted(), err: readErr, wantErrMsg: "unreachable"},
+		"LiveUnconfigured":    {cr: &jenkinsv1alpha1.JenkinsPipeline{}, err: unconfiguredErr, wantErrMsg: "not found"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			l := letGoUnconfigured[*jenkinsv1alpha1.JenkinsPipeline]{connectorFunc[*jenkinsv1alpha1.JenkinsPipeline](func(context.Context, *jenkinsv1alpha1.JenkinsPipeline) (managed.TypedExternalClient[*jenkinsv1alpha1.JenkinsPipeline], error) {
+				return nil, tc.err
+			})}
+			c, err := l.Connect(context.Background(), tc.cr)
+			if tc.wantLetGo {
+				if err != nil {
+					t.Fatalf("want a client that lets go, got %v", err)
+				}
+				obs, err := c.Observe(context.Background(), tc.cr)
+				if err != nil || obs.ResourceExists {
+					t.Errorf("want the resource let go (not existing), got %+v, %v", obs, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErrMsg) {
+				t.Errorf("want the error %q, got %v", tc.wantErrMsg, err)
 			}
 		})
 	}

@@ -69,6 +69,11 @@ func (c *composer) add(name resource.Name, o runtime.Object) error {
 }
 
 func (c *composer) put(name resource.Name, u *composed.Unstructured) {
+	// A resource composed before keeps its name (Crossplane keeps it too);
+	// a new one gets the project's stable name.
+	if _, seen := c.observed[name]; !seen && u.GetName() == "" {
+		u.SetName(c.p.composedName(name))
+	}
 	d := &resource.DesiredComposed{Resource: u, Ready: resource.ReadyUnspecified}
 	if ready, ok := c.ready[name]; ok {
 		d.Ready = resource.ReadyFalse

@@ -91,7 +91,10 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		prev[prevList[i].Name] = &prevList[i]
 	}
 
-	p := &project{name: oxr.Resource.GetName(), spec: spec, in: s, tenant: oxr.Resource.GetNamespace()}
+	p := &project{name: oxr.Resource.GetName(), spec: spec, in: s, tenant: oxr.Resource.GetNamespace(), stable: oxr.Resource.GetName()}
+	if claim := oxr.Resource.GetLabels()["crossplane.io/claim-name"]; claim != "" {
+		p.stable = claim
+	}
 	if oxr.Resource.GetNamespace() == "" {
 		// A legacy cluster-scoped XR composes namespaced resources into
 		// its claim's namespace.

@@ -632,3 +632,39 @@ func TestDefaultTTLEligibility(t *testing.T) {
 		})
 	}
 }
+
+// New composed resources are named "<project>.<resource>" (a legacy XR's
+// claim name stands for the project), so a project deleted and created
+// again composes resources of the same names, which the owner markers of
+// its orphaned objects accept. One composed before keeps its name.
+func TestStableNames(t *testing.T) {
+	name := func(rsp *fnv1.RunFunctionResponse, n string) string {
+		r := rsp.GetDesired().GetResources()[n]
+		if r == nil {
+			t.Fatalf("no desired resource %s", n)
+		}
+		v, _ := r.GetResource().AsMap()["metadata"].(map[string]any)["name"].(string)
+		return v
+	}
+	rsp := run(t, t0, newRequest(t, xr(), projectReady(), nil))
+	for _, n := range []string{"prod-pipeline", "prod-app", "prod-dns", "registry"} {
+		if got := name(rsp, n); got != "shop."+n {
+			t.Errorf("%s: name %q, want %q", n, got, "shop."+n)
+		}
+	}
+	obs := projectReady()
+	obs["prod-pipeline"] = observed(KindPipeline, true, map[string]any{"metadata": map[string]any{"name": "shop-x8k2p"}})
+	rsp = run(t, t0, newRequest(t, xr(), obs, nil))
+	if got := name(rsp, "prod-pipeline"); got != "" {
+		t.Errorf("a resource composed before keeps its name (Crossplane sets it), the function must not rename it: got %q", got)
+	}
+	legacy := xr(func(x map[string]any) {
+		md := x["metadata"].(map[string]any)
+		md["name"], md["namespace"] = "shop-x7k2p", ""
+		md["labels"] = map[string]any{"crossplane.io/claim-name": "shop", "crossplane.io/claim-namespace": "team-shop"}
+	})
+	rsp = run(t, t0, newRequest(t, legacy, projectReady(), nil))
+	if got := name(rsp, "prod-app"); got != "shop.prod-app" {
+		t.Errorf("a legacy XR's resources are named after its claim: got %q", got)
+	}
+}

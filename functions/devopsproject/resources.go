@@ -80,6 +80,23 @@ type project struct {
 	tenant    string // the namespace the MRs end up in, always set
 	spec      *ProjectSpec
 	in        *settings
+	// stable names the project across its lifetimes: the XR's name, or a
+	// legacy XR's claim name. Composed resources are named
+	// "<stable>.<resource>", so a project deleted and created again gets
+	// resources of the same names, which the owner markers its orphaned
+	// objects carry (namespace/name) accept.
+	stable string
+}
+
+// composedName is the name of a new composed resource: "<stable>.<name>";
+// a dot cannot appear in resource names, so two projects' names never
+// meet. "" (a generated name) when it would be too long.
+func (p *project) composedName(name resource.Name) string {
+	n := p.stable + "." + string(name)
+	if p.stable == "" || len(n) > 253 {
+		return ""
+	}
+	return n
 }
 
 // argoProjectName is the Argo CD AppProject of the project: "<namespace>-

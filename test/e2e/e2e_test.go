@@ -30,6 +30,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -105,6 +106,17 @@ func examplesApply(ctx context.Context, t *testing.T, c *framework.Cluster, root
 			deadline := time.Now().Add(2 * time.Minute)
 			for {
 				err = c.Kube.Create(ctx, u.DeepCopy(), client.DryRunAll)
+				if kerrors.IsAlreadyExists(err) {
+					// kubectl apply would update it (the harness made one
+					// of that name): validate the update instead.
+					cur := &unstructured.Unstructured{}
+					cur.SetGroupVersionKind(u.GroupVersionKind())
+					if err = c.Kube.Get(ctx, client.ObjectKeyFromObject(u), cur); err == nil {
+						upd := u.DeepCopy()
+						upd.SetResourceVersion(cur.GetResourceVersion())
+						err = c.Kube.Update(ctx, upd, client.DryRunAll)
+					}
+				}
 				if err == nil || !meta.IsNoMatchError(err) || time.Now().After(deadline) {
 					break
 				}

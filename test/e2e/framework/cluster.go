@@ -356,7 +356,10 @@ func (c *Cluster) startCrossplane(ctx context.Context) error {
 		fmt.Sprintf("METRICS_PORT=%d", metrics),
 		fmt.Sprintf("HEALTH_PROBE_PORT=%d", health),
 	)
-	if _, err = c.start("crossplane", env, c.cfg.Crossplane, "core", "start"); err != nil {
+	// The XR circuit breaker stays open 1m here, not Crossplane's 5m: the
+	// scenario creates the project again right after deleting it, whose
+	// burst of composed-resource events opened the breaker for that name.
+	if _, err = c.start("crossplane", env, c.cfg.Crossplane, "core", "start", "--circuit-breaker-cooldown=1m"); err != nil {
 		return err
 	}
 	// The RBAC manager derives each provider revision's ClusterRole from

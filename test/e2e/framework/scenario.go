@@ -40,6 +40,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/testing/bind"
 	"github.com/freeleaps/provider-devops/internal/testing/distribution"
 	"github.com/freeleaps/provider-devops/internal/testing/sandbox"
+	"sigs.k8s.io/yaml"
 )
 
 // The project the scenario creates.
@@ -90,6 +91,9 @@ type Report struct {
 	// Deleted is the time from deleting the project until everything was
 	// cleaned up.
 	Deleted time.Duration
+	// Recreated is the time from creating the deleted project again, with
+	// prod only, to Ready: prod's orphaned objects taken back.
+	Recreated time.Duration
 	// Events counts the lifecycle events seen on the stream, by type.
 	Events map[string]int
 	// Memory of the provider and the function at the end.
@@ -114,14 +118,7 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 		return r, err
 	}
 	created := time.Now()
-	if err := c.Wait(ctx, "the DevOpsProject to be Ready", 5*time.Minute, func(ctx context.Context) (bool, string, error) {
-		xr, err := c.Get(ctx, xrAPIVersion, "DevOpsProject", ProjectNamespace, Project)
-		if err != nil {
-			return false, err.Error(), nil
-		}
-		st, reason, msg := Condition(xr, "Ready")
-		return st == "True", reason + ": " + msg, nil
-	}); err != nil {
+	if err := c.waitProjectReady(ctx, "the DevOpsProject to be Ready", 5*time.Minute); err != nil {
 		return r, err
 	}
 	r.Ready = time.Since(created)
@@ -148,6 +145,9 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 		return r, err
 	}
 	if err := c.deleteProject(ctx, r); err != nil {
+		return r, err
+	}
+	if err := c.recreateProject(ctx, r); err != nil {
 		return r, err
 	}
 	r.Events = stream.counts()
@@ -685,6 +685,71 @@ func (c *Cluster) deleteProject(ctx context.Context, r *Report) error {
 	return nil
 }
 
+// waitProjectReady waits for the DevOpsProject's Ready condition.
+func (c *Cluster) waitProjectReady(ctx context.Context, what string, timeout time.Duration) error {
+	return c.Wait(ctx, what, timeout, func(ctx context.Context) (bool, string, error) {
+		xr, err := c.Get(ctx, xrAPIVersion, "DevOpsProject", ProjectNamespace, Project)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		st, reason, msg := Condition(xr, "Ready")
+		return st == "True", reason + ": " + msg, nil
+	})
+}
+
+// recreateProject creates the deleted project again with prod only, as a
+// user who deleted it by mistake would: prod's orphaned Jenkins job, Argo
+// CD application and DNS record are taken back by the new managed
+// resources (their names are stable, and so their owner markers match),
+// and the project becomes Ready without a hand on any backend. Then it is
+// deleted again, orphaning prod again.
+func (c *Cluster) recreateProject(ctx context.Context, r *Report) error {
+	c.logf("creating the deleted DevOpsProject again, with prod only")
+	var xr *unstructured.Unstructured
+	for _, doc := range strings.Split(c.projectYAML(), "\n---\n") {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+			return err
+		}
+		if u.GetKind() == "DevOpsProject" {
+			xr = u
+		}
+	}
+	envs, _, _ := unstructured.NestedSlice(xr.Object, "spec", "environments")
+	if err := unstructured.SetNestedSlice(xr.Object, envs[:1], "spec", "environments"); err != nil {
+		return err
+	}
+	before, err := c.Argo.Application(ctx, argocdserver.Namespace, Project+"-prod")
+	if err != nil || before == nil {
+		return fmt.Errorf("the orphaned application %s-prod: %v", Project, err)
+	}
+	t0 := time.Now()
+	if err := c.Kube.Create(ctx, xr); err != nil {
+		return err
+	}
+	// Crossplane's circuit breaker for this XR name, opened by the first
+	// project's deletion, delays the start by up to its cooldown.
+	if err := c.waitProjectReady(ctx, "the re-created DevOpsProject to be Ready", 4*time.Minute); err != nil {
+		return err
+	}
+	r.Recreated = time.Since(t0)
+	after, err := c.Argo.Application(ctx, argocdserver.Namespace, Project+"-prod")
+	if err != nil || after == nil || after.GetUID() != before.GetUID() {
+		return fmt.Errorf("prod's application must be the orphaned one, taken back (uid %s), got %v, %v", before.GetUID(), after, err)
+	}
+	c.logf("  Ready after %s: prod's orphaned job, application (same object) and DNS record taken back", r.Recreated.Round(100*time.Millisecond))
+	if err := c.Kube.Delete(ctx, xr, client.PropagationPolicy("Foreground")); err != nil {
+		return err
+	}
+	return c.Wait(ctx, "the re-created DevOpsProject to be deleted", 3*time.Minute, func(ctx context.Context) (bool, string, error) {
+		items, err := c.List(ctx, xrAPIVersion, "DevOpsProject", client.InNamespace(ProjectNamespace))
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		return len(items) == 0, fmt.Sprintf("%d left", len(items)), nil
+	})
+}
+
 // eventStream counts the lifecycle events on the exchange.
 type eventStream struct {
 	conn *amqp.Connection
@@ -768,6 +833,7 @@ func (r *Report) Summary() string {
 	row("deploy request → build queued", "%s (%s)", r.DeployQueued.Round(100*time.Millisecond), r.Build)
 	row("preview expired", "%s after creation (TTL %s)", r.Expired.Round(time.Second), ShortTTL)
 	row("DevOpsProject deleted → all gone", "%s", r.Deleted.Round(100*time.Millisecond))
+	row("re-created with prod → Ready", "%s (prod's orphaned job, application and record taken back)", r.Recreated.Round(100*time.Millisecond))
 	row("events on the stream", "%v", r.Events)
 	row("provider memory", "RSS %s, peak %s", mib(r.Provider.RSS), mib(r.Provider.Peak))
 	row("function memory", "RSS %s, peak %s", mib(r.Function.RSS), mib(r.Function.Peak))

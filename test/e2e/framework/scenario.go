@@ -40,6 +40,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/testing/bind"
 	"github.com/freeleaps/provider-devops/internal/testing/distribution"
 	"github.com/freeleaps/provider-devops/internal/testing/sandbox"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 )
 
@@ -728,7 +729,30 @@ func (c *Cluster) recreateProject(ctx context.Context, r *Report) error {
 		return err
 	}
 	// Crossplane's circuit breaker for this XR name, opened by the first
-	// project's deletion, delays the start by up to its cooldown.
+	// project's deletion, drops the new XR's events until its cooldown
+	// ends, and nothing requeues an XR never reconciled: an annotation
+	// touched every 20s gives Crossplane an event once the breaker closes,
+	// as a user editing the project would.
+	poke := time.NewTicker(20 * time.Second)
+	defer poke.Stop()
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case t := <-poke.C:
+				p := &unstructured.Unstructured{}
+				p.SetAPIVersion(xrAPIVersion)
+				p.SetKind("DevOpsProject")
+				p.SetNamespace(ProjectNamespace)
+				p.SetName(Project)
+				patch := fmt.Sprintf(`{"metadata":{"annotations":{"e2e.devops.freeleaps.io/touched":%q}}}`, t.Format(time.RFC3339))
+				_ = c.Kube.Patch(ctx, p, client.RawPatch(types.MergePatchType, []byte(patch)))
+			}
+		}
+	}()
 	if err := c.waitProjectReady(ctx, "the re-created DevOpsProject to be Ready", 4*time.Minute); err != nil {
 		return err
 	}

@@ -67,6 +67,9 @@ func Installed() bool {
 // RabbitMQ the test fails in CI (CI set) and is skipped elsewhere, saying why.
 func Start(t testing.TB) *Broker {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a RabbitMQ node: an integration test, which make test runs (make unit passes -short)")
+	}
 	if !Installed() {
 		if os.Getenv("CI") != "" {
 			t.Fatal("rabbitmq-server (Debian package rabbitmq-server) is not installed; .ci/run installs it")

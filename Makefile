@@ -10,6 +10,7 @@ CACHE ?= $(HOME)/.cache/provider-devops
 export PROVIDER_DEVOPS_CACHE := $(CACHE)
 
 CONTROLLER_GEN_VERSION := v0.20.0
+GOLANGCI_LINT_VERSION := v2.15.0
 ANGRYJET_VERSION := v0.0.0-20260719180100-659f1dc036c5
 # The crossplane CLI for render tests: v2.1.x, the last line whose render runs a Development function without Docker.
 CROSSPLANE_MODULE := github.com/crossplane/crossplane/v2
@@ -108,10 +109,10 @@ unit: ## Unit tests only (no servers).
 	go test $(GO_TEST_FLAGS) -short ./...
 
 .PHONY: lint
-lint: ## gofmt and go vet.
+lint: ## gofmt -s, the license header, and golangci-lint (pinned, built from the Go module proxy; .golangci.yml).
 	@out="$$(gofmt -s -l $$(git ls-files '*.go'))"; if [ -n "$$out" ]; then echo "gofmt -s would change:"; echo "$$out"; exit 1; fi
 	@out="$$(git ls-files '*.go' | xargs grep -L 'Licensed under the Apache License, Version 2.0')"; if [ -n "$$out" ]; then echo "missing the license header (hack/boilerplate.go.txt):"; echo "$$out"; exit 1; fi
-	go vet ./...
+	"$$(hack/tool.sh github.com/golangci/golangci-lint/v2 $(GOLANGCI_LINT_VERSION) github.com/golangci/golangci-lint/v2/cmd/golangci-lint)" run ./...
 
 .PHONY: render
 render: ## Render and validate every DevOpsProject example with the real crossplane CLI (updates the golden files).

@@ -102,11 +102,11 @@ func run(binary, out, ref, ca, arch string, lbls labels) error {
 
 // Build returns the image of binary.
 func Build(binary, ca, arch string, lbls labels) (v1.Image, error) {
-	bin, err := os.ReadFile(binary) //nolint:gosec // a build input named by the caller
+	bin, err := os.ReadFile(binary)
 	if err != nil {
 		return nil, err
 	}
-	certs, err := os.ReadFile(ca) //nolint:gosec // a build input named by the caller
+	certs, err := os.ReadFile(ca)
 	if err != nil {
 		return nil, fmt.Errorf("CA certificates (apt-get install ca-certificates): %w", err)
 	}

@@ -63,7 +63,7 @@ func main() {
 	if err := f.validate(); err != nil {
 		app.Fatalf("invalid flags: %v", err)
 	}
-	var hosts []string
+	hosts := make([]string, 0, len(f.tenantBackendHosts))
 	for _, h := range f.tenantBackendHosts {
 		hosts = append(hosts, strings.Split(h, ",")...)
 	}

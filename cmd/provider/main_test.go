@@ -290,7 +290,7 @@ func waitOK(url string) (string, error) {
 	deadline := time.Now().Add(60 * time.Second)
 	var last error
 	for time.Now().Before(deadline) {
-		resp, err := http.Get(url) //nolint:gosec,noctx // test URL on loopback
+		resp, err := http.Get(url)
 		if err == nil {
 			b, _ := io.ReadAll(resp.Body)
 			_ = resp.Body.Close()

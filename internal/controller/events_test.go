@@ -239,7 +239,7 @@ func TestEventStream(t *testing.T) {
 	send("req-1", `{"project": "shop", "environment": "dev", "namespace": "events", "revision": "abc123"}`)
 	// Poison and unknown targets go to the dead-letter queue.
 	send("bad-json", `{"project": "shop", `)
-	send("typo", `{"project": "shop", "enviroment": "dev"}`)
+	send("typo", `{"project": "shop", "enviroment": "dev"}`) //nolint:misspell // the misspelt field is the test
 	send("nobody", `{"project": "nope", "environment": "dev", "namespace": "events"}`)
 	envtest.Eventually(t, "five requests settled", func() bool {
 		return testutil.ToFloat64(m.Requests.WithLabelValues("done"))+testutil.ToFloat64(m.Requests.WithLabelValues("dead-lettered")) == 5
@@ -261,7 +261,7 @@ func TestEventStream(t *testing.T) {
 	}
 	for id, want := range map[string]string{
 		"bad-json": "malformed message: not a JSON object",
-		"typo":     `malformed DevOpsReconcile: json: unknown field "enviroment"`,
+		"typo":     `malformed DevOpsReconcile: json: unknown field "enviroment"`, //nolint:misspell // the misspelt field is the test
 		"nobody":   "unknown target: no JenkinsPipeline is labelled devops.freeleaps.io/project=nope, devops.freeleaps.io/environment=dev in namespace events",
 	} {
 		if !strings.Contains(reasons[id], want) {

@@ -48,9 +48,9 @@ const (
 	errFmtCPCNotFound   = "ClusterProviderConfig %q not found"
 	errFmtCPCNotAllowed = "ClusterProviderConfig %q may not be used from namespace %q: it is not in the config's spec.allowedNamespaces (%s); the platform team adds it there, or use a ProviderConfig in this namespace"
 	errFmtMissingSecNS  = "%s: credentials.secretRef.namespace is required in a ClusterProviderConfig"
-	errFmtForeignSecret = "%s: a ProviderConfig may only read Secrets in its own namespace %q, not %q"
-	errFmtGetSecret     = "%s: cannot get credentials Secret %s/%s"
-	errFmtSecretMissing = "%s: credentials Secret %s/%s not found"
+	errFmtForeignSecret = "%s: a ProviderConfig may only read Secrets in its own namespace %q, not %q" //nolint:gosec // a message, not a credential
+	errFmtGetSecret     = "%s: cannot get credentials Secret %s/%s"                                    //nolint:gosec // a message, not a credential
+	errFmtSecretMissing = "%s: credentials Secret %s/%s not found"                                     //nolint:gosec // a message, not a credential
 	errFmtSecretNoKey   = "%s: credentials Secret %s/%s has no key %q"
 	errFmtEmptyCreds    = "%s: credentials are empty"
 	errFmtUnknownSource = "%s: credentials source %q is not supported"

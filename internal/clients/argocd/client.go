@@ -41,7 +41,7 @@ import (
 const (
 	errBadCA      = "caBundle contains no PEM certificate"
 	errBadURL     = "invalid Argo CD URL"
-	errEmptyToken = "the Argo CD token is empty"
+	errEmptyToken = "the Argo CD token is empty" //nolint:gosec // a message, not a credential
 	maxErrorBody  = 4096
 )
 
@@ -205,7 +205,7 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, in, 
 		// The URL holds no secret; the token is only in a header.
 		return &APIError{Transient: true, Message: fmt.Sprintf("%s %s: %v", method, path, unwrapURLError(err))}
 	}
-	defer resp.Body.Close() //nolint:errcheck // read-only body
+	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
 		err := decodeError(resp)
 		c.gate.Note(c.base.Host, err, RetryAfter)

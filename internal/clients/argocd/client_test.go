@@ -72,7 +72,7 @@ func TestClientFaults(t *testing.T) {
 }
 
 func asAPIError(err error, target **argocd.APIError) bool {
-	e, ok := err.(*argocd.APIError) //nolint:errorlint // the client returns it unwrapped
+	e, ok := err.(*argocd.APIError)
 	*target = e
 	return ok
 }

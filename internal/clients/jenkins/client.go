@@ -226,7 +226,7 @@ func (c *Client) Get(ctx context.Context, path string) (*Job, error) {
 			Timestamp int64  `json:"timestamp"`
 		} `json:"lastBuild"`
 	}
-	if _, err := c.j.Requester.GetJSON(ctx, endpoint(path), &st, map[string]string{"tree": "url,inQueue,lastBuild[number,result,building,url,timestamp]"}); err != nil {
+	if err := c.getJSON(ctx, endpoint(path), &st, map[string]string{"tree": "url,inQueue,lastBuild[number,result,building,url,timestamp]"}); err != nil {
 		return nil, errors.Wrap(err, errReadStatus)
 	}
 	job := &Job{Pipeline: p, Status: Status{URL: st.URL, InQueue: st.InQueue}, Config: []byte(raw)}
@@ -265,7 +265,7 @@ func (c *Client) ensureFolders(ctx context.Context, dir string) ([]string, error
 		var it struct {
 			Class string `json:"_class"`
 		}
-		_, err := c.j.Requester.GetJSON(ctx, endpoint(folder), &it, map[string]string{"tree": "_class"})
+		err := c.getJSON(ctx, endpoint(folder), &it, map[string]string{"tree": "_class"})
 		switch {
 		case err == nil && !strings.Contains(it.Class, "Folder"):
 			return created, errors.Errorf(errNotFolder, folder)
@@ -312,7 +312,7 @@ func (c *Client) Update(ctx context.Context, path string, p Pipeline, observed [
 	if err != nil {
 		return err
 	}
-	_, err = c.j.Requester.PostXML(ctx, endpoint(path)+"/config.xml", string(config), nil, nil)
+	_, err = c.j.Requester.PostXML(ctx, endpoint(path)+"/config.xml", string(config), nil, nil) //nolint:bodyclose // gojenkins reads and closes the body
 	return errors.Wrap(err, errUpdateJob)
 }
 
@@ -336,7 +336,7 @@ func (c *Client) Delete(ctx context.Context, path string, createdFolders []strin
 				Name string `json:"name"`
 			} `json:"jobs"`
 		}
-		_, err := c.j.Requester.GetJSON(ctx, endpoint(f), &it, map[string]string{"tree": "jobs[name]"})
+		err := c.getJSON(ctx, endpoint(f), &it, map[string]string{"tree": "jobs[name]"})
 		if IsNotFound(err) {
 			continue
 		}
@@ -351,6 +351,13 @@ func (c *Client) Delete(ctx context.Context, path string, createdFolders []strin
 		}
 	}
 	return nil
+}
+
+// getJSON reads a Jenkins JSON API resource into out (query: tree and
+// the like).
+func (c *Client) getJSON(ctx context.Context, path string, out any, query map[string]string) error {
+	_, err := c.j.Requester.GetJSON(ctx, path, out, query) //nolint:bodyclose // gojenkins reads and closes the body
+	return err
 }
 
 // isJob is true when the absolute URL Jenkins gives for an item is job's:
@@ -475,7 +482,7 @@ func (c *Client) FindBuild(ctx context.Context, path string, params map[string]s
 			Actions buildActions         `json:"actions"`
 		} `json:"items"`
 	}
-	if _, err := c.j.Requester.GetJSON(ctx, "/queue", &q, map[string]string{"tree": "items[task[url],actions[parameters[name,value]]]"}); err != nil {
+	if err := c.getJSON(ctx, "/queue", &q, map[string]string{"tree": "items[task[url],actions[parameters[name,value]]]"}); err != nil {
 		return "", errors.Wrap(err, errReadQueue)
 	}
 	for _, it := range q.Items {
@@ -489,7 +496,7 @@ func (c *Client) FindBuild(ctx context.Context, path string, params map[string]s
 			Actions buildActions `json:"actions"`
 		} `json:"builds"`
 	}
-	if _, err := c.j.Requester.GetJSON(ctx, endpoint(path), &j, map[string]string{"tree": "builds[number,actions[parameters[name,value]]]{0,10}"}); err != nil {
+	if err := c.getJSON(ctx, endpoint(path), &j, map[string]string{"tree": "builds[number,actions[parameters[name,value]]]{0,10}"}); err != nil {
 		return "", errors.Wrap(err, errReadStatus)
 	}
 	for _, b := range j.Builds {

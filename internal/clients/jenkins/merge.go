@@ -109,7 +109,7 @@ func parseTree(data []byte) (*node, error) {
 	var root *node
 	for {
 		tok, err := dec.Token()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

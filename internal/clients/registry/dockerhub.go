@@ -118,7 +118,7 @@ func (h *dockerHub) token(ctx context.Context, fresh bool) (string, error) {
 		AccessToken string `json:"access_token"`
 	}
 	in := map[string]string{"identifier": h.user, "secret": h.password}
-	if _, err := h.do(ctx, http.MethodPost, "/v2/auth/token", nil, in, &out); err != nil {
+	if err := h.do(ctx, http.MethodPost, "/v2/auth/token", nil, in, &out); err != nil {
 		return "", err
 	}
 	if out.AccessToken == "" {
@@ -138,7 +138,7 @@ func (h *dockerHub) call(ctx context.Context, method, path string, in, out any) 
 		if err != nil {
 			return err
 		}
-		_, err = h.do(ctx, method, path, func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+tok) }, in, out)
+		err = h.do(ctx, method, path, func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+tok) }, in, out)
 		var e *APIError
 		if attempt == 0 && errors.As(err, &e) && e.Status == http.StatusUnauthorized {
 			continue

@@ -101,21 +101,21 @@ type rest struct {
 
 // do sends one request with the headers of auth and decodes a JSON answer
 // into out. It never puts credentials in an error.
-func (r *rest) do(ctx context.Context, method, path string, auth func(*http.Request), in, out any) (http.Header, error) {
+func (r *rest) do(ctx context.Context, method, path string, auth func(*http.Request), in, out any) error {
 	if err := r.gate.Check(r.name, r.base); err != nil {
-		return nil, &APIError{Registry: r.name, Status: http.StatusTooManyRequests, Message: err.Error()}
+		return &APIError{Registry: r.name, Status: http.StatusTooManyRequests, Message: err.Error()}
 	}
 	var body io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		body = bytes.NewReader(b)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, r.base+path, body)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	req.Header.Set("Accept", "application/json")
 	if in != nil {
@@ -126,12 +126,12 @@ func (r *rest) do(ctx context.Context, method, path string, auth func(*http.Requ
 	}
 	resp, err := r.http.Do(req)
 	if err != nil {
-		return nil, &APIError{Registry: r.name, Message: redactURL(err.Error())}
+		return &APIError{Registry: r.name, Message: redactURL(err.Error())}
 	}
-	defer resp.Body.Close() //nolint:errcheck // read-only body
+	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
 	if err != nil {
-		return nil, &APIError{Registry: r.name, Message: err.Error()}
+		return &APIError{Registry: r.name, Message: err.Error()}
 	}
 	if resp.StatusCode >= 300 {
 		e := &APIError{Registry: r.name, Status: resp.StatusCode, Message: r.message(data)}
@@ -142,14 +142,14 @@ func (r *rest) do(ctx context.Context, method, path string, auth func(*http.Requ
 			e.RetryAfter = time.Duration(s) * time.Second
 		}
 		r.gate.Note(r.base, e, retryAfterOf)
-		return resp.Header, e
+		return e
 	}
 	if out != nil && len(bytes.TrimSpace(data)) > 0 {
 		if err := json.Unmarshal(data, out); err != nil {
-			return resp.Header, errors.Wrapf(err, "cannot decode %s's answer to %s %s", r.name, method, path)
+			return errors.Wrapf(err, "cannot decode %s's answer to %s %s", r.name, method, path)
 		}
 	}
-	return resp.Header, nil
+	return nil
 }
 
 // redactURL keeps a transport error's text but never a userinfo part.

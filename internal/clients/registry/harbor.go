@@ -65,7 +65,7 @@ func harborMessage(b []byte) string {
 }
 
 func (h *harbor) call(ctx context.Context, method, path string, in, out any) error {
-	_, err := h.do(ctx, method, path, func(r *http.Request) {
+	err := h.do(ctx, method, path, func(r *http.Request) {
 		r.SetBasicAuth(h.user, h.password)
 		r.Header.Set("X-Is-Resource-Name", "true")
 	}, in, out)

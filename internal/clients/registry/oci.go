@@ -74,7 +74,8 @@ func (o *oci) repo(r Repo) (name.Repository, error) {
 }
 
 func (o *oci) options(ctx context.Context) ([]remote.Option, error) {
-	opts := []remote.Option{remote.WithContext(ctx), remote.WithAuth(o.auth), remote.WithTransport(o.rt)}
+	opts := make([]remote.Option, 0, 4)
+	opts = append(opts, remote.WithContext(ctx), remote.WithAuth(o.auth), remote.WithTransport(o.rt))
 	ociPullers.Lock()
 	defer ociPullers.Unlock()
 	p, ok := ociPullers.m[o.key]

@@ -104,7 +104,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.DNSRecord) (manage
 	}
 	cfg := dns.Config{Provider: string(s.Provider), Secret: string(secret)}
 	if o := s.RFC2136; o != nil {
-		cfg.Server, cfg.KeyName, cfg.KeyAlgorithm = o.Server, o.KeyName, string(o.KeyAlgorithm)
+		cfg.Server, cfg.KeyName, cfg.KeyAlgorithm = o.Server, o.KeyName, o.KeyAlgorithm
 	}
 	if o := s.GoDaddy; o != nil {
 		cfg.URL = o.URL

@@ -173,14 +173,14 @@ func Parse(body []byte) (*Request, error) {
 		return nil, errors.Errorf("malformed DevOpsReconcile: namespace %q: %s", r.Namespace, strings.Join(errs, "; "))
 	}
 	if r.Revision != "" && !IsRevision(r.Revision) {
-		return nil, errors.Errorf("malformed DevOpsReconcile: revision %q is not a git ref (letters, digits, '.', '_', '-', '/'; as git check-ref-format allows) or commit id", truncate(r.Revision, 80))
+		return nil, errors.Errorf("malformed DevOpsReconcile: revision %q is not a git ref (letters, digits, '.', '_', '-', '/'; as git check-ref-format allows) or commit id", truncate(r.Revision))
 	}
 	if v, ok := r.Parameters[RevisionParameter]; ok {
 		if r.Revision != "" {
 			return nil, errors.Errorf("malformed DevOpsReconcile: both revision and parameters.%s are set", RevisionParameter)
 		}
 		if !IsRevision(v) {
-			return nil, errors.Errorf("malformed DevOpsReconcile: parameters.%s %q is not a git ref or commit id", RevisionParameter, truncate(v, 80))
+			return nil, errors.Errorf("malformed DevOpsReconcile: parameters.%s %q is not a git ref or commit id", RevisionParameter, truncate(v))
 		}
 	}
 	return &r, nil
@@ -206,7 +206,9 @@ func IsRevision(r string) bool {
 	return true
 }
 
-func truncate(s string, n int) string {
+// truncate shortens a value quoted in a message to 80 bytes.
+func truncate(s string) string {
+	const n = 80
 	if len(s) <= n {
 		return s
 	}
@@ -368,11 +370,11 @@ func checkValue(p v1alpha1.Parameter, v string) error {
 	switch p.Type {
 	case v1alpha1.ParameterChoice:
 		if !slices.Contains(p.Choices, v) {
-			return errors.Errorf("%q is not one of its choices (%s)", truncate(v, 80), strings.Join(p.Choices, ", "))
+			return errors.Errorf("%q is not one of its choices (%s)", truncate(v), strings.Join(p.Choices, ", "))
 		}
 	case v1alpha1.ParameterBoolean:
 		if v != "true" && v != "false" {
-			return errors.Errorf("%q is not true or false", truncate(v, 80))
+			return errors.Errorf("%q is not true or false", truncate(v))
 		}
 	}
 	return nil

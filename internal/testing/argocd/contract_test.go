@@ -125,7 +125,7 @@ func send(t *testing.T, base, method, path, contentType, token string, body any)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close() //nolint:errcheck // read-only body
+	defer resp.Body.Close()
 	a := answer{Status: resp.StatusCode}
 	if resp.StatusCode >= 300 {
 		var e struct {

@@ -453,7 +453,7 @@ func (s *Server) call(ctx context.Context, token, method, path string, in, out a
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close() //nolint:errcheck // read-only body
+	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, body)
@@ -485,7 +485,7 @@ func (s *Server) Requests(ctx context.Context) (map[string]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close() //nolint:errcheck // read-only body
+	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return nil, err

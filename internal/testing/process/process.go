@@ -48,11 +48,11 @@ func Start(logDir, name string, env []string, bin string, args ...string) (*Proc
 		return nil, err
 	}
 	logPath := filepath.Join(logDir, name+".log")
-	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600) //nolint:gosec // the caller's own directory
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, args...) //nolint:gosec // binaries the caller built or installed
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

@@ -280,7 +280,7 @@ func (c *Cluster) startBackends(ctx context.Context) error {
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		b, err := os.ReadFile(out) //nolint:gosec // our own work directory
+		b, err := os.ReadFile(out)
 		if err == nil {
 			return json.Unmarshal(b, &c.Sandbox)
 		}
@@ -321,7 +321,7 @@ func (c *Cluster) startCrossplane(ctx context.Context) error {
 	var err error
 	for attempt := 1; attempt <= 5; attempt++ {
 		initCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-		cmd := exec.CommandContext(initCtx, c.cfg.Crossplane, "core", "init") //nolint:gosec // configured binary
+		cmd := exec.CommandContext(initCtx, c.cfg.Crossplane, "core", "init")
 		cmd.Env = append(os.Environ(), append(env, "CRDS_PATH="+c.cfg.CrossplaneCRDs, "WEBHOOK_CONFIGS_PATH="+empty)...)
 		out, err = cmd.CombinedOutput()
 		cancel()
@@ -411,7 +411,7 @@ func (c *Cluster) installPackages(ctx context.Context) error {
 	}
 	for name, file := range map[string]string{ProviderName: c.cfg.ProviderPackage, FunctionName: c.cfg.FunctionPackage, ConfigurationName: c.cfg.ConfigurationPackage} {
 		ref := fmt.Sprintf("%s/freeleaps/%s:%s", host, name, c.cfg.Version)
-		cmd := exec.CommandContext(ctx, c.cfg.CrossplaneCLI, "xpkg", "push", "-f", file, ref) //nolint:gosec // configured binary
+		cmd := exec.CommandContext(ctx, c.cfg.CrossplaneCLI, "xpkg", "push", "-f", file, ref)
 		cmd.Env = append(os.Environ(), "DOCKER_CONFIG="+dockerDir)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("crossplane xpkg push %s: %w\n%s", ref, err, lastLines(string(out), 10))

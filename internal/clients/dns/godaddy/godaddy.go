@@ -358,7 +358,7 @@ func (p *Provider) do(ctx context.Context, method, path string, in, out any) err
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close() //nolint:errcheck // read-only body
+	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if err != nil {
 		return err

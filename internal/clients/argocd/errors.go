@@ -21,11 +21,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
 )
 
 // gRPC status codes Argo CD's grpc-gateway puts in error bodies.
@@ -113,9 +113,7 @@ func decodeError(resp *http.Response) error {
 	}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
 		e.Transient = true
-		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
-			e.RetryAfter = time.Duration(s) * time.Second
-		}
+		e.RetryAfter = retryafter.Parse(resp.Header.Get("Retry-After"), time.Now())
 	}
 	return e
 }

@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -129,9 +128,7 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
 		e.Transient = true
-		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
-			e.RetryAfter = time.Duration(s) * time.Second
-		}
+		e.RetryAfter = retryafter.Parse(resp.Header.Get("Retry-After"), time.Now())
 	}
 	t.gate.Note(req.URL.Host, e, RetryAfter)
 	return nil, e

@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -138,9 +137,7 @@ func (r *rest) do(ctx context.Context, method, path string, auth func(*http.Requ
 		if e.Message == "" {
 			e.Message = http.StatusText(resp.StatusCode)
 		}
-		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
-			e.RetryAfter = time.Duration(s) * time.Second
-		}
+		e.RetryAfter = retryafter.Parse(resp.Header.Get("Retry-After"), time.Now())
 		r.gate.Note(r.base, e, retryAfterOf)
 		return e
 	}

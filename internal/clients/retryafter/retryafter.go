@@ -24,6 +24,9 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"net/http"
+	"strconv"
+	"strings"
 )
 
 // Gate holds the waits servers asked for. The managed reconciler backs off
@@ -80,4 +83,21 @@ func (r *Gate) Note(endpoint string, err error, retryAfter func(error) time.Dura
 	if u := r.now().Add(d); u.After(r.until[endpoint]) {
 		r.until[endpoint] = u
 	}
+}
+
+// Parse reads a Retry-After header in either of its forms (RFC 9110
+// 10.2.3): delay-seconds ("120") or an HTTP-date ("Wed, 21 Oct 2026
+// 07:28:00 GMT"), relative to now. Zero when absent, malformed or past.
+func Parse(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(v); err == nil {
+		return max(time.Duration(s)*time.Second, 0)
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0)
+	}
+	return 0
 }

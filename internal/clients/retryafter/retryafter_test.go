@@ -58,3 +58,26 @@ func TestGate(t *testing.T) {
 		t.Errorf("waits are capped at 10 minutes, got %v", err)
 	}
 }
+
+func TestParse(t *testing.T) {
+	now := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+	cases := map[string]struct {
+		v    string
+		want time.Duration
+	}{
+		"Seconds":    {"120", 2 * time.Minute},
+		"HTTPDate":   {"Tue, 24 Nov 2026 09:01:30 GMT", 90 * time.Second},
+		"PastDate":   {"Tue, 24 Nov 2026 08:00:00 GMT", 0},
+		"Negative":   {"-5", 0},
+		"Absent":     {"", 0},
+		"Malformed":  {"soon", 0},
+		"Whitespace": {" 7 ", 7 * time.Second},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := Parse(tc.v, now); got != tc.want {
+				t.Errorf("Parse(%q) = %s, want %s", tc.v, got, tc.want)
+			}
+		})
+	}
+}

@@ -41,6 +41,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
 	"github.com/libdns/libdns"
 )
 
@@ -370,10 +371,10 @@ func (p *Provider) do(ctx context.Context, method, path string, in, out any) err
 			RetryAfterSec int `json:"retryAfterSec"`
 		}
 		_ = json.Unmarshal(data, &ra)
-		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && ra.RetryAfterSec == 0 {
-			ra.RetryAfterSec = s
-		}
 		e.RetryAfter = time.Duration(ra.RetryAfterSec) * time.Second
+		if ra.RetryAfterSec == 0 {
+			e.RetryAfter = retryafter.Parse(resp.Header.Get("Retry-After"), time.Now())
+		}
 		if e.Message == "" {
 			e.Message = http.StatusText(resp.StatusCode)
 		}

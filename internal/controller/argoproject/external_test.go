@@ -1,0 +1,241 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package argoproject
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	"github.com/freeleaps/provider-devops/apis/contract"
+	"github.com/freeleaps/provider-devops/internal/clients/argocd"
+	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
+)
+
+// mockClient is an Argo CD holding projects; it records writes.
+type mockClient struct {
+	projects map[string]*argocd.Project
+	getErr   error
+	created  []*argocd.Project
+	updated  []*argocd.Project
+	deleted  []string
+}
+
+func (m *mockClient) GetProject(_ context.Context, name string) (*argocd.Project, error) {
+	if m.getErr != nil {
+		return nil, m.getErr
+	}
+	if p, ok := m.projects[name]; ok {
+		return p, nil
+	}
+	return nil, &argocd.APIError{StatusCode: http.StatusNotFound, Code: 5}
+}
+
+func (m *mockClient) CreateProject(_ context.Context, p *argocd.Project) error {
+	m.created = append(m.created, p)
+	return nil
+}
+
+func (m *mockClient) UpdateProject(_ context.Context, p *argocd.Project) error {
+	m.updated = append(m.updated, p)
+	return nil
+}
+
+func (m *mockClient) DeleteProject(_ context.Context, name string) error {
+	m.deleted = append(m.deleted, name)
+	if _, ok := m.projects[name]; !ok {
+		return &argocd.APIError{StatusCode: http.StatusNotFound, Code: 5}
+	}
+	return nil
+}
+
+func project(mod ...func(*v1alpha1.ArgoProject)) *v1alpha1.ArgoProject {
+	cr := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "team-a"}}
+	meta.SetExternalName(cr, "team-a-shop")
+	cr.Spec.ForProvider = v1alpha1.ArgoProjectParameters{
+		SourceRepos:  []string{"https://git.example.com/team-a/shop.git"},
+		Destinations: []v1alpha1.ProjectDestination{{Server: "https://kubernetes.default.svc", Namespace: "team-a-prod"}},
+	}
+	for _, f := range mod {
+		f(cr)
+	}
+	return cr
+}
+
+// observed is the project cr asks for as Argo CD returns it, with what
+// Argo CD adds (a role token, a sync window in Raw).
+func observed(cr *v1alpha1.ArgoProject, mod ...func(*argocd.Project)) *argocd.Project {
+	p := Desired(cr)
+	p.Raw = json.RawMessage(`{"metadata":{"name":"team-a-shop","resourceVersion":"7"},"spec":{"syncWindows":[{"kind":"deny"}]}}`)
+	for _, f := range mod {
+		f(p)
+	}
+	return p
+}
+
+func TestObserve(t *testing.T) {
+	type want struct {
+		obs managed.ExternalObservation
+		err string
+	}
+	cases := map[string]struct {
+		reason   string
+		cr       *v1alpha1.ArgoProject
+		projects func(cr *v1alpha1.ArgoProject) map[string]*argocd.Project
+		getErr   error
+		tenancy  *argoapplication.Tenancy
+		want     want
+	}{
+		"Absent": {
+			reason: "A project Argo CD does not have does not exist: it is created.",
+			cr:     project(),
+			want:   want{obs: managed.ExternalObservation{}},
+		},
+		"GetFails": {
+			reason: "A failed read is an error, never 'absent'.",
+			cr:     project(), getErr: &argocd.APIError{StatusCode: http.StatusServiceUnavailable, Transient: true, Message: "unavailable"},
+			want: want{err: errGet},
+		},
+		"UpToDate": {
+			reason: "The managed fields match: up to date, whatever Argo CD added.",
+			cr:     project(),
+			projects: func(cr *v1alpha1.ArgoProject) map[string]*argocd.Project {
+				return map[string]*argocd.Project{"team-a-shop": observed(cr)}
+			},
+			want: want{obs: managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}},
+		},
+		"RoleTokensAreNotDrift": {
+			reason: "Tokens issued for a role are Argo CD's, not drift.",
+			cr: project(func(cr *v1alpha1.ArgoProject) {
+				cr.Spec.ForProvider.Roles = []v1alpha1.ProjectRole{{Name: "ci", Policies: []string{"p, proj:team-a-shop:ci, applications, sync, team-a-shop/*, allow"}}}
+			}),
+			projects: func(cr *v1alpha1.ArgoProject) map[string]*argocd.Project {
+				return map[string]*argocd.Project{"team-a-shop": observed(cr, func(p *argocd.Project) {
+					p.Spec.Roles[0].JWTTokens = json.RawMessage(`[{"iat": 1}]`)
+				})}
+			},
+			want: want{obs: managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}},
+		},
+		"DestinationDrift": {
+			reason: "A destination widened in Argo CD is drift.",
+			cr:     project(),
+			projects: func(cr *v1alpha1.ArgoProject) map[string]*argocd.Project {
+				return map[string]*argocd.Project{"team-a-shop": observed(cr, func(p *argocd.Project) {
+					p.Spec.Destinations = append(p.Spec.Destinations, argocd.ProjectDestination{Server: "*", Namespace: "*"})
+				})}
+			},
+			want: want{obs: managed.ExternalObservation{ResourceExists: true}},
+		},
+		"OwnerNamespaceLabelMissing": {
+			reason: "The owner-namespace label edited away is drift: it is what keeps other namespaces off the project.",
+			cr:     project(),
+			projects: func(cr *v1alpha1.ArgoProject) map[string]*argocd.Project {
+				return map[string]*argocd.Project{"team-a-shop": observed(cr, func(p *argocd.Project) {
+					delete(p.Metadata.Labels, contract.LabelOwnerNamespace)
+				})}
+			},
+			want: want{obs: managed.ExternalObservation{ResourceExists: true}},
+		},
+		"NotOurs": {
+			reason: "A project another resource manages is refused, never adopted.",
+			cr:     project(),
+			projects: func(cr *v1alpha1.ArgoProject) map[string]*argocd.Project {
+				return map[string]*argocd.Project{"team-a-shop": observed(cr, func(p *argocd.Project) {
+					p.Metadata.Labels[contract.LabelOwner] = "team-b.shop"
+				})}
+			},
+			want: want{err: `Argo CD project "team-a-shop" exists and is not managed by this resource`},
+		},
+		"NotOursDeleted": {
+			reason: "Being deleted, a project it cannot prove is its own is let go.",
+			cr:     project(func(cr *v1alpha1.ArgoProject) { cr.SetDeletionTimestamp(&metav1.Time{Time: time.Now()}) }),
+			projects: func(cr *v1alpha1.ArgoProject) map[string]*argocd.Project {
+				return map[string]*argocd.Project{"team-a-shop": observed(cr, func(p *argocd.Project) {
+					p.Metadata.Labels[contract.LabelOwner] = "team-b.shop"
+				})}
+			},
+			want: want{obs: managed.ExternalObservation{}},
+		},
+		"ObserveOnlyOtherNamespace": {
+			reason: "Observe-only, another namespace's project is not shown.",
+			cr: project(func(cr *v1alpha1.ArgoProject) {
+				cr.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve}
+			}),
+			projects: func(cr *v1alpha1.ArgoProject) map[string]*argocd.Project {
+				return map[string]*argocd.Project{"team-a-shop": observed(cr, func(p *argocd.Project) {
+					p.Metadata.Labels = map[string]string{contract.LabelOwner: "team-b.shop", contract.LabelOwnerNamespace: "team-b"}
+				})}
+			},
+			tenancy: &argoapplication.Tenancy{Namespace: "team-a"},
+			want:    want{err: `belongs to namespace "team-b"`},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			m := &mockClient{getErr: tc.getErr}
+			if tc.projects != nil {
+				m.projects = tc.projects(tc.cr)
+			}
+			e := &external{client: m, tenancy: tc.tenancy}
+			got, err := e.Observe(context.Background(), tc.cr)
+			if (err == nil) != (tc.want.err == "") || (err != nil && !strings.Contains(err.Error(), tc.want.err)) {
+				t.Fatalf("%s\nObserve: want an error containing %q, got %v", tc.reason, tc.want.err, err)
+			}
+			if err != nil {
+				return
+			}
+			got.Diff = ""
+			if diff := cmp.Diff(tc.want.obs, got); diff != "" {
+				t.Errorf("%s\nObserve: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestWrite(t *testing.T) {
+	cr := project()
+	m := &mockClient{projects: map[string]*argocd.Project{"team-a-shop": observed(cr)}}
+	e := &external{client: m}
+	if _, err := e.Create(context.Background(), cr); err != nil || len(m.created) != 1 || m.created[0].Metadata.Labels[contract.LabelOwnerNamespace] != "team-a" {
+		t.Errorf("Create writes the project with its owner labels: %v, %+v", err, m.created)
+	}
+	// Update is read-modify-write over what Observe read: the raw object
+	// (sync windows, resourceVersion) goes back with the managed fields.
+	if _, err := e.Update(context.Background(), cr); err == nil {
+		t.Error("Update without an observation must fail, not write blind")
+	}
+	if _, err := e.Observe(context.Background(), cr); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Update(context.Background(), cr); err != nil || len(m.updated) != 1 || !strings.Contains(string(m.updated[0].Raw), "syncWindows") {
+		t.Errorf("Update keeps what Argo CD holds beside the managed fields: %v, %+v", err, m.updated)
+	}
+	if _, err := e.Delete(context.Background(), project(func(cr *v1alpha1.ArgoProject) { meta.SetExternalName(cr, "gone") })); err != nil {
+		t.Errorf("deleting a project that is already gone is done: %v", err)
+	}
+}

@@ -19,7 +19,6 @@ package argoapplication
 import (
 	"context"
 	"fmt"
-	"path"
 	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -81,33 +80,21 @@ func TenancyOf(pc *providerconfig.Config, s *pcv1alpha1.ArgoCDConfig, ns string)
 		return t
 	}
 	t.Bounded = true
-	t.DestinationNamespaces, t.DestinationClusters = DefaultDestinationNamespaces, DefaultDestinationClusters
-	t.ProjectNames, t.SourceRepos = DefaultProjectNames, DefaultSourceRepos
-	if tn := s.Tenancy; tn != nil {
-		t.DestinationNamespaces = orDefault(tn.DestinationNamespaces, t.DestinationNamespaces)
-		t.DestinationClusters = orDefault(tn.DestinationClusters, t.DestinationClusters)
-		t.ProjectNames = orDefault(tn.ProjectNames, t.ProjectNames)
-		t.SourceRepos = orDefault(tn.SourceRepos, t.SourceRepos)
-		t.ClusterResources = tn.ClusterResources
+	tn := s.Tenancy
+	if tn == nil {
+		tn = &pcv1alpha1.ArgoCDTenancy{}
 	}
-	t.DestinationNamespaces = expand(t.DestinationNamespaces, ns)
-	t.ProjectNames = expand(t.ProjectNames, ns)
+	t.DestinationNamespaces = providerconfig.ExpandNamespace(tn.DestinationNamespaces, DefaultDestinationNamespaces, ns)
+	t.ProjectNames = providerconfig.ExpandNamespace(tn.ProjectNames, DefaultProjectNames, ns)
+	t.DestinationClusters, t.SourceRepos = DefaultDestinationClusters, DefaultSourceRepos
+	if len(tn.DestinationClusters) > 0 {
+		t.DestinationClusters = tn.DestinationClusters
+	}
+	if len(tn.SourceRepos) > 0 {
+		t.SourceRepos = tn.SourceRepos
+	}
+	t.ClusterResources = tn.ClusterResources
 	return t
-}
-
-func orDefault(set, def []string) []string {
-	if len(set) > 0 {
-		return set
-	}
-	return def
-}
-
-func expand(patterns []string, ns string) []string {
-	out := make([]string, len(patterns))
-	for i, p := range patterns {
-		out[i] = strings.ReplaceAll(p, "{namespace}", ns)
-	}
-	return out
 }
 
 // ProjectGetter reads AppProjects.
@@ -160,11 +147,11 @@ func (t *Tenancy) CheckProjectSpec(name string, p v1alpha1.ArgoProjectParameters
 		return nil
 	}
 	if !matchAny(t.ProjectNames, name) {
-		return errors.Errorf(errFmtProjectName, name, t.Config, quoteAll(t.ProjectNames))
+		return errors.Errorf(errFmtProjectName, name, t.Config, providerconfig.QuoteAll(t.ProjectNames))
 	}
 	for i, r := range p.SourceRepos {
 		if !matchAny(t.SourceRepos, r) {
-			return errors.Errorf(errFmtSourceRepo, fmt.Sprintf("spec.forProvider.sourceRepos[%d]", i), r, t.Config, quoteAll(t.SourceRepos))
+			return errors.Errorf(errFmtSourceRepo, fmt.Sprintf("spec.forProvider.sourceRepos[%d]", i), r, t.Config, providerconfig.QuoteAll(t.SourceRepos))
 		}
 	}
 	for i, d := range p.Destinations {
@@ -174,10 +161,10 @@ func (t *Tenancy) CheckProjectSpec(name string, p v1alpha1.ArgoProjectParameters
 			cluster = d.Name
 		}
 		if !matchAny(t.DestinationClusters, cluster) {
-			return errors.Errorf(errFmtDestCluster, field, cluster, t.Config, quoteAll(t.DestinationClusters))
+			return errors.Errorf(errFmtDestCluster, field, cluster, t.Config, providerconfig.QuoteAll(t.DestinationClusters))
 		}
 		if !matchAny(t.DestinationNamespaces, d.Namespace) {
-			return errors.Errorf(errFmtDestination, field, cluster, d.Namespace, t.Namespace, t.Config, quoteAll(t.DestinationNamespaces))
+			return errors.Errorf(errFmtDestination, field, cluster, d.Namespace, t.Namespace, t.Config, providerconfig.QuoteAll(t.DestinationNamespaces))
 		}
 	}
 	for i, gk := range p.ClusterResourceWhitelist {
@@ -186,7 +173,7 @@ func (t *Tenancy) CheckProjectSpec(name string, p v1alpha1.ArgoProjectParameters
 			for j, a := range t.ClusterResources {
 				allowed[j] = groupKind(a.Group, a.Kind)
 			}
-			return errors.Errorf(errFmtClusterResource, fmt.Sprintf("spec.forProvider.clusterResourceWhitelist[%d]", i), groupKind(gk.Group, gk.Kind), t.Config, quoteAll(allowed))
+			return errors.Errorf(errFmtClusterResource, fmt.Sprintf("spec.forProvider.clusterResourceWhitelist[%d]", i), groupKind(gk.Group, gk.Kind), t.Config, providerconfig.QuoteAll(allowed))
 		}
 	}
 	return nil
@@ -207,7 +194,6 @@ func kindAllowed(allowed []pcv1alpha1.ArgoCDGroupKind, gk v1alpha1.ProjectGroupK
 // URLs). A glob asked for is matched as written, so "*" is allowed only by
 // a pattern that matches a literal "*".
 func matchAny(globs []string, s string) bool {
-	const sep = "\x00"
 	asked := strings.ContainsAny(s, "*?[")
 	for _, g := range globs {
 		if asked {
@@ -221,7 +207,7 @@ func matchAny(globs []string, s string) bool {
 			}
 			continue
 		}
-		if ok, _ := path.Match(strings.ReplaceAll(g, "/", sep), strings.ReplaceAll(s, "/", sep)); ok {
+		if providerconfig.MatchPath([]string{g}, s) {
 			return true
 		}
 	}
@@ -233,15 +219,4 @@ func groupKind(group, kind string) string {
 		return kind
 	}
 	return kind + "." + group
-}
-
-func quoteAll(s []string) string {
-	if len(s) == 0 {
-		return "none"
-	}
-	q := make([]string, len(s))
-	for i, v := range s {
-		q[i] = fmt.Sprintf("%q", v)
-	}
-	return strings.Join(q, ", ")
 }

@@ -17,7 +17,6 @@ limitations under the License.
 package dnsrecord
 
 import (
-	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -59,19 +58,13 @@ func TenancyOf(pc *providerconfig.Config, s *pcv1alpha1.DNSConfig, ns string) *T
 	}
 	t := &Tenancy{Namespace: ns, Config: pc.String(), Names: DefaultNames, Types: DefaultTypes}
 	if tn := s.Tenancy; tn != nil {
-		if len(tn.Names) > 0 {
-			t.Names = tn.Names
-		}
+		t.Names = tn.Names
 		if len(tn.Types) > 0 {
 			t.Types = tn.Types
 		}
 		t.AdoptExisting = tn.AdoptExisting
 	}
-	names := make([]string, len(t.Names))
-	for i, n := range t.Names {
-		names[i] = strings.ReplaceAll(n, "{namespace}", ns)
-	}
-	t.Names = names
+	t.Names = providerconfig.ExpandNamespace(t.Names, DefaultNames, ns)
 	return t
 }
 
@@ -82,7 +75,7 @@ func (t *Tenancy) Check(p v1alpha1.DNSRecordParameters) error {
 		return nil
 	}
 	if !t.nameAllowed(p.Name) {
-		return errors.Errorf(errFmtName, p.Name, t.Namespace, t.Config, quoteAll(t.Names))
+		return errors.Errorf(errFmtName, p.Name, t.Namespace, t.Config, providerconfig.QuoteAll(t.Names))
 	}
 	if !slices.Contains(t.Types, string(p.Type)) {
 		return errors.Errorf(errFmtType, p.Type, t.Config, strings.Join(t.Types, ", "))
@@ -127,12 +120,4 @@ func (t *Tenancy) nameAllowed(name string) bool {
 		}
 	}
 	return false
-}
-
-func quoteAll(s []string) string {
-	q := make([]string, len(s))
-	for i, v := range s {
-		q[i] = fmt.Sprintf("%q", v)
-	}
-	return strings.Join(q, ", ")
 }

@@ -119,10 +119,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (
 func forNamespace(s *pcv1alpha1.JenkinsConfig, ns string) *pcv1alpha1.JenkinsConfig {
 	out := *s
 	out.RootFolder = strings.ReplaceAll(s.RootFolder, "{namespace}", ns)
-	out.AllowedCredentialIDs = make([]string, len(s.AllowedCredentialIDs))
-	for i, id := range s.AllowedCredentialIDs {
-		out.AllowedCredentialIDs[i] = strings.ReplaceAll(id, "{namespace}", ns)
-	}
+	out.AllowedCredentialIDs = providerconfig.ExpandNamespace(s.AllowedCredentialIDs, nil, ns)
 	return &out
 }
 

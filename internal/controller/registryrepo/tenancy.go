@@ -17,10 +17,6 @@ limitations under the License.
 package registryrepo
 
 import (
-	"fmt"
-	"path"
-	"strings"
-
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
@@ -53,18 +49,11 @@ func TenancyOf(pc *providerconfig.Config, s *pcv1alpha1.RegistryConfig, ns strin
 	if pc.Namespace != "" {
 		return nil
 	}
-	t := &Tenancy{Namespace: ns, Config: pc.String(), Repositories: DefaultRepositories}
+	t := &Tenancy{Namespace: ns, Config: pc.String(), Repositories: providerconfig.ExpandNamespace(nil, DefaultRepositories, ns)}
 	if tn := s.Tenancy; tn != nil {
-		if len(tn.Repositories) > 0 {
-			t.Repositories = tn.Repositories
-		}
+		t.Repositories = providerconfig.ExpandNamespace(tn.Repositories, DefaultRepositories, ns)
 		t.AdoptExisting = tn.AdoptExisting
 	}
-	repos := make([]string, len(t.Repositories))
-	for i, r := range t.Repositories {
-		repos[i] = strings.ReplaceAll(r, "{namespace}", ns)
-	}
-	t.Repositories = repos
 	return t
 }
 
@@ -75,26 +64,11 @@ func (t *Tenancy) Check(p v1alpha1.RegistryRepoParameters) error {
 		return nil
 	}
 	full := p.Namespace + "/" + p.Name
-	if !matchAny(t.Repositories, full) {
-		q := make([]string, len(t.Repositories))
-		for i, r := range t.Repositories {
-			q[i] = fmt.Sprintf("%q", r)
-		}
-		return errors.Errorf(errFmtRepository, full, t.Namespace, t.Config, strings.Join(q, ", "))
+	if !providerconfig.MatchPath(t.Repositories, full) {
+		return errors.Errorf(errFmtRepository, full, t.Namespace, t.Config, providerconfig.QuoteAll(t.Repositories))
 	}
 	if p.AdoptExisting && !t.AdoptExisting {
 		return errors.Errorf(errFmtAdopt, t.Config)
 	}
 	return nil
-}
-
-// matchAny is true when one glob matches s, "*" matching "/" too.
-func matchAny(globs []string, s string) bool {
-	const sep = "\x00"
-	for _, g := range globs {
-		if ok, _ := path.Match(strings.ReplaceAll(g, "/", sep), strings.ReplaceAll(s, "/", sep)); ok {
-			return true
-		}
-	}
-	return false
 }

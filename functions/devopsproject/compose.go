@@ -99,7 +99,7 @@ func (c *composer) envReady(env string) bool {
 // retained ones with Delete removed from their management policies once it
 // is Expiring, none once it is Expired (Crossplane deletes them, in
 // teardown order, or orphans the retained ones' external objects).
-func (c *composer) environment(e Environment, phase string, x expiry) error {
+func (c *composer) environment(e Environment, phase Phase, x expiry) error {
 	if phase == PhaseExpired {
 		return nil
 	}
@@ -174,7 +174,7 @@ func (c *composer) exists(name resource.Name) bool {
 }
 
 // status reads what the observed resources say about an environment.
-func (c *composer) status(e Environment, phase string, x expiry) EnvStatus {
+func (c *composer) status(e Environment, phase Phase, x expiry) EnvStatus {
 	st := EnvStatus{Name: e.Name, Phase: phase, URL: "https://" + e.Domain}
 	if !x.at.IsZero() {
 		st.ExpiresAt, st.TTL, st.TTLFrom, st.Renewal = x.at.Format(time.RFC3339), x.ttl.String(), x.ttlFrom, x.renewal

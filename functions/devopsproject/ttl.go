@@ -24,13 +24,18 @@ import (
 	"github.com/freeleaps/provider-devops/apis/contract"
 )
 
+// Phase is where an environment stands on its time line, as
+// status.environments[].phase reports it. A named type so that a phase is
+// never confused with the other strings (policies, kinds) passed alongside.
+type Phase string
+
 // Environment phases.
 const (
-	PhaseProvisioning = "Provisioning"
-	PhaseReady        = "Ready"
-	PhaseExpiringSoon = "ExpiringSoon"
-	PhaseExpiring     = "Expiring"
-	PhaseExpired      = "Expired"
+	PhaseProvisioning Phase = "Provisioning"
+	PhaseReady        Phase = "Ready"
+	PhaseExpiringSoon Phase = "ExpiringSoon"
+	PhaseExpiring     Phase = "Expiring"
+	PhaseExpired      Phase = "Expired"
 )
 
 // EnvStatus is one environment in the XR's status.environments. ExpiresAt,
@@ -39,7 +44,7 @@ const (
 // creationTimestamp (which a backup/restore resets).
 type EnvStatus struct {
 	Name        string `json:"name"`
-	Phase       string `json:"phase"`
+	Phase       Phase  `json:"phase"`
 	URL         string `json:"url,omitempty"`
 	PipelineURL string `json:"pipelineURL,omitempty"`
 	LastBuild   string `json:"lastBuild,omitempty"`
@@ -100,7 +105,7 @@ func retainedApplied(e Environment, observed map[resource.Name]resource.Observed
 }
 
 // phaseAt is the phase of an environment that has not been dropped.
-func phaseAt(x expiry, now time.Time, ready bool, prev *EnvStatus, e Environment, observed map[resource.Name]resource.ObservedComposed) string {
+func phaseAt(x expiry, now time.Time, ready bool, prev *EnvStatus, e Environment, observed map[resource.Name]resource.ObservedComposed) Phase {
 	switch {
 	case !x.at.IsZero() && !now.Before(x.at):
 		// Once Expired, stay Expired: the resources are gone from the

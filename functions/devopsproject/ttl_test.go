@@ -59,7 +59,7 @@ func TestExpiry(t *testing.T) {
 		xr        map[string]any
 		observed  map[string]map[string]any
 		input     map[string]any
-		phase     string
+		phase     Phase
 		expiresAt string
 		resources []string
 		ttl       time.Duration
@@ -173,7 +173,7 @@ func TestExpiry(t *testing.T) {
 				}
 			}
 			got := envStatus(t, rsp, "pr-7")
-			if got["phase"] != tc.phase || got["expiresAt"] != tc.expiresAt {
+			if got["phase"] != string(tc.phase) || got["expiresAt"] != tc.expiresAt {
 				t.Errorf("%s: pr-7 phase %v expiresAt %v, want %s %s", tc.reason, got["phase"], got["expiresAt"], tc.phase, tc.expiresAt)
 			}
 			if p := envStatus(t, rsp, "prod"); p["expiresAt"] != nil {

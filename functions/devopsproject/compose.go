@@ -150,10 +150,12 @@ func (c *composer) environment(e Environment, phase Phase, x expiry) error {
 		if !withApp && (by == KindApp || of == KindApp) {
 			continue
 		}
-		c.put(usageName(e.Name, of, by), c.p.usage(e.Name, of, by))
+		if err := c.add(usageName(e.Name, of, by), c.p.usage(e.Name, of, by)); err != nil {
+			return err
+		}
 	}
 	if withApp {
-		c.put(usageName(e.Name, KindProject, KindApp), c.p.projectUsage(e.Name))
+		return c.add(usageName(e.Name, KindProject, KindApp), c.p.projectUsage(e.Name))
 	}
 	return nil
 }

@@ -22,9 +22,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	protectionv1beta1 "github.com/crossplane/crossplane/apis/v2/protection/v1beta1"
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
 
@@ -281,39 +283,38 @@ func (p *project) dns(e Environment, keep bool) *dnsv1alpha1.DNSRecord {
 }
 
 // usage protects of from deletion while by exists: Crossplane deletes an
-// environment's resources in teardown order.
-func (p *project) usage(env, ofKind, byKind string) *composed.Unstructured {
-	sel := func(kind string) map[string]any {
-		return map[string]any{
-			"apiVersion": apiVersionOf[kind], "kind": kind,
-			"resourceSelector": map[string]any{
-				"matchControllerRef": true,
-				"matchLabels":        map[string]any{contract.LabelProject: p.name, contract.LabelEnvironment: env},
-			},
-		}
+// environment's resources in teardown order. Built from Crossplane's typed
+// protection API so a renamed or mistyped field fails to compile instead
+// of being dropped by the API server.
+func (p *project) usage(env, ofKind, byKind string) *protectionv1beta1.Usage {
+	labels := func() map[string]string {
+		return map[string]string{contract.LabelProject: p.name, contract.LabelEnvironment: env}
 	}
-	u := composed.New()
-	u.Object = map[string]any{
-		"apiVersion": "protection.crossplane.io/v1beta1",
-		"kind":       "Usage",
-		"metadata":   map[string]any{"labels": map[string]any{contract.LabelProject: p.name, contract.LabelEnvironment: env}},
-		"spec": map[string]any{
-			"of": sel(ofKind), "by": sel(byKind),
-			"replayDeletion": true,
-			"reason":         byKind + " is deleted before " + ofKind,
+	return &protectionv1beta1.Usage{
+		TypeMeta:   metav1.TypeMeta{APIVersion: protectionv1beta1.SchemeGroupVersion.String(), Kind: protectionv1beta1.UsageKind},
+		ObjectMeta: p.meta(env, nil),
+		Spec: protectionv1beta1.UsageSpec{
+			Of: protectionv1beta1.NamespacedResource{
+				APIVersion: apiVersionOf[ofKind], Kind: ofKind,
+				ResourceSelector: &protectionv1beta1.NamespacedResourceSelector{MatchControllerRef: ptr.To(true), MatchLabels: labels()},
+			},
+			By: &protectionv1beta1.Resource{
+				APIVersion: apiVersionOf[byKind], Kind: byKind,
+				ResourceSelector: &protectionv1beta1.ResourceSelector{MatchControllerRef: ptr.To(true), MatchLabels: labels()},
+			},
+			ReplayDeletion: ptr.To(true),
+			Reason:         ptr.To(byKind + " is deleted before " + ofKind),
 		},
 	}
-	if p.namespace != "" {
-		u.SetNamespace(p.namespace)
-	}
-	return u
 }
 
 // projectUsage keeps the project's ArgoProject while env's application
 // exists: Argo CD refuses to delete an AppProject its applications use.
-func (p *project) projectUsage(env string) *composed.Unstructured {
+// The ArgoProject carries no environment label, so it is selected by
+// project alone.
+func (p *project) projectUsage(env string) *protectionv1beta1.Usage {
 	u := p.usage(env, KindProject, KindApp)
-	_ = unstructured.SetNestedStringMap(u.Object, map[string]string{contract.LabelProject: p.name}, "spec", "of", "resourceSelector", "matchLabels")
+	u.Spec.Of.ResourceSelector.MatchLabels = map[string]string{contract.LabelProject: p.name}
 	return u
 }
 

@@ -39,24 +39,28 @@ type composer struct {
 	ready    map[resource.Name]bool
 }
 
-func newComposer(p *project, observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed) *composer {
-	c := &composer{p: p, observed: observed, desired: desired, ready: make(map[resource.Name]bool, len(observed))}
-	for n, o := range observed {
-		c.ready[n] = o.Resource.GetKind() == "Usage" || readyCondition(o.Resource.Object)
-	}
-	return c
+func newComposer(rs *requestState) *composer {
+	return &composer{p: rs.project, observed: rs.observed, desired: rs.desired, ready: rs.ready}
 }
 
-// readyCondition reads the Ready condition straight from the object: the
-// SDK's GetCondition round-trips every condition through JSON.
-func readyCondition(obj map[string]any) bool {
-	conds, _, _ := unstructured.NestedSlice(obj, "status", "conditions")
-	for _, c := range conds {
-		if m, ok := c.(map[string]any); ok && m["type"] == "Ready" {
-			return m["status"] == "True"
-		}
+// projectWide adds the resources the project's environments share: the
+// registry, the ArgoProject and, for a private repository, the
+// ArgoRepository. keepArgo composes the Argo CD ones without Delete, for
+// an orphaned application that still syncs with them.
+func (c *composer) projectWide(keepArgo bool, orphaned []OrphanedEnvironment) error {
+	if err := c.add(nameRegistry, c.p.registry()); err != nil {
+		return err
 	}
-	return false
+	if err := c.add(nameArgoProject, c.p.argoProject(keepArgo, orphaned)); err != nil {
+		return err
+	}
+	// The repository's credentials go into the AppProject only once this
+	// project's ArgoProject holds it (observed Ready): never into a
+	// project of that name someone else made first.
+	if r := c.p.argoRepository(keepArgo); r != nil && (c.exists(nameArgoRepo) || c.ready[nameArgoProject]) {
+		return c.add(nameArgoRepo, r)
+	}
+	return nil
 }
 
 func (c *composer) add(name resource.Name, o runtime.Object) error {
@@ -84,32 +88,22 @@ func (c *composer) put(name resource.Name, u *composed.Unstructured) {
 	c.desired[name] = d
 }
 
-// envReady is true when the environment's three resources are observed
-// Ready.
-func (c *composer) envReady(env string) bool {
-	for _, n := range []resource.Name{namePipeline(env), nameApp(env), nameDNS(env)} {
-		if !c.ready[n] {
-			return false
-		}
-	}
-	return true
-}
-
 // environment adds an environment's resources for phase: all of them,
 // retained ones with Delete removed from their management policies once it
 // is Expiring, none once it is Expired (Crossplane deletes them, in
 // teardown order, or orphans the retained ones' external objects).
-func (c *composer) environment(e Environment, phase Phase, x expiry) error {
-	if phase == PhaseExpired {
+func (c *composer) environment(ep envPlan) error {
+	e, x := ep.env, ep.expiry
+	if ep.phase == PhaseExpired {
 		return nil
 	}
 	keep := map[string]bool{}
-	if phase == PhaseExpiring {
+	if ep.phase == PhaseExpiring {
 		for _, k := range e.Retain {
 			keep[k] = true
 		}
 	}
-	if policyOf(e, x) == PolicyOrphan {
+	if ep.policy == PolicyOrphan {
 		// Production by default: removing the environment from the spec
 		// (a bad merge, a rename) or deleting the project leaves its job
 		// with its build history, its application with its workloads and
@@ -176,12 +170,13 @@ func (c *composer) exists(name resource.Name) bool {
 }
 
 // status reads what the observed resources say about an environment.
-func (c *composer) status(e Environment, phase Phase, x expiry) EnvStatus {
-	st := EnvStatus{Name: e.Name, Phase: phase, URL: "https://" + e.Domain}
+func (c *composer) status(ep envPlan) EnvStatus {
+	e, x := ep.env, ep.expiry
+	st := EnvStatus{Name: e.Name, Phase: ep.phase, URL: "https://" + e.Domain}
 	if !x.at.IsZero() {
 		st.ExpiresAt, st.TTL, st.TTLFrom, st.Renewal = x.at.Format(time.RFC3339), x.ttl.String(), x.ttlFrom, x.renewal
 	}
-	st.DeletionPolicy = policyOf(e, x)
+	st.DeletionPolicy = ep.policy
 	if o, ok := c.observed[namePipeline(e.Name)]; ok {
 		atp, _, _ := unstructured.NestedMap(o.Resource.Object, "status", "atProvider")
 		st.PipelineURL, _ = atp["url"].(string)

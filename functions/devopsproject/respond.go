@@ -1,0 +1,103 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"strings"
+
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/crossplane/function-sdk-go/errors"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/response"
+
+	"github.com/freeleaps/provider-devops/apis/contract"
+)
+
+// ConditionExpiring is the XR condition that reports expiring environments.
+const ConditionExpiring = "Expiring"
+
+// respond writes the plan into rsp: the desired composed resources, the
+// XR's status, a result per phase change, the Expiring condition and the
+// TTL. On error nothing of the desired state is written, so a Fatal
+// response never carries half of it.
+func respond(rsp *fnv1.RunFunctionResponse, rs *requestState, pl plan) error {
+	c := newComposer(rs)
+	// An orphaned environment's application keeps syncing after the
+	// project is deleted: its AppProject and repository credentials stay
+	// with it, also when the environment left the spec before (recorded in
+	// status, never forgotten).
+	orphaned := c.orphanedEnvironments(rs.project.spec.Environments, rs.prev, rs.orphaned)
+	if err := c.projectWide(len(orphaned) > 0 || pl.orphans(), orphaned); err != nil {
+		return err
+	}
+	statuses := make([]EnvStatus, 0, len(pl.envs))
+	for _, ep := range pl.envs {
+		if err := c.environment(ep); err != nil {
+			return err
+		}
+		st := c.status(ep)
+		statuses = append(statuses, st)
+		report(rsp, ep.prev, st)
+	}
+
+	if err := rs.dxr.Resource.SetValue("status.environments", statuses); err != nil {
+		return errors.Wrap(err, "cannot write status.environments")
+	}
+	if len(orphaned) > 0 {
+		if err := rs.dxr.Resource.SetValue("status.orphanedEnvironments", orphaned); err != nil {
+			return errors.Wrap(err, "cannot write status.orphanedEnvironments")
+		}
+	}
+	if err := response.SetDesiredCompositeResource(rsp, rs.dxr); err != nil {
+		return errors.Wrap(err, "cannot set the desired composite resource")
+	}
+	if err := response.SetDesiredComposedResources(rsp, rs.desired); err != nil {
+		return errors.Wrap(err, "cannot set the desired composed resources")
+	}
+	if len(pl.expiring) > 0 {
+		reason := "ExpiringSoon"
+		if pl.expired {
+			reason = "Expired"
+		}
+		response.ConditionTrue(rsp, ConditionExpiring, reason).WithMessage(strings.Join(pl.expiring, "; ")).TargetCompositeAndClaim()
+	} else {
+		response.ConditionFalse(rsp, ConditionExpiring, "NoneExpiring").TargetCompositeAndClaim()
+	}
+	rsp.Meta.Ttl = durationpb.New(pl.ttl)
+	return nil
+}
+
+// report adds a result when an environment's phase changes, so events
+// say what happened and nothing repeats every run.
+func report(rsp *fnv1.RunFunctionResponse, prev *EnvStatus, st EnvStatus) {
+	if prev != nil && prev.Phase == st.Phase {
+		return
+	}
+	switch st.Phase {
+	case PhaseExpiringSoon:
+		response.Warning(rsp, errors.Errorf("environment %s expires at %s; annotate %s%s to renew it", st.Name, st.ExpiresAt, contract.AnnotationRenewPrefix, st.Name)).WithReason("ExpiringSoon").TargetCompositeAndClaim()
+	case PhaseExpiring:
+		response.Warning(rsp, errors.Errorf("environment %s expired at %s: orphaning its retained resources", st.Name, st.ExpiresAt)).WithReason("Expiring").TargetCompositeAndClaim()
+	case PhaseExpired:
+		response.Warning(rsp, errors.Errorf("environment %s expired at %s: its resources are being deleted", st.Name, st.ExpiresAt)).WithReason("Expired").TargetCompositeAndClaim()
+	case PhaseReady:
+		response.Normalf(rsp, "environment %s is Ready at %s", st.Name, st.URL).WithReason("Ready").TargetCompositeAndClaim()
+	case PhaseProvisioning:
+		response.Normalf(rsp, "environment %s is being provisioned", st.Name).WithReason("Provisioning").TargetCompositeAndClaim()
+	}
+}

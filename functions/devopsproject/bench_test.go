@@ -22,7 +22,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 )
 
@@ -45,7 +44,7 @@ func BenchmarkRunFunction(b *testing.B) {
 			x["spec"].(map[string]any)["environments"] = envs
 			t := &testing.T{}
 			req := newRequest(t, x, allObserved(true, names...), nil)
-			f := &Function{log: logging.NewNopLogger(), now: func() time.Time { return t0 }}
+			f := &Function{now: func() time.Time { return t0 }}
 			ctx := context.Background()
 			b.ReportAllocs()
 			b.ResetTimer()

@@ -20,7 +20,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/response"
 )
@@ -29,7 +28,7 @@ import (
 type Function struct {
 	fnv1.UnimplementedFunctionRunnerServiceServer
 
-	log logging.Logger
+	// now is the clock: fixed by --now for reproducible render output.
 	now func() time.Time
 }
 

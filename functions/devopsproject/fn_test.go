@@ -28,7 +28,6 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/freeleaps/provider-devops/apis/contract"
 )
@@ -142,7 +141,7 @@ func newRequest(t *testing.T, x map[string]any, obs map[string]map[string]any, i
 
 func run(t *testing.T, now time.Time, req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
 	t.Helper()
-	f := &Function{log: logging.NewNopLogger(), now: func() time.Time { return now }}
+	f := &Function{now: func() time.Time { return now }}
 	rsp, err := f.RunFunction(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)

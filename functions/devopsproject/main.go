@@ -34,14 +34,14 @@ func main() {
 	address := app.Flag("address", "Address to listen on for gRPC.").Default("0.0.0.0:9443").String()
 	certs := app.Flag("tls-server-certs-dir", "Directory with tls.crt, tls.key and ca.crt for mTLS.").Envar("TLS_SERVER_CERTS_DIR").String()
 	insecure := app.Flag("insecure", "Serve without TLS (for crossplane render).").Bool()
-	debug := app.Flag("debug", "Log debug messages.").Short('d').Bool()
+	// The function writes no logs (results and events say what it does);
+	// --debug stays accepted so that runtime configs passing it still work.
+	_ = app.Flag("debug", "Accepted for compatibility; the function writes no logs.").Short('d').Bool()
 	metrics := app.Flag("metrics-address", "Address to serve Prometheus metrics on.").Default(":8080").String()
 	maxRecv := app.Flag("max-recv-message-size", "Largest request accepted, in bytes.").Default("4194304").Int()
 	fixed := app.Flag("now", "Use this RFC 3339 time as the clock (reproducible crossplane render output).").Hidden().String()
 	kingpin.MustParse(app.Parse(os.Args[1:]))
 
-	log, err := function.NewLogger(*debug)
-	kingpin.FatalIfError(err, "cannot create the logger")
 	if !*insecure && *certs == "" {
 		kingpin.Fatalf("set --tls-server-certs-dir (TLS_SERVER_CERTS_DIR) or --insecure")
 	}
@@ -51,7 +51,7 @@ func main() {
 		kingpin.FatalIfError(err, "--now")
 		now = func() time.Time { return t }
 	}
-	err = function.Serve(&Function{log: log, now: now},
+	err := function.Serve(&Function{now: now},
 		function.Listen("tcp", trimScheme(*address)),
 		function.MTLSCertificates(*certs),
 		function.Insecure(*insecure),

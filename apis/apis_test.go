@@ -230,6 +230,30 @@ func TestInvalidObjectsRefused(t *testing.T) {
 			file:   ex("providerconfig/providerconfig.yaml"), kind: "ProviderConfig", mutate: set("spec.dns.provider", "rfc2136"),
 			field: "spec.dns", message: "rfc2136 options are required",
 		},
+		"ConfigTLSBothWays": {
+			reason: "a section verifies against a CA bundle or not at all, not both",
+			file:   ex("providerconfig/providerconfig.yaml"), kind: "ProviderConfig",
+			mutate: func(u map[string]any) {
+				set("spec.registry.insecureSkipTLSVerify", true)(u)
+				set("spec.registry.caBundle", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")(u)
+			},
+			field: "spec.registry", message: "set either insecureSkipTLSVerify or caBundle, not both",
+		},
+		"ConfigCABundleNotPEM": {
+			reason: "a CA bundle holds PEM certificates",
+			file:   ex("providerconfig/providerconfig.yaml"), kind: "ProviderConfig", mutate: set("spec.jenkins.caBundle", "MIIBxyz"),
+			field: "spec.jenkins.caBundle", message: "caBundle must hold PEM certificates",
+		},
+		"ConfigRFC2136WithTLS": {
+			reason: "RFC 2136 updates are not sent over TLS: a CA bundle there would be silently ignored",
+			file:   ex("providerconfig/providerconfig.yaml"), kind: "ProviderConfig",
+			mutate: func(u map[string]any) {
+				set("spec.dns.provider", "rfc2136")(u)
+				set("spec.dns.rfc2136", map[string]any{"server": "127.0.0.1:53", "keyName": "k"})(u)
+				set("spec.dns.insecureSkipTLSVerify", true)(u)
+			},
+			field: "spec.dns", message: "insecureSkipTLSVerify and caBundle are for HTTPS providers",
+		},
 		"ConfigSecretSourceWithoutRef": {
 			reason: "a Secret source needs a secretRef",
 			file:   ex("providerconfig/providerconfig.yaml"), kind: "ProviderConfig", mutate: del("spec.argocd.credentials.secretRef"),

@@ -68,18 +68,32 @@ type Credentials struct {
 	Fs *xpv2.FsSelector `json:"fs,omitempty"`
 }
 
+// TLSConfig is how the provider verifies a backend's certificate: the same
+// two fields in every section.
+type TLSConfig struct {
+	// InsecureSkipTLSVerify disables TLS certificate verification. Use only
+	// for test servers.
+	// +optional
+	InsecureSkipTLSVerify bool `json:"insecureSkipTLSVerify,omitempty"`
+
+	// CABundle is a PEM bundle of the certificate authorities that sign
+	// the server's certificate (a private CA). Default: the system's roots.
+	// +kubebuilder:validation:MaxLength=262144
+	// +kubebuilder:validation:XValidation:rule="self.contains('-----BEGIN CERTIFICATE-----')",message="caBundle must hold PEM certificates (-----BEGIN CERTIFICATE-----)"
+	// +optional
+	CABundle string `json:"caBundle,omitempty"`
+}
+
 // JenkinsConfig connects to one Jenkins controller. The credentials are JSON:
 // {"username": "...", "token": "<API token>"}.
+// +kubebuilder:validation:XValidation:rule="!(has(self.insecureSkipTLSVerify) && self.insecureSkipTLSVerify && has(self.caBundle))",message="set either insecureSkipTLSVerify or caBundle, not both"
 type JenkinsConfig struct {
 	// URL of the Jenkins controller, e.g. https://jenkins.example.com/.
 	// +kubebuilder:validation:Pattern=`^https?://[^\s/?#]+([/?#][^\s]*)?$`
 	// +kubebuilder:validation:MaxLength=2048
 	URL string `json:"url"`
 
-	// InsecureSkipTLSVerify disables TLS certificate verification. Use only
-	// for test servers.
-	// +optional
-	InsecureSkipTLSVerify bool `json:"insecureSkipTLSVerify,omitempty"`
+	TLSConfig `json:",inline"`
 
 	// Credentials: JSON {"username", "token"}.
 	Credentials Credentials `json:"credentials"`
@@ -133,13 +147,7 @@ type ArgoCDConfig struct {
 	// +kubebuilder:validation:MaxLength=2048
 	URL string `json:"url"`
 
-	// InsecureSkipTLSVerify disables TLS certificate verification.
-	// +optional
-	InsecureSkipTLSVerify bool `json:"insecureSkipTLSVerify,omitempty"`
-
-	// CABundle is a PEM bundle used to verify the server's certificate.
-	// +optional
-	CABundle string `json:"caBundle,omitempty"`
+	TLSConfig `json:",inline"`
 
 	// Namespace Argo CD runs in (its control-plane namespace), where the
 	// provider creates and looks up Applications. With apps in any namespace
@@ -272,6 +280,8 @@ type GoDaddyOptions struct {
 // provider's secret: for godaddy "key:secret"; for rfc2136 the base64 TSIG
 // secret.
 // +kubebuilder:validation:XValidation:rule="self.provider != 'rfc2136' || has(self.rfc2136)",message="rfc2136 options are required when provider is rfc2136"
+// +kubebuilder:validation:XValidation:rule="!(has(self.insecureSkipTLSVerify) && self.insecureSkipTLSVerify && has(self.caBundle))",message="set either insecureSkipTLSVerify or caBundle, not both"
+// +kubebuilder:validation:XValidation:rule="self.provider != 'rfc2136' || !((has(self.insecureSkipTLSVerify) && self.insecureSkipTLSVerify) || has(self.caBundle))",message="insecureSkipTLSVerify and caBundle are for HTTPS providers (godaddy); RFC 2136 updates are signed with TSIG, not sent over TLS"
 type DNSConfig struct {
 	// Provider selects the DNS backend.
 	Provider DNSProviderKind `json:"provider"`
@@ -286,6 +296,9 @@ type DNSConfig struct {
 
 	// Credentials: the provider's secret (see the type's description).
 	Credentials Credentials `json:"credentials"`
+
+	// TLS of an HTTPS provider's API (godaddy).
+	TLSConfig `json:",inline"`
 
 	// Tenancy bounds what namespaced DNSRecords may ask through a
 	// ClusterProviderConfig, whose zone credentials are the platform's. It
@@ -345,6 +358,7 @@ const (
 // {"username": "...", "password": "..."} (a personal access token works as the
 // password for Docker Hub and a robot secret for Harbor).
 // +kubebuilder:validation:XValidation:rule="self.kind == 'dockerhub' || has(self.url)",message="url is required for harbor and oci registries"
+// +kubebuilder:validation:XValidation:rule="!(has(self.insecureSkipTLSVerify) && self.insecureSkipTLSVerify && has(self.caBundle))",message="set either insecureSkipTLSVerify or caBundle, not both"
 type RegistryConfig struct {
 	// Kind of registry API.
 	Kind RegistryKind `json:"kind"`
@@ -355,9 +369,7 @@ type RegistryConfig struct {
 	// +kubebuilder:validation:MaxLength=2048
 	URL string `json:"url,omitempty"`
 
-	// InsecureSkipTLSVerify disables TLS certificate verification.
-	// +optional
-	InsecureSkipTLSVerify bool `json:"insecureSkipTLSVerify,omitempty"`
+	TLSConfig `json:",inline"`
 
 	// Credentials: JSON {"username", "password"}.
 	Credentials Credentials `json:"credentials"`
@@ -395,6 +407,7 @@ type RegistryTenancy struct {
 
 // EventsConfig points the provider at a RabbitMQ broker for its event stream.
 // The credentials are the AMQP URL, e.g. amqps://user:pass@host:5671/vhost.
+// +kubebuilder:validation:XValidation:rule="!(has(self.insecureSkipTLSVerify) && self.insecureSkipTLSVerify && has(self.caBundle))",message="set either insecureSkipTLSVerify or caBundle, not both"
 type EventsConfig struct {
 	// Exchange is the durable topic exchange events are published to.
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_.:-]{1,255}$`
@@ -404,6 +417,9 @@ type EventsConfig struct {
 
 	// Credentials: the AMQP URL.
 	Credentials Credentials `json:"credentials"`
+
+	// TLS of an amqps:// connection.
+	TLSConfig `json:",inline"`
 }
 
 // ProviderConfigSpec describes one environment's backends. Each section is

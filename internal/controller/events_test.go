@@ -146,7 +146,7 @@ func startProviderWithEvents(t *testing.T, env *envtest.Env, url string, m *even
 	if wrap == nil {
 		wrap = func(h events.Handler) events.Handler { return h }
 	}
-	src := func(context.Context) (string, string, error) { return url, exchange, nil }
+	src := func(context.Context) (events.Broker, error) { return events.Broker{URL: url, Exchange: exchange}, nil }
 	envtest.StartManager(t, env, time.Second, func(mgr ctrl.Manager, o controller.Options) error {
 		o.Gate = new(gate.Gate[schema.GroupVersionKind])
 		if err := customresourcesgate.Setup(mgr, o); err != nil {

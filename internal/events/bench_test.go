@@ -31,7 +31,7 @@ import (
 func BenchmarkPublishConfirmed(b *testing.B) {
 	broker := rabbitmq.Start(b)
 	m := NewMetrics(nil)
-	p := NewPublisher(PublisherOptions{Source: func(context.Context) (string, string, error) { return broker.URL, exchange, nil }, Metrics: m, OutboxSize: max(b.N, 1)})
+	p := NewPublisher(PublisherOptions{Source: func(context.Context) (Broker, error) { return Broker{URL: broker.URL, Exchange: exchange}, nil }, Metrics: m, OutboxSize: max(b.N, 1)})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = p.Start(ctx); close(done) }()

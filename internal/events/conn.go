@@ -18,6 +18,7 @@ package events
 
 import (
 	"context"
+	"crypto/tls"
 	"net/url"
 	"strings"
 	"sync"
@@ -29,10 +30,20 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 )
 
-// Source returns the broker's AMQP URL and the exchange to use. It is called
-// before every connection attempt, so a rotated Secret is picked up at the
-// next reconnect and a missing one is retried rather than fatal.
-type Source func(ctx context.Context) (amqpURL, exchange string, err error)
+// Broker is where the event stream connects.
+type Broker struct {
+	// URL is the AMQP URL, credentials included: never logged as is.
+	URL string
+	// Exchange is the topic exchange to use.
+	Exchange string
+	// TLS verifies an amqps:// broker; nil: the system roots.
+	TLS *tls.Config
+}
+
+// Source returns the broker to connect to. It is called before every
+// connection attempt, so a rotated Secret is picked up at the next
+// reconnect and a missing one is retried rather than fatal.
+type Source func(ctx context.Context) (Broker, error)
 
 // Backoff between connection attempts: it doubles from Min to Max, and
 // resets once a connection has stayed up for a minute.
@@ -79,15 +90,17 @@ func connectLoop(ctx context.Context, name string, src Source, b Backoff, log lo
 }
 
 func connectOnce(ctx context.Context, name string, src Source, s session) error {
-	u, exchange, err := src(ctx)
+	b, err := src(ctx)
 	if err != nil {
 		return errors.Wrap(err, "cannot read the broker URL")
 	}
+	u, exchange := b.URL, b.Exchange
 	conn, err := amqp.DialConfig(u, amqp.Config{
-		Heartbeat:  10 * time.Second,
-		Locale:     "en_US",
-		Properties: amqp.Table{"connection_name": "provider-devops " + name},
-		Dial:       amqp.DefaultDial(10 * time.Second),
+		Heartbeat:       10 * time.Second,
+		Locale:          "en_US",
+		Properties:      amqp.Table{"connection_name": "provider-devops " + name},
+		Dial:            amqp.DefaultDial(10 * time.Second),
+		TLSClientConfig: b.TLS,
 	})
 	if err != nil {
 		return errors.Errorf("cannot connect to %s: %s", Redact(u), redactErr(err, u))

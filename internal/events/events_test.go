@@ -35,7 +35,7 @@ import (
 const exchange = "devops.events"
 
 func source(url string) Source {
-	return func(context.Context) (string, string, error) { return url, exchange, nil }
+	return func(context.Context) (Broker, error) { return Broker{URL: url, Exchange: exchange}, nil }
 }
 
 // listen declares a durable queue bound to the exchange for every event and

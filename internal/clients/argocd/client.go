@@ -34,23 +34,21 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
-	"github.com/freeleaps/provider-devops/internal/clients/transport"
 )
 
 const (
-	errBadCA      = "caBundle contains no PEM certificate"
 	errBadURL     = "invalid Argo CD URL"
 	errEmptyToken = "the Argo CD token is empty" //nolint:gosec // a message, not a credential
-	maxErrorBody  = 4096
 )
 
 // Config of a Client.
 type Config struct {
-	URL                   string
-	Token                 string
-	InsecureSkipTLSVerify bool
-	CABundle              []byte
+	URL   string
+	Token string
+	// TLS is how Argo CD's certificate is verified.
+	TLS httpapi.TLS
 	// Namespace is Argo CD's control-plane namespace, where Applications are
 	// created and looked up; default DefaultNamespace.
 	Namespace string
@@ -71,7 +69,6 @@ type Client struct {
 	token string
 	ns    string
 	http  *http.Client
-	gate  *retryafter.Gate
 }
 
 // New returns a client. It does no I/O.
@@ -83,21 +80,17 @@ func New(cfg Config) (*Client, error) {
 	if strings.TrimSpace(cfg.Token) == "" {
 		return nil, errors.New(errEmptyToken)
 	}
-	rt := cfg.Transport
-	if rt == nil {
-		if rt, err = transport.Shared(cfg.InsecureSkipTLSVerify, cfg.CABundle); err != nil {
-			return nil, errors.New(errBadCA)
-		}
-	}
-	timeout := cfg.Timeout
-	if timeout == 0 {
-		timeout = 30 * time.Second
+	o := api
+	o.TLS, o.Timeout, o.Gate, o.Transport = cfg.TLS, cfg.Timeout, cfg.RetryAfter, cfg.Transport
+	hc, err := httpapi.NewClient(o)
+	if err != nil {
+		return nil, err
 	}
 	ns := cfg.Namespace
 	if ns == "" {
 		ns = DefaultNamespace
 	}
-	return &Client{base: u, token: strings.TrimSpace(cfg.Token), ns: ns, http: &http.Client{Transport: rt, Timeout: timeout}, gate: cfg.RetryAfter}, nil
+	return &Client{base: u, token: strings.TrimSpace(cfg.Token), ns: ns, http: hc}, nil
 }
 
 // Get returns the application called name in the client's namespace, or an
@@ -117,7 +110,7 @@ func (c *Client) Get(ctx context.Context, name string) (*Application, error) {
 			return &l.Items[i], nil
 		}
 	}
-	return nil, &APIError{StatusCode: http.StatusNotFound, Code: codeNotFound, Message: fmt.Sprintf("application %q not found", name)}
+	return nil, notFound(fmt.Sprintf("application %q not found", name))
 }
 
 // Create creates app; it fails if an application of that name exists
@@ -197,31 +190,18 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, in, 
 	if method != http.MethodGet {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if err := c.gate.Check("Argo CD", c.base.Host); err != nil {
-		return err
-	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		// The URL holds no secret; the token is only in a header.
-		return &APIError{Transient: true, Message: fmt.Sprintf("%s %s: %v", method, path, unwrapURLError(err))}
+		return errors.Wrapf(httpapi.Unreached(err, api), "%s %s", method, path)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
-		err := decodeError(resp)
-		c.gate.Note(c.base.Host, err, RetryAfter)
-		return err
+		return decodeError(resp)
 	}
 	if out == nil {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		return nil
 	}
 	return errors.Wrap(json.NewDecoder(resp.Body).Decode(out), "cannot decode Argo CD response")
-}
-
-func unwrapURLError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
-	}
-	return err
 }

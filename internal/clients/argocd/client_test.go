@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	fake "github.com/freeleaps/provider-devops/internal/testing/argocd"
 )
 
@@ -40,18 +41,17 @@ func TestClientFaults(t *testing.T) {
 	c, _ := argocd.New(argocd.Config{URL: srv.URL, Token: token})
 	srv.FailNext(1, http.StatusTooManyRequests, 7)
 	_, err := c.Get(ctx, "x")
-	var ae *argocd.APIError
-	if !argocd.IsTransient(err) || !asAPIError(err, &ae) || ae.RetryAfter != 7*time.Second {
+	if !httpapi.IsTransient(err) || httpapi.RetryAfter(err) != 7*time.Second {
 		t.Errorf("429: want transient with Retry-After 7s, got %#v", err)
 	}
 	srv.FailNext(1, http.StatusServiceUnavailable, 0)
-	if _, err := c.Get(ctx, "x"); !argocd.IsTransient(err) {
+	if _, err := c.Get(ctx, "x"); !httpapi.IsTransient(err) {
 		t.Errorf("503: want transient, got %v", err)
 	}
 
 	srv.Close()
 	_, err = c.Get(ctx, "x")
-	if !argocd.IsTransient(err) || !strings.Contains(err.Error(), "cannot reach Argo CD") {
+	if !httpapi.IsTransient(err) || !strings.Contains(err.Error(), "cannot reach Argo CD") {
 		t.Errorf("connection refused: want transient 'cannot reach', got %v", err)
 	}
 	for _, e := range []error{err} {
@@ -66,13 +66,7 @@ func TestClientFaults(t *testing.T) {
 	if _, err := argocd.New(argocd.Config{URL: "https://argocd.example.com", Token: " "}); err == nil {
 		t.Error("an empty token must be refused")
 	}
-	if _, err := argocd.New(argocd.Config{URL: "https://argocd.example.com", Token: token, CABundle: []byte("not pem")}); err == nil {
+	if _, err := argocd.New(argocd.Config{URL: "https://argocd.example.com", Token: token, TLS: httpapi.TLS{CABundle: []byte("not pem")}}); err == nil {
 		t.Error("a CA bundle without certificates must be refused")
 	}
-}
-
-func asAPIError(err error, target **argocd.APIError) bool {
-	e, ok := err.(*argocd.APIError)
-	*target = e
-	return ok
 }

@@ -18,68 +18,38 @@ package argocd
 
 import (
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
+	"strconv"
 	"strings"
-	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
+
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 )
 
 // gRPC status codes Argo CD's grpc-gateway puts in error bodies.
 const (
-	codeInvalidArgument  = 3
-	codeNotFound         = 5
-	codeAlreadyExists    = 6
-	codePermissionDenied = 7
-	codeUnauthenticated  = 16
+	codeInvalidArgument = "3"
+	codeNotFound        = "5"
+	codeAlreadyExists   = "6"
 )
 
-// APIError is an error answered by Argo CD (grpc-gateway body
-// {"error", "code", "message"}) or a transport failure.
-type APIError struct {
-	StatusCode int
-	Code       int
-	Message    string
-	// RetryAfter is set from a 429 or 503 Retry-After header.
-	RetryAfter time.Duration
-	// Transient marks failures worth retrying: timeouts, refused
-	// connections, 5xx, 429.
-	Transient bool
-}
+// api names Argo CD in errors, and what a 403 lacks.
+var api = httpapi.Options{Backend: "Argo CD", Section: "argocd"}
 
-func (e *APIError) Error() string {
-	switch {
-	case e.StatusCode == 0:
-		return "cannot reach Argo CD: " + e.Message
-	case e.StatusCode == http.StatusUnauthorized:
-		return "Argo CD rejected the token (401 Unauthorized): check the ProviderConfig's argocd credentials: " + e.Message
-	case e.StatusCode == http.StatusForbidden:
-		return "Argo CD denied the request (403 PermissionDenied): grant the token's account access in Argo CD RBAC: " + e.Message
-	default:
-		return fmt.Sprintf("Argo CD answered %d: %s", e.StatusCode, e.Message)
-	}
-}
+const denied = "grant the token's account access in Argo CD RBAC"
 
-// IsNotFound is true for an application that does not exist.
+// IsNotFound is true for an object that does not exist.
 func IsNotFound(err error) bool {
-	var e *APIError
-	return errors.As(err, &e) && (e.StatusCode == http.StatusNotFound || e.Code == codeNotFound)
+	var e *httpapi.Error
+	return errors.As(err, &e) && (e.Status == http.StatusNotFound || e.Code == codeNotFound)
 }
 
 // IsAlreadyExists is true when a create found an object of that name.
 func IsAlreadyExists(err error) bool {
-	var e *APIError
-	return errors.As(err, &e) && (e.StatusCode == http.StatusConflict || e.Code == codeAlreadyExists ||
+	var e *httpapi.Error
+	return errors.As(err, &e) && (e.Status == http.StatusConflict || e.Code == codeAlreadyExists ||
 		(e.Code == codeInvalidArgument && containsExisting(e.Message)))
-}
-
-// IsTransient is true for failures worth retrying with back-off.
-func IsTransient(err error) bool {
-	var e *APIError
-	return errors.As(err, &e) && e.Transient
 }
 
 // Argo CD reports a create of an existing app, project or repository with a
@@ -89,40 +59,35 @@ func containsExisting(msg string) bool {
 	return (strings.Contains(msg, "existing ") && strings.Contains(msg, " spec is different")) || strings.Contains(msg, "already exists")
 }
 
+// notFound is the error of an object a list did not hold.
+func notFound(msg string) error {
+	return &httpapi.Error{Backend: api.Backend, Section: api.Section, Status: http.StatusNotFound, Code: codeNotFound, Message: msg}
+}
+
+// decodeError reads grpc-gateway's body {"error", "code", "message"}.
 func decodeError(resp *http.Response) error {
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	e := &APIError{StatusCode: resp.StatusCode}
-	var body struct {
-		Error   string `json:"error"`
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	}
-	if json.Unmarshal(b, &body) == nil && (body.Message != "" || body.Error != "") {
-		e.Code, e.Message = body.Code, body.Message
-		if e.Message == "" {
-			e.Message = body.Error
+	var code string
+	e := httpapi.FromResponse(resp, api, func(b []byte) string {
+		var body struct {
+			Error   string `json:"error"`
+			Code    int    `json:"code"`
+			Message string `json:"message"`
 		}
-	} else {
-		e.Message = http.StatusText(resp.StatusCode)
-	}
+		if json.Unmarshal(b, &body) != nil {
+			return ""
+		}
+		if body.Code != 0 {
+			code = strconv.Itoa(body.Code)
+		}
+		if body.Message != "" {
+			return body.Message
+		}
+		return body.Error
+	})
+	e.Code, e.Denied = code, denied
 	// Argo CD validates a spec against its repo server and reports the repo
 	// server being down as an InvalidSpecError (400) that quotes the gRPC
 	// status: that is an outage to wait out, not a bad spec.
-	if strings.Contains(e.Message, "code = Unavailable") || strings.Contains(e.Message, "code = DeadlineExceeded") {
-		e.Transient = true
-	}
-	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
-		e.Transient = true
-		e.RetryAfter = retryafter.Parse(resp.Header.Get("Retry-After"), time.Now())
-	}
+	e.Unavailable = strings.Contains(e.Message, "code = Unavailable") || strings.Contains(e.Message, "code = DeadlineExceeded")
 	return e
-}
-
-// RetryAfter is how long Argo CD asked the client to wait, or 0.
-func RetryAfter(err error) time.Duration {
-	var e *APIError
-	if errors.As(err, &e) {
-		return e.RetryAfter
-	}
-	return 0
 }

@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
 )
@@ -273,12 +274,8 @@ func TestRealErrors(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := newReal(t, s, tc.token)
 			_, err := c.Create(ctx, tc.app())
-			var ae *argocd.APIError
-			if !asAPIError(err, &ae) {
-				t.Fatalf("%s: want an APIError, got %v", tc.reason, err)
-			}
-			if ae.StatusCode != tc.status || argocd.IsTransient(err) != tc.transient {
-				t.Errorf("%s: want status %d transient %v, got %d transient %v: %v", tc.reason, tc.status, tc.transient, ae.StatusCode, argocd.IsTransient(err), err)
+			if httpapi.StatusOf(err) != tc.status || httpapi.IsTransient(err) != tc.transient || httpapi.IsTerminal(err) == tc.transient {
+				t.Errorf("%s: want status %d transient %v (else terminal), got %d transient %v terminal %v: %v", tc.reason, tc.status, tc.transient, httpapi.StatusOf(err), httpapi.IsTransient(err), httpapi.IsTerminal(err), err)
 			}
 			if tc.contains != "" && !strings.Contains(err.Error(), tc.contains) {
 				t.Errorf("%s: the message should name %q: %v", tc.reason, tc.contains, err)
@@ -298,7 +295,7 @@ func TestRealRepoServerDown(t *testing.T) {
 	ctx := context.Background()
 	s.StopRepoServer()
 	_, err := c.Create(ctx, realApp(s, "repo-down", "guestbook", "repo-down"))
-	if err == nil || !argocd.IsTransient(err) {
+	if err == nil || !httpapi.IsTransient(err) {
 		t.Errorf("create with the repo server down: want a transient error, got %v", err)
 	}
 	if err := s.StartRepoServer(ctx); err != nil {

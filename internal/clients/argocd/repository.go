@@ -94,7 +94,7 @@ func (c *Client) GetRepository(ctx context.Context, repo, project string, refres
 			return &l.Items[i], nil
 		}
 	}
-	return nil, &APIError{StatusCode: http.StatusNotFound, Code: codeNotFound, Message: fmt.Sprintf("repository %q of project %q not found", repo, project)}
+	return nil, notFound(fmt.Sprintf("repository %q of project %q not found", repo, project))
 }
 
 // CreateRepository registers r with its credentials; Argo CD refuses one

@@ -27,6 +27,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/freeleaps/provider-devops/internal/clients/dns/godaddy"
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 )
 
 // The DNS backends: libdns providers (GoDaddy, RFC 2136), chosen by
@@ -51,6 +52,8 @@ type Config struct {
 	Server, KeyName, KeyAlgorithm string
 	// URL is a REST provider's API endpoint ("" for its default).
 	URL string
+	// TLS is how a REST provider's certificate is verified.
+	TLS httpapi.TLS
 }
 
 // backend is one libdns provider: how to build it from a Config, and what
@@ -83,6 +86,10 @@ var backends = map[string]backend{
 		if !ok || k == "" || s == "" {
 			return nil, errors.New(`the GoDaddy credentials must be "key:secret"`)
 		}
-		return &godaddy.Provider{URL: c.URL, Key: k, Secret: s}, nil
+		hc, err := httpapi.NewClient(httpapi.Options{Backend: "GoDaddy", Section: "dns", TLS: c.TLS})
+		if err != nil {
+			return nil, err
+		}
+		return &godaddy.Provider{URL: c.URL, Key: k, Secret: s, HTTP: hc}, nil
 	}, minTTL: 600 * time.Second},
 }

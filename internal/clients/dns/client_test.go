@@ -27,6 +27,7 @@ import (
 	mdns "github.com/miekg/dns"
 
 	"github.com/freeleaps/provider-devops/internal/clients/dns"
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/testing/bind"
 )
 
@@ -132,8 +133,8 @@ func TestRFC2136AgainstBIND(t *testing.T) {
 	t.Run("WrongKey", func(t *testing.T) {
 		bad := rfc2136Client(t, s, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=")
 		_, err := bad.Get(ctx, bind.Zone, "www", "A")
-		if err == nil || !strings.Contains(err.Error(), "rejected the TSIG key") {
-			t.Errorf("a wrong TSIG secret must be named, got %v", err)
+		if err == nil || !strings.Contains(err.Error(), "rejected the TSIG key") || !httpapi.IsTerminal(err) {
+			t.Errorf("a wrong TSIG secret must be named and be terminal, got %v", err)
 		}
 		err = bad.Set(ctx, bind.Zone, dns.RRset{Name: "x", Type: "A", TTL: time.Minute, Values: []string{"192.0.2.1"}}, owner)
 		if err == nil || !strings.Contains(err.Error(), "rejected the TSIG key") {
@@ -147,7 +148,7 @@ func TestRFC2136AgainstBIND(t *testing.T) {
 	t.Run("Unreachable", func(t *testing.T) {
 		c, _ := dns.New(dns.Config{Provider: "rfc2136", Server: "127.0.0.1:1", KeyName: bind.KeyName, Secret: s.Secret})
 		_, err := c.Get(ctx, bind.Zone, "www", "A")
-		if !dns.IsTransient(err) {
+		if !httpapi.IsTransient(err) {
 			t.Errorf("a refused connection is transient, got %v", err)
 		}
 	})

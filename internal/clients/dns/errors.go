@@ -23,47 +23,48 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
-	"github.com/freeleaps/provider-devops/internal/clients/dns/godaddy"
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 )
 
-// Error is a failed DNS provider call.
+// Error is a failed DNS provider call, classified for the reconciler
+// (httpapi.IsTransient, httpapi.IsTerminal).
 type Error struct {
-	msg       string
-	Transient bool
+	msg                 string
+	transient, terminal bool
 }
 
 func (e *Error) Error() string { return e.msg }
 
-// IsTransient is true for failures worth retrying: timeouts, refused
+// Transient is true for failures worth retrying soon: timeouts, refused
 // connections, SERVFAIL, HTTP 5xx/429.
-func IsTransient(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && e.Transient
-}
+func (e *Error) Transient() bool { return e.transient }
+
+// Terminal is true when the server refused the key or the update: only a
+// change of the ProviderConfig, the key's rights or the spec helps.
+func (e *Error) Terminal() bool { return e.terminal }
 
 // classify turns a provider error into a message a user can act on. The
-// GoDaddy provider returns typed errors; libdns/rfc2136 returns plain ones,
-// so for it this reads their text: TSIG and rcode answers.
+// GoDaddy provider returns *httpapi.Error; libdns/rfc2136 returns plain
+// errors, so for it this reads their text: TSIG and rcode answers.
 func classify(err error, what string) error {
 	text := err.Error()
 	e := &Error{msg: what + ": " + text}
 	var ne net.Error
-	var ge *godaddy.APIError
+	var he *httpapi.Error
 	switch {
-	case errors.As(err, &ge):
-		e.Transient = ge.Transient()
-		if ge.Status == 401 || ge.Status == 403 {
-			e.msg = what + ": GoDaddy rejected the API key: check the ProviderConfig's dns credentials (" + text + ")"
-		}
+	case errors.As(err, &he):
+		e.transient, e.terminal = he.Transient(), he.Terminal()
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne), strings.Contains(text, "connection refused"), strings.Contains(text, "i/o timeout"):
-		e.Transient = true
+		e.transient = true
 		e.msg = what + ": cannot reach the DNS server: " + text
 	case strings.Contains(text, "bad authentication"), strings.Contains(text, "NOTAUTH"), strings.Contains(text, "BADSIG"), strings.Contains(text, "BADKEY"), strings.Contains(text, "signature"), strings.Contains(text, "bad xfr rcode: 9"):
+		e.terminal = true
 		e.msg = what + ": the DNS server rejected the TSIG key: check keyName, keyAlgorithm and the secret in the ProviderConfig's dns section (" + text + ")"
 	case strings.Contains(text, "REFUSED"), strings.Contains(text, "bad xfr rcode: 5"):
+		e.terminal = true
 		e.msg = what + ": the DNS server refused: the key may not update or transfer this zone, or the zone is not served there (" + text + ")"
 	case strings.Contains(text, "SERVFAIL"):
-		e.Transient = true
+		e.transient = true
 	}
 	return e
 }

@@ -40,8 +40,8 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
-	sharedtransport "github.com/freeleaps/provider-devops/internal/clients/transport"
 )
 
 const (
@@ -62,11 +62,12 @@ const (
 
 // Config of a Client.
 type Config struct {
-	URL                   string
-	Username              string
-	Token                 string
-	InsecureSkipTLSVerify bool
-	Timeout               time.Duration
+	URL      string
+	Username string
+	Token    string
+	// TLS is how Jenkins' certificate is verified.
+	TLS     httpapi.TLS
+	Timeout time.Duration
 	// Transport overrides the HTTP transport (tests).
 	Transport http.RoundTripper
 	// RetryAfter, when set, holds calls to a server that asked for a wait;
@@ -120,17 +121,13 @@ func New(cfg Config) (*Client, error) {
 		quiet := log.New(io.Discard, "", 0)
 		gojenkins.Info, gojenkins.Warning, gojenkins.Error = quiet, quiet, quiet
 	})
-	rt := cfg.Transport
-	if rt == nil {
-		// Shared by all clients with the same TLS setting: a client built
-		// per reconcile still reuses pooled connections.
-		rt, _ = sharedtransport.Shared(cfg.InsecureSkipTLSVerify, nil) // no CA bundle: cannot fail
+	o := api
+	o.TLS, o.Timeout, o.Gate, o.Transport = cfg.TLS, cfg.Timeout, cfg.RetryAfter, cfg.Transport
+	hc, err := httpapi.NewClient(o)
+	if err != nil {
+		return nil, err
 	}
-	timeout := cfg.Timeout
-	if timeout == 0 {
-		timeout = 30 * time.Second
-	}
-	hc := &http.Client{Transport: transport{next: rt, gate: cfg.RetryAfter}, Timeout: timeout}
+	hc.Transport = transport{next: hc.Transport}
 	noRedirect := *hc
 	noRedirect.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return &Client{
@@ -140,7 +137,7 @@ func New(cfg Config) (*Client, error) {
 }
 
 // post sends a form POST whose success Jenkins answers with a redirect,
-// and does not follow it. Error statuses come back as *APIError from the
+// and does not follow it. Error statuses come back as *httpapi.Error from the
 // transport.
 func (c *Client) post(ctx context.Context, endpoint string, form url.Values) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+endpoint, strings.NewReader(form.Encode()))
@@ -407,18 +404,18 @@ func (c *Client) Build(ctx context.Context, path string, parameterized bool, par
 	req.SetBasicAuth(c.username, c.token)
 	resp, err := c.noRedirect.Do(req)
 	if err != nil {
-		// No answer: Jenkins may have queued the build before the
-		// connection failed.
+		err = httpapi.Unreached(err, api)
+		if s := httpapi.StatusOf(err); s >= 400 && s < 500 {
+			// Refused: Jenkins queued nothing.
+			return 0, errors.Wrap(err, errBuild)
+		}
+		// No answer, or a 5xx from a proxy in front of Jenkins: Jenkins
+		// may have queued the build before the connection failed.
 		return 0, ambiguous{errors.Wrap(err, errBuild)}
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
 	_ = resp.Body.Close()
-	switch {
-	case resp.StatusCode >= 500:
-		// A proxy in front of Jenkins may answer 502/503/504 after
-		// Jenkins queued the build.
-		return 0, ambiguous{errors.Errorf("%s: %s answered %s", errBuild, "Jenkins (or a proxy in front of it)", resp.Status)}
-	case resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusSeeOther && resp.StatusCode != http.StatusOK:
+	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusSeeOther && resp.StatusCode != http.StatusOK {
 		return 0, errors.Errorf("%s: Jenkins answered %s", errBuild, resp.Status)
 	}
 	// A success without a queue item: queued, but which item is unknown.

@@ -26,6 +26,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
 	fake "github.com/freeleaps/provider-devops/internal/testing/jenkins"
 )
@@ -210,7 +211,7 @@ func TestErrors(t *testing.T) {
 		"TooManyRequests": {
 			reason: "a 429 is transient",
 			setup:  func(s *fake.Server) { s.FailNext(1, http.StatusTooManyRequests, 0) },
-			tok:    token, transient: true, want: "Jenkins answered 429",
+			tok:    token, transient: true, want: "Jenkins is rate limiting (429)",
 		},
 		"Unreachable": {
 			reason: "a refused connection is transient, not a panic",
@@ -234,8 +235,8 @@ func TestErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("%s: want error containing %q, got %v", tc.reason, tc.want, err)
 			}
-			if jenkins.IsTransient(err) != tc.transient || jenkins.RetryAfter(err) != tc.retry {
-				t.Errorf("%s: transient %v retry %v, want %v %v", tc.reason, jenkins.IsTransient(err), jenkins.RetryAfter(err), tc.transient, tc.retry)
+			if httpapi.IsTransient(err) != tc.transient || httpapi.RetryAfter(err) != tc.retry {
+				t.Errorf("%s: transient %v retry %v, want %v %v", tc.reason, httpapi.IsTransient(err), httpapi.RetryAfter(err), tc.transient, tc.retry)
 			}
 			if strings.Contains(err.Error(), token) || strings.Contains(err.Error(), "wrong") {
 				t.Errorf("the error leaks the credentials: %v", err)

@@ -28,6 +28,8 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 )
 
 // DockerHubURL is Docker Hub's API.
@@ -57,19 +59,20 @@ type dockerHub struct {
 	now            func() time.Time
 }
 
-func newDockerHub(c Config) *dockerHub {
+func newDockerHub(c Config) (*dockerHub, error) {
 	base := strings.TrimSuffix(c.URL, "/")
 	if base == "" {
 		base = DockerHubURL
 	}
 	sum := sha256.Sum256([]byte(c.Password))
+	api, err := newREST("Docker Hub", base, c, hubMessage)
 	return &dockerHub{
-		rest:     rest{name: "Docker Hub", base: base, http: httpClient(c.Insecure), gate: c.RetryAfter, message: hubMessage},
+		rest:     api,
 		user:     c.Username,
 		password: c.Password,
 		cacheKey: base + "\x00" + c.Username + "\x00" + hex.EncodeToString(sum[:]),
 		now:      time.Now,
-	}
+	}, err
 }
 
 // hubMessage reads Hub's error bodies: {"message", "errinfo"} from the
@@ -139,8 +142,7 @@ func (h *dockerHub) call(ctx context.Context, method, path string, in, out any) 
 			return err
 		}
 		err = h.do(ctx, method, path, func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+tok) }, in, out)
-		var e *APIError
-		if attempt == 0 && errors.As(err, &e) && e.Status == http.StatusUnauthorized {
+		if attempt == 0 && httpapi.StatusOf(err) == http.StatusUnauthorized {
 			continue
 		}
 		return err

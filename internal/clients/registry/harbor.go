@@ -36,16 +36,17 @@ type harbor struct {
 	user, password string
 }
 
-func newHarbor(c Config) *harbor {
+func newHarbor(c Config) (*harbor, error) {
 	base := strings.TrimSuffix(c.URL, "/")
 	host := base
 	if u, err := url.Parse(base); err == nil && u.Host != "" {
 		host = u.Host
 	}
+	api, err := newREST("Harbor", base+"/api/v2.0", c, harborMessage)
 	return &harbor{
-		rest: rest{name: "Harbor", base: base + "/api/v2.0", http: httpClient(c.Insecure), gate: c.RetryAfter, message: harborMessage},
+		rest: api,
 		host: host, user: c.Username, password: c.Password,
-	}
+	}, err
 }
 
 // harborMessage reads Harbor's {"errors": [{"code", "message"}]}.

@@ -31,6 +31,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 )
 
 // ociPullers caches a go-containerregistry Puller per registry and
@@ -57,7 +59,11 @@ func newOCI(c Config) (*oci, error) {
 	if err != nil || u.Host == "" {
 		return nil, errors.Errorf("registry url %q is not a URL", c.URL)
 	}
-	o := &oci{host: u.Host, auth: authn.Anonymous, rt: sharedTransport(c.Insecure)}
+	hc, err := httpapi.NewClient(httpapi.Options{Backend: ociBackend, Section: "registry", TLS: c.TLS, Gate: c.RetryAfter})
+	if err != nil {
+		return nil, err
+	}
+	o := &oci{host: u.Host, auth: authn.Anonymous, rt: hc.Transport}
 	if u.Scheme == "http" {
 		o.opts = append(o.opts, name.Insecure)
 	}
@@ -65,7 +71,8 @@ func newOCI(c Config) (*oci, error) {
 		o.auth = &authn.Basic{Username: c.Username, Password: c.Password}
 	}
 	sum := sha256.Sum256([]byte(c.Password))
-	o.key = strings.Join([]string{c.URL, c.Username, hex.EncodeToString(sum[:]), map[bool]string{true: "insecure"}[c.Insecure]}, "\x00")
+	ca := sha256.Sum256(c.TLS.CABundle)
+	o.key = strings.Join([]string{c.URL, c.Username, hex.EncodeToString(sum[:]), map[bool]string{true: "insecure"}[c.TLS.InsecureSkipVerify], hex.EncodeToString(ca[:])}, "\x00")
 	return o, nil
 }
 
@@ -185,13 +192,21 @@ func hasCode(te *transport.Error, code transport.ErrorCode) bool {
 	return false
 }
 
-// ociError turns a go-containerregistry error into an APIError.
+// ociBackend names an OCI distribution registry in errors.
+const ociBackend = "the registry"
+
+// ociError turns a go-containerregistry error into an *httpapi.Error.
 func ociError(err error) error {
+	var he *httpapi.Error
+	if errors.As(err, &he) {
+		return he
+	}
+	e := &httpapi.Error{Backend: ociBackend, Section: "registry", Message: httpapi.Redact(err.Error()), Denied: denied}
 	var te *transport.Error
 	if errors.As(err, &te) {
-		return &APIError{Registry: "the registry", Status: te.StatusCode, Message: err.Error()}
+		e.Status = te.StatusCode
 	}
-	return &APIError{Registry: "the registry", Message: err.Error()}
+	return e
 }
 
 type staticKeychain struct{ a authn.Authenticator }

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/clients/registry"
 	regtest "github.com/freeleaps/provider-devops/internal/testing/distribution"
 )
@@ -73,7 +74,7 @@ func TestOCIAgainstDistribution(t *testing.T) {
 	t.Run("WrongPassword", func(t *testing.T) {
 		bad, _ := registry.New(registry.Config{Kind: registry.KindOCI, URL: s.URL, Username: regtest.User, Password: "wrong-password"})
 		_, err := bad.Create(ctx, r)
-		if err == nil || !strings.Contains(err.Error(), "401") || registry.IsTransient(err) {
+		if err == nil || !strings.Contains(err.Error(), "401") || httpapi.IsTransient(err) {
 			t.Errorf("a wrong password is a clear, permanent error, got %v", err)
 		}
 		if _, err := bad.Get(ctx, r); err == nil || strings.Contains(err.Error(), "wrong-password") {
@@ -83,7 +84,7 @@ func TestOCIAgainstDistribution(t *testing.T) {
 
 	t.Run("Unreachable", func(t *testing.T) {
 		c, _ := registry.New(registry.Config{Kind: registry.KindOCI, URL: "http://127.0.0.1:1"})
-		if _, err := c.Get(ctx, r); !registry.IsTransient(err) {
+		if _, err := c.Get(ctx, r); !httpapi.IsTransient(err) {
 			t.Errorf("a refused connection is transient, got %v", err)
 		}
 	})

@@ -21,14 +21,13 @@ package registry
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"regexp"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
-	"github.com/freeleaps/provider-devops/internal/clients/transport"
 )
 
 // Kinds of registry API.
@@ -46,8 +45,8 @@ type Config struct {
 	// Username and Password (a personal access token on Docker Hub, a robot
 	// secret on Harbor).
 	Username, Password string
-	// Insecure skips TLS verification.
-	Insecure bool
+	// TLS is how the registry's certificate is verified.
+	TLS httpapi.TLS
 	// RetryAfter holds calls to a server that asked to wait (shared by the
 	// connector across clients; may be nil).
 	RetryAfter *retryafter.Gate
@@ -178,12 +177,12 @@ type Created struct {
 func New(c Config) (Client, error) {
 	switch c.Kind {
 	case KindDockerHub:
-		return newDockerHub(c), nil
+		return newDockerHub(c)
 	case KindHarbor:
 		if c.URL == "" {
 			return nil, errors.New("a harbor registry needs spec.registry.url")
 		}
-		return newHarbor(c), nil
+		return newHarbor(c)
 	case KindOCI:
 		if c.URL == "" {
 			return nil, errors.New("an oci registry needs spec.registry.url")
@@ -192,16 +191,4 @@ func New(c Config) (Client, error) {
 	default:
 		return nil, errors.Errorf("unknown registry kind %q", c.Kind)
 	}
-}
-
-// sharedTransport is the pooled transport for the TLS setting: clients are
-// built per reconcile and must not open new connections every poll.
-func sharedTransport(insecure bool) http.RoundTripper {
-	rt, _ := transport.Shared(insecure, nil) // no CA bundle: cannot fail
-	return rt
-}
-
-// httpClient is a client with a timeout over the shared transport.
-func httpClient(insecure bool) *http.Client {
-	return &http.Client{Timeout: 30 * time.Second, Transport: sharedTransport(insecure)}
 }

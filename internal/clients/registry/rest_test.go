@@ -22,6 +22,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/clients/registry"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
 	"github.com/freeleaps/provider-devops/internal/testing/dockerhub"
@@ -93,7 +94,7 @@ func TestDockerHubAgainstFake(t *testing.T) {
 			t.Errorf("a slash in a Hub name: %v", err)
 		}
 		_, err := c.Create(ctx, registry.Repo{Namespace: "other-org", Name: "x1"})
-		if err == nil || !strings.Contains(err.Error(), "403") || registry.IsTransient(err) {
+		if err == nil || !strings.Contains(err.Error(), "403") || httpapi.IsTransient(err) {
 			t.Errorf("a namespace the account may not write: %v", err)
 		}
 		bad, _ := registry.New(registry.Config{Kind: registry.KindDockerHub, URL: s.URL, Username: "alice", Password: "wrong-token"})
@@ -106,11 +107,11 @@ func TestDockerHubAgainstFake(t *testing.T) {
 	t.Run("RateLimitHoldsTheServer", func(t *testing.T) {
 		s.FailNext(1, http.StatusTooManyRequests, 60)
 		_, err := c.Get(ctx, r)
-		if !registry.IsTransient(err) || !strings.Contains(err.Error(), "retry after 1m0s") {
+		if !httpapi.IsTransient(err) || !strings.Contains(err.Error(), "retry after 1m0s") {
 			t.Fatalf("a 429 is transient and says how long: %v", err)
 		}
 		s.ResetCounts()
-		if _, err := c.Get(ctx, r); !registry.IsTransient(err) || s.Count(http.MethodGet) != 0 {
+		if _, err := c.Get(ctx, r); !httpapi.IsTransient(err) || s.Count(http.MethodGet) != 0 {
 			t.Errorf("within the wait no request may reach Hub: %v, %d GETs", err, s.Count(http.MethodGet))
 		}
 	})
@@ -209,7 +210,7 @@ func TestHarborAgainstFake(t *testing.T) {
 			t.Errorf("a robot without rights: %v", err)
 		}
 		s.FailNext(1, http.StatusTooManyRequests, 0)
-		if _, err := c.Get(ctx, r); !registry.IsTransient(err) {
+		if _, err := c.Get(ctx, r); !httpapi.IsTransient(err) {
 			t.Errorf("429 is transient: %v", err)
 		}
 	})

@@ -36,25 +36,26 @@ import (
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 )
 
 // Every Argo CD error the tests need is made here, so that a change of the
 // client's error type changes these functions only.
 
 func errNotFound() error {
-	return &argocd.APIError{StatusCode: http.StatusNotFound, Code: 5, Message: "applications.argoproj.io not found"}
+	return &httpapi.Error{Status: http.StatusNotFound, Code: "5", Message: "applications.argoproj.io not found"}
 }
 
 func errUnavailable() error {
-	return &argocd.APIError{StatusCode: http.StatusServiceUnavailable, Transient: true, Message: "unavailable"}
+	return &httpapi.Error{Status: http.StatusServiceUnavailable, Message: "unavailable"}
 }
 
 func errForbidden() error {
-	return &argocd.APIError{StatusCode: http.StatusForbidden, Code: 7, Message: "permission denied"}
+	return &httpapi.Error{Status: http.StatusForbidden, Code: "7", Message: "permission denied"}
 }
 
 func errExists() error {
-	return &argocd.APIError{StatusCode: http.StatusBadRequest, Code: 3, Message: "existing application spec is different; use upsert flag to force update"}
+	return &httpapi.Error{Status: http.StatusBadRequest, Code: "3", Message: "existing application spec is different; use upsert flag to force update"}
 }
 
 // patch is one merge patch sent to Argo CD.

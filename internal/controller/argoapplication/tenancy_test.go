@@ -27,6 +27,7 @@ import (
 	"github.com/freeleaps/provider-devops/apis/contract"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
@@ -168,7 +169,7 @@ func (p projects) GetProject(_ context.Context, name string) (*argocd.Project, e
 	if v, ok := p[name]; ok {
 		return v, nil
 	}
-	return nil, &argocd.APIError{StatusCode: 404, Code: 5, Message: "not found"}
+	return nil, &httpapi.Error{Backend: "Argo CD", Status: 404, Code: "5", Message: "not found"}
 }
 
 func TestCheckProject(t *testing.T) {

@@ -34,6 +34,7 @@ import (
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
 )
 
@@ -53,7 +54,7 @@ func (m *mockClient) GetProject(_ context.Context, name string) (*argocd.Project
 	if p, ok := m.projects[name]; ok {
 		return p, nil
 	}
-	return nil, &argocd.APIError{StatusCode: http.StatusNotFound, Code: 5}
+	return nil, &httpapi.Error{Backend: "Argo CD", Status: http.StatusNotFound, Code: "5"}
 }
 
 func (m *mockClient) CreateProject(_ context.Context, p *argocd.Project) error {
@@ -69,7 +70,7 @@ func (m *mockClient) UpdateProject(_ context.Context, p *argocd.Project) error {
 func (m *mockClient) DeleteProject(_ context.Context, name string) error {
 	m.deleted = append(m.deleted, name)
 	if _, ok := m.projects[name]; !ok {
-		return &argocd.APIError{StatusCode: http.StatusNotFound, Code: 5}
+		return &httpapi.Error{Backend: "Argo CD", Status: http.StatusNotFound, Code: "5"}
 	}
 	return nil
 }
@@ -118,7 +119,7 @@ func TestObserve(t *testing.T) {
 		},
 		"GetFails": {
 			reason: "A failed read is an error, never 'absent'.",
-			cr:     project(), getErr: &argocd.APIError{StatusCode: http.StatusServiceUnavailable, Transient: true, Message: "unavailable"},
+			cr:     project(), getErr: &httpapi.Error{Backend: "Argo CD", Status: http.StatusServiceUnavailable, Message: "unavailable"},
 			want: want{err: errGet},
 		},
 		"UpToDate": {

@@ -35,6 +35,7 @@ import (
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
 )
 
@@ -61,12 +62,12 @@ func (m *mockClient) GetRepository(_ context.Context, repo, project string, refr
 		}
 		return &c, nil
 	}
-	return nil, &argocd.APIError{StatusCode: http.StatusNotFound, Code: 5}
+	return nil, &httpapi.Error{Backend: "Argo CD", Status: http.StatusNotFound, Code: "5"}
 }
 
 func (m *mockClient) CreateRepository(_ context.Context, r *argocd.Repository) error {
 	if _, ok := m.repos[r.Project+" "+r.Repo]; ok {
-		return &argocd.APIError{StatusCode: http.StatusBadRequest, Code: 3, Message: "existing repository spec is different; use upsert flag to force update"}
+		return &httpapi.Error{Backend: "Argo CD", Status: http.StatusBadRequest, Code: "3", Message: "existing repository spec is different; use upsert flag to force update"}
 	}
 	m.written = append(m.written, *r)
 	return nil
@@ -86,7 +87,7 @@ func (m *mockClient) GetProject(_ context.Context, name string) (*argocd.Project
 	if p, ok := m.projects[name]; ok {
 		return p, nil
 	}
-	return nil, &argocd.APIError{StatusCode: http.StatusNotFound, Code: 5}
+	return nil, &httpapi.Error{Backend: "Argo CD", Status: http.StatusNotFound, Code: "5"}
 }
 
 type secrets map[string]*corev1.Secret
@@ -157,7 +158,7 @@ func TestObserve(t *testing.T) {
 		},
 		"GetFails": {
 			reason: "A failed read is an error, never 'absent'.",
-			cr:     repository(httpsURL), getErr: &argocd.APIError{StatusCode: 503, Transient: true, Message: "unavailable"},
+			cr:     repository(httpsURL), getErr: &httpapi.Error{Backend: "Argo CD", Status: 503, Message: "unavailable"},
 			want: want{err: errGet, refresh: []bool{false}},
 		},
 		"UpToDate": {

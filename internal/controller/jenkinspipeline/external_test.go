@@ -38,6 +38,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
 )
@@ -46,15 +47,15 @@ import (
 // client's error type changes these functions only.
 
 func errNotFound() error {
-	return &jenkins.APIError{StatusCode: http.StatusNotFound, Message: "Not Found"}
+	return &httpapi.Error{Status: http.StatusNotFound, Message: "Not Found"}
 }
 
 func errUnavailable() error {
-	return &jenkins.APIError{StatusCode: http.StatusServiceUnavailable, Message: "Service Unavailable", Transient: true}
+	return &httpapi.Error{Status: http.StatusServiceUnavailable, Message: "Service Unavailable"}
 }
 
 func errForbidden() error {
-	return &jenkins.APIError{StatusCode: http.StatusForbidden, Message: "Forbidden"}
+	return &httpapi.Error{Status: http.StatusForbidden, Message: "Forbidden"}
 }
 
 // errAmbiguous is what the real client returns for a build request that got

@@ -107,7 +107,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (
 	if err := allowed(cr, s); err != nil {
 		return mrcontroller.Refused[*v1alpha1.JenkinsPipeline](errors.Wrapf(err, "refused by %s", pc)), nil
 	}
-	cl, err := c.newClient(jenkins.Config{URL: s.URL, Username: user, Token: token, InsecureSkipTLSVerify: s.InsecureSkipTLSVerify, RetryAfter: c.retryAfter, Root: s.RootFolder})
+	cl, err := c.newClient(jenkins.Config{URL: s.URL, Username: user, Token: token, TLS: providerconfig.TLS(s.TLSConfig), RetryAfter: c.retryAfter, Root: s.RootFolder})
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}

@@ -139,8 +139,9 @@ func SetupGated(mgr ctrl.Manager, o controller.Options, r Registration) {
 // Setup adds a controller for kind k, connecting to external systems with c.
 func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Kind[T], c managed.TypedExternalConnector[T]) error {
 	name := managed.ControllerName(k.GroupKind)
+	t := &terminals{}
 	opts := []managed.ReconcilerOption{
-		managed.WithTypedExternalConnector[T](letGoUnconfigured[T]{c}),
+		managed.WithTypedExternalConnector[T](classifyConnector[T]{TypedExternalConnector: letGoUnconfigured[T]{c}, t: t}),
 		managed.WithLogger(o.Logger.WithValues("controller", name)),
 		managed.WithPollInterval(o.PollInterval),
 		managed.WithPollIntervalHook(PollInterval(o.PollInterval/10, rand.Float64, busy(k.Busy))),
@@ -178,7 +179,7 @@ func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Kind[T]
 		WithOptions(o.ForControllerRuntime()).
 		WithEventFilter(resource.DesiredStateChanged()).
 		For(k.New()).
-		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
+		Complete(ratelimiter.NewReconciler(name, backOffTerminal{Reconciler: r, t: t}, o.GlobalRateLimiter))
 }
 
 // letGoUnconfigured lets a resource being deleted go, touching nothing in

@@ -37,6 +37,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/clients/registry"
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
 )
@@ -45,15 +46,15 @@ import (
 // client's error type changes these functions only.
 
 func errUnavailable() error {
-	return &registry.APIError{Registry: "Docker Hub", Status: http.StatusServiceUnavailable, Message: "unavailable"}
+	return &httpapi.Error{Backend: "Docker Hub", Section: "registry", Status: http.StatusServiceUnavailable, Message: "unavailable"}
 }
 
 func errUnauthorized() error {
-	return &registry.APIError{Registry: "Docker Hub", Status: http.StatusUnauthorized, Message: "incorrect authentication credentials"}
+	return &httpapi.Error{Backend: "Docker Hub", Section: "registry", Status: http.StatusUnauthorized, Message: "incorrect authentication credentials"}
 }
 
 func errConflict() error {
-	return &registry.APIError{Registry: "Docker Hub", Status: http.StatusConflict, Message: "repository already exists"}
+	return &httpapi.Error{Backend: "Docker Hub", Section: "registry", Status: http.StatusConflict, Message: "repository already exists"}
 }
 
 // errStatusConflict is the API server refusing a status write.

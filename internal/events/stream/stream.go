@@ -93,37 +93,41 @@ func (f *Config) Validate() error {
 func (f *Config) brokerSource(kube client.Reader) events.Source {
 	if f.Secret != "" {
 		ns, name, _ := strings.Cut(f.Secret, "/")
-		return func(ctx context.Context) (string, string, error) {
+		return func(ctx context.Context) (events.Broker, error) {
 			s := &corev1.Secret{}
 			if err := kube.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, s); err != nil {
-				return "", "", errors.Wrapf(err, "cannot get the Secret %s named by --events-secret", f.Secret)
+				return events.Broker{}, errors.Wrapf(err, "cannot get the Secret %s named by --events-secret", f.Secret)
 			}
 			u := strings.TrimSpace(string(s.Data[f.SecretKey]))
 			if u == "" {
-				return "", "", errors.Errorf("Secret %s has no key %q (--events-secret-key) with the AMQP URL", f.Secret, f.SecretKey)
+				return events.Broker{}, errors.Errorf("Secret %s has no key %q (--events-secret-key) with the AMQP URL", f.Secret, f.SecretKey)
 			}
-			return u, f.Exchange, nil
+			return events.Broker{URL: u, Exchange: f.Exchange}, nil
 		}
 	}
-	return func(ctx context.Context) (string, string, error) {
+	return func(ctx context.Context) (events.Broker, error) {
 		cpc := &v1alpha1.ClusterProviderConfig{}
 		if err := kube.Get(ctx, types.NamespacedName{Name: f.ProviderConfig}, cpc); err != nil {
-			return "", "", errors.Wrapf(err, "cannot get the ClusterProviderConfig %s named by --events-provider-config", f.ProviderConfig)
+			return events.Broker{}, errors.Wrapf(err, "cannot get the ClusterProviderConfig %s named by --events-provider-config", f.ProviderConfig)
 		}
 		s := cpc.Spec.Events
 		if s == nil {
-			return "", "", errors.Errorf("ClusterProviderConfig %s has no events section", f.ProviderConfig)
+			return events.Broker{}, errors.Errorf("ClusterProviderConfig %s has no events section", f.ProviderConfig)
 		}
 		pc := &providerconfig.Config{Spec: cpc.Spec, Kind: v1alpha1.ClusterProviderConfigKind, Name: cpc.Name}
 		u, err := pc.Credentials(ctx, kube, "spec.events.credentials", s.Credentials)
 		if err != nil {
-			return "", "", err
+			return events.Broker{}, err
+		}
+		tc, err := providerconfig.TLS(s.TLSConfig).Config()
+		if err != nil {
+			return events.Broker{}, errors.Wrapf(err, "ClusterProviderConfig %s: spec.events.caBundle", f.ProviderConfig)
 		}
 		ex := s.Exchange
 		if ex == "" {
 			ex = "devops.events"
 		}
-		return strings.TrimSpace(string(u)), ex, nil
+		return events.Broker{URL: strings.TrimSpace(string(u)), Exchange: ex, TLS: tc}, nil
 	}
 }
 

@@ -31,7 +31,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -41,7 +40,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/libdns/libdns"
 )
 
@@ -74,33 +73,40 @@ type record struct {
 	Protocol string `json:"protocol,omitempty"`
 }
 
-// APIError is a GoDaddy error response.
-type APIError struct {
-	Status  int
+// api names GoDaddy in errors.
+var api = httpapi.Options{Backend: "GoDaddy", Section: "dns"}
+
+// errorBody is GoDaddy's error answer.
+type errorBody struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Fields  []struct {
 		Path    string `json:"path"`
 		Message string `json:"message"`
 	} `json:"fields"`
-	// RetryAfter is the wait GoDaddy asks for on 429.
-	RetryAfter time.Duration
+	// RetryAfterSec is the wait a 429 asks for, besides or instead of
+	// the Retry-After header.
+	RetryAfterSec int `json:"retryAfterSec"`
 }
 
-func (e *APIError) Error() string {
-	msg := fmt.Sprintf("GoDaddy API answered %d %s: %s", e.Status, e.Code, e.Message)
-	for _, f := range e.Fields {
-		msg += fmt.Sprintf("; %s: %s", f.Path, f.Message)
+// decodeError reads a failed answer.
+func decodeError(resp *http.Response) error {
+	var body errorBody
+	e := httpapi.FromResponse(resp, api, func(b []byte) string {
+		if json.Unmarshal(b, &body) != nil {
+			return ""
+		}
+		msg := strings.TrimSpace(body.Code + " " + body.Message)
+		for _, f := range body.Fields {
+			msg += fmt.Sprintf("; %s: %s", f.Path, f.Message)
+		}
+		return msg
+	})
+	e.Denied = "the API key may not manage this domain"
+	if body.RetryAfterSec > 0 {
+		e.RetryAfter = time.Duration(body.RetryAfterSec) * time.Second
 	}
-	if e.RetryAfter > 0 {
-		msg += fmt.Sprintf(" (retry after %s)", e.RetryAfter)
-	}
-	return msg
-}
-
-// Transient is true for answers worth retrying: 429 and 5xx.
-func (e *APIError) Transient() bool {
-	return e.Status == http.StatusTooManyRequests || e.Status >= 500
+	return e
 }
 
 // GetRecords lists every record of the zone, page by page. GoDaddy reads
@@ -112,8 +118,7 @@ func (p *Provider) GetRecords(ctx context.Context, zone string) ([]libdns.Record
 		var recs []record
 		q := url.Values{"offset": {strconv.Itoa(page)}, "limit": {strconv.Itoa(pageSize)}}
 		err := p.do(ctx, http.MethodGet, "/v1/domains/"+url.PathEscape(domain)+"/records?"+q.Encode(), nil, &recs)
-		var ae *APIError
-		if page > 1 && errors.As(err, &ae) && ae.Status == http.StatusUnprocessableEntity {
+		if page > 1 && httpapi.StatusOf(err) == http.StatusUnprocessableEntity {
 			break
 		}
 		if err != nil {
@@ -191,8 +196,7 @@ func (p *Provider) DeleteRecords(ctx context.Context, zone string, recs []libdns
 			continue // nothing of ours is there
 		case len(keep) == 0:
 			err := p.do(ctx, http.MethodDelete, path, nil, nil)
-			var ae *APIError
-			if err != nil && !(errors.As(err, &ae) && ae.Status == http.StatusNotFound) {
+			if err != nil && !httpapi.IsNotFound(err) {
 				return done, err
 			}
 		default:
@@ -353,32 +357,19 @@ func (p *Provider) do(ctx context.Context, method, path string, in, out any) err
 	}
 	hc := p.HTTP
 	if hc == nil {
-		hc = &http.Client{Timeout: 30 * time.Second}
+		hc = &http.Client{Timeout: httpapi.DefaultTimeout}
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return err
+		return httpapi.Unreached(err, api)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		return decodeError(resp)
+	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if err != nil {
-		return err
-	}
-	if resp.StatusCode >= 300 {
-		e := &APIError{Status: resp.StatusCode}
-		_ = json.Unmarshal(data, e)
-		var ra struct {
-			RetryAfterSec int `json:"retryAfterSec"`
-		}
-		_ = json.Unmarshal(data, &ra)
-		e.RetryAfter = time.Duration(ra.RetryAfterSec) * time.Second
-		if ra.RetryAfterSec == 0 {
-			e.RetryAfter = retryafter.Parse(resp.Header.Get("Retry-After"), time.Now())
-		}
-		if e.Message == "" {
-			e.Message = http.StatusText(resp.StatusCode)
-		}
-		return e
+		return httpapi.Unreached(err, api)
 	}
 	if out != nil && len(data) > 0 {
 		if err := json.Unmarshal(data, out); err != nil {

@@ -30,6 +30,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/internal/clients/dns"
 	"github.com/freeleaps/provider-devops/internal/clients/dns/godaddy"
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	fake "github.com/freeleaps/provider-devops/internal/testing/godaddy"
 )
 
@@ -141,8 +142,8 @@ func TestGoDaddyAgainstFake(t *testing.T) {
 	t.Run("WrongKey", func(t *testing.T) {
 		bad := godaddyClient(t, s.URL, "wrong")
 		_, err := bad.Get(ctx, gdZone, "www", "A")
-		if err == nil || !strings.Contains(err.Error(), "rejected the API key") || dns.IsTransient(err) {
-			t.Errorf("a wrong key must be named and not retried as transient, got %v", err)
+		if err == nil || !strings.Contains(err.Error(), "GoDaddy rejected the credentials (401 Unauthorized): check the ProviderConfig's dns credentials") || httpapi.IsTransient(err) || !httpapi.IsTerminal(err) {
+			t.Errorf("a wrong key must be named and be terminal, not transient, got %v", err)
 		}
 		if strings.Contains(err.Error(), gdSecret) || strings.Contains(err.Error(), "wrong") {
 			t.Error("the error leaks a secret")
@@ -159,7 +160,7 @@ func TestGoDaddyAgainstFake(t *testing.T) {
 	t.Run("RateLimited", func(t *testing.T) {
 		s.FailNext(1, http.StatusTooManyRequests, 30)
 		_, err := c.Get(ctx, gdZone, "www", "A")
-		if !dns.IsTransient(err) || !strings.Contains(err.Error(), "retry after 30s") {
+		if !httpapi.IsTransient(err) || !strings.Contains(err.Error(), "retry after 30s") {
 			t.Errorf("a 429 is transient and says how long to wait, got %v", err)
 		}
 	})
@@ -175,7 +176,7 @@ func TestGoDaddyProvider(t *testing.T) {
 
 	t.Run("MinimumTTL", func(t *testing.T) {
 		_, err := p.SetRecords(ctx, gdZone, []libdns.Record{libdns.RR{Name: "x", Type: "A", TTL: time.Minute, Data: "192.0.2.1"}})
-		if err == nil || !strings.Contains(err.Error(), "422 INVALID_BODY") || !strings.Contains(err.Error(), "records[0].ttl") {
+		if err == nil || !strings.Contains(err.Error(), "422: INVALID_BODY") || !strings.Contains(err.Error(), "records[0].ttl") || !httpapi.IsTerminal(err) {
 			t.Errorf("GoDaddy refuses a TTL under 600 s naming the field, got %v", err)
 		}
 	})

@@ -1,0 +1,161 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package httpapi is the HTTP layer the REST clients (Argo CD, Jenkins,
+// Docker Hub, Harbor, GoDaddy) share: one constructor for transport, TLS
+// and timeout; one error type for what a backend answered, or that it did
+// not; and one classification of failures into transient (worth retrying
+// soon: no answer, 429, 5xx) and terminal (the same request cannot succeed
+// until someone changes credentials, configuration or spec: 400, 401, 403,
+// 422). The managed reconciler retries transient failures with its usual
+// back-off and terminal ones much later, saying so: a rejected token
+// retried every few seconds gets an account locked.
+package httpapi
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
+)
+
+// DefaultTimeout bounds one request when Options.Timeout is zero.
+const DefaultTimeout = 30 * time.Second
+
+// ErrBadCA is returned for a CA bundle without a PEM certificate.
+var ErrBadCA = errors.New("caBundle holds no PEM certificate")
+
+// TLS is how a client verifies the server: the ProviderConfig section's
+// insecureSkipTLSVerify and caBundle.
+type TLS struct {
+	// InsecureSkipVerify turns verification off.
+	InsecureSkipVerify bool
+	// CABundle is PEM; nil means the system roots.
+	CABundle []byte
+}
+
+// Config returns the crypto/tls configuration for t.
+func (t TLS) Config() (*tls.Config, error) {
+	c := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: t.InsecureSkipVerify} //nolint:gosec // the user's explicit choice, refused with caBundle by the CRD
+	if len(t.CABundle) > 0 {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(t.CABundle) {
+			return nil, ErrBadCA
+		}
+		c.RootCAs = pool
+	}
+	return c, nil
+}
+
+// Options configure a client.
+type Options struct {
+	// Backend names the server in messages: "Argo CD", "Jenkins".
+	Backend string
+	// Section is the ProviderConfig section configuring it: "argocd".
+	Section string
+	TLS     TLS
+	// Timeout of one request; DefaultTimeout when zero.
+	Timeout time.Duration
+	// Gate, when set, holds requests to a server that asked for a wait
+	// (429 or 503 with Retry-After) until then. Share one per controller.
+	Gate *retryafter.Gate
+	// Transport replaces the shared pooled transport (tests).
+	Transport http.RoundTripper
+}
+
+// NewClient returns an HTTP client for o. Clients are built per reconcile;
+// they share pooled transports per TLS setting, so a poll reuses the
+// connections of the last one instead of opening new ones.
+func NewClient(o Options) (*http.Client, error) {
+	rt := o.Transport
+	if rt == nil {
+		var err error
+		if rt, err = shared(o.TLS); err != nil {
+			return nil, err
+		}
+	}
+	if o.Gate != nil {
+		rt = gated{next: rt, gate: o.Gate, o: o}
+	}
+	timeout := o.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	return &http.Client{Transport: rt, Timeout: timeout}, nil
+}
+
+type key struct {
+	insecure bool
+	ca       [sha256.Size]byte
+}
+
+var transports sync.Map // key -> *http.Transport
+
+// SharedTransport returns the pooled transport for t.
+func SharedTransport(t TLS) (http.RoundTripper, error) { return shared(t) }
+
+func shared(t TLS) (http.RoundTripper, error) {
+	k := key{insecure: t.InsecureSkipVerify}
+	if len(t.CABundle) > 0 {
+		k.ca = sha256.Sum256(t.CABundle)
+	}
+	if rt, ok := transports.Load(k); ok {
+		return rt.(http.RoundTripper), nil
+	}
+	c, err := t.Config()
+	if err != nil {
+		return nil, err
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = c
+	rt, _ := transports.LoadOrStore(k, tr)
+	return rt.(http.RoundTripper), nil
+}
+
+// gated keeps away from a server that asked for a wait: requests before
+// then fail at once with a transient Error, and a 429 or 503 answer with
+// Retry-After is noted for every client sharing the gate.
+type gated struct {
+	next http.RoundTripper
+	gate *retryafter.Gate
+	o    Options
+}
+
+func (g gated) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := g.gate.Check(g.o.Backend, req.URL.Host); err != nil {
+		return nil, &Error{Backend: g.o.Backend, Section: g.o.Section, Status: http.StatusTooManyRequests, Message: err.Error()}
+	}
+	resp, err := g.next.RoundTrip(req)
+	if err == nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
+		if d := retryafter.Parse(resp.Header.Get("Retry-After"), time.Now()); d > 0 {
+			g.gate.Note(req.URL.Host, errWait, func(error) time.Duration { return d })
+		}
+	}
+	return resp, err
+}
+
+var errWait = errors.New("retry after")
+
+// canceled is true for an error the caller caused by giving up: it is
+// neither the backend's fault nor worth reporting as one.
+func canceled(err error) bool { return errors.Is(err, context.Canceled) }

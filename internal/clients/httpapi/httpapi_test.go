@@ -1,0 +1,206 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package httpapi
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
+)
+
+var opts = Options{Backend: "Jenkins", Section: "jenkins"}
+
+func TestClassify(t *testing.T) {
+	type want struct {
+		transient, terminal bool
+		msg                 string
+	}
+	cases := map[string]struct {
+		reason string
+		err    error
+		want   want
+	}{
+		"NoAnswer": {
+			reason: "A server that does not answer is worth retrying soon.",
+			err:    &Error{Backend: "Jenkins", Section: "jenkins", Message: "connection refused"},
+			want:   want{transient: true, msg: "cannot reach Jenkins: connection refused"},
+		},
+		"Unauthorized": {
+			reason: "A rejected credential is terminal and names the section to fix.",
+			err:    &Error{Backend: "Argo CD", Section: "argocd", Status: 401, Message: "invalid session"},
+			want:   want{terminal: true, msg: "Argo CD rejected the credentials (401 Unauthorized): check the ProviderConfig's argocd credentials: invalid session"},
+		},
+		"Forbidden": {
+			reason: "A 403 is terminal and says what access is missing.",
+			err:    &Error{Backend: "Jenkins", Section: "jenkins", Status: 403, Message: "Forbidden", Denied: "the user needs Job/Create"},
+			want:   want{terminal: true, msg: "Jenkins denied the request (403 Forbidden): the user needs Job/Create: Forbidden"},
+		},
+		"Invalid": {
+			reason: "A validation error is terminal: only a spec change helps.",
+			err:    errors.Wrap(&Error{Backend: "Harbor", Status: 400, Message: "bad name"}, "cannot create"),
+			want:   want{terminal: true, msg: "cannot create: Harbor answered 400: bad name"},
+		},
+		"UnavailableBehind": {
+			reason: "A 400 that reports an outage behind the backend is transient, not terminal.",
+			err:    &Error{Backend: "Argo CD", Status: 400, Message: "code = Unavailable", Unavailable: true},
+			want:   want{transient: true, msg: "Argo CD answered 400: code = Unavailable"},
+		},
+		"RateLimited": {
+			reason: "A 429 is transient and says how long to wait.",
+			err:    &Error{Backend: "Docker Hub", Status: 429, Message: "slow down", RetryAfter: time.Minute},
+			want:   want{transient: true, msg: "Docker Hub is rate limiting (429); retry after 1m0s: slow down"},
+		},
+		"ServerError": {
+			reason: "A 5xx is transient.",
+			err:    &Error{Backend: "GoDaddy", Status: 502, Message: "Bad Gateway"},
+			want:   want{transient: true, msg: "GoDaddy answered 502: Bad Gateway"},
+		},
+		"NotFound": {
+			reason: "A 404 is neither: callers read it as absence.",
+			err:    &Error{Backend: "Harbor", Status: 404, Message: "Not Found"},
+			want:   want{msg: "Harbor answered 404: Not Found"},
+		},
+		"Plain": {
+			reason: "An error nobody classified is neither.",
+			err:    errors.New("boom"),
+			want:   want{msg: "boom"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := want{transient: IsTransient(tc.err), terminal: IsTerminal(tc.err), msg: tc.err.Error()}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestFromResponse(t *testing.T) {
+	now := time.Now()
+	cases := map[string]struct {
+		reason  string
+		status  int
+		header  http.Header
+		body    string
+		message func([]byte) string
+		want    *Error
+	}{
+		"BodyMessage": {
+			reason:  "The backend's message is kept.",
+			status:  400,
+			body:    `{"message":"name taken"}`,
+			message: func(b []byte) string { return strings.TrimSuffix(strings.TrimPrefix(string(b), `{"message":"`), `"}`) },
+			want:    &Error{Backend: "Jenkins", Section: "jenkins", Status: 400, Message: "name taken"},
+		},
+		"StatusText": {
+			reason: "Without a message the status text stands in.",
+			status: 502,
+			body:   "<html>proxy error</html>",
+			want:   &Error{Backend: "Jenkins", Section: "jenkins", Status: 502, Message: "Bad Gateway"},
+		},
+		"RetryAfterSeconds": {
+			reason: "A 429's Retry-After in seconds is read.",
+			status: 429,
+			header: http.Header{"Retry-After": {"120"}},
+			want:   &Error{Backend: "Jenkins", Section: "jenkins", Status: 429, Message: "Too Many Requests", RetryAfter: 2 * time.Minute},
+		},
+		"RetryAfterDate": {
+			reason: "A 503's Retry-After as an HTTP-date is read too.",
+			status: 503,
+			header: http.Header{"Retry-After": {now.Add(time.Hour).UTC().Format(http.TimeFormat)}},
+			want:   &Error{Backend: "Jenkins", Section: "jenkins", Status: 503, Message: "Service Unavailable", RetryAfter: time.Hour},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			resp := &http.Response{StatusCode: tc.status, Header: tc.header, Body: io.NopCloser(strings.NewReader(tc.body))}
+			if resp.Header == nil {
+				resp.Header = http.Header{}
+			}
+			got := FromResponse(resp, opts, tc.message)
+			// An HTTP-date has a resolution of a second.
+			approx := cmp.Comparer(func(a, b time.Duration) bool { return (a - b).Abs() <= 2*time.Second })
+			if diff := cmp.Diff(tc.want, got, approx); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestUnreachedRedacts(t *testing.T) {
+	err := Unreached(fmt.Errorf(`Get "https://bob:s3cret@jenkins.example.com/api/json": dial tcp: connection refused`), opts)
+	if strings.Contains(err.Error(), "s3cret") || strings.Contains(err.Error(), "bob") {
+		t.Errorf("Unreached kept the userinfo: %v", err)
+	}
+	if !IsTransient(err) {
+		t.Errorf("Unreached(...) is not transient: %v", err)
+	}
+	if got, want := Redact("amqps://u:p@broker:5671/v and http://x@y/z"), "amqps://***@broker:5671/v and http://***@y/z"; got != want {
+		t.Errorf("Redact: got %q, want %q", got, want)
+	}
+}
+
+func TestGateHoldsAfterRetryAfter(t *testing.T) {
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		calls++
+		w.Header().Set("Retry-After", "60")
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	defer srv.Close()
+	o := opts
+	o.Gate = retryafter.New(nil)
+	hc, err := NewClient(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		resp, err := hc.Get(srv.URL)
+		if err != nil {
+			if !IsTransient(Unreached(err, o)) || StatusOf(Unreached(err, o)) != http.StatusTooManyRequests {
+				t.Fatalf("a held request: got %v, want a transient 429 Error", err)
+			}
+			continue
+		}
+		_ = resp.Body.Close()
+	}
+	if calls != 1 {
+		t.Errorf("the server asked for 60s and was called %d times, want 1", calls)
+	}
+}
+
+func TestBadCA(t *testing.T) {
+	if _, err := NewClient(Options{TLS: TLS{CABundle: []byte("not PEM")}}); !errors.Is(err, ErrBadCA) {
+		t.Errorf("NewClient with a bad CA bundle: got %v, want ErrBadCA", err)
+	}
+	a, _ := SharedTransport(TLS{InsecureSkipVerify: true})
+	b, _ := SharedTransport(TLS{InsecureSkipVerify: true})
+	if a != b {
+		t.Error("two clients with the same TLS settings do not share a transport")
+	}
+}

@@ -1,0 +1,120 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package mrcontroller
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
+)
+
+// TerminalBackoff is how long a resource waits after its backend refused
+// it for good: rejected credentials, missing permissions, an invalid spec
+// (httpapi.IsTerminal). The managed reconciler's own back-off starts at a
+// second; retrying a rejected token that often gets accounts locked by
+// Jenkins, Docker Hub or an SSO in front of Argo CD, and floods their audit
+// logs, while the answer cannot change until someone acts. A change of the
+// resource's spec still reconciles at once.
+const TerminalBackoff = 2 * time.Minute
+
+// terminals remembers the resources whose last external call failed for
+// good, from the external client (which sees the error) to the reconciler
+// wrapper (which decides when to requeue).
+type terminals struct{ m sync.Map } // types.NamespacedName -> struct{}
+
+func (t *terminals) note(mg resource.Managed, err error) error {
+	if err == nil || !httpapi.IsTerminal(err) {
+		return err
+	}
+	t.m.Store(types.NamespacedName{Namespace: mg.GetNamespace(), Name: mg.GetName()}, struct{}{})
+	return terminalError{err}
+}
+
+// terminalError says, in the resource's Synced condition, that retrying
+// waits.
+type terminalError struct{ error }
+
+func (e terminalError) Error() string {
+	return fmt.Sprintf("%s (not retried for %s: the answer will not change until the credentials, the backend's permissions or this resource's spec do; a spec change retries at once)", e.error, TerminalBackoff)
+}
+
+func (e terminalError) Unwrap() error { return e.error }
+
+// classifyConnector wraps a kind's connector so its external clients note
+// terminal failures.
+type classifyConnector[T resource.Managed] struct {
+	managed.TypedExternalConnector[T]
+	t *terminals
+}
+
+func (c classifyConnector[T]) Connect(ctx context.Context, cr T) (managed.TypedExternalClient[T], error) {
+	ec, err := c.TypedExternalConnector.Connect(ctx, cr)
+	if err != nil {
+		return nil, err
+	}
+	return classified[T]{TypedExternalClient: ec, t: c.t}, nil
+}
+
+type classified[T resource.Managed] struct {
+	managed.TypedExternalClient[T]
+	t *terminals
+}
+
+func (c classified[T]) Observe(ctx context.Context, cr T) (managed.ExternalObservation, error) {
+	o, err := c.TypedExternalClient.Observe(ctx, cr)
+	return o, c.t.note(cr, err)
+}
+
+func (c classified[T]) Create(ctx context.Context, cr T) (managed.ExternalCreation, error) {
+	o, err := c.TypedExternalClient.Create(ctx, cr)
+	return o, c.t.note(cr, err)
+}
+
+func (c classified[T]) Update(ctx context.Context, cr T) (managed.ExternalUpdate, error) {
+	o, err := c.TypedExternalClient.Update(ctx, cr)
+	return o, c.t.note(cr, err)
+}
+
+func (c classified[T]) Delete(ctx context.Context, cr T) (managed.ExternalDelete, error) {
+	o, err := c.TypedExternalClient.Delete(ctx, cr)
+	return o, c.t.note(cr, err)
+}
+
+// backOffTerminal requeues a resource whose reconcile ended in a terminal
+// failure after TerminalBackoff, instead of the rate limiter's seconds.
+type backOffTerminal struct {
+	reconcile.Reconciler
+	t *terminals
+}
+
+func (b backOffTerminal) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	res, err := b.Reconciler.Reconcile(ctx, req)
+	_, terminal := b.t.m.LoadAndDelete(req.NamespacedName)
+	if terminal && err == nil && (res.Requeue || res.RequeueAfter > 0) && res.RequeueAfter < TerminalBackoff { //nolint:staticcheck // the managed reconciler still answers Requeue
+		return reconcile.Result{RequeueAfter: TerminalBackoff}, nil
+	}
+	return res, err
+}

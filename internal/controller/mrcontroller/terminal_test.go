@@ -1,0 +1,129 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package mrcontroller
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+
+	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
+)
+
+// failing is an external client whose Observe fails with err.
+type failing struct {
+	managed.TypedExternalClient[*jenkinsv1alpha1.JenkinsPipeline]
+	err error
+}
+
+func (f failing) Observe(context.Context, *jenkinsv1alpha1.JenkinsPipeline) (managed.ExternalObservation, error) {
+	return managed.ExternalObservation{}, f.err
+}
+
+// observing is a reconciler that observes cr through ec and, like the
+// managed reconciler, asks to be requeued on an error.
+type observing struct {
+	ec managed.TypedExternalClient[*jenkinsv1alpha1.JenkinsPipeline]
+	cr *jenkinsv1alpha1.JenkinsPipeline
+	// gotErr is the error the reconciler saw.
+	gotErr error
+}
+
+func (o *observing) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+	if _, err := o.ec.Observe(ctx, o.cr); err != nil {
+		o.gotErr = err
+		return reconcile.Result{Requeue: true}, nil
+	}
+	return reconcile.Result{RequeueAfter: 42}, nil
+}
+
+func TestTerminalBacksOff(t *testing.T) {
+	unauthorized := &httpapi.Error{Backend: "Jenkins", Section: "jenkins", Status: http.StatusUnauthorized, Message: "bad token"}
+	unavailable := &httpapi.Error{Backend: "Jenkins", Section: "jenkins", Status: http.StatusServiceUnavailable, Message: "down"}
+	type want struct {
+		result      reconcile.Result
+		saysWaiting bool
+	}
+	cases := map[string]struct {
+		reason string
+		err    error
+		want   want
+	}{
+		"Terminal": {
+			reason: "A rejected credential is retried after TerminalBackoff, and the condition says so.",
+			err:    errors.Wrap(unauthorized, "cannot get job"),
+			want:   want{result: reconcile.Result{RequeueAfter: TerminalBackoff}, saysWaiting: true},
+		},
+		"Transient": {
+			reason: "A backend outage keeps the rate limiter's back-off.",
+			err:    unavailable,
+			want:   want{result: reconcile.Result{Requeue: true}},
+		},
+		"Unclassified": {
+			reason: "An error of ours (a tenancy refusal) keeps the rate limiter's back-off.",
+			err:    errors.New("refused"),
+			want:   want{result: reconcile.Result{Requeue: true}},
+		},
+		"Success": {
+			reason: "A reconcile that succeeds keeps its own poll.",
+			want:   want{result: reconcile.Result{RequeueAfter: 42}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ts := &terminals{}
+			cr := &jenkinsv1alpha1.JenkinsPipeline{}
+			cr.SetNamespace("team")
+			cr.SetName("shop")
+			ec, err := classifyConnector[*jenkinsv1alpha1.JenkinsPipeline]{TypedExternalConnector: connectorOf(failing{err: tc.err}), t: ts}.Connect(context.Background(), cr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inner := &observing{ec: ec, cr: cr}
+			res, err := backOffTerminal{Reconciler: inner, t: ts}.Reconcile(context.Background(), reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "team", Name: "shop"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := want{result: res, saysWaiting: inner.gotErr != nil && strings.Contains(inner.gotErr.Error(), "not retried for 2m0s")}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+			if tc.err != nil && !errors.Is(inner.gotErr, tc.err) {
+				t.Errorf("%s: the error the reconciler saw no longer wraps the client's: %v", tc.reason, inner.gotErr)
+			}
+			if _, left := ts.m.Load(types.NamespacedName{Namespace: "team", Name: "shop"}); left {
+				t.Errorf("%s: the terminal mark outlived the reconcile", tc.reason)
+			}
+		})
+	}
+}
+
+// connectorOf connects every resource to ec.
+func connectorOf(ec managed.TypedExternalClient[*jenkinsv1alpha1.JenkinsPipeline]) managed.TypedExternalConnector[*jenkinsv1alpha1.JenkinsPipeline] {
+	return managed.TypedExternalConnectorFn[*jenkinsv1alpha1.JenkinsPipeline](func(context.Context, *jenkinsv1alpha1.JenkinsPipeline) (managed.TypedExternalClient[*jenkinsv1alpha1.JenkinsPipeline], error) {
+		return ec, nil
+	})
+}

@@ -111,9 +111,6 @@ type key struct {
 
 var transports sync.Map // key -> *http.Transport
 
-// SharedTransport returns the pooled transport for t.
-func SharedTransport(t TLS) (http.RoundTripper, error) { return shared(t) }
-
 func shared(t TLS) (http.RoundTripper, error) {
 	k := key{insecure: t.InsecureSkipVerify}
 	if len(t.CABundle) > 0 {

@@ -40,17 +40,26 @@ import (
 // resource's spec still reconciles at once.
 const TerminalBackoff = 2 * time.Minute
 
-// terminals remembers the resources whose last external call failed for
-// good, from the external client (which sees the error) to the reconciler
-// wrapper (which decides when to requeue).
-type terminals struct{ m sync.Map } // types.NamespacedName -> struct{}
+// terminals carries, per resource, how long to wait after its last
+// external call failed, from the external client (which sees the error) to
+// the reconciler wrapper (which decides when to requeue): TerminalBackoff
+// after a terminal failure, the server's Retry-After after a transient one
+// that asked for a wait (retrying sooner would only meet the gate that
+// holds requests to that server).
+type terminals struct{ m sync.Map } // types.NamespacedName -> time.Duration
 
 func (t *terminals) note(mg resource.Managed, err error) error {
-	if err == nil || !httpapi.IsTerminal(err) {
-		return err
+	key := types.NamespacedName{Namespace: mg.GetNamespace(), Name: mg.GetName()}
+	switch {
+	case err == nil:
+		return nil
+	case httpapi.IsTerminal(err):
+		t.m.Store(key, TerminalBackoff)
+		return terminalError{err}
+	case httpapi.IsTransient(err) && httpapi.RetryAfter(err) > 0:
+		t.m.Store(key, httpapi.RetryAfter(err))
 	}
-	t.m.Store(types.NamespacedName{Namespace: mg.GetNamespace(), Name: mg.GetName()}, struct{}{})
-	return terminalError{err}
+	return err
 }
 
 // terminalError says, in the resource's Synced condition, that retrying
@@ -104,7 +113,8 @@ func (c classified[T]) Delete(ctx context.Context, cr T) (managed.ExternalDelete
 }
 
 // backOffTerminal requeues a resource whose reconcile ended in a terminal
-// failure after TerminalBackoff, instead of the rate limiter's seconds.
+// failure after TerminalBackoff, and one whose backend asked for a wait
+// after that wait, instead of the rate limiter's seconds.
 type backOffTerminal struct {
 	reconcile.Reconciler
 	t *terminals
@@ -112,9 +122,9 @@ type backOffTerminal struct {
 
 func (b backOffTerminal) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	res, err := b.Reconciler.Reconcile(ctx, req)
-	_, terminal := b.t.m.LoadAndDelete(req.NamespacedName)
-	if terminal && err == nil && (res.Requeue || res.RequeueAfter > 0) && res.RequeueAfter < TerminalBackoff { //nolint:staticcheck // the managed reconciler still answers Requeue
-		return reconcile.Result{RequeueAfter: TerminalBackoff}, nil
+	v, noted := b.t.m.LoadAndDelete(req.NamespacedName)
+	if wait, _ := v.(time.Duration); noted && err == nil && (res.Requeue || res.RequeueAfter > 0) && res.RequeueAfter < wait { //nolint:staticcheck // the managed reconciler still answers Requeue
+		return reconcile.Result{RequeueAfter: wait}, nil
 	}
 	return res, err
 }

@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/types"
@@ -81,6 +82,11 @@ func TestTerminalBacksOff(t *testing.T) {
 			reason: "A backend outage keeps the rate limiter's back-off.",
 			err:    unavailable,
 			want:   want{result: reconcile.Result{Requeue: true}},
+		},
+		"RetryAfter": {
+			reason: "A server that asked for a wait is called again after it, not at the rate limiter's pace.",
+			err:    &httpapi.Error{Backend: "Jenkins", Status: http.StatusTooManyRequests, Message: "slow down", RetryAfter: 90 * time.Second},
+			want:   want{result: reconcile.Result{RequeueAfter: 90 * time.Second}},
 		},
 		"Unclassified": {
 			reason: "An error of ours (a tenancy refusal) keeps the rate limiter's back-off.",

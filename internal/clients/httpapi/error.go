@@ -17,6 +17,8 @@ limitations under the License.
 package httpapi
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"net/http"
@@ -53,12 +55,19 @@ type Error struct {
 	Unavailable bool
 	// Denied says what access a 403 lacks, for this backend.
 	Denied string
+	// Untrusted marks a server whose certificate did not verify: a
+	// configuration to fix (caBundle), not an outage to wait out.
+	Untrusted bool
 }
 
 func (e *Error) Error() string {
-	switch e.Status {
-	case 0:
+	switch {
+	case e.Untrusted:
+		return fmt.Sprintf("cannot verify %s's certificate: set caBundle in the ProviderConfig's %s section to the CA that signs it: %s", e.Backend, e.Section, e.Message)
+	case e.Status == 0:
 		return "cannot reach " + e.Backend + ": " + e.Message
+	}
+	switch e.Status {
 	case http.StatusUnauthorized:
 		return fmt.Sprintf("%s rejected the credentials (401 Unauthorized): check the ProviderConfig's %s credentials: %s", e.Backend, e.Section, e.Message)
 	case http.StatusForbidden:
@@ -81,13 +90,16 @@ func (e *Error) Error() string {
 // Transient is true for failures worth retrying soon: no answer, 429, 5xx,
 // or an outage behind the backend.
 func (e *Error) Transient() bool {
-	return e.Status == 0 || e.Status == http.StatusTooManyRequests || e.Status >= 500 || e.Unavailable
+	return (e.Status == 0 && !e.Untrusted) || e.Status == http.StatusTooManyRequests || e.Status >= 500 || e.Unavailable
 }
 
 // Terminal is true for answers the same request will get again until
 // someone changes the credentials, the backend's permissions, the
 // configuration or the spec.
 func (e *Error) Terminal() bool {
+	if e.Untrusted {
+		return true
+	}
 	if e.Unavailable {
 		return false
 	}
@@ -131,7 +143,14 @@ func Unreached(err error, o Options) error {
 			return e
 		}
 	}
-	return &Error{Backend: o.Backend, Section: o.Section, Message: Redact(err.Error())}
+	var (
+		verify *tls.CertificateVerificationError
+		ua     x509.UnknownAuthorityError
+		host   x509.HostnameError
+		inval  x509.CertificateInvalidError
+	)
+	untrusted := errors.As(err, &verify) || errors.As(err, &ua) || errors.As(err, &host) || errors.As(err, &inval)
+	return &Error{Backend: o.Backend, Section: o.Section, Message: Redact(err.Error()), Untrusted: untrusted}
 }
 
 // userinfo matches the user:password@ of a URL.

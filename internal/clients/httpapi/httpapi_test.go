@@ -17,6 +17,7 @@ limitations under the License.
 package httpapi
 
 import (
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
@@ -191,6 +192,43 @@ func TestGateHoldsAfterRetryAfter(t *testing.T) {
 	}
 	if calls != 1 {
 		t.Errorf("the server asked for 60s and was called %d times, want 1", calls)
+	}
+}
+
+func TestCABundle(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "{}") }))
+	defer srv.Close()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	cases := map[string]struct {
+		reason    string
+		tls       TLS
+		wantError bool
+	}{
+		"SystemRoots": {reason: "A private CA is not trusted by default, and that is terminal: only a caBundle fixes it.", wantError: true},
+		"CABundle":    {reason: "The server is trusted through its CA in caBundle.", tls: TLS{CABundle: ca}},
+		"Insecure":    {reason: "Verification off trusts anything.", tls: TLS{InsecureSkipVerify: true}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			hc, err := NewClient(Options{Backend: "Harbor", Section: "registry", TLS: tc.tls})
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := hc.Get(srv.URL)
+			if err == nil {
+				_ = resp.Body.Close()
+			}
+			if (err != nil) != tc.wantError {
+				t.Fatalf("%s: got error %v", tc.reason, err)
+			}
+			if err == nil {
+				return
+			}
+			err = Unreached(err, Options{Backend: "Harbor", Section: "registry"})
+			if !IsTerminal(err) || IsTransient(err) || !strings.Contains(err.Error(), "set caBundle in the ProviderConfig's registry section") {
+				t.Errorf("%s: got %v (terminal %v, transient %v)", tc.reason, err, IsTerminal(err), IsTransient(err))
+			}
+		})
 	}
 }
 

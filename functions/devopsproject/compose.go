@@ -114,7 +114,8 @@ func (c *composer) environment(ep envPlan) error {
 		name resource.Name
 		obj  runtime.Object
 	}
-	all := []res{{namePipeline(e.Name), c.p.pipeline(e, keep[KindPipeline])}}
+	all := make([]res, 0, 3)
+	all = append(all, res{namePipeline(e.Name), c.p.pipeline(e, keep[KindPipeline])})
 	// Argo CD refuses an application whose AppProject does not exist yet,
 	// and one whose private repository it cannot read: a new application
 	// waits for them, an existing one stays whatever they do.
@@ -144,12 +145,10 @@ func (c *composer) environment(ep envPlan) error {
 		if !withApp && (by == KindApp || of == KindApp) {
 			continue
 		}
-		if err := c.add(usageName(e.Name, of, by), c.p.usage(e.Name, of, by)); err != nil {
-			return err
-		}
+		c.put(usageName(e.Name, of, by), usageObject(c.p.usage(e.Name, of, by)))
 	}
 	if withApp {
-		return c.add(usageName(e.Name, KindProject, KindApp), c.p.projectUsage(e.Name))
+		c.put(usageName(e.Name, KindProject, KindApp), usageObject(c.p.projectUsage(e.Name)))
 	}
 	return nil
 }
@@ -178,7 +177,9 @@ func (c *composer) status(ep envPlan) EnvStatus {
 	}
 	st.DeletionPolicy = ep.policy
 	if o, ok := c.observed[namePipeline(e.Name)]; ok {
-		atp, _, _ := unstructured.NestedMap(o.Resource.Object, "status", "atProvider")
+		// Read in place: NestedMap would deep-copy the provider's status.
+		atpv, _, _ := unstructured.NestedFieldNoCopy(o.Resource.Object, "status", "atProvider")
+		atp, _ := atpv.(map[string]any)
 		st.PipelineURL, _ = atp["url"].(string)
 		if lb, ok := atp["lastBuild"].(map[string]any); ok {
 			if n := number(lb["number"]); n > 0 {

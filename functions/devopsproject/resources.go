@@ -22,11 +22,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/utils/ptr"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-	protectionv1beta1 "github.com/crossplane/crossplane/apis/v2/protection/v1beta1"
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
 
@@ -280,46 +278,6 @@ func (p *project) dns(e Environment, keep bool) *dnsv1alpha1.DNSRecord {
 			Zone: zone, Name: name, Type: dnsv1alpha1.RecordType(typ), Values: []string{p.spec.DNS.Target}, TTL: &ttl,
 		}},
 	}
-}
-
-// usage protects of from deletion while by exists: Crossplane deletes an
-// environment's resources in teardown order. Built from Crossplane's typed
-// protection API so a renamed or mistyped field fails to compile instead
-// of being dropped by the API server.
-func (p *project) usage(env, ofKind, byKind string) *protectionv1beta1.Usage {
-	labels := func() map[string]string {
-		return map[string]string{contract.LabelProject: p.name, contract.LabelEnvironment: env}
-	}
-	return &protectionv1beta1.Usage{
-		TypeMeta:   metav1.TypeMeta{APIVersion: protectionv1beta1.SchemeGroupVersion.String(), Kind: protectionv1beta1.UsageKind},
-		ObjectMeta: p.meta(env, nil),
-		Spec: protectionv1beta1.UsageSpec{
-			Of: protectionv1beta1.NamespacedResource{
-				APIVersion: apiVersionOf[ofKind], Kind: ofKind,
-				ResourceSelector: &protectionv1beta1.NamespacedResourceSelector{MatchControllerRef: ptr.To(true), MatchLabels: labels()},
-			},
-			By: &protectionv1beta1.Resource{
-				APIVersion: apiVersionOf[byKind], Kind: byKind,
-				ResourceSelector: &protectionv1beta1.ResourceSelector{MatchControllerRef: ptr.To(true), MatchLabels: labels()},
-			},
-			ReplayDeletion: ptr.To(true),
-			Reason:         ptr.To(byKind + " is deleted before " + ofKind),
-		},
-	}
-}
-
-// projectUsage keeps the project's ArgoProject while env's application
-// exists: Argo CD refuses to delete an AppProject its applications use.
-// The ArgoProject carries no environment label, so it is selected by
-// project alone.
-func (p *project) projectUsage(env string) *protectionv1beta1.Usage {
-	u := p.usage(env, KindProject, KindApp)
-	u.Spec.Of.ResourceSelector.MatchLabels = map[string]string{contract.LabelProject: p.name}
-	return u
-}
-
-func usageName(env, ofKind, byKind string) resource.Name {
-	return resource.Name(env + "-usage-" + strings.ToLower(ofKind) + "-by-" + strings.ToLower(byKind))
 }
 
 var apiVersionOf = map[string]string{

@@ -33,8 +33,8 @@ const ConditionExpiring = "Expiring"
 
 // respond writes the plan into rsp: the desired composed resources, the
 // XR's status, a result per phase change, the Expiring condition and the
-// TTL. On error nothing of the desired state is written, so a Fatal
-// response never carries half of it.
+// TTL. The desired resources are set only once all of them are composed,
+// so a Fatal from composing never carries half of them.
 func respond(rsp *fnv1.RunFunctionResponse, rs *requestState, pl plan) error {
 	c := newComposer(rs)
 	// An orphaned environment's application keeps syncing after the

@@ -44,6 +44,10 @@ func (f failing) Observe(context.Context, *jenkinsv1alpha1.JenkinsPipeline) (man
 	return managed.ExternalObservation{}, f.err
 }
 
+// requeue is what the managed reconciler answers after an error: requeue
+// at the rate limiter's pace.
+var requeue = reconcile.Result{Requeue: true} //nolint:staticcheck // the managed reconciler still answers Requeue
+
 // observing is a reconciler that observes cr through ec and, like the
 // managed reconciler, asks to be requeued on an error.
 type observing struct {
@@ -56,7 +60,7 @@ type observing struct {
 func (o *observing) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
 	if _, err := o.ec.Observe(ctx, o.cr); err != nil {
 		o.gotErr = err
-		return reconcile.Result{Requeue: true}, nil
+		return requeue, nil
 	}
 	return reconcile.Result{RequeueAfter: 42}, nil
 }
@@ -81,7 +85,7 @@ func TestTerminalBacksOff(t *testing.T) {
 		"Transient": {
 			reason: "A backend outage keeps the rate limiter's back-off.",
 			err:    unavailable,
-			want:   want{result: reconcile.Result{Requeue: true}},
+			want:   want{result: requeue},
 		},
 		"RetryAfter": {
 			reason: "A server that asked for a wait is called again after it, not at the rate limiter's pace.",
@@ -91,7 +95,7 @@ func TestTerminalBacksOff(t *testing.T) {
 		"Unclassified": {
 			reason: "An error of ours (a tenancy refusal) keeps the rate limiter's back-off.",
 			err:    errors.New("refused"),
-			want:   want{result: reconcile.Result{Requeue: true}},
+			want:   want{result: requeue},
 		},
 		"Success": {
 			reason: "A reconcile that succeeds keeps its own poll.",

@@ -30,6 +30,7 @@ import (
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/hex"
 	"net/http"
 	"sync"
 	"time"
@@ -131,7 +132,11 @@ func shared(t TLS) (http.RoundTripper, error) {
 
 // gated keeps away from a server that asked for a wait: requests before
 // then fail at once with a transient Error, and a 429 or 503 answer with
-// Retry-After is noted for every client sharing the gate.
+// Retry-After is noted for every client sharing the gate that calls that
+// server with the same credentials. Backends rate-limit per account
+// (Docker Hub, GitHub-backed Argo CD SSO, Jenkins behind a proxy): one
+// namespace's account being limited must not hold every namespace's calls
+// to that host.
 type gated struct {
 	next http.RoundTripper
 	gate *retryafter.Gate
@@ -139,19 +144,31 @@ type gated struct {
 }
 
 func (g gated) RoundTrip(req *http.Request) (*http.Response, error) {
-	if err := g.gate.Check(g.o.Backend, req.URL.Host); err != nil {
+	k := gateKey(req)
+	if err := g.gate.Check(g.o.Backend, k); err != nil {
 		return nil, &Error{Backend: g.o.Backend, Section: g.o.Section, Status: http.StatusTooManyRequests, Message: err.Error()}
 	}
 	resp, err := g.next.RoundTrip(req)
 	if err == nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
 		if d := retryafter.Parse(resp.Header.Get("Retry-After"), time.Now()); d > 0 {
-			g.gate.Note(req.URL.Host, errWait, func(error) time.Duration { return d })
+			g.gate.Note(k, errWait, func(error) time.Duration { return d })
 		}
 	}
 	return resp, err
 }
 
 var errWait = errors.New("retry after")
+
+// gateKey is the server and a digest of the credentials a request carries
+// (never the credentials themselves).
+func gateKey(req *http.Request) string {
+	id := req.Header.Get("Authorization")
+	if u := req.URL.User; u != nil {
+		id += "\x00" + u.String()
+	}
+	sum := sha256.Sum256([]byte(id))
+	return req.URL.Host + "#" + hex.EncodeToString(sum[:8])
+}
 
 // canceled is true for an error the caller caused by giving up: it is
 // neither the backend's fault nor worth reporting as one.

@@ -167,11 +167,13 @@ func TestUnreachedRedacts(t *testing.T) {
 }
 
 func TestGateHoldsAfterRetryAfter(t *testing.T) {
-	calls := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		calls++
-		w.Header().Set("Retry-After", "60")
-		w.WriteHeader(http.StatusTooManyRequests)
+	calls := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls[r.Header.Get("Authorization")]++
+		if r.Header.Get("Authorization") == "Bearer limited" {
+			w.Header().Set("Retry-After", "60")
+			w.WriteHeader(http.StatusTooManyRequests)
+		}
 	}))
 	defer srv.Close()
 	o := opts
@@ -180,18 +182,27 @@ func TestGateHoldsAfterRetryAfter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 3 {
-		resp, err := hc.Get(srv.URL)
+	get := func(token string) error {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := hc.Do(req)
 		if err != nil {
-			if !IsTransient(Unreached(err, o)) || StatusOf(Unreached(err, o)) != http.StatusTooManyRequests {
-				t.Fatalf("a held request: got %v, want a transient 429 Error", err)
-			}
-			continue
+			return Unreached(err, o)
 		}
-		_ = resp.Body.Close()
+		return resp.Body.Close()
 	}
-	if calls != 1 {
-		t.Errorf("the server asked for 60s and was called %d times, want 1", calls)
+	for range 3 {
+		if err := get("limited"); err != nil && (!IsTransient(err) || StatusOf(err) != http.StatusTooManyRequests) {
+			t.Fatalf("a held request: got %v, want a transient 429 Error", err)
+		}
+	}
+	if calls["Bearer limited"] != 1 {
+		t.Errorf("the server asked for 60s and was called %d times with the limited account, want 1", calls["Bearer limited"])
+	}
+	// Another namespace's account on the same server is not held: backends
+	// rate-limit per account.
+	if err := get("other"); err != nil || calls["Bearer other"] != 1 {
+		t.Errorf("another account was held by the limited one's wait: %v (%d calls)", err, calls["Bearer other"])
 	}
 }
 

@@ -82,6 +82,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	o := api
 	o.TLS, o.Timeout, o.Gate, o.Transport = cfg.TLS, cfg.Timeout, cfg.RetryAfter, cfg.Transport
+	o.Identity = cfg.Token
 	hc, err := httpapi.NewClient(o)
 	if err != nil {
 		return nil, err

@@ -88,6 +88,9 @@ func decodeError(resp *http.Response) error {
 	// Argo CD validates a spec against its repo server and reports the repo
 	// server being down as an InvalidSpecError (400) that quotes the gRPC
 	// status: that is an outage to wait out, not a bad spec.
-	e.Unavailable = strings.Contains(e.Message, "code = Unavailable") || strings.Contains(e.Message, "code = DeadlineExceeded")
+	e.Unavailable = strings.Contains(e.Message, "code = Unavailable") || strings.Contains(e.Message, "code = DeadlineExceeded") ||
+		// A project delete answered while its applications are still
+		// being deleted: it passes by itself.
+		strings.Contains(e.Message, "is referenced by")
 	return e
 }

@@ -31,9 +31,14 @@ import (
 type Error struct {
 	msg                 string
 	transient, terminal bool
+	cause               error
 }
 
 func (e *Error) Error() string { return e.msg }
+
+// Unwrap is the provider's error: a GoDaddy answer's status and
+// Retry-After stay readable (httpapi.StatusOf, httpapi.RetryAfter).
+func (e *Error) Unwrap() error { return e.cause }
 
 // Transient is true for failures worth retrying soon: timeouts, refused
 // connections, SERVFAIL, HTTP 5xx/429.
@@ -48,7 +53,7 @@ func (e *Error) Terminal() bool { return e.terminal }
 // errors, so for it this reads their text: TSIG and rcode answers.
 func classify(err error, what string) error {
 	text := err.Error()
-	e := &Error{msg: what + ": " + text}
+	e := &Error{msg: what + ": " + text, cause: err}
 	var ne net.Error
 	var he *httpapi.Error
 	switch {

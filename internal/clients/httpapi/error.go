@@ -63,7 +63,7 @@ type Error struct {
 func (e *Error) Error() string {
 	switch {
 	case e.Untrusted:
-		return fmt.Sprintf("cannot verify %s's certificate: set caBundle in the ProviderConfig's %s section to the CA that signs it: %s", e.Backend, e.Section, e.Message)
+		return fmt.Sprintf("cannot verify %s's certificate: %s", e.Backend, e.Message)
 	case e.Status == 0:
 		return "cannot reach " + e.Backend + ": " + e.Message
 	}
@@ -123,7 +123,7 @@ func FromResponse(resp *http.Response, o Options, message func(body []byte) stri
 		e.Message = http.StatusText(resp.StatusCode)
 	}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
-		e.RetryAfter = retryafter.Parse(resp.Header.Get("Retry-After"), time.Now())
+		e.RetryAfter = min(retryafter.Parse(resp.Header.Get("Retry-After"), time.Now()), retryafter.MaxWait)
 	}
 	return e
 }
@@ -133,15 +133,17 @@ func FromResponse(resp *http.Response, o Options, message func(body []byte) stri
 // cancellation as they are. Userinfo in a URL is never kept.
 func Unreached(err error, o Options) error {
 	var e *Error
-	if errors.As(err, &e) || canceled(err) {
+	if errors.As(err, &e) {
+		// Held by the gate: the Error itself, not the *url.Error around it
+		// (whose URL may carry userinfo).
+		return e
+	}
+	if canceled(err) {
 		return err
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
-		if errors.As(err, &e) {
-			return e
-		}
 	}
 	var (
 		verify *tls.CertificateVerificationError
@@ -149,12 +151,22 @@ func Unreached(err error, o Options) error {
 		host   x509.HostnameError
 		inval  x509.CertificateInvalidError
 	)
-	untrusted := errors.As(err, &verify) || errors.As(err, &ua) || errors.As(err, &host) || errors.As(err, &inval)
-	return &Error{Backend: o.Backend, Section: o.Section, Message: Redact(err.Error()), Untrusted: untrusted}
+	e = &Error{Backend: o.Backend, Section: o.Section, Message: Redact(err.Error())}
+	switch {
+	case errors.As(err, &host):
+		e.Untrusted, e.Message = true, "the certificate is not for this host: check the url in the ProviderConfig's "+o.Section+" section: "+e.Message
+	case errors.As(err, &inval):
+		e.Untrusted, e.Message = true, "the certificate is not valid (expired, not yet valid or not for serving): renew it on the server: "+e.Message
+	case errors.As(err, &ua), errors.As(err, &verify):
+		e.Untrusted, e.Message = true, "set caBundle in the ProviderConfig's "+o.Section+" section to the CA that signs it: "+e.Message
+	}
+	return e
 }
 
 // userinfo matches the user:password@ of a URL.
-var userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/\s@"']*@`)
+// It runs to the last "@" before the path, as url.Parse splits, so a
+// password holding "@" is hidden whole.
+var userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/\s"']*@`)
 
 // Redact hides the userinfo part of any URL in s.
 func Redact(s string) string { return userinfo.ReplaceAllString(s, "${1}***@") }

@@ -82,6 +82,12 @@ type Options struct {
 	Gate *retryafter.Gate
 	// Transport replaces the shared pooled transport (tests).
 	Transport http.RoundTripper
+	// Identity is what the backend knows the caller by: the credentials,
+	// as any string that differs when they do (it is hashed at once and
+	// never kept). A Retry-After wait holds only the calls of the same
+	// identity: backends rate-limit per account, and one namespace's
+	// limited account must not hold another's calls.
+	Identity string
 }
 
 // NewClient returns an HTTP client for o. Clients are built per reconcile;
@@ -96,7 +102,10 @@ func NewClient(o Options) (*http.Client, error) {
 		}
 	}
 	if o.Gate != nil {
-		rt = gated{next: rt, gate: o.Gate, o: o}
+		sum := sha256.Sum256([]byte(o.Identity))
+		g := gated{next: rt, gate: o.Gate, o: o, id: hex.EncodeToString(sum[:8])}
+		g.o.Identity = ""
+		rt = g
 	}
 	timeout := o.Timeout
 	if timeout == 0 {
@@ -110,15 +119,26 @@ type key struct {
 	ca       [sha256.Size]byte
 }
 
-var transports sync.Map // key -> *http.Transport
+// maxTransports bounds the pool: a caBundle is a tenant's to edit, and
+// every distinct one would otherwise keep a transport and its CA pool for
+// good.
+const maxTransports = 64
+
+var pool = struct {
+	sync.Mutex
+	m     map[key]*http.Transport
+	order []key // oldest first
+}{m: map[key]*http.Transport{}}
 
 func shared(t TLS) (http.RoundTripper, error) {
 	k := key{insecure: t.InsecureSkipVerify}
 	if len(t.CABundle) > 0 {
 		k.ca = sha256.Sum256(t.CABundle)
 	}
-	if rt, ok := transports.Load(k); ok {
-		return rt.(http.RoundTripper), nil
+	pool.Lock()
+	defer pool.Unlock()
+	if tr, ok := pool.m[k]; ok {
+		return tr, nil
 	}
 	c, err := t.Config()
 	if err != nil {
@@ -126,8 +146,16 @@ func shared(t TLS) (http.RoundTripper, error) {
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = c
-	rt, _ := transports.LoadOrStore(k, tr)
-	return rt.(http.RoundTripper), nil
+	if len(pool.order) >= maxTransports {
+		old := pool.order[0]
+		pool.order = pool.order[1:]
+		// Clients still holding it keep working; its idle connections go.
+		pool.m[old].CloseIdleConnections()
+		delete(pool.m, old)
+	}
+	pool.m[k] = tr
+	pool.order = append(pool.order, k)
+	return tr, nil
 }
 
 // gated keeps away from a server that asked for a wait: requests before
@@ -141,10 +169,11 @@ type gated struct {
 	next http.RoundTripper
 	gate *retryafter.Gate
 	o    Options
+	id   string // digest of Options.Identity
 }
 
 func (g gated) RoundTrip(req *http.Request) (*http.Response, error) {
-	k := gateKey(req)
+	k := g.key(req)
 	if err := g.gate.Check(g.o.Backend, k); err != nil {
 		return nil, &Error{Backend: g.o.Backend, Section: g.o.Section, Status: http.StatusTooManyRequests, Message: err.Error()}
 	}
@@ -159,10 +188,11 @@ func (g gated) RoundTrip(req *http.Request) (*http.Response, error) {
 
 var errWait = errors.New("retry after")
 
-// gateKey is the server and a digest of the credentials a request carries
-// (never the credentials themselves).
-func gateKey(req *http.Request) string {
-	id := req.Header.Get("Authorization")
+// key is the server and a digest of who calls it: the client's identity
+// and the credentials the request carries (a login sends them in its body,
+// so the identity alone must already tell accounts apart).
+func (g gated) key(req *http.Request) string {
+	id := g.id + "\x00" + req.Header.Get("Authorization")
 	if u := req.URL.User; u != nil {
 		id += "\x00" + u.String()
 	}

@@ -22,6 +22,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -133,8 +134,14 @@ func TestFromResponse(t *testing.T) {
 		"RetryAfterDate": {
 			reason: "A 503's Retry-After as an HTTP-date is read too.",
 			status: 503,
-			header: http.Header{"Retry-After": {now.Add(time.Hour).UTC().Format(http.TimeFormat)}},
-			want:   &Error{Backend: "Jenkins", Section: "jenkins", Status: 503, Message: "Service Unavailable", RetryAfter: time.Hour},
+			header: http.Header{"Retry-After": {now.Add(5 * time.Minute).UTC().Format(http.TimeFormat)}},
+			want:   &Error{Backend: "Jenkins", Section: "jenkins", Status: 503, Message: "Service Unavailable", RetryAfter: 5 * time.Minute},
+		},
+		"RetryAfterCapped": {
+			reason: "A server asking for ten years is taken for ten minutes: a resource being deleted must come back.",
+			status: 429,
+			header: http.Header{"Retry-After": {"315360000"}},
+			want:   &Error{Backend: "Jenkins", Section: "jenkins", Status: 429, Message: "Too Many Requests", RetryAfter: 10 * time.Minute},
 		},
 	}
 	for name, tc := range cases {
@@ -161,8 +168,19 @@ func TestUnreachedRedacts(t *testing.T) {
 	if !IsTransient(err) {
 		t.Errorf("Unreached(...) is not transient: %v", err)
 	}
-	if got, want := Redact("amqps://u:p@broker:5671/v and http://x@y/z"), "amqps://***@broker:5671/v and http://***@y/z"; got != want {
-		t.Errorf("Redact: got %q, want %q", got, want)
+	for in, want := range map[string]string{
+		"amqps://u:p@broker:5671/v and http://x@y/z": "amqps://***@broker:5671/v and http://***@y/z",
+		"https://bob:p@ssw0rd@host/path@x":           "https://***@host/path@x",
+	} {
+		if got := Redact(in); got != want {
+			t.Errorf("Redact(%q): got %q, want %q", in, got, want)
+		}
+	}
+	// A request the gate holds comes back inside a *url.Error whose URL may
+	// carry userinfo: Unreached returns the gate's Error alone.
+	held := &url.Error{Op: "Get", URL: "https://bob:s3cret@jenkins.example.com/", Err: &Error{Backend: "Jenkins", Status: 429, Message: "held"}}
+	if got := Unreached(held, opts).Error(); strings.Contains(got, "s3cret") || strings.Contains(got, "bob") {
+		t.Errorf("Unreached kept the URL of a held request: %s", got)
 	}
 }
 
@@ -203,6 +221,37 @@ func TestGateHoldsAfterRetryAfter(t *testing.T) {
 	// rate-limit per account.
 	if err := get("other"); err != nil || calls["Bearer other"] != 1 {
 		t.Errorf("another account was held by the limited one's wait: %v (%d calls)", err, calls["Bearer other"])
+	}
+	// Nor is another identity whose requests carry no Authorization
+	// header (a login sends its credentials in the body).
+	o2 := o
+	o2.Identity = "tenant-b"
+	hc2, _ := NewClient(o2)
+	req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+	req.Header.Set("Authorization", "Bearer limited")
+	resp, err := hc2.Do(req)
+	if err != nil {
+		t.Errorf("another identity was held by the limited one's wait: %v", err)
+	} else {
+		_ = resp.Body.Close()
+	}
+}
+
+func TestTransportPoolBounded(t *testing.T) {
+	srv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer srv.Close()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	for i := range 3 * maxTransports {
+		// A tenant editing a comment in its caBundle makes a new key each time.
+		if _, err := NewClient(Options{TLS: TLS{CABundle: append([]byte(fmt.Sprintf("# edit %d\n", i)), ca...)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pool.Lock()
+	n := len(pool.m)
+	pool.Unlock()
+	if n > maxTransports {
+		t.Errorf("%d transports pooled after %d distinct CA bundles, want at most %d", n, 3*maxTransports, maxTransports)
 	}
 }
 

@@ -123,6 +123,7 @@ func New(cfg Config) (*Client, error) {
 	})
 	o := api
 	o.TLS, o.Timeout, o.Gate, o.Transport = cfg.TLS, cfg.Timeout, cfg.RetryAfter, cfg.Transport
+	o.Identity = cfg.Username + "\x00" + cfg.Token
 	hc, err := httpapi.NewClient(o)
 	if err != nil {
 		return nil, err

@@ -52,7 +52,7 @@ type rest struct {
 
 // newREST returns the API at base, named backend, configured by c.
 func newREST(backend, base string, c Config, message func([]byte) string) (rest, error) {
-	o := httpapi.Options{Backend: backend, Section: "registry", TLS: c.TLS, Gate: c.RetryAfter}
+	o := httpapi.Options{Backend: backend, Section: "registry", TLS: c.TLS, Gate: c.RetryAfter, Identity: c.Username + "\x00" + c.Password}
 	hc, err := httpapi.NewClient(o)
 	return rest{api: o, base: base, http: hc, message: message}, err
 }

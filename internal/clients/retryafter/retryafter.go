@@ -77,13 +77,24 @@ func (r *Gate) Note(endpoint string, err error, retryAfter func(error) time.Dura
 	}
 	// A server asking for hours is misconfigured; never wait longer than
 	// a poll would.
-	d = min(d, 10*time.Minute)
+	d = min(d, MaxWait)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	// Forget the waits that are over: keys carry credential digests, and
+	// one that is never checked again would otherwise stay for good.
+	now := r.now()
+	for k, u := range r.until {
+		if !now.Before(u) {
+			delete(r.until, k)
+		}
+	}
 	if u := r.now().Add(d); u.After(r.until[endpoint]) {
 		r.until[endpoint] = u
 	}
 }
+
+// MaxWait is the longest wait a server's Retry-After is taken for.
+const MaxWait = 10 * time.Minute
 
 // Parse reads a Retry-After header in either of its forms (RFC 9110
 // 10.2.3): delay-seconds ("120") or an HTTP-date ("Wed, 21 Oct 2026

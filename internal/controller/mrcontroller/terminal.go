@@ -29,6 +29,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
+	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
 )
 
 // TerminalBackoff is how long a resource waits after its backend refused
@@ -39,6 +40,12 @@ import (
 // logs, while the answer cannot change until someone acts. A change of the
 // resource's spec still reconciles at once.
 const TerminalBackoff = 2 * time.Minute
+
+// MinRetryAfter is the shortest Retry-After a resource is requeued after:
+// shorter ones are taken as this, so a server answering "Retry-After: 1"
+// (a tenant's own, or one in maintenance) cannot pin a resource to a poll
+// every second. The longest is retryafter.MaxWait.
+const MinRetryAfter = 30 * time.Second
 
 // terminals carries, per resource, how long to wait after its last
 // external call failed, from the external client (which sees the error) to
@@ -57,7 +64,7 @@ func (t *terminals) note(mg resource.Managed, err error) error {
 		t.m.Store(key, TerminalBackoff)
 		return terminalError{err}
 	case httpapi.IsTransient(err) && httpapi.RetryAfter(err) > 0:
-		t.m.Store(key, httpapi.RetryAfter(err))
+		t.m.Store(key, min(max(httpapi.RetryAfter(err), MinRetryAfter), retryafter.MaxWait))
 	}
 	return err
 }
@@ -121,8 +128,11 @@ type backOffTerminal struct {
 }
 
 func (b backOffTerminal) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	// Cleared even when the reconcile panics, so a stale wait never
+	// applies to a later reconcile or outlives a deleted resource.
+	defer b.t.m.Delete(req.NamespacedName)
 	res, err := b.Reconciler.Reconcile(ctx, req)
-	v, noted := b.t.m.LoadAndDelete(req.NamespacedName)
+	v, noted := b.t.m.Load(req.NamespacedName)
 	if wait, _ := v.(time.Duration); noted && err == nil && (res.Requeue || res.RequeueAfter > 0) && res.RequeueAfter < wait { //nolint:staticcheck // the managed reconciler still answers Requeue
 		return reconcile.Result{RequeueAfter: wait}, nil
 	}

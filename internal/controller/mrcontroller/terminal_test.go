@@ -92,6 +92,16 @@ func TestTerminalBacksOff(t *testing.T) {
 			err:    &httpapi.Error{Backend: "Jenkins", Status: http.StatusTooManyRequests, Message: "slow down", RetryAfter: 90 * time.Second},
 			want:   want{result: reconcile.Result{RequeueAfter: 90 * time.Second}},
 		},
+		"RetryAfterTooShort": {
+			reason: "A server answering Retry-After: 1 cannot pin a resource to a poll a second.",
+			err:    &httpapi.Error{Backend: "Jenkins", Status: http.StatusServiceUnavailable, Message: "maintenance", RetryAfter: time.Second},
+			want:   want{result: reconcile.Result{RequeueAfter: MinRetryAfter}},
+		},
+		"RetryAfterTooLong": {
+			reason: "A server asking for years gets ten minutes: a resource being deleted must come back.",
+			err:    &httpapi.Error{Backend: "Jenkins", Status: http.StatusTooManyRequests, Message: "later", RetryAfter: 87600 * time.Hour},
+			want:   want{result: reconcile.Result{RequeueAfter: 10 * time.Minute}},
+		},
 		"Unclassified": {
 			reason: "An error of ours (a tenancy refusal) keeps the rate limiter's back-off.",
 			err:    errors.New("refused"),

@@ -191,13 +191,14 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 
 	t.Run("RetryAfterHonoured", func(t *testing.T) {
 		// Jenkins answers 429 and asks for 4s: nobody calls it sooner, the
-		// resource says why, and it recovers afterwards.
+		// resource says why, and it is reconciled again after the wait
+		// (mrcontroller.MinRetryAfter at least), and recovers.
 		srv.FailNext(1, http.StatusTooManyRequests, 4)
 		envtest.Eventually(t, "the 429 was served", func() bool { return srv.PendingFailures() == 0 })
 		envtest.Eventually(t, "the wait reported", func() bool {
-			return get(t, c, cr) && strings.Contains(cr.GetCondition(xpv2.TypeSynced).Message, "Jenkins asked clients to retry after")
+			return get(t, c, cr) && strings.Contains(cr.GetCondition(xpv2.TypeSynced).Message, "Jenkins is rate limiting (429); retry after 4s")
 		})
-		envtest.Eventually(t, "Synced again after the wait", func() bool { return get(t, c, cr) && synced(cr) })
+		envtest.EventuallyWithin(t, 3*mrcontroller.MinRetryAfter, "Synced again after the wait", func() bool { return get(t, c, cr) && synced(cr) })
 		// The client saw the 429 after the server sent it, so its hold ends
 		// no earlier than 4s after that: nothing may arrive in between.
 		served := srv.LastFailureAt()

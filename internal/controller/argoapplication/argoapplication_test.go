@@ -79,7 +79,7 @@ func TestArgoApplicationFaults(t *testing.T) {
 	t.Run("TooManyRequestsIsHonoured", func(t *testing.T) {
 		srv.FailNext(1, http.StatusTooManyRequests, 3)
 		envtest.Eventually(t, "the 429 was served", func() bool { return srv.PendingFailures() == 0 })
-		envtest.Eventually(t, "Synced again after the 429", func() bool {
+		envtest.EventuallyWithin(t, 3*mrcontroller.MinRetryAfter, "Synced again after the 429", func() bool {
 			return get(t, c, cr) && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue
 		})
 	})

@@ -286,7 +286,7 @@ func TestRegistryRepo(t *testing.T) {
 			envtest.Eventually(t, "429 reported in Synced", func() bool {
 				return get(c, cr) && strings.Contains(cr.GetCondition(xpv2.TypeSynced).Message, "rate limiting")
 			})
-			envtest.Eventually(t, "recovered after the wait", func() bool { return get(c, cr) && ready(cr) })
+			envtest.EventuallyWithin(t, 3*mrcontroller.MinRetryAfter, "recovered after the wait", func() bool { return get(c, cr) && ready(cr) })
 		})
 
 		deleteGuarded(t, c, cr, "may hold images (this registry does not report its tags in one read)", func() bool { return hub.Repo("acme", "shop") != nil })

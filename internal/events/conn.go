@@ -94,8 +94,7 @@ func connectOnce(ctx context.Context, name string, src Source, s session) error 
 	if err != nil {
 		return errors.Wrap(err, "cannot read the broker URL")
 	}
-	u, exchange := b.URL, b.Exchange
-	conn, err := amqp.DialConfig(u, amqp.Config{
+	conn, err := amqp.DialConfig(b.URL, amqp.Config{
 		Heartbeat:       10 * time.Second,
 		Locale:          "en_US",
 		Properties:      amqp.Table{"connection_name": "provider-devops " + name},
@@ -103,10 +102,10 @@ func connectOnce(ctx context.Context, name string, src Source, s session) error 
 		TLSClientConfig: b.TLS,
 	})
 	if err != nil {
-		return errors.Errorf("cannot connect to %s: %s", Redact(u), redactErr(err, u))
+		return errors.Errorf("cannot connect to %s: %s", Redact(b.URL), redactErr(err, b.URL))
 	}
 	defer closeWithin(conn.Close)
-	return s(ctx, conn, exchange)
+	return s(ctx, conn, b.Exchange)
 }
 
 // closeTimeout bounds a graceful close: it waits for the broker's reply,

@@ -103,9 +103,7 @@ func NewClient(o Options) (*http.Client, error) {
 	}
 	if o.Gate != nil {
 		sum := sha256.Sum256([]byte(o.Identity))
-		g := gated{next: rt, gate: o.Gate, o: o, id: hex.EncodeToString(sum[:8])}
-		g.o.Identity = ""
-		rt = g
+		rt = gated{next: rt, gate: o.Gate, backend: o.Backend, section: o.Section, id: hex.EncodeToString(sum[:8])}
 	}
 	timeout := o.Timeout
 	if timeout == 0 {
@@ -166,27 +164,23 @@ func shared(t TLS) (http.RoundTripper, error) {
 // namespace's account being limited must not hold every namespace's calls
 // to that host.
 type gated struct {
-	next http.RoundTripper
-	gate *retryafter.Gate
-	o    Options
-	id   string // digest of Options.Identity
+	next             http.RoundTripper
+	gate             *retryafter.Gate
+	backend, section string
+	id               string // digest of Options.Identity
 }
 
 func (g gated) RoundTrip(req *http.Request) (*http.Response, error) {
 	k := g.key(req)
-	if err := g.gate.Check(g.o.Backend, k); err != nil {
-		return nil, &Error{Backend: g.o.Backend, Section: g.o.Section, Status: http.StatusTooManyRequests, Message: err.Error()}
+	if err := g.gate.Check(g.backend, k); err != nil {
+		return nil, &Error{Backend: g.backend, Section: g.section, Status: http.StatusTooManyRequests, Message: err.Error()}
 	}
 	resp, err := g.next.RoundTrip(req)
 	if err == nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
-		if d := retryafter.Parse(resp.Header.Get("Retry-After"), time.Now()); d > 0 {
-			g.gate.Note(k, errWait, func(error) time.Duration { return d })
-		}
+		g.gate.Note(k, retryafter.Parse(resp.Header.Get("Retry-After"), time.Now()))
 	}
 	return resp, err
 }
-
-var errWait = errors.New("retry after")
 
 // key is the server and a digest of who calls it: the client's identity
 // and the credentials the request carries (a login sends them in its body,

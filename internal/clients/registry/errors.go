@@ -52,9 +52,11 @@ type rest struct {
 
 // newREST returns the API at base, named backend, configured by c.
 func newREST(backend, base string, c Config, message func([]byte) string) (rest, error) {
-	o := httpapi.Options{Backend: backend, Section: "registry", TLS: c.TLS, Gate: c.RetryAfter, Identity: c.Username + "\x00" + c.Password}
+	names := httpapi.Options{Backend: backend, Section: "registry"}
+	o := names
+	o.TLS, o.Gate, o.Identity = c.TLS, c.RetryAfter, c.Username+"\x00"+c.Password
 	hc, err := httpapi.NewClient(o)
-	return rest{api: o, base: base, http: hc, message: message}, err
+	return rest{api: names, base: base, http: hc, message: message}, err
 }
 
 // do sends one request with the headers of auth and decodes a JSON answer

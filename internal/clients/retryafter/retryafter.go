@@ -66,13 +66,10 @@ func (r *Gate) Check(backend, endpoint string) error {
 	return errors.Errorf("%s asked clients to retry after %s (Retry-After); not calling it before then", backend, u.UTC().Format(time.RFC3339))
 }
 
-// Note records the wait err asks for, as retryAfter reads it from err.
-func (r *Gate) Note(endpoint string, err error, retryAfter func(error) time.Duration) {
-	if r == nil || err == nil {
-		return
-	}
-	d := retryAfter(err)
-	if d <= 0 {
+// Note records that the server at endpoint asked for a wait of d (none
+// when d is not positive).
+func (r *Gate) Note(endpoint string, d time.Duration) {
+	if r == nil || d <= 0 {
 		return
 	}
 	// A server asking for hours is misconfigured; never wait longer than
@@ -88,7 +85,7 @@ func (r *Gate) Note(endpoint string, err error, retryAfter func(error) time.Dura
 			delete(r.until, k)
 		}
 	}
-	if u := r.now().Add(d); u.After(r.until[endpoint]) {
+	if u := now.Add(d); u.After(r.until[endpoint]) {
 		r.until[endpoint] = u
 	}
 }

@@ -17,7 +17,6 @@ limitations under the License.
 package retryafter
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -26,24 +25,22 @@ import (
 func TestGate(t *testing.T) {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	r := New(func() time.Time { return now })
-	asked := func(d time.Duration) func(error) time.Duration { return func(error) time.Duration { return d } }
-	busy := errors.New("429")
 
 	if err := r.Check("Jenkins", "https://a"); err != nil {
 		t.Fatalf("nothing noted: want no error, got %v", err)
 	}
-	r.Note("https://a", nil, asked(time.Minute))
+	r.Note("https://a", 0)
 	if err := r.Check("Jenkins", "https://a"); err != nil {
-		t.Errorf("a nil error asks for no wait, got %v", err)
+		t.Errorf("no wait asked: want no error, got %v", err)
 	}
-	r.Note("https://a", busy, asked(30*time.Second))
+	r.Note("https://a", 30*time.Second)
 	if err := r.Check("Jenkins", "https://a"); err == nil || !strings.Contains(err.Error(), "2026-11-22T10:00:30Z") {
 		t.Errorf("within the wait: want an error naming the time, got %v", err)
 	}
 	if err := r.Check("Jenkins", "https://b"); err != nil {
 		t.Errorf("another endpoint is not held, got %v", err)
 	}
-	r.Note("https://a", busy, asked(time.Second))
+	r.Note("https://a", time.Second)
 	now = now.Add(10 * time.Second)
 	if err := r.Check("Jenkins", "https://a"); err == nil {
 		t.Error("a shorter later wait must not shorten the longer one")
@@ -52,7 +49,7 @@ func TestGate(t *testing.T) {
 	if err := r.Check("Jenkins", "https://a"); err != nil {
 		t.Errorf("after the wait: want no error, got %v", err)
 	}
-	r.Note("https://a", busy, asked(24*time.Hour))
+	r.Note("https://a", 24*time.Hour)
 	now = now.Add(11 * time.Minute)
 	if err := r.Check("Jenkins", "https://a"); err != nil {
 		t.Errorf("waits are capped at 10 minutes, got %v", err)

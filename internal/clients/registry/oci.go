@@ -195,18 +195,16 @@ func hasCode(te *transport.Error, code transport.ErrorCode) bool {
 // ociBackend names an OCI distribution registry in errors.
 const ociBackend = "the registry"
 
-// ociError turns a go-containerregistry error into an *httpapi.Error.
+// ociError turns a go-containerregistry error into an *httpapi.Error: the
+// registry's answer, or, through httpapi.Unreached like every client's, a
+// request it did not answer (held by the gate, unreachable, or a
+// certificate that does not verify).
 func ociError(err error) error {
-	var he *httpapi.Error
-	if errors.As(err, &he) {
-		return he
-	}
-	e := &httpapi.Error{Backend: ociBackend, Section: "registry", Message: httpapi.Redact(err.Error()), Denied: denied}
 	var te *transport.Error
 	if errors.As(err, &te) {
-		e.Status = te.StatusCode
+		return &httpapi.Error{Backend: ociBackend, Section: "registry", Status: te.StatusCode, Message: httpapi.Redact(err.Error()), Denied: denied}
 	}
-	return e
+	return httpapi.Unreached(err, httpapi.Options{Backend: ociBackend, Section: "registry"})
 }
 
 type staticKeychain struct{ a authn.Authenticator }

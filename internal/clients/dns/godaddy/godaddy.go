@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
+	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
 	"github.com/libdns/libdns"
 )
 
@@ -104,7 +105,7 @@ func decodeError(resp *http.Response) error {
 	})
 	e.Denied = "the API key may not manage this domain"
 	if body.RetryAfterSec > 0 {
-		e.RetryAfter = time.Duration(body.RetryAfterSec) * time.Second
+		e.RetryAfter = min(time.Duration(body.RetryAfterSec)*time.Second, retryafter.MaxWait)
 	}
 	return e
 }

@@ -164,6 +164,14 @@ func TestGoDaddyAgainstFake(t *testing.T) {
 			t.Errorf("a 429 is transient and says how long to wait, got %v", err)
 		}
 	})
+
+	t.Run("RateLimitedForYears", func(t *testing.T) {
+		s.FailNext(1, http.StatusTooManyRequests, 315360000)
+		_, err := c.Get(ctx, gdZone, "www", "A")
+		if got := httpapi.RetryAfter(err); got != 10*time.Minute {
+			t.Errorf("GoDaddy's retryAfterSec of ten years is taken for 10m, got %s (%v)", got, err)
+		}
+	})
 }
 
 // TestGoDaddyProvider checks what the client cannot reach: GoDaddy's own

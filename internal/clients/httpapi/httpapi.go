@@ -98,7 +98,8 @@ func NewClient(o Options) (*http.Client, error) {
 	if rt == nil {
 		var err error
 		if rt, err = shared(o.TLS); err != nil {
-			return nil, err
+			// The CRD checks the PEM markers only: name the field to fix.
+			return nil, errors.Wrapf(err, "spec.%s.caBundle", o.Section)
 		}
 	}
 	if o.Gate != nil {

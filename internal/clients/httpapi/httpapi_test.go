@@ -296,6 +296,11 @@ func TestBadCA(t *testing.T) {
 	if _, err := NewClient(Options{TLS: TLS{CABundle: []byte("not PEM")}}); !errors.Is(err, ErrBadCA) {
 		t.Errorf("NewClient with a bad CA bundle: got %v, want ErrBadCA", err)
 	}
+	// What the CRD lets through (it checks the markers) names the field.
+	garbled := "-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n"
+	if _, err := NewClient(Options{Section: "jenkins", TLS: TLS{CABundle: []byte(garbled)}}); err == nil || !strings.Contains(err.Error(), "spec.jenkins.caBundle") {
+		t.Errorf("a garbled caBundle must name spec.jenkins.caBundle, got %v", err)
+	}
 	a, _ := NewClient(Options{TLS: TLS{InsecureSkipVerify: true}})
 	b, _ := NewClient(Options{TLS: TLS{InsecureSkipVerify: true}, Timeout: time.Second})
 	if a.Transport != b.Transport {

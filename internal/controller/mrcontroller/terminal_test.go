@@ -147,3 +147,21 @@ func connectorOf(ec managed.TypedExternalClient[*jenkinsv1alpha1.JenkinsPipeline
 		return ec, nil
 	})
 }
+
+// TestTerminalPerResource: a terminal failure of one namespace's resource
+// does not hold a resource of the same name in another namespace.
+func TestTerminalPerResource(t *testing.T) {
+	ts := &terminals{}
+	mine := &jenkinsv1alpha1.JenkinsPipeline{}
+	mine.SetNamespace("team-a")
+	mine.SetName("shop")
+	_ = ts.note(mine, &httpapi.Error{Backend: "Jenkins", Status: http.StatusUnauthorized})
+	theirs := &jenkinsv1alpha1.JenkinsPipeline{}
+	theirs.SetNamespace("team-b")
+	theirs.SetName("shop")
+	ec, _ := classifyConnector[*jenkinsv1alpha1.JenkinsPipeline]{TypedExternalConnector: connectorOf(failing{err: errors.New("boom")}), t: ts}.Connect(context.Background(), theirs)
+	res, err := backOffTerminal{Reconciler: &observing{ec: ec, cr: theirs}, t: ts}.Reconcile(context.Background(), reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "team-b", Name: "shop"}})
+	if err != nil || res != requeue {
+		t.Errorf("team-b/shop was held by team-a/shop's terminal failure: %+v, %v", res, err)
+	}
+}

@@ -216,6 +216,15 @@ type JenkinsPipelineObservation struct {
 	// HandledBuildRequest is the last spec.forProvider.buildRequest for which
 	// a build was queued.
 	HandledBuildRequest string `json:"handledBuildRequest,omitempty"`
+	// HandledBuildQueueItem is Jenkins' queue item id of the build queued
+	// for handledBuildRequest, when Jenkins named it (0 otherwise): a
+	// DeployRun follows its build through it.
+	// +optional
+	HandledBuildQueueItem int64 `json:"handledBuildQueueItem,omitempty"`
+	// HandledBuildNumber is the number of the build for handledBuildRequest
+	// when it was found after a lost answer (0 otherwise).
+	// +optional
+	HandledBuildNumber int64 `json:"handledBuildNumber,omitempty"`
 	// UnconfirmedBuild is set while Jenkins has not confirmed queueing the
 	// build for handledBuildRequest: recorded before the request is sent,
 	// cleared by Jenkins's answer. Still set after a crash or a lost answer,

@@ -79,8 +79,11 @@ func Observation(job *jenkins.Job, prev v1alpha1.JenkinsPipelineObservation) v1a
 	out := v1alpha1.JenkinsPipelineObservation{
 		URL:                 job.Status.URL,
 		InQueue:             job.Status.InQueue,
-		HandledBuildRequest: prev.HandledBuildRequest,
-		CreatedFolders:      prev.CreatedFolders,
+		HandledBuildRequest:   prev.HandledBuildRequest,
+		HandledBuildQueueItem: prev.HandledBuildQueueItem,
+		HandledBuildNumber:    prev.HandledBuildNumber,
+		UnconfirmedBuild:      prev.UnconfirmedBuild,
+		CreatedFolders:        prev.CreatedFolders,
 	}
 	if b := job.Status.LastBuild; b != nil {
 		out.LastBuild = &v1alpha1.BuildObservation{Number: b.Number, Result: b.Result, Building: b.Building, URL: b.URL}

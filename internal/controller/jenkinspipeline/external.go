@@ -19,6 +19,8 @@ package jenkinspipeline
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -136,11 +138,12 @@ func (e *external) build(ctx context.Context, cr *v1alpha1.JenkinsPipeline, path
 		u.AfterBuild = b.Number
 	}
 	if err := e.record(ctx, cr, func(o *v1alpha1.JenkinsPipelineObservation) {
-		o.HandledBuildRequest, o.UnconfirmedBuild = req, u
+		o.HandledBuildRequest, o.UnconfirmedBuild, o.HandledBuildQueueItem, o.HandledBuildNumber = req, u, 0, 0
 	}); err != nil {
 		return err
 	}
-	if _, err := e.client.Build(ctx, path, len(cr.Spec.ForProvider.Parameters) > 0, cr.Spec.ForProvider.BuildParameters); err != nil {
+	id, err := e.client.Build(ctx, path, len(cr.Spec.ForProvider.Parameters) > 0, cr.Spec.ForProvider.BuildParameters)
+	if err != nil {
 		if jenkins.IsAmbiguous(err) {
 			return errors.Wrapf(err, errFmtAmbiguous, req)
 		}
@@ -151,6 +154,7 @@ func (e *external) build(ctx context.Context, cr *v1alpha1.JenkinsPipeline, path
 	}
 	// Confirmed: the reconciler's status write records it.
 	cr.Status.AtProvider.UnconfirmedBuild = nil
+	cr.Status.AtProvider.HandledBuildQueueItem = id
 	cr.Status.AtProvider.InQueue = true
 	return nil
 }
@@ -176,7 +180,8 @@ func (e *external) confirm(ctx context.Context, cr *v1alpha1.JenkinsPipeline, pa
 		// Never queued: retry, with the same optimistic lock.
 		return e.record(ctx, cr, func(o *v1alpha1.JenkinsPipelineObservation) { o.HandledBuildRequest, o.UnconfirmedBuild = "", nil })
 	}
-	return e.record(ctx, cr, func(o *v1alpha1.JenkinsPipelineObservation) { o.UnconfirmedBuild = nil })
+	n, _ := strconv.ParseInt(strings.TrimPrefix(where, "#"), 10, 64)
+	return e.record(ctx, cr, func(o *v1alpha1.JenkinsPipelineObservation) { o.UnconfirmedBuild, o.HandledBuildNumber = nil, n })
 }
 
 // Delete deletes the job and the empty folders this resource created.

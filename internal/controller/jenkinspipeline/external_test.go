@@ -533,7 +533,7 @@ func TestUpdate(t *testing.T) {
 			observed: func(cr *v1alpha1.JenkinsPipeline) *jenkins.Job { return job(cr) },
 			want: want{builds: []build{{Path: jobPath}},
 				stored: v1alpha1.JenkinsPipelineObservation{HandledBuildRequest: "r2", UnconfirmedBuild: sent(11), LastBuild: &v1alpha1.BuildObservation{Number: 11, Result: "SUCCESS"}},
-				status: v1alpha1.JenkinsPipelineObservation{HandledBuildRequest: "r2", InQueue: true, LastBuild: &v1alpha1.BuildObservation{Number: 11, Result: "SUCCESS"}}},
+				status: v1alpha1.JenkinsPipelineObservation{HandledBuildRequest: "r2", InQueue: true, HandledBuildQueueItem: 12, LastBuild: &v1alpha1.BuildObservation{Number: 11, Result: "SUCCESS"}}},
 		},
 		"ConfigChanged": {
 			reason: "Drift writes config.xml over the one Observe read, so that what the resource does not manage in it stays.",
@@ -562,7 +562,7 @@ func TestUpdate(t *testing.T) {
 			observed: func(cr *v1alpha1.JenkinsPipeline) *jenkins.Job { return job(cr) },
 			want: want{builds: []build{{Path: jobPath, Parameterized: true, Params: map[string]string{"TAG": "v1.2.3"}}},
 				stored: v1alpha1.JenkinsPipelineObservation{HandledBuildRequest: "r2", UnconfirmedBuild: sent(0)},
-				status: v1alpha1.JenkinsPipelineObservation{HandledBuildRequest: "r2", InQueue: true}},
+				status: v1alpha1.JenkinsPipelineObservation{HandledBuildRequest: "r2", InQueue: true, HandledBuildQueueItem: 12}},
 		},
 		"AlreadyHandled": {
 			reason:   "A request already handled is never queued again.",

@@ -68,6 +68,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(p, "/queue/item/"):
 		s.queueItem(w, r, strings.TrimPrefix(p, "/queue/item/"))
 		return
+	case p == "/queue/cancelItem":
+		s.cancelItem(w, r)
+		return
 	}
 	path, action, ok := splitItemPath(p)
 	if !ok {
@@ -507,6 +510,30 @@ func (s *Server) queueItem(w http.ResponseWriter, r *http.Request, rest string) 
 	}
 }
 
+// cancelItem is Queue.doCancelItem (2.211 and later): 204 for an item it
+// took out of the queue, 500 for one that already left it (started or
+// cancelled: LeftItem.cancel fails), 404 for an id the queue does not hold
+// (a missing id is 0, which no item has).
+func (s *Server) cancelItem(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		requirePOST(w)
+		return
+	}
+	// @QueryParameter: the query or a form body.
+	_ = r.ParseForm()
+	id, _ := strconv.Atoi(r.Form.Get("id"))
+	q, ok := s.queue[id]
+	switch {
+	case !ok:
+		httpError(w, http.StatusNotFound, fmt.Sprintf("java.lang.Exception: Provided id (%d) not found", id))
+	case !q.waiting():
+		httpError(w, http.StatusInternalServerError, fmt.Sprintf("java.lang.Exception: Could not cancel run for id %d", id))
+	default:
+		q.cancelled = true
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
 // run serves a build's URL space, by number or permalink.
 func (s *Server) run(w http.ResponseWriter, r *http.Request, path string, it *item, action string) {
 	which, sub, _ := strings.Cut(action, "/")
@@ -526,6 +553,27 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, path string, it *it
 	case sub == "consoleText":
 		w.Header().Set("Content-Type", "text/plain;charset=UTF-8")
 		_, _ = io.WriteString(w, b.console)
+	case sub == "stop" || sub == "submitDescription":
+		if r.Method != http.MethodPost {
+			requirePOST(w)
+			return
+		}
+		if sub == "stop" {
+			// Run.doStop (WorkflowRun's too): the executor interrupts a
+			// running build; a finished one has none, and nothing happens.
+			s.abort(b)
+		} else {
+			// Run.doSubmitDescription: the form's description, null when
+			// the field is missing.
+			_ = r.ParseForm()
+			b.Description = nil
+			if d, ok := r.Form["description"]; ok {
+				b.Description = &d[0]
+			}
+		}
+		// forwardToPreviousPage (stop, without a Referer) and
+		// sendRedirect(".") (submitDescription) both lead to the build.
+		redirect(w, http.StatusFound, fmt.Sprintf("%s%d/", s.jobURL(path), b.Number))
 	default:
 		errorPage(w, http.StatusNotFound, "Not Found")
 	}

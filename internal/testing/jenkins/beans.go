@@ -325,8 +325,11 @@ func (s *Server) runBean(path string, it *item, b *Build) *bean {
 	if it.class == freestyleClass {
 		class, executorClass = freestyleRunClass, "hudson.model.Executor"
 	}
-	var result, executor any
+	var result, executor, description any
 	duration := int64(0)
+	if b.Description != nil {
+		description = *b.Description
+	}
 	if b.Building {
 		executor = newBean(executorClass).
 			set("currentExecutable", link(idx)).
@@ -342,7 +345,7 @@ func (s *Server) runBean(path string, it *item, b *Build) *bean {
 		set("actions", s.causeAndParameters(b.values)).
 		set("artifacts", []any{}).
 		set("building", b.Building).
-		set("description", nil).
+		set("description", description).
 		set("displayName", fmt.Sprintf("#%d", b.Number)).
 		set("duration", duration).
 		set("estimatedDuration", estimatedDuration(it)).

@@ -42,16 +42,22 @@ limitations under the License.
 //     job without a form, 500 for buildWithParameters without parameters.
 //   - Queue items wait in the quiet period (Queue$WaitingItem, 5s), then for
 //     an executor (Queue$BuildableItem) until the test starts them
-//     (Queue$LeftItem with executable). Builds have api/json, consoleText
-//     and permalinks (lastBuild, lastSuccessfulBuild...).
+//     (Queue$LeftItem with executable). POST /queue/cancelItem?id=N cancels
+//     a waiting item (204; it stays readable as a cancelled LeftItem), 404
+//     for an id the queue does not hold, 500 for an item that already left.
+//     Builds have api/json (description, queueId), consoleText and
+//     permalinks (lastBuild, lastSuccessfulBuild...); POST stop aborts a
+//     running build and does nothing to a finished one, POST
+//     submitDescription sets the description, both answering 302 to the
+//     build.
 //   - api/json is written as Stapler exports beans: ?depth= with each
 //     property's visibility (nested runs are {number, url} at depth 0),
 //     ?tree= with nesting, * and {M,N} ranges, _class where Jenkins writes
 //     it.
 //
-// Tests drive the queue and builds (RunQueue, Log, Finish), change jobs
-// behind the client's back, make the server fail on command and count
-// requests.
+// Tests drive the queue and builds (RunQueue, Log, Finish, SetDescription,
+// ForgetLeftItems), change jobs behind the client's back, make the server
+// fail on command and count requests.
 package jenkins
 
 import (
@@ -219,6 +225,8 @@ type Build struct {
 	// Params are the parameters the build request sent (Jenkins applies
 	// the defaults to the others).
 	Params url.Values
+	// Description is nil until set (api/json writes null).
+	Description *string
 
 	queueID  int
 	values   []paramValue
@@ -415,6 +423,43 @@ func (s *Server) Finish(path, result string) {
 			}
 		}
 	}
+}
+
+// SetDescription sets the description of a job's build, as a Pipeline's
+// currentBuild.description or a user would; nothing when there is no such
+// build.
+func (s *Server) SetDescription(path string, number int, desc string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if it, ok := s.items[path]; ok {
+		if b := it.last(func(b *Build) bool { return b.Number == number }); b != nil {
+			b.Description = &desc
+		}
+	}
+}
+
+// ForgetLeftItems drops the queue items that left the queue (started or
+// cancelled), as Jenkins does five minutes after they left: their
+// /queue/item/N/ is 404 from then on.
+func (s *Server) ForgetLeftItems() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, q := range s.queue {
+		if !q.waiting() {
+			delete(s.queue, id)
+		}
+	}
+}
+
+// abort stops a running build as Executor.interrupt does for a user:
+// ABORTED, with who aborted it in the console. A finished build stays as
+// it is.
+func (s *Server) abort(b *Build) {
+	if !b.Building {
+		return
+	}
+	b.Building, b.Result, b.finished = false, "ABORTED", time.Now()
+	b.console += "Aborted by " + s.user + "\nFinished: ABORTED\n"
 }
 
 // waitingFor returns a job's items still in the queue, oldest first.

@@ -501,6 +501,91 @@ def freestyle_build():
     equal("params of an unparameterized build", server.get_queue_item(n)["params"], "")
 
 
+# --- Following one build: cancel, describe, stop -------------------------------
+
+def deploy_queued():
+    # Job deploy with two waiting items: one to cancel, one to start.
+    server.create_job("deploy", PIPELINE_XML)
+    return server.build_job("deploy", {"TAG": "a"}), server.build_job("deploy", {"TAG": "b"})
+
+
+def cancel_queue(q, other):
+    # Queue.doCancelItem answers 204 without a body or Content-Length (Jetty
+    # writes none for a 204), which python-jenkins takes for an empty
+    # response although the item is cancelled.
+    raises(lambda: server.cancel_queue(q), jenkins.EmptyResponseException, contains="empty response")
+    item = server.get_queue_item(q)
+    equal("_class", item["_class"], "hudson.model.Queue$LeftItem")
+    equal("cancelled", item.get("cancelled"), True)
+    equal("executable", item.get("executable"), None)
+    equal("why", item.get("why"), None)
+    equal("queued items for deploy", [i["id"] for i in server.get_queue_info() if i["task"]["name"] == "deploy"], [other])
+
+
+def cancel_queue_unknown():
+    # 404 for an id the queue does not hold, which cancel_queue ignores.
+    server.cancel_queue(99999)
+
+
+def cancel_queue_left(q):
+    # A cancelled item is a LeftItem, whose cancel fails: 500.
+    raises(lambda: server.cancel_queue(q), jenkins.JenkinsException, contains="[500]")
+    equal("cancelled", server.get_queue_item(q).get("cancelled"), True)
+
+
+def queue_item_started(q):
+    item = server.get_queue_item(q)
+    equal("_class", item["_class"], "hudson.model.Queue$LeftItem")
+    equal("cancelled", item.get("cancelled"), False)
+    equal("executable", item.get("executable"), {"_class": WORKFLOW_RUN, "number": 1, "url": job_url("deploy") + "1/"})
+    equal("why", item.get("why"), None)
+    # Too late to cancel: LeftItem.cancel fails, 500, and the build runs on.
+    raises(lambda: server.cancel_queue(q), jenkins.JenkinsException, contains="[500]")
+    equal("building after cancel_queue", server.get_build_info("deploy", 1)["building"], True)
+
+
+def build_description(q):
+    b = server.get_build_info("deploy", 1)
+    equal("description before", b["description"], None)
+    equal("queueId", b["queueId"], q)
+    # Run.doSubmitDescription: the form's description, 302 to the build.
+    r = requests.Request("POST", job_url("deploy") + "1/submitDescription", data={"description": "deploying a"})
+    resp = server.jenkins_request(r)
+    equal("redirected to", [(h.status_code, h.headers.get("Location")) for h in resp.history], [(302, job_url("deploy") + "1/")])
+    equal("description", server.get_build_info("deploy", 1)["description"], "deploying a")
+    r = requests.Request("GET", job_url("deploy") + "1/api/json?tree=description,queueId")
+    equal("tree=description,queueId", json.loads(server.jenkins_open(r)),
+          {"_class": WORKFLOW_RUN, "description": "deploying a", "queueId": q})
+
+
+def stop_requires_post():
+    # doStop is @RequirePOST: a GET is refused and stops nothing.
+    r = requests.Request("GET", job_url("deploy") + "1/stop")
+    raises(lambda: server.jenkins_open(r), requests.HTTPError, status=405)
+    equal("building after GET stop", server.get_build_info("deploy", 1)["building"], True)
+
+
+def stop_build():
+    server.stop_build("deploy", 1)
+    b = server.get_build_info("deploy", 1)
+    equal("building", b["building"], False)
+    equal("result", b["result"], "ABORTED")
+    equal("description kept", b["description"], "deploying a")
+    text = server.get_build_console_output("deploy", 1)
+    expect(text.endswith("Aborted by %s\nFinished: ABORTED\n" % USER), "console ends %r" % text[-60:])
+    equal("color", server.get_job_info("deploy")["color"], "aborted")
+
+
+def stop_finished_build():
+    # A finished build has no executor: stop does nothing, and answers 302.
+    server.stop_build("deploy", 1)
+    equal("result of an aborted build stopped again", server.get_build_info("deploy", 1)["result"], "ABORTED")
+    server.stop_build("team/alpha", 2)
+    equal("result of a successful build stopped", server.get_build_info("team/alpha", 2)["result"], "SUCCESS")
+    raises(lambda: server.stop_build("deploy", 99), jenkins.NotFoundException)
+    server.delete_job("deploy")
+
+
 # --- Deleting, and what is not there -------------------------------------------
 
 def delete():
@@ -582,6 +667,18 @@ def main():
     control("finish team/alpha FAILURE")
     check("job-info-after-builds", job_built)
     check("missing-build", missing_build)
+    queued = check("deploy-queued", deploy_queued)
+    if queued:
+        started, cancelled = queued
+        check("cancel-queue", lambda: cancel_queue(cancelled, started))
+        check("cancel-queue-unknown", cancel_queue_unknown)
+        check("cancel-queue-left", lambda: cancel_queue_left(cancelled))
+        control("run-queue")  # deploy #1 (TAG=a) starts
+        check("queue-item-started", lambda: queue_item_started(started))
+        check("build-description", lambda: build_description(started))
+        check("stop-requires-post", stop_requires_post)
+        check("stop-build", stop_build)
+        check("stop-finished-build", stop_finished_build)
     check("disable-job", disable)
     check("build-disabled-job", build_disabled)
     check("enable-job", enable)

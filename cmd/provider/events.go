@@ -19,6 +19,7 @@ package main
 import (
 	"github.com/alecthomas/kingpin/v2"
 
+	"github.com/freeleaps/provider-devops/internal/events/deployments"
 	"github.com/freeleaps/provider-devops/internal/events/stream"
 )
 
@@ -30,7 +31,9 @@ func registerEventFlags(app *kingpin.Application) *stream.Config {
 	app.Flag("events-provider-config", "Publish events to the broker of this ClusterProviderConfig's events section (instead of --events-secret).").PlaceHolder("NAME").StringVar(&f.ProviderConfig)
 	app.Flag("events-exchange", "Durable topic exchange events go to, with --events-secret (a ProviderConfig names its own).").Default("devops.events").StringVar(&f.Exchange)
 	app.Flag("events-source", "CloudEvents source attribute of every event.").Default("provider-devops").StringVar(&f.Source)
-	app.Flag("events-heartbeat", "Interval of heartbeat events while a build or sync is in progress.").Default(stream.DefaultHeartbeat.String()).DurationVar(&f.Heartbeat)
+	app.Flag("events-heartbeat", "Interval of heartbeat events while a build, sync or deployment (DeployRun) is in progress.").Default(stream.DefaultHeartbeat.String()).DurationVar(&f.Heartbeat)
+	app.Flag("events-format", "Wire format of deployment (DeployRun) events: cloudevents (CloudEvents like every other event), legacy (the replaced operator's DevOpsReconcileJobHeartbeat JSON, which its UI reads), or both.").Default(string(deployments.CloudEvents)).StringVar(&f.Format)
+	app.Flag("events-legacy-routing-key", "Routing key of legacy deployment events on the events exchange, with --events-format=legacy or both.").Default(deployments.DefaultLegacyRoutingKey).StringVar(&f.LegacyRoutingKey)
 	app.Flag("events-outbox", "Events held while the broker is unreachable; more are dropped (counted and logged).").Default("10000").IntVar(&f.Outbox)
 	app.Flag("events-deploy-exchange", "Durable topic exchange deploy requests are published to: its own, so that who may request deploys needs no right on the event stream. Empty binds the queue to nothing.").Default("devops.deploy").StringVar(&f.DeployExchange)
 	app.Flag("events-deploy-queue", "Durable queue of DevOpsReconcile deploy requests; empty consumes none.").Default("devops.deploy-requests").StringVar(&f.DeployQueue)

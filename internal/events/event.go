@@ -45,10 +45,14 @@ const (
 	// Expired: the resource was deleted because its environment's
 	// time-to-live ran out.
 	Expired = "expired"
-	// Heartbeat: work (a build, a sync) is still in progress.
+	// Heartbeat: work (a build, a sync, a deployment) is still in progress.
 	Heartbeat = "heartbeat"
-	// Completed: work finished; data.status is Succeeded or Failed.
+	// Completed: work finished; data.status is Succeeded or Failed, or
+	// Terminated for a deployment cancelled (its DeployRun deleted) before
+	// it finished.
 	Completed = "completed"
+	// Phase: work (a deployment) entered the phase in data.phase.
+	Phase = "phase"
 )
 
 // Statuses in data.status.
@@ -56,6 +60,8 @@ const (
 	StatusRunning   = "Running"
 	StatusSucceeded = "Succeeded"
 	StatusFailed    = "Failed"
+	// StatusTerminated: the work was cancelled before it finished.
+	StatusTerminated = "Terminated"
 )
 
 // ContentType of a structured CloudEvent.
@@ -72,6 +78,9 @@ type Data struct {
 	Status      string `json:"status,omitempty"`
 	Message     string `json:"message,omitempty"`
 	URL         string `json:"url,omitempty"`
+	// Deployment is the id of the deployment an event of a DeployRun is
+	// about: its spec.requestID, else its name.
+	Deployment string `json:"deployment,omitempty"`
 }
 
 // Event is a CloudEvent (spec 1.0) in structured JSON mode.
@@ -90,7 +99,7 @@ type Event struct {
 // describes, with a fresh id.
 func New(source, what string, d Data, now time.Time) Event {
 	group := "resource."
-	if what == Heartbeat || what == Completed {
+	if what == Heartbeat || what == Completed || what == Phase {
 		group = "work."
 	}
 	subject := strings.ToLower(d.Kind) + "/" + d.Name

@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	amqp "github.com/rabbitmq/amqp091-go"
 
@@ -80,9 +81,27 @@ type Publisher struct {
 }
 
 type message struct {
-	id, key, typ string
-	at           time.Time
-	body         []byte
+	id, key, typ, contentType string
+	at                        time.Time
+	body                      []byte
+}
+
+// Message is an encoded message for the outbox: Publish encodes an Event
+// into one, PublishMessage takes one as it is, for other wire formats.
+type Message struct {
+	// ID is the AMQP message id; a fresh one when empty. An unroutable
+	// message is told apart by it, so it must be unique.
+	ID string
+	// RoutingKey on the exchange.
+	RoutingKey string
+	// Type is the AMQP type property.
+	Type string
+	// ContentType of Body; application/json when empty.
+	ContentType string
+	// Time is the AMQP timestamp; now when zero.
+	Time time.Time
+	// Body is sent as it is.
+	Body []byte
 }
 
 // NewPublisher returns a publisher; Start connects it.
@@ -113,13 +132,30 @@ func (p *Publisher) Publish(e Event) error {
 		p.drop(DropUnencodable, e.Type, e.ID, err.Error())
 		return errors.Wrap(err, "cannot encode event")
 	}
+	return p.PublishMessage(Message{ID: e.ID, RoutingKey: e.RoutingKey(), Type: e.Type, ContentType: ContentType, Time: e.Time, Body: body})
+}
+
+// PublishMessage adds m to the outbox, like Publish an event: it is sent
+// with publisher confirms, mandatory and persistent, and held across
+// reconnects. It never blocks; it fails only when the outbox is full
+// (ErrOutboxFull), which is counted and logged (throttled).
+func (p *Publisher) PublishMessage(m Message) error {
+	if m.ID == "" {
+		m.ID = uuid.NewString()
+	}
+	if m.ContentType == "" {
+		m.ContentType = "application/json"
+	}
+	if m.Time.IsZero() {
+		m.Time = time.Now()
+	}
 	p.mu.Lock()
 	if len(p.queue)+p.inflight >= p.o.OutboxSize {
 		p.mu.Unlock()
-		p.drop(DropOutboxFull, e.Type, e.ID, fmt.Sprintf("%d events wait for the broker", p.o.OutboxSize))
+		p.drop(DropOutboxFull, m.Type, m.ID, fmt.Sprintf("%d events wait for the broker", p.o.OutboxSize))
 		return ErrOutboxFull
 	}
-	p.queue = append(p.queue, &message{id: e.ID, key: e.RoutingKey(), typ: e.Type, at: e.Time, body: body})
+	p.queue = append(p.queue, &message{id: m.ID, key: m.RoutingKey, typ: m.Type, contentType: m.ContentType, at: m.Time, body: m.Body})
 	p.mu.Unlock()
 	p.o.Metrics.Published.Inc()
 	p.signal()
@@ -234,7 +270,7 @@ func (p *Publisher) session(ctx context.Context, conn *amqp.Connection, exchange
 			}
 			tag := ch.GetNextPublishSeqNo()
 			err := ch.PublishWithContext(ctx, exchange, m.key, true, false, amqp.Publishing{
-				ContentType:  ContentType,
+				ContentType:  m.contentType,
 				DeliveryMode: amqp.Persistent,
 				MessageId:    m.id,
 				Type:         m.typ,

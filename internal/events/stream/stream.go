@@ -15,8 +15,9 @@ limitations under the License.
 */
 
 // Package stream wires the RabbitMQ event stream into the provider's
-// manager: the publisher, the lifecycle watcher of every managed kind and
-// the deploy-request consumer, from a Config the provider's flags fill.
+// manager: the publisher, the lifecycle watcher of every managed kind, the
+// watcher of deployments (DeployRuns) and the deploy-request consumer, from
+// a Config the provider's flags fill.
 package stream
 
 import (
@@ -37,6 +38,7 @@ import (
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
 	devops "github.com/freeleaps/provider-devops/internal/controller"
 	"github.com/freeleaps/provider-devops/internal/events"
+	"github.com/freeleaps/provider-devops/internal/events/deployments"
 	"github.com/freeleaps/provider-devops/internal/events/deployrequest"
 	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
@@ -58,6 +60,10 @@ type Config struct {
 	Heartbeat time.Duration
 	// Outbox is how many events are held while the broker is unreachable.
 	Outbox int
+	// Format of deployment events: cloudevents, legacy or both.
+	Format string
+	// LegacyRoutingKey of deployment events in the legacy format.
+	LegacyRoutingKey string
 	// DeployExchange, DeployQueue and DeployBinding: where deploy
 	// requests arrive ("" queue: none are consumed).
 	DeployExchange, DeployQueue, DeployBinding string
@@ -78,6 +84,10 @@ func (f *Config) Validate() error {
 		return errors.Errorf("--events-heartbeat must be at least 1s, got %s", f.Heartbeat)
 	case f.Outbox < 1 || f.Outbox > 1000000:
 		return errors.Errorf("--events-outbox must be between 1 and 1000000, got %d", f.Outbox)
+	case !deployments.Format(f.Format).Valid():
+		return errors.Errorf("--events-format must be %s, %s or %s, got %q", deployments.CloudEvents, deployments.Legacy, deployments.Both, f.Format)
+	case deployments.Format(f.Format).Legacy() && (f.LegacyRoutingKey == "" || len(f.LegacyRoutingKey) > 255):
+		return errors.Errorf("--events-legacy-routing-key must be 1 to 255 bytes with --events-format=%s, got %q", f.Format, f.LegacyRoutingKey)
 	case f.DeployPrefetch < 1 || f.DeployPrefetch > 1000:
 		return errors.Errorf("--events-deploy-prefetch must be between 1 and 1000, got %d", f.DeployPrefetch)
 	case f.DeployMaxLen < 1 || f.DeployMaxLen > 10000000:
@@ -131,8 +141,9 @@ func (f *Config) brokerSource(kube client.Reader) events.Source {
 	}
 }
 
-// Setup adds the publisher, the lifecycle watcher and the deploy-request
-// consumer to the manager; nothing when no broker is named.
+// Setup adds the publisher, the lifecycle watcher, the deployment watcher
+// and the deploy-request consumer to the manager; nothing when no broker is
+// named.
 func Setup(mgr ctrl.Manager, o controller.Options, f Config, log logging.Logger) error {
 	if !f.Enabled() {
 		log.Info("event stream disabled: set --events-secret or --events-provider-config to enable it")
@@ -148,6 +159,9 @@ func Setup(mgr ctrl.Manager, o controller.Options, f Config, log logging.Logger)
 	if err := devops.SetupLifecycleEvents(mgr, o, w); err != nil {
 		return err
 	}
+	if err := setupDeployments(mgr, o, f, pub, log); err != nil {
+		return err
+	}
 	if f.DeployQueue == "" {
 		return nil
 	}
@@ -155,4 +169,25 @@ func Setup(mgr ctrl.Manager, o controller.Options, f Config, log logging.Logger)
 		Source: src, Exchange: f.DeployExchange, Queue: f.DeployQueue, BindingKey: f.DeployBinding, Prefetch: f.DeployPrefetch, MaxLength: f.DeployMaxLen,
 		Handler: deployrequest.Handler(mgr.GetClient()), Log: log.WithValues("component", "deploy-requests"), Metrics: m,
 	}))
+}
+
+// setupDeployments adds the watcher of DeployRuns (its heartbeats) and has
+// it watch them once their CRD is established.
+func setupDeployments(mgr ctrl.Manager, o controller.Options, f Config, pub *events.Publisher, log logging.Logger) error {
+	dw := deployments.New(pub, deployments.Options{
+		Source: f.Source, Heartbeat: f.Heartbeat, Format: deployments.Format(f.Format), LegacyRoutingKey: f.LegacyRoutingKey,
+		Log: log.WithValues("component", "deployment-events"),
+	})
+	if err := mgr.Add(dw); err != nil {
+		return err
+	}
+	if o.Gate == nil {
+		return dw.Watch(mgr)
+	}
+	o.Gate.Register(func() {
+		if err := dw.Watch(mgr); err != nil {
+			panic(errors.Wrap(err, "cannot watch DeployRuns for deployment events"))
+		}
+	}, v1alpha1.DeployRunGroupVersionKind)
+	return nil
 }

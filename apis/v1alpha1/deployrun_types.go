@@ -18,6 +18,8 @@ package v1alpha1
 
 import (
 	"reflect"
+	"regexp"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -63,9 +65,9 @@ type DeployTimeouts struct {
 	Verify *metav1.Duration `json:"verify,omitempty"`
 }
 
-// DeployRunSpec is what to deploy where. It cannot change: a new
-// deployment is a new DeployRun.
-// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="a DeployRun's spec is immutable: create a new DeployRun to deploy again"
+// DeployRunSpec is what to deploy where. Only the timeouts can change: a
+// new deployment is a new DeployRun.
+// +kubebuilder:validation:XValidation:rule="self.project == oldSelf.project && self.environment == oldSelf.environment && (has(self.revision) ? has(oldSelf.revision) && self.revision == oldSelf.revision : !has(oldSelf.revision)) && (has(self.parameters) ? has(oldSelf.parameters) && self.parameters == oldSelf.parameters : !has(oldSelf.parameters)) && (has(self.requestedBy) ? has(oldSelf.requestedBy) && self.requestedBy == oldSelf.requestedBy : !has(oldSelf.requestedBy)) && (has(self.requestID) ? has(oldSelf.requestID) && self.requestID == oldSelf.requestID : !has(oldSelf.requestID))",message="what a DeployRun deploys cannot change (only spec.timeouts can): create a new DeployRun to deploy again"
 type DeployRunSpec struct {
 	// Project is the DevOpsProject's name, in this namespace.
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
@@ -247,4 +249,25 @@ var (
 
 func init() {
 	SchemeBuilder.Register(&DeployRun{}, &DeployRunList{})
+}
+
+// refChars are the characters a revision may hold: enough for branch and
+// tag names and commit ids, and nothing a shell, Groovy string or URL gives
+// a meaning to.
+var refChars = regexp.MustCompile(`^[A-Za-z0-9._/-]{1,255}$`)
+
+// IsRevision is true for a git ref name that git check-ref-format accepts
+// (restricted to refChars) or a commit id: what spec.revision's schema
+// allows.
+func IsRevision(r string) bool {
+	if !refChars.MatchString(r) || strings.HasPrefix(r, "-") || strings.HasSuffix(r, "/") ||
+		strings.HasSuffix(r, ".") || strings.Contains(r, "..") || strings.Contains(r, "//") {
+		return false
+	}
+	for _, c := range strings.Split(r, "/") {
+		if strings.HasPrefix(c, ".") || strings.HasSuffix(c, ".lock") {
+			return false
+		}
+	}
+	return true
 }

@@ -44,6 +44,7 @@ type flags struct {
 	healthAddr              string
 	tenantBackendHosts      []string
 	ownerID                 string
+	deployHistory           int
 	events                  *stream.Config
 }
 
@@ -62,6 +63,7 @@ func registerFlags(app *kingpin.Application) *flags {
 	app.Flag("enable-changelogs", "Send a change log entry for every change made to an external object to the change-logs sidecar (Crossplane's alpha change logs).").Default("false").Envar("ENABLE_CHANGELOGS").BoolVar(&f.changeLogs)
 	app.Flag("changelogs-socket", "Unix socket of the change-logs sidecar, with --enable-changelogs.").Default("/var/run/changelogs/changelogs.sock").Envar("CHANGELOGS_SOCKET").StringVar(&f.changeLogsSocket)
 	app.Flag("owner-id", "Identifies this control plane in the ownership records it writes next to DNS record sets (like external-dns's --txt-owner-id). Give each control plane that shares a DNS zone its own id: a record set owned by another id is never changed or deleted.").Default("default").Envar("OWNER_ID").StringVar(&f.ownerID)
+	app.Flag("deploy-history", "How many finished DeployRuns of each environment are kept; older ones are deleted.").Default("10").Envar("DEPLOY_HISTORY").IntVar(&f.deployHistory)
 	f.events = registerEventFlags(app)
 	return f
 }
@@ -76,6 +78,8 @@ func (f *flags) validate() error {
 		return errors.Errorf("--poll-state-metric must be at least 1s, got %s", f.pollStateMetricInterval)
 	case f.maxReconcileRate < 1 || f.maxReconcileRate > 1000:
 		return errors.Errorf("--max-reconcile-rate must be between 1 and 1000, got %d", f.maxReconcileRate)
+	case f.deployHistory < 1 || f.deployHistory > 1000:
+		return errors.Errorf("--deploy-history must be between 1 and 1000, got %d", f.deployHistory)
 	case !ownerIDPattern.MatchString(f.ownerID):
 		return errors.Errorf("--owner-id must be 1-63 letters, digits, '-', '_' or '.', got %q", f.ownerID)
 	}

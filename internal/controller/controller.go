@@ -32,6 +32,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/controller/argoproject"
 	"github.com/freeleaps/provider-devops/internal/controller/argorepository"
 	"github.com/freeleaps/provider-devops/internal/controller/config"
+	"github.com/freeleaps/provider-devops/internal/controller/deployrun"
 	"github.com/freeleaps/provider-devops/internal/controller/dnsrecord"
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
@@ -44,6 +45,9 @@ type Config struct {
 	// writes (DNS), so two control planes sharing a zone never touch each
 	// other's records. "" means "default".
 	OwnerID string
+	// DeployHistory is how many finished DeployRuns of each environment
+	// are kept (deployrun.DefaultKeep when 0).
+	DeployHistory int
 }
 
 // Kinds are the provider's managed kinds, each with its connector: the one
@@ -76,6 +80,11 @@ func Kinds(cfg Config) []mrcontroller.Registration {
 // controller that cannot be set up then stops the provider.
 func SetupGated(mgr ctrl.Manager, o controller.Options, cfg Config) error {
 	if err := config.Setup(mgr, o); err != nil {
+		return err
+	}
+	// DeployRuns are not managed resources: their CRD ships with the
+	// provider and is not activated through a ManagedResourceDefinition.
+	if err := deployrun.Setup(mgr, o, deployrun.Options{Keep: cfg.DeployHistory}); err != nil {
 		return err
 	}
 	for _, k := range Kinds(cfg) {

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -156,6 +157,10 @@ func TestDeployRequestTenancy(t *testing.T) {
 	// then everything below is dead-lettered and builds nothing.
 	publish(ciShop, "first", "ci-shop", body("main", t0))
 	envtest.Eventually(t, "first queued", func() bool { return jenkins.Queued(path) == 1 })
+	// The next deployment of the environment waits for this one: its
+	// build runs and ends.
+	jenkins.RunQueue()
+	jenkins.Finish(path, "SUCCESS")
 	defer func() {
 		if t.Failed() {
 			_ = c.Get(ctx, client.ObjectKeyFromObject(p), p)
@@ -223,7 +228,14 @@ func TestDeployRequestTenancy(t *testing.T) {
 	if got := p.Spec.ForProvider.BuildParameters[deployrequest.RevisionParameter]; got != "refs/tags/v1.2.0" {
 		t.Errorf("REVISION %q, want the newest request's", got)
 	}
-	if ids := p.GetAnnotations()[contract.AnnotationDeployRequestIDs]; ids != "amqp-redelivered amqp-first" {
-		t.Errorf("applied ids %q", ids)
+	runs := &v1alpha1.DeployRunList{}
+	envtest.Must(t, c.List(ctx, runs, client.InNamespace(ns)))
+	var got []string
+	for _, r := range runs.Items {
+		got = append(got, r.Spec.RequestID+" by "+r.Spec.RequestedBy+" "+string(r.Status.Phase))
+	}
+	slices.Sort(got)
+	if want := "first by amqp:ci-shop Succeeded,redelivered by amqp:ci-shop Building"; strings.Join(got, ",") != want {
+		t.Errorf("DeployRuns %v, want %s", got, want)
 	}
 }

@@ -245,8 +245,13 @@ func TestEventStream(t *testing.T) {
 		return testutil.ToFloat64(m.Requests.WithLabelValues("done"))+testutil.ToFloat64(m.Requests.WithLabelValues("dead-lettered")) == 5
 	})
 	envtest.Must(t, c.Get(ctx, client.ObjectKeyFromObject(p), p))
-	if got := p.Spec.ForProvider.BuildRequest; got != "amqp-req-1" {
-		t.Errorf("buildRequest %q, want amqp-req-1", got)
+	runs := &v1alpha1.DeployRunList{}
+	envtest.Must(t, c.List(ctx, runs, client.InNamespace(ns)))
+	if len(runs.Items) != 1 || runs.Items[0].Spec.RequestID != "req-1" || runs.Items[0].Spec.RequestedBy != "amqp:ci-shop" || runs.Items[0].Spec.Revision != "abc123" {
+		t.Errorf("DeployRuns %+v, want one, for req-1 by amqp:ci-shop", runs.Items)
+	}
+	if got := p.Spec.ForProvider.BuildRequest; len(runs.Items) == 1 && got != "deployrun-"+string(runs.Items[0].UID) {
+		t.Errorf("buildRequest %q, want the DeployRun's", got)
 	}
 	dead, err := ch.Consume(events.DeadLetter(deployQueue), "", true, false, false, false, nil)
 	envtest.Must(t, err)

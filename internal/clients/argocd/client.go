@@ -151,6 +151,13 @@ func (c *Client) Delete(ctx context.Context, name, project string, cascade bool)
 // Sync starts a sync of the application of project to revision ("" for
 // its target revision).
 func (c *Client) Sync(ctx context.Context, name, project, revision string) error {
+	return c.SyncWith(ctx, name, project, revision, nil)
+}
+
+// SyncWith starts a sync like Sync, recording infos in the operation
+// (status.operationState.operation.info), so that whoever asked can tell
+// its own operation from another's.
+func (c *Client) SyncWith(ctx context.Context, name, project, revision string, infos []Info) error {
 	body := map[string]any{"name": name, "appNamespace": c.ns}
 	if project != "" {
 		body["project"] = project
@@ -158,7 +165,24 @@ func (c *Client) Sync(ctx context.Context, name, project, revision string) error
 	if revision != "" {
 		body["revision"] = revision
 	}
+	if len(infos) > 0 {
+		body["infos"] = infos
+	}
 	return c.do(ctx, http.MethodPost, "/api/v1/applications/"+url.PathEscape(name)+"/sync", nil, body, nil)
+}
+
+// TerminateOperation stops the application's running operation; none
+// running is not an error.
+func (c *Client) TerminateOperation(ctx context.Context, name, project string) error {
+	q := url.Values{"appNamespace": {c.ns}}
+	if project != "" {
+		q.Set("project", project)
+	}
+	err := c.do(ctx, http.MethodDelete, "/api/v1/applications/"+url.PathEscape(name)+"/operation", q, nil, nil)
+	if IsNoOperation(err) {
+		return nil
+	}
+	return err
 }
 
 func (c *Client) do(ctx context.Context, method, path string, q url.Values, in, out any) error {

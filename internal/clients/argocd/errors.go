@@ -94,3 +94,30 @@ func decodeError(resp *http.Response) error {
 		strings.Contains(e.Message, "is referenced by")
 	return e
 }
+
+// IsNoOperation is true for a terminate asked while no operation runs.
+func IsNoOperation(err error) bool {
+	var e *httpapi.Error
+	return errors.As(err, &e) && strings.Contains(e.Message, "No operation is in progress")
+}
+
+// IsOperationInProgress is true for a sync refused because another
+// operation runs: it can be asked again once that one ends.
+func IsOperationInProgress(err error) bool {
+	var e *httpapi.Error
+	return errors.As(err, &e) && strings.Contains(e.Message, "another operation is already in progress")
+}
+
+// IsAutoSyncRevision is true for a sync to a revision refused because the
+// application syncs itself automatically to another (its target revision).
+func IsAutoSyncRevision(err error) bool {
+	var e *httpapi.Error
+	return errors.As(err, &e) && strings.Contains(e.Message, "auto-sync currently set to")
+}
+
+// IsInvalidArgument is true for a request Argo CD refused as invalid: a
+// revision it cannot resolve, a spec it cannot render.
+func IsInvalidArgument(err error) bool {
+	var e *httpapi.Error
+	return errors.As(err, &e) && (e.Code == codeInvalidArgument || e.Status == http.StatusBadRequest) && !e.Unavailable
+}

@@ -24,9 +24,12 @@ import (
 // Application is the part of Argo CD's Application we manage or surface. The
 // JSON names follow the Argo CD API (argoproj.io/v1alpha1).
 type Application struct {
-	Metadata ObjectMeta        `json:"metadata"`
-	Spec     ApplicationSpec   `json:"spec"`
-	Status   ApplicationStatus `json:"status,omitempty"`
+	Metadata ObjectMeta      `json:"metadata"`
+	Spec     ApplicationSpec `json:"spec"`
+	// Operation is an operation asked for and not yet started by the
+	// application controller (it then moves to status.operationState).
+	Operation *Operation        `json:"operation,omitempty"`
+	Status    ApplicationStatus `json:"status,omitempty"`
 }
 
 // ObjectMeta of an Application.
@@ -122,6 +125,41 @@ type Backoff struct {
 	MaxDuration string `json:"maxDuration,omitempty"`
 }
 
+// Info is a name and value recorded with an operation.
+type Info struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Operation is an operation asked of the application: a sync.
+type Operation struct {
+	Sync *SyncOperation `json:"sync,omitempty"`
+	Info []Info         `json:"info,omitempty"`
+}
+
+// SyncOperation is a sync's request.
+type SyncOperation struct {
+	Revision string `json:"revision,omitempty"`
+}
+
+// SyncOperationResult is what a sync did.
+type SyncOperationResult struct {
+	Revision string `json:"revision,omitempty"`
+}
+
+// HasInfo is true when the operation records name=value.
+func (o *Operation) HasInfo(name, value string) bool {
+	if o == nil {
+		return false
+	}
+	for _, i := range o.Info {
+		if i.Name == name && i.Value == value {
+			return true
+		}
+	}
+	return false
+}
+
 // ApplicationStatus is the part of status we surface.
 type ApplicationStatus struct {
 	Sync           SyncStatus             `json:"sync,omitempty"`
@@ -152,8 +190,12 @@ type HealthStatus struct {
 
 // OperationState of the last sync operation.
 type OperationState struct {
-	Phase   string `json:"phase,omitempty"`
-	Message string `json:"message,omitempty"`
+	Phase      string               `json:"phase,omitempty"`
+	Message    string               `json:"message,omitempty"`
+	Operation  Operation            `json:"operation,omitempty"`
+	SyncResult *SyncOperationResult `json:"syncResult,omitempty"`
+	StartedAt  *time.Time           `json:"startedAt,omitempty"`
+	FinishedAt *time.Time           `json:"finishedAt,omitempty"`
 }
 
 // ApplicationList is what GET /api/v1/applications returns. Argo CD sends

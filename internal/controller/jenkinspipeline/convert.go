@@ -77,8 +77,8 @@ func Desired(cr *v1alpha1.JenkinsPipeline) jenkins.Pipeline {
 // recorded (handled build request, created folders) is carried over.
 func Observation(job *jenkins.Job, prev v1alpha1.JenkinsPipelineObservation) v1alpha1.JenkinsPipelineObservation {
 	out := v1alpha1.JenkinsPipelineObservation{
-		URL:                 job.Status.URL,
-		InQueue:             job.Status.InQueue,
+		URL:                   job.Status.URL,
+		InQueue:               job.Status.InQueue,
 		HandledBuildRequest:   prev.HandledBuildRequest,
 		HandledBuildQueueItem: prev.HandledBuildQueueItem,
 		HandledBuildNumber:    prev.HandledBuildNumber,

@@ -91,27 +91,57 @@ type connector struct {
 
 // Connect reads the ProviderConfig's jenkins section and credentials.
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (managed.TypedExternalClient[*v1alpha1.JenkinsPipeline], error) {
-	pc, s, err := providerconfig.Section(ctx, c.kube, c.usage, cr, "jenkins", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.JenkinsConfig { return s.Jenkins })
+	cfg, pc, refused, err := clientConfig(ctx, c.kube, c.usage, cr)
 	if err != nil {
 		return nil, err
 	}
-	data, err := pc.Credentials(ctx, c.kube, "spec.jenkins.credentials", s.Credentials)
-	if err != nil {
-		return nil, err
+	if refused != nil {
+		return mrcontroller.Refused[*v1alpha1.JenkinsPipeline](refused), nil
 	}
-	user, token, err := jenkins.ParseCredentials(data)
-	if err != nil {
-		return nil, errors.Wrapf(err, "spec.jenkins.credentials of %s", pc)
-	}
-	s = forNamespace(s, cr.GetNamespace())
-	if err := allowed(cr, s); err != nil {
-		return mrcontroller.Refused[*v1alpha1.JenkinsPipeline](errors.Wrapf(err, "refused by %s", pc)), nil
-	}
-	cl, err := c.newClient(jenkins.Config{URL: s.URL, Username: user, Token: token, TLS: providerconfig.TLS(s.TLSConfig), RetryAfter: c.retryAfter, Root: s.RootFolder})
+	cfg.RetryAfter = c.retryAfter
+	cl, err := c.newClient(cfg)
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
 	return &external{client: cl, kube: c.kube, now: time.Now}, nil
+}
+
+// ClientConfig is the configuration of a Jenkins client for cr, from its
+// ProviderConfig, after the checks its controller makes: a DeployRun
+// follows the pipeline's builds through it. It records no usage (the
+// pipeline's controller does).
+func ClientConfig(ctx context.Context, kube client.Reader, cr *v1alpha1.JenkinsPipeline) (jenkins.Config, error) {
+	cfg, _, refused, err := clientConfig(ctx, kube, noUsage{}, cr)
+	if err == nil && refused != nil {
+		err = refused
+	}
+	return cfg, err
+}
+
+type noUsage struct{}
+
+func (noUsage) Track(context.Context, resource.ModernManaged) error { return nil }
+
+// clientConfig returns cr's client configuration, or why its ProviderConfig
+// refuses it (refused), or why it cannot be read (err).
+func clientConfig(ctx context.Context, kube client.Reader, usage providerconfig.Tracker, cr *v1alpha1.JenkinsPipeline) (cfg jenkins.Config, pc *providerconfig.Config, refused, err error) {
+	pc, s, err := providerconfig.Section(ctx, kube, usage, cr, "jenkins", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.JenkinsConfig { return s.Jenkins })
+	if err != nil {
+		return cfg, nil, nil, err
+	}
+	data, err := pc.Credentials(ctx, kube, "spec.jenkins.credentials", s.Credentials)
+	if err != nil {
+		return cfg, nil, nil, err
+	}
+	user, token, err := jenkins.ParseCredentials(data)
+	if err != nil {
+		return cfg, nil, nil, errors.Wrapf(err, "spec.jenkins.credentials of %s", pc)
+	}
+	s = forNamespace(s, cr.GetNamespace())
+	if err := allowed(cr, s); err != nil {
+		return cfg, pc, errors.Wrapf(err, "refused by %s", pc), nil
+	}
+	return jenkins.Config{URL: s.URL, Username: user, Token: token, TLS: providerconfig.TLS(s.TLSConfig), Root: s.RootFolder}, pc, nil, nil
 }
 
 // forNamespace returns s with "{namespace}" in its root folder and allowed

@@ -14,19 +14,20 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package deployrequest turns DevOpsReconcile messages from RabbitMQ into a
-// build of the matching JenkinsPipeline, by setting its buildRequest (and
-// buildParameters): the JenkinsPipeline controller then queues exactly one
-// build. Messages that can never succeed are rejected with the reason, so
-// the consumer dead-letters them.
+// Package deployrequest turns DevOpsReconcile messages from RabbitMQ into
+// DeployRuns: one deployment of one environment, which the DeployRun
+// controller takes through build, Argo CD sync and verification. Messages
+// that can never succeed are rejected with the reason, so the consumer
+// dead-letters them.
 //
 // A request is authorised, not just well formed: it names its namespace;
 // its AMQP user_id (which RabbitMQ checks against the publishing user) must
-// be listed in spec.jenkins.deployUsers of the pipeline's ProviderConfig;
-// its revision must be a git ref or commit id. Each request id is applied at
-// most once, and a request older than the last one applied to the same
-// pipeline is never applied (redeliveries and publisher retries arrive out
-// of order).
+// be listed in spec.jenkins.deployUsers of the environment's
+// JenkinsPipeline's ProviderConfig; its revision must be a git ref or
+// commit id. Each request creates at most one DeployRun (its name derives
+// from the message), and a request older than the last one accepted for
+// the same environment is never applied (redeliveries and publisher
+// retries arrive out of order).
 package deployrequest
 
 import (
@@ -44,6 +45,7 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -68,9 +70,6 @@ const RevisionParameter = v1alpha1.RevisionParameter
 // unread.
 const MaxBody = 64 << 10
 
-// keepIDs is how many applied request ids a pipeline remembers.
-const keepIDs = 16
-
 // MaxClockSkew is how far in the future a requestedAt may be.
 const MaxClockSkew = 5 * time.Minute
 
@@ -87,6 +86,10 @@ type Request struct {
 	Revision string `json:"revision,omitempty"`
 	// Parameters of the build; each must be declared by the pipeline.
 	Parameters map[string]string `json:"parameters,omitempty"`
+	// ID is the deployment id the requester tracks (the replaced
+	// operator's UI sends one): heartbeats carry it. Default: the message
+	// id.
+	ID string `json:"id,omitempty"`
 	// RequestedAt orders requests for one pipeline: one older than the last
 	// applied is never applied. A CloudEvent's time, or the AMQP timestamp
 	// property, stand in when it is absent.
@@ -156,7 +159,7 @@ func Parse(body []byte) (*Request, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
-		return nil, errors.Errorf("malformed DevOpsReconcile: %v (fields: project, environment, namespace, revision, parameters, requestedAt)", err)
+		return nil, errors.Errorf("malformed DevOpsReconcile: %v (fields: id, project, environment, namespace, revision, parameters, requestedAt)", err)
 	}
 	if r.RequestedAt == nil {
 		r.RequestedAt = env.Time
@@ -172,6 +175,9 @@ func Parse(body []byte) (*Request, error) {
 	if errs := validation.IsDNS1123Label(r.Namespace); len(errs) > 0 {
 		return nil, errors.Errorf("malformed DevOpsReconcile: namespace %q: %s", r.Namespace, strings.Join(errs, "; "))
 	}
+	if r.ID != "" && !requestIDChars.MatchString(r.ID) {
+		return nil, errors.Errorf("malformed DevOpsReconcile: id %q: at most 253 letters, digits, '.', '_', ':' or '-'", truncate(r.ID))
+	}
 	if r.Revision != "" && !IsRevision(r.Revision) {
 		return nil, errors.Errorf("malformed DevOpsReconcile: revision %q is not a git ref (letters, digits, '.', '_', '-', '/'; as git check-ref-format allows) or commit id", truncate(r.Revision))
 	}
@@ -186,25 +192,12 @@ func Parse(body []byte) (*Request, error) {
 	return &r, nil
 }
 
-// refChars are the characters a revision may hold: enough for branch and
-// tag names and commit ids, and nothing a shell, Groovy string or URL gives
-// a meaning to.
-var refChars = regexp.MustCompile(`^[A-Za-z0-9._/-]{1,255}$`)
+// requestIDChars is what spec.requestID of a DeployRun allows.
+var requestIDChars = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,253}$`)
 
-// IsRevision is true for a git ref name that git check-ref-format accepts
-// (restricted to refChars) or a commit id.
-func IsRevision(r string) bool {
-	if !refChars.MatchString(r) || strings.HasPrefix(r, "-") || strings.HasSuffix(r, "/") ||
-		strings.HasSuffix(r, ".") || strings.Contains(r, "..") || strings.Contains(r, "//") {
-		return false
-	}
-	for _, c := range strings.Split(r, "/") {
-		if strings.HasPrefix(c, ".") || strings.HasSuffix(c, ".lock") {
-			return false
-		}
-	}
-	return true
-}
+// IsRevision is true for a git ref name or commit id (see
+// v1alpha1.IsRevision).
+func IsRevision(r string) bool { return pcv1alpha1.IsRevision(r) }
 
 // truncate shortens a value quoted in a message to 80 bytes.
 func truncate(s string) string {
@@ -240,8 +233,8 @@ func Token(d amqp.Delivery) string {
 	return "amqp-sha256-" + hex.EncodeToString(h.Sum(nil)[:12])
 }
 
-// Apply sets the buildRequest of the one JenkinsPipeline req selects, if
-// d.User may deploy there.
+// Apply creates the DeployRun req asks for, if d.User may deploy to the
+// one JenkinsPipeline of its environment.
 func Apply(ctx context.Context, kube client.Client, req *Request, d Delivery) error {
 	list := &v1alpha1.JenkinsPipelineList{}
 	opts := []client.ListOption{client.InNamespace(req.Namespace), client.MatchingLabels{contract.LabelProject: req.Project, contract.LabelEnvironment: req.Environment}}
@@ -293,34 +286,76 @@ func Apply(ctx context.Context, kube client.Client, req *Request, d Delivery) er
 	if p.Spec.ForProvider.Disabled {
 		return events.Reject("JenkinsPipeline %s/%s is disabled (spec.forProvider.disabled)", p.Namespace, p.Name)
 	}
-	ids := strings.Fields(p.GetAnnotations()[contract.AnnotationDeployRequestIDs])
-	if p.Spec.ForProvider.BuildRequest == d.Token || slices.Contains(ids, d.Token) {
-		return nil // a redelivery (or a second publish) of a request already applied
+	runs := &pcv1alpha1.DeployRunList{}
+	if err := kube.List(ctx, runs, opts...); err != nil {
+		return errors.Wrap(err, "cannot list DeployRuns")
 	}
-	if last, err := time.Parse(time.RFC3339Nano, p.GetAnnotations()[contract.AnnotationDeployRequestTime]); err == nil && req.RequestedAt.Before(last) {
-		return events.Reject("superseded: requested at %s, before the last request applied to JenkinsPipeline %s/%s (%s)",
-			req.RequestedAt.UTC().Format(time.RFC3339Nano), p.Namespace, p.Name, last.Format(time.RFC3339Nano))
-	}
-	orig := p.DeepCopy()
-	p.Spec.ForProvider.BuildRequest = d.Token
-	p.Spec.ForProvider.BuildParameters = params
-	ann := p.GetAnnotations()
-	if ann == nil {
-		ann = map[string]string{}
-	}
-	ann[contract.AnnotationDeployRequestTime] = req.RequestedAt.UTC().Format(time.RFC3339Nano)
-	ann[contract.AnnotationDeployRequestIDs] = strings.Join(append([]string{d.Token}, ids[:min(len(ids), keepIDs-1)]...), " ")
-	p.SetAnnotations(ann)
-	// Optimistic lock: the list may come from a cache that has not yet
-	// seen the last patch; applying on a stale copy could build an older
-	// request after a newer one. A conflict is retried.
-	if err := kube.Patch(ctx, p, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-		if kerrors.IsInvalid(err) || kerrors.IsForbidden(err) {
-			return events.Reject("JenkinsPipeline %s/%s refused the request: %v", p.Namespace, p.Name, err)
+	name := RunName(req.Project, req.Environment, d.Token)
+	for _, r := range runs.Items {
+		if r.Name == name || r.GetAnnotations()[AnnotationRequestKey] == d.Token {
+			return nil // a redelivery (or a second publish) of a request already applied
 		}
-		return errors.Wrapf(err, "cannot set spec.forProvider.buildRequest of JenkinsPipeline %s/%s", p.Namespace, p.Name)
+		if last, err := time.Parse(time.RFC3339Nano, r.GetAnnotations()[contract.AnnotationDeployRequestTime]); err == nil && req.RequestedAt.Before(last) {
+			return events.Reject("superseded: requested at %s, before DeployRun %s/%s of the same environment (%s)",
+				req.RequestedAt.UTC().Format(time.RFC3339Nano), r.Namespace, r.Name, last.Format(time.RFC3339Nano))
+		}
+	}
+	delete(params, RevisionParameter)
+	run := &pcv1alpha1.DeployRun{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: req.Namespace,
+			Labels: map[string]string{contract.LabelProject: req.Project, contract.LabelEnvironment: req.Environment},
+			Annotations: map[string]string{
+				contract.AnnotationDeployRequestTime: req.RequestedAt.UTC().Format(time.RFC3339Nano),
+				AnnotationRequestKey:                      d.Token,
+			},
+		},
+		Spec: pcv1alpha1.DeployRunSpec{
+			Project: req.Project, Environment: req.Environment, Revision: req.Revision, Parameters: params,
+			RequestedBy: "amqp:" + d.User, RequestID: firstNonEmpty(req.ID, strings.TrimPrefix(d.Token, "amqp-")),
+		},
+	}
+	if len(run.Spec.Parameters) == 0 {
+		run.Spec.Parameters = nil
+	}
+	if len(run.Spec.RequestID) > 253 {
+		run.Spec.RequestID = run.Spec.RequestID[:253]
+	}
+	if err := kube.Create(ctx, run); err != nil {
+		switch {
+		case kerrors.IsAlreadyExists(err):
+			return nil
+		case kerrors.IsInvalid(err) || kerrors.IsForbidden(err):
+			return events.Reject("DeployRun %s/%s refused: %v", run.Namespace, run.Name, err)
+		}
+		return errors.Wrapf(err, "cannot create DeployRun %s/%s", run.Namespace, run.Name)
 	}
 	return nil
+}
+
+// AnnotationRequestKey on a DeployRun is the token of the message that created
+// it.
+const AnnotationRequestKey = "devops.freeleaps.io/deploy-request-key"
+
+// RunName is the name of the DeployRun a message creates: the project,
+// the environment and a digest of the message's token, so every delivery
+// of one message names the same object.
+func RunName(project, env, token string) string {
+	sum := sha256.Sum256([]byte(token))
+	prefix := project + "-" + env
+	if len(prefix) > 240 {
+		prefix = prefix[:240]
+	}
+	return prefix + "-" + hex.EncodeToString(sum[:5])
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // authorise checks that user is among the deployUsers of p's ProviderConfig.

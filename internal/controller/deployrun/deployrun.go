@@ -1,0 +1,1059 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package deployrun reconciles DeployRuns: one deployment of one
+// environment, from a Jenkins build of a revision through an explicit Argo
+// CD sync to what the build produced, to an application Synced at that
+// revision and Healthy.
+//
+// The build goes through the environment's JenkinsPipeline (its
+// buildRequest), which queues exactly one build per request across lost
+// answers and restarts; the deployment then follows that build in Jenkins
+// and syncs the environment's Argo CD application itself, marking the sync
+// operation as its own. One deployment of an environment runs at a time:
+// later ones wait in Pending, oldest first.
+package deployrun
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+
+	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	"github.com/freeleaps/provider-devops/apis/contract"
+	dnsv1alpha1 "github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
+	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	"github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/argocd"
+	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
+	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
+	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
+	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
+)
+
+// Finalizer lets a deployment deleted while it runs abort its build.
+const Finalizer = "devops.freeleaps.io/deployrun"
+
+// InfoName is the Argo CD operation info that marks a sync as a
+// deployment's own; its value is the DeployRun's namespace/name/uid.
+const InfoName = "devops.freeleaps.io/deployrun"
+
+// DefaultKeep is how many finished deployments of each environment are kept.
+const DefaultKeep = 10
+
+// Defaults of the phases' timeouts, for objects written before defaulting.
+const (
+	DefaultPendingTimeout = time.Hour
+	DefaultBuildTimeout   = 30 * time.Minute
+	DefaultDeployTimeout  = 10 * time.Minute
+	DefaultVerifyTimeout  = 10 * time.Minute
+)
+
+// Poll is how often a running deployment looks at Jenkins and Argo CD.
+const Poll = 5 * time.Second
+
+// cancelGrace bounds how long a deleted deployment tries to abort its build
+// before it lets go anyway: an unreachable Jenkins must not keep the
+// object, or its namespace, from being deleted.
+const cancelGrace = 2 * time.Minute
+
+// Builds is the part of Jenkins a deployment uses.
+type Builds interface {
+	QueueItem(ctx context.Context, id int64) (*jenkins.QueueItem, error)
+	GetBuild(ctx context.Context, path string, number int64) (*jenkins.BuildInfo, error)
+	StopBuild(ctx context.Context, path string, number int64) error
+	CancelQueueItem(ctx context.Context, id int64) error
+	FindBuild(ctx context.Context, path string, params map[string]string, after int64) (string, error)
+}
+
+// Syncs is the part of Argo CD a deployment uses.
+type Syncs interface {
+	Get(ctx context.Context, name string) (*argocd.Application, error)
+	SyncWith(ctx context.Context, name, project, revision string, infos []argocd.Info) error
+	TerminateOperation(ctx context.Context, name, project string) error
+}
+
+// Options configure the controller.
+type Options struct {
+	// Keep is how many finished deployments of each environment are kept
+	// (DefaultKeep when 0).
+	Keep int
+	// NewBuilds and NewSyncs build the backend clients; nil means the
+	// real ones, from the JenkinsPipeline's and the ArgoApplication's
+	// ProviderConfigs.
+	NewBuilds func(ctx context.Context, p *jenkinsv1alpha1.JenkinsPipeline) (Builds, error)
+	NewSyncs  func(ctx context.Context, a *argov1alpha1.ArgoApplication) (Syncs, error)
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// Log receives what cannot be done now and is retried.
+	Log logging.Logger
+}
+
+// Setup adds the DeployRun controller to mgr.
+func Setup(mgr manager.Manager, o controller.Options, opts Options) error {
+	if opts.Log == nil {
+		opts.Log = o.Logger.WithValues("controller", "deployrun")
+	}
+	r := NewReconciler(mgr.GetClient(), mgr.GetEventRecorderFor("deployrun"), opts)
+	// A change of an environment's pipeline (its build request handled)
+	// or application (its sync) wakes the deployments of that environment
+	// at once instead of at the next poll.
+	wake := handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+		return r.running(ctx, o.GetNamespace(), o.GetLabels()[contract.LabelProject], o.GetLabels()[contract.LabelEnvironment])
+	})
+	return ctrl.ControllerManagedBy(mgr).
+		Named("deployrun").
+		WithOptions(o.ForControllerRuntime()).
+		For(&v1alpha1.DeployRun{}).
+		Watches(&jenkinsv1alpha1.JenkinsPipeline{}, wake).
+		Watches(&argov1alpha1.ArgoApplication{}, wake).
+		Complete(r)
+}
+
+// Reconciler moves DeployRuns through their phases.
+type Reconciler struct {
+	kube   client.Client
+	record record.EventRecorder
+	log    logging.Logger
+	o      Options
+}
+
+// NewReconciler returns a reconciler.
+func NewReconciler(kube client.Client, rec record.EventRecorder, o Options) *Reconciler {
+	if o.Keep <= 0 {
+		o.Keep = DefaultKeep
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = logging.NewNopLogger()
+	}
+	if o.NewBuilds == nil {
+		gate := retryafter.New(nil)
+		o.NewBuilds = func(ctx context.Context, p *jenkinsv1alpha1.JenkinsPipeline) (Builds, error) {
+			cfg, err := jenkinspipeline.ClientConfig(ctx, kube, p)
+			if err != nil {
+				return nil, err
+			}
+			cfg.RetryAfter = gate
+			return jenkins.New(cfg)
+		}
+	}
+	if o.NewSyncs == nil {
+		c := argoapplication.NewArgoConnector[*argocd.Client](kube, nil)
+		o.NewSyncs = func(ctx context.Context, a *argov1alpha1.ArgoApplication) (Syncs, error) {
+			conn, err := c.Connect(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			return conn.Client, nil
+		}
+	}
+	return &Reconciler{kube: kube, record: rec, log: o.Log, o: o}
+}
+
+// running returns requests for the deployments of an environment that are
+// not final.
+func (r *Reconciler) running(ctx context.Context, ns, project, env string) []reconcile.Request {
+	if project == "" || env == "" {
+		return nil
+	}
+	l := &v1alpha1.DeployRunList{}
+	if err := r.kube.List(ctx, l, client.InNamespace(ns)); err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for _, d := range l.Items {
+		if d.Spec.Project == project && d.Spec.Environment == env && !d.Status.Phase.Final() {
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: d.Namespace, Name: d.Name}})
+		}
+	}
+	return out
+}
+
+// env is what a deployment works with: its environment's pipeline and
+// application.
+type env struct {
+	pipeline *jenkinsv1alpha1.JenkinsPipeline
+	app      *argov1alpha1.ArgoApplication
+}
+
+// Reconcile moves one DeployRun on.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	res, err := r.reconcile(ctx, req)
+	if err != nil {
+		r.log.Debug("Cannot reconcile the DeployRun", "request", req, "error", err)
+	}
+	return res, err
+}
+
+func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	d := &v1alpha1.DeployRun{}
+	if err := r.kube.Get(ctx, req.NamespacedName, d); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if meta.WasDeleted(d) {
+		return r.cancel(ctx, d)
+	}
+	if d.Status.Phase.Final() {
+		return reconcile.Result{}, r.prune(ctx, d)
+	}
+	if !controllerutil.ContainsFinalizer(d, Finalizer) {
+		orig := d.DeepCopy()
+		controllerutil.AddFinalizer(d, Finalizer)
+		if err := r.kube.Patch(ctx, d, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+			return reconcile.Result{}, errors.Wrap(err, "cannot add the finalizer")
+		}
+	}
+	orig := d.DeepCopy()
+	res, err := r.step(ctx, d)
+	if err != nil && !d.Status.Phase.Final() {
+		// Say what keeps the deployment from going on; it is retried with
+		// back-off.
+		r.note(d, "retrying: "+truncateMsg(err.Error()))
+	}
+	if !equalStatus(orig, d) {
+		if uerr := r.kube.Status().Update(ctx, d); uerr != nil {
+			return reconcile.Result{}, errors.Wrap(uerr, "cannot update status")
+		}
+	}
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if d.Status.Phase.Final() {
+		return reconcile.Result{}, r.prune(ctx, d)
+	}
+	return res, nil
+}
+
+func equalStatus(a, b *v1alpha1.DeployRun) bool {
+	return fmt.Sprintf("%+v", a.Status) == fmt.Sprintf("%+v", b.Status)
+}
+
+// step does what the deployment's phase asks and returns when to look
+// again. A problem that a retry can solve is an error (back-off); one that
+// cannot is a failed deployment.
+func (r *Reconciler) step(ctx context.Context, d *v1alpha1.DeployRun) (reconcile.Result, error) {
+	if d.Status.Phase == "" {
+		r.enter(d, v1alpha1.DeployPending, "waiting for its turn and its environment")
+	}
+	if late, timeout := r.overdue(d); late {
+		r.fail(d, fmt.Sprintf("timed out after %s (spec.timeouts.%s)%s", timeout, strings.ToLower(string(d.Status.Phase)), waitingOn(d)))
+		return reconcile.Result{}, nil
+	}
+	e, msg, err := r.environment(ctx, d)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if msg != "" {
+		r.fail(d, msg)
+		return reconcile.Result{}, nil
+	}
+	switch d.Status.Phase {
+	case v1alpha1.DeployPending:
+		return r.pending(ctx, d, e)
+	case v1alpha1.DeployBuilding:
+		return r.building(ctx, d, e)
+	case v1alpha1.DeployDeploying:
+		return r.deploying(ctx, d, e)
+	case v1alpha1.DeployVerifying:
+		return r.verifying(ctx, d, e)
+	}
+	return reconcile.Result{}, nil
+}
+
+// waitingOn says what a timed-out phase was waiting for.
+func waitingOn(d *v1alpha1.DeployRun) string {
+	if d.Status.Message == "" {
+		return ""
+	}
+	return ": " + d.Status.Message
+}
+
+// environment finds the deployment's pipeline and application, or says why
+// it cannot deploy there (msg).
+func (r *Reconciler) environment(ctx context.Context, d *v1alpha1.DeployRun) (*env, string, error) {
+	sel := []client.ListOption{client.InNamespace(d.Namespace), client.MatchingLabels{contract.LabelProject: d.Spec.Project, contract.LabelEnvironment: d.Spec.Environment}}
+	where := fmt.Sprintf("labelled %s=%s, %s=%s in namespace %s", contract.LabelProject, d.Spec.Project, contract.LabelEnvironment, d.Spec.Environment, d.Namespace)
+	pl := &jenkinsv1alpha1.JenkinsPipelineList{}
+	if err := r.kube.List(ctx, pl, sel...); err != nil {
+		return nil, "", errors.Wrap(err, "cannot list JenkinsPipelines")
+	}
+	al := &argov1alpha1.ArgoApplicationList{}
+	if err := r.kube.List(ctx, al, sel...); err != nil {
+		return nil, "", errors.Wrap(err, "cannot list ArgoApplications")
+	}
+	p, msg := one(pl.Items, "JenkinsPipeline", where)
+	if msg != "" {
+		return nil, "unknown project or environment: " + msg + ": check spec.project and spec.environment", nil
+	}
+	a, msg := one(al.Items, "ArgoApplication", where)
+	if msg != "" && len(al.Items) > 0 {
+		return nil, msg + ": a deployment syncs one", nil
+	}
+	// No ArgoApplication: a pipeline that deploys by itself, whose build
+	// is the whole deployment.
+	return &env{pipeline: p, app: a}, "", nil
+}
+
+// one returns the one live object of items, or says why there is not one.
+func one[T any, P interface {
+	*T
+	client.Object
+}](items []T, kind, where string) (P, string) {
+	var live []P
+	for i := range items {
+		o := P(&items[i])
+		if o.GetDeletionTimestamp() == nil {
+			live = append(live, o)
+		}
+	}
+	switch len(live) {
+	case 1:
+		return live[0], ""
+	case 0:
+		return nil, fmt.Sprintf("no %s is %s", kind, where)
+	}
+	return nil, fmt.Sprintf("%d %ss are %s", len(live), kind, where)
+}
+
+// pending waits for the deployment's turn, checks its request against the
+// pipeline, and asks for the build.
+func (r *Reconciler) pending(ctx context.Context, d *v1alpha1.DeployRun, e *env) (reconcile.Result, error) {
+	ahead, err := r.ahead(ctx, d)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if ahead != nil {
+		r.note(d, fmt.Sprintf("queued behind DeployRun %s (%s) of the same environment: one deployment of an environment runs at a time", ahead.Name, phaseOf(ahead)))
+		return reconcile.Result{RequeueAfter: Poll}, nil
+	}
+	if msg := checkRequest(d, e.pipeline); msg != "" {
+		r.fail(d, msg)
+		return reconcile.Result{}, nil
+	}
+	if err := r.own(ctx, d, e); err != nil {
+		return reconcile.Result{}, err
+	}
+	now := metav1.NewTime(r.o.Now())
+	d.Status.StartedAt = &now
+	d.Status.Build = &v1alpha1.DeployBuild{Request: Token(d), Pipeline: e.pipeline.Name}
+	r.enter(d, v1alpha1.DeployBuilding, fmt.Sprintf("asking JenkinsPipeline %s for a build", e.pipeline.Name))
+	// The phase is recorded before the build is asked for: the request is
+	// a token the pipeline builds once, so asking again after a crash is
+	// harmless, and a request never asked for is asked at the next look.
+	return reconcile.Result{Requeue: true}, nil
+}
+
+func phaseOf(d *v1alpha1.DeployRun) v1alpha1.DeployPhase {
+	if d.Status.Phase == "" {
+		return v1alpha1.DeployPending
+	}
+	return d.Status.Phase
+}
+
+// ahead returns the deployment of the same environment that runs before d:
+// the oldest one not final, if it is not d.
+func (r *Reconciler) ahead(ctx context.Context, d *v1alpha1.DeployRun) (*v1alpha1.DeployRun, error) {
+	l := &v1alpha1.DeployRunList{}
+	if err := r.kube.List(ctx, l, client.InNamespace(d.Namespace)); err != nil {
+		return nil, errors.Wrap(err, "cannot list DeployRuns")
+	}
+	var first *v1alpha1.DeployRun
+	for i := range l.Items {
+		o := &l.Items[i]
+		if o.Spec.Project != d.Spec.Project || o.Spec.Environment != d.Spec.Environment || o.Status.Phase.Final() || o.GetDeletionTimestamp() != nil {
+			continue
+		}
+		// One already past Pending runs, whatever its age.
+		if o.UID != d.UID && o.Status.Phase != "" && o.Status.Phase != v1alpha1.DeployPending {
+			return o, nil
+		}
+		if first == nil || before(o, first) {
+			first = o
+		}
+	}
+	if first == nil || first.UID == d.UID {
+		return nil, nil
+	}
+	return first, nil
+}
+
+func before(a, b *v1alpha1.DeployRun) bool {
+	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	}
+	return a.Name < b.Name
+}
+
+// checkRequest holds the request to what the pipeline declares.
+func checkRequest(d *v1alpha1.DeployRun, p *jenkinsv1alpha1.JenkinsPipeline) string {
+	if p.Spec.ForProvider.Disabled {
+		return fmt.Sprintf("JenkinsPipeline %s is disabled (spec.forProvider.disabled): enable it to deploy", p.Name)
+	}
+	declared := map[string]jenkinsv1alpha1.Parameter{}
+	for _, x := range p.Spec.ForProvider.Parameters {
+		declared[x.Name] = x
+	}
+	params := buildParameters(d)
+	for _, k := range sortedKeys(params) {
+		decl, ok := declared[k]
+		if !ok {
+			if k == jenkinsv1alpha1.RevisionParameter {
+				return fmt.Sprintf("JenkinsPipeline %s declares no %s parameter, so it cannot build a revision: declare it, or leave spec.revision empty", p.Name, k)
+			}
+			return fmt.Sprintf("JenkinsPipeline %s declares no parameter %q (spec.parameters)", p.Name, k)
+		}
+		if msg := CheckValue(decl, params[k]); msg != "" {
+			return fmt.Sprintf("JenkinsPipeline %s parameter %s: %s", p.Name, k, msg)
+		}
+	}
+	return ""
+}
+
+// CheckValue holds a value to its parameter's type: one of a choice
+// parameter's choices, true or false for a boolean. "" is a good value.
+func CheckValue(p jenkinsv1alpha1.Parameter, v string) string {
+	switch p.Type {
+	case jenkinsv1alpha1.ParameterChoice:
+		if !slices.Contains(p.Choices, v) {
+			return fmt.Sprintf("%q is not one of its choices (%s)", truncate(v), strings.Join(p.Choices, ", "))
+		}
+	case jenkinsv1alpha1.ParameterBoolean:
+		if v != "true" && v != "false" {
+			return fmt.Sprintf("%q is not true or false", truncate(v))
+		}
+	}
+	return ""
+}
+
+func truncate(s string) string {
+	if len(s) <= 80 {
+		return s
+	}
+	return s[:80] + "..."
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// buildParameters are the build's parameters: spec.parameters and the
+// revision as REVISION.
+func buildParameters(d *v1alpha1.DeployRun) map[string]string {
+	out := make(map[string]string, len(d.Spec.Parameters)+1)
+	for k, v := range d.Spec.Parameters {
+		out[k] = v
+	}
+	if d.Spec.Revision != "" {
+		out[jenkinsv1alpha1.RevisionParameter] = d.Spec.Revision
+	}
+	return out
+}
+
+// Token is the buildRequest a deployment sets: unique per object.
+func Token(d *v1alpha1.DeployRun) string { return "deployrun-" + string(d.UID) }
+
+// own makes the DevOpsProject that composed the environment an owner of
+// the deployment, so the history goes with the project.
+func (r *Reconciler) own(ctx context.Context, d *v1alpha1.DeployRun, e *env) error {
+	ref := metav1.GetControllerOf(e.pipeline)
+	if ref == nil || slices.ContainsFunc(d.OwnerReferences, func(o metav1.OwnerReference) bool { return o.UID == ref.UID }) {
+		return nil
+	}
+	orig := d.DeepCopy()
+	d.OwnerReferences = append(d.OwnerReferences, metav1.OwnerReference{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: ref.UID})
+	if err := r.kube.Patch(ctx, d, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+		return errors.Wrap(err, "cannot make the DevOpsProject an owner of the DeployRun")
+	}
+	return nil
+}
+
+// building asks the pipeline for the build, then follows it to its result.
+func (r *Reconciler) building(ctx context.Context, d *v1alpha1.DeployRun, e *env) (reconcile.Result, error) {
+	b := d.Status.Build
+	p := e.pipeline
+	if p.Name != b.Pipeline {
+		r.fail(d, fmt.Sprintf("the environment's JenkinsPipeline changed from %s to %s during the build", b.Pipeline, p.Name))
+		return reconcile.Result{}, nil
+	}
+	st := p.Status.AtProvider
+	if st.HandledBuildRequest != b.Request {
+		if p.Spec.ForProvider.BuildRequest != b.Request {
+			if err := r.requestBuild(ctx, d, p); err != nil {
+				return reconcile.Result{}, err
+			}
+		}
+		r.note(d, fmt.Sprintf("waiting for JenkinsPipeline %s to queue the build%s", p.Name, syncedNote(p)))
+		return reconcile.Result{RequeueAfter: Poll}, nil
+	}
+	if st.UnconfirmedBuild != nil {
+		r.note(d, fmt.Sprintf("waiting for Jenkins to confirm the build JenkinsPipeline %s asked for", p.Name))
+		return reconcile.Result{RequeueAfter: Poll}, nil
+	}
+	if b.QueueItem == 0 && b.Number == 0 {
+		b.QueueItem, b.Number = st.HandledBuildQueueItem, st.HandledBuildNumber
+	}
+	jc, err := r.o.NewBuilds(ctx, p)
+	if err != nil {
+		return reconcile.Result{}, errors.Wrapf(err, "cannot reach Jenkins for JenkinsPipeline %s", p.Name)
+	}
+	path := meta.GetExternalName(p)
+	if b.Number == 0 {
+		n, msg, err := r.buildNumber(ctx, jc, d, path)
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		if msg != "" {
+			r.fail(d, msg)
+			return reconcile.Result{}, nil
+		}
+		if n == 0 {
+			return reconcile.Result{RequeueAfter: Poll}, nil
+		}
+		b.Number = n
+	}
+	info, err := jc.GetBuild(ctx, path, b.Number)
+	if err != nil {
+		return reconcile.Result{}, errors.Wrapf(err, "cannot read build #%d of Jenkins job %s", b.Number, path)
+	}
+	b.URL = info.URL
+	if info.Building || info.Result == "" {
+		r.note(d, fmt.Sprintf("build #%d running", b.Number))
+		return reconcile.Result{RequeueAfter: Poll}, nil
+	}
+	b.Result = info.Result
+	if info.Result != "SUCCESS" {
+		r.fail(d, fmt.Sprintf("build #%d ended %s: see its console at %sconsole", b.Number, info.Result, withSlash(info.URL)))
+		return reconcile.Result{}, nil
+	}
+	rev, msg := ProducedRevision(info.Description)
+	if msg != "" {
+		r.fail(d, fmt.Sprintf("build #%d %s", b.Number, msg))
+		return reconcile.Result{}, nil
+	}
+	b.Revision = rev
+	if e.app == nil {
+		url, err := r.liveURL(ctx, d)
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		d.Status.URL = url
+		r.enter(d, v1alpha1.DeploySucceeded, fmt.Sprintf("build #%d succeeded; the environment has no ArgoApplication, so its build is the whole deployment", b.Number))
+		return reconcile.Result{}, nil
+	}
+	d.Status.Sync = &v1alpha1.DeploySync{Application: e.app.Name, Revision: firstNonEmpty(rev, d.Spec.Revision)}
+	r.enter(d, v1alpha1.DeployDeploying, fmt.Sprintf("build #%d succeeded; syncing ArgoApplication %s to %s", b.Number, e.app.Name, revisionName(d.Status.Sync.Revision)))
+	return reconcile.Result{Requeue: true}, nil
+}
+
+func syncedNote(p *jenkinsv1alpha1.JenkinsPipeline) string {
+	for _, c := range p.Status.Conditions {
+		if c.Type == "Synced" && c.Status == corev1.ConditionFalse && c.Message != "" {
+			return " (it reports: " + truncateMsg(c.Message) + ")"
+		}
+	}
+	return ""
+}
+
+func truncateMsg(s string) string {
+	if len(s) <= 300 {
+		return s
+	}
+	return s[:300] + "..."
+}
+
+func withSlash(u string) string {
+	if u == "" || strings.HasSuffix(u, "/") {
+		return u
+	}
+	return u + "/"
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func revisionName(r string) string {
+	if r == "" {
+		return "its target revision"
+	}
+	return r
+}
+
+// requestBuild sets the pipeline's buildRequest to the deployment's token,
+// with its parameters.
+func (r *Reconciler) requestBuild(ctx context.Context, d *v1alpha1.DeployRun, p *jenkinsv1alpha1.JenkinsPipeline) error {
+	orig := p.DeepCopy()
+	p.Spec.ForProvider.BuildRequest = d.Status.Build.Request
+	p.Spec.ForProvider.BuildParameters = buildParameters(d)
+	// Optimistic lock: decided on what was read.
+	if err := r.kube.Patch(ctx, p, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+		if kerrors.IsInvalid(err) {
+			r.fail(d, fmt.Sprintf("JenkinsPipeline %s refused the build request: %v", p.Name, err))
+			return nil
+		}
+		return errors.Wrapf(err, "cannot set spec.forProvider.buildRequest of JenkinsPipeline %s", p.Name)
+	}
+	r.record.Eventf(d, corev1.EventTypeNormal, "BuildRequested", "Asked JenkinsPipeline %s for a build", p.Name)
+	return nil
+}
+
+// buildNumber finds the number of the deployment's build: 0 while it waits
+// in the queue, or msg when it will never run.
+func (r *Reconciler) buildNumber(ctx context.Context, jc Builds, d *v1alpha1.DeployRun, path string) (int64, string, error) {
+	b := d.Status.Build
+	if b.QueueItem != 0 {
+		q, err := jc.QueueItem(ctx, b.QueueItem)
+		switch {
+		case err == nil && q.Cancelled:
+			return 0, fmt.Sprintf("the build was cancelled in Jenkins' queue (item %d)", b.QueueItem), nil
+		case err == nil && q.Number == 0:
+			r.note(d, "build waiting in Jenkins' queue"+why(q.Why))
+			return 0, "", nil
+		case err == nil:
+			return q.Number, "", nil
+		case !jenkins.IsNotFound(err):
+			return 0, "", errors.Wrapf(err, "cannot read Jenkins queue item %d", b.QueueItem)
+		}
+		// Jenkins forgets an item some minutes after it left the queue:
+		// look for the build by its parameters.
+	}
+	where, err := jc.FindBuild(ctx, path, buildParameters(d), 0)
+	if err != nil {
+		return 0, "", errors.Wrapf(err, "cannot look for the build of Jenkins job %s", path)
+	}
+	if n, ok := strings.CutPrefix(where, "#"); ok {
+		var num int64
+		_, _ = fmt.Sscan(n, &num)
+		return num, "", nil
+	}
+	if where == "queue" {
+		r.note(d, "build waiting in Jenkins' queue")
+		return 0, "", nil
+	}
+	return 0, fmt.Sprintf("Jenkins has no trace of the build JenkinsPipeline %s queued (queue item %d): it was deleted or never ran", d.Status.Build.Pipeline, b.QueueItem), nil
+}
+
+func why(s string) string {
+	if s == "" {
+		return ""
+	}
+	return ": " + s
+}
+
+// ProducedRevision reads the revision a build reports it produced: a line
+// "revision=<git ref or commit id>" in its description. msg says why a
+// reported one cannot be used.
+func ProducedRevision(description string) (rev, msg string) {
+	for _, line := range strings.Split(description, "\n") {
+		v, ok := strings.CutPrefix(strings.TrimSpace(line), "revision=")
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if !v1alpha1.IsRevision(v) {
+			return "", fmt.Sprintf("reported revision %q in its description, which is not a git ref or commit id", truncate(v))
+		}
+		return v, ""
+	}
+	return "", ""
+}
+
+// deploying asks Argo CD to sync the application to the revision, once,
+// and follows that operation to its end.
+func (r *Reconciler) deploying(ctx context.Context, d *v1alpha1.DeployRun, e *env) (reconcile.Result, error) {
+	s := d.Status.Sync
+	a := e.app
+	if a == nil || a.Name != s.Application {
+		r.fail(d, fmt.Sprintf("the environment's ArgoApplication %s went away during the deployment", s.Application))
+		return reconcile.Result{}, nil
+	}
+	name := meta.GetExternalName(a)
+	if name == "" {
+		r.note(d, fmt.Sprintf("waiting for ArgoApplication %s to create its Argo CD application", a.Name))
+		return reconcile.Result{RequeueAfter: Poll}, nil
+	}
+	ac, err := r.o.NewSyncs(ctx, a)
+	if err != nil {
+		return reconcile.Result{}, errors.Wrapf(err, "cannot reach Argo CD for ArgoApplication %s", a.Name)
+	}
+	app, err := ac.Get(ctx, name)
+	if err != nil {
+		return reconcile.Result{}, errors.Wrapf(err, "cannot read Argo CD application %s", name)
+	}
+	// Sync only what the environment's ArgoApplication owns.
+	if app.Metadata.Labels[contract.LabelOwner] != argoapplication.Owner(a) {
+		r.fail(d, fmt.Sprintf("Argo CD application %s is not owned by ArgoApplication %s (label %s): it was not synced", name, a.Name, contract.LabelOwner))
+		return reconcile.Result{}, nil
+	}
+	mine := infoValue(d)
+	op := app.Status.OperationState
+	switch {
+	case op != nil && op.Operation.HasInfo(InfoName, mine):
+		s.Phase = op.Phase
+		switch op.Phase {
+		case "Succeeded":
+			if op.SyncResult != nil {
+				s.SyncedRevision = op.SyncResult.Revision
+			}
+			r.enter(d, v1alpha1.DeployVerifying, fmt.Sprintf("synced to %s; waiting for Argo CD to report the application Synced and Healthy", short(s.SyncedRevision)))
+			return reconcile.Result{Requeue: true}, nil
+		case "Failed", "Error":
+			r.fail(d, fmt.Sprintf("Argo CD sync of application %s %s: %s", name, strings.ToLower(op.Phase), truncateMsg(op.Message)))
+			return reconcile.Result{}, nil
+		}
+		r.note(d, fmt.Sprintf("Argo CD syncing application %s (%s)", name, strings.ToLower(firstNonEmpty(op.Phase, "Running"))))
+		return reconcile.Result{RequeueAfter: Poll}, nil
+	case app.Operation.HasInfo(InfoName, mine):
+		r.note(d, fmt.Sprintf("Argo CD has the sync of application %s and has not started it yet", name))
+		return reconcile.Result{RequeueAfter: Poll}, nil
+	}
+	if s.StartedAt != nil && r.o.Now().Sub(s.StartedAt.Time) < 30*time.Second {
+		// Asked moments ago: Argo CD may not show it yet.
+		return reconcile.Result{RequeueAfter: Poll}, nil
+	}
+	rev := s.Revision
+	if automated(app) && rev != "" && rev != app.Spec.Source.TargetRevision {
+		// Argo CD refuses a sync to another revision than the target of an
+		// application that syncs itself: sync to the target and check, in
+		// Verifying, that it is the built revision.
+		rev = ""
+	}
+	now := metav1.NewTime(r.o.Now())
+	s.StartedAt = &now
+	err = ac.SyncWith(ctx, name, a.Spec.ForProvider.Project, rev, []argocd.Info{{Name: InfoName, Value: mine}})
+	switch {
+	case argocd.IsOperationInProgress(err):
+		s.StartedAt = nil
+		r.note(d, fmt.Sprintf("waiting for another operation on Argo CD application %s to end before syncing", name))
+		return reconcile.Result{RequeueAfter: Poll}, nil
+	case argocd.IsAutoSyncRevision(err), err != nil && isInvalid(err):
+		r.fail(d, fmt.Sprintf("Argo CD refused to sync application %s to %s: %v", name, revisionName(rev), err))
+		return reconcile.Result{}, nil
+	case err != nil:
+		s.StartedAt = nil
+		return reconcile.Result{}, errors.Wrapf(err, "cannot sync Argo CD application %s", name)
+	}
+	r.record.Eventf(d, corev1.EventTypeNormal, "SyncRequested", "Asked Argo CD to sync application %s to %s", name, revisionName(rev))
+	r.note(d, fmt.Sprintf("Argo CD asked to sync application %s to %s", name, revisionName(rev)))
+	return reconcile.Result{RequeueAfter: Poll}, nil
+}
+
+func isInvalid(err error) bool { return argocd.IsInvalidArgument(err) }
+
+func automated(app *argocd.Application) bool {
+	p := app.Spec.SyncPolicy
+	return p != nil && p.Automated != nil && (p.Automated.Enabled == nil || *p.Automated.Enabled)
+}
+
+func infoValue(d *v1alpha1.DeployRun) string {
+	return d.Namespace + "/" + d.Name + "/" + string(d.UID)
+}
+
+func short(rev string) string {
+	if len(rev) == 40 {
+		return rev[:12]
+	}
+	return revisionName(rev)
+}
+
+// verifying waits for Argo CD to report the application Synced at the
+// revision deployed and Healthy.
+func (r *Reconciler) verifying(ctx context.Context, d *v1alpha1.DeployRun, e *env) (reconcile.Result, error) {
+	s := d.Status.Sync
+	a := e.app
+	if a == nil || a.Name != s.Application {
+		r.fail(d, fmt.Sprintf("the environment's ArgoApplication %s went away during the deployment", s.Application))
+		return reconcile.Result{}, nil
+	}
+	name := meta.GetExternalName(a)
+	ac, err := r.o.NewSyncs(ctx, a)
+	if err != nil {
+		return reconcile.Result{}, errors.Wrapf(err, "cannot reach Argo CD for ArgoApplication %s", a.Name)
+	}
+	app, err := ac.Get(ctx, name)
+	if err != nil {
+		return reconcile.Result{}, errors.Wrapf(err, "cannot read Argo CD application %s", name)
+	}
+	s.Health = app.Status.Health.Status
+	want := s.SyncedRevision
+	if b := d.Status.Build; b != nil && isCommitID(b.Revision) && want != "" && !strings.HasPrefix(want, b.Revision) {
+		r.fail(d, fmt.Sprintf("Argo CD synced %s, not %s, which the build produced: the application's target revision %q does not point at the build's commit", short(want), short(b.Revision), app.Spec.Source.TargetRevision))
+		return reconcile.Result{}, nil
+	}
+	switch {
+	case app.Status.Sync.Revision != want:
+		r.note(d, fmt.Sprintf("Argo CD reports application %s at %s, waiting for %s", name, short(app.Status.Sync.Revision), short(want)))
+	case app.Status.Sync.Status != "Synced":
+		r.note(d, fmt.Sprintf("Argo CD reports application %s %s at %s", name, firstNonEmpty(app.Status.Sync.Status, "Unknown"), short(want)))
+	case app.Status.Health.Status != "Healthy":
+		r.note(d, fmt.Sprintf("Argo CD reports application %s %s%s", name, firstNonEmpty(app.Status.Health.Status, "Unknown"), why(app.Status.Health.Message)))
+	default:
+		url, err := r.liveURL(ctx, d)
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		d.Status.URL = url
+		msg := fmt.Sprintf("deployed %s: Synced and Healthy", short(want))
+		if url != "" {
+			msg += "; live at " + url
+		}
+		r.enter(d, v1alpha1.DeploySucceeded, msg)
+		return reconcile.Result{}, nil
+	}
+	return reconcile.Result{RequeueAfter: Poll}, nil
+}
+
+func isCommitID(s string) bool {
+	if len(s) < 7 || len(s) > 40 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// liveURL is the environment's URL: https:// and the FQDN of its DNS
+// record; "" when it has none.
+func (r *Reconciler) liveURL(ctx context.Context, d *v1alpha1.DeployRun) (string, error) {
+	l := &dnsv1alpha1.DNSRecordList{}
+	if err := r.kube.List(ctx, l, client.InNamespace(d.Namespace), client.MatchingLabels{contract.LabelProject: d.Spec.Project, contract.LabelEnvironment: d.Spec.Environment}); err != nil {
+		return "", errors.Wrap(err, "cannot list DNSRecords")
+	}
+	rec, _ := one(l.Items, "DNSRecord", "")
+	if rec == nil || rec.Status.AtProvider.FQDN == "" {
+		return "", nil
+	}
+	return "https://" + strings.TrimSuffix(rec.Status.AtProvider.FQDN, "."), nil
+}
+
+// overdue is true when the deployment has been in its phase longer than
+// the phase's timeout.
+func (r *Reconciler) overdue(d *v1alpha1.DeployRun) (bool, time.Duration) {
+	t := d.Spec.Timeouts
+	var limit time.Duration
+	switch d.Status.Phase {
+	case v1alpha1.DeployPending:
+		limit = orDefault(t.Pending, DefaultPendingTimeout)
+	case v1alpha1.DeployBuilding:
+		limit = orDefault(t.Build, DefaultBuildTimeout)
+	case v1alpha1.DeployDeploying:
+		limit = orDefault(t.Deploy, DefaultDeployTimeout)
+	case v1alpha1.DeployVerifying:
+		limit = orDefault(t.Verify, DefaultVerifyTimeout)
+	default:
+		return false, 0
+	}
+	since := d.CreationTimestamp.Time
+	if n := len(d.Status.Timeline); n > 0 {
+		since = d.Status.Timeline[n-1].At.Time
+	}
+	return r.o.Now().Sub(since) > limit, limit
+}
+
+func orDefault(d *metav1.Duration, def time.Duration) time.Duration {
+	if d == nil || d.Duration <= 0 {
+		return def
+	}
+	return d.Duration
+}
+
+// enter moves the deployment to phase.
+func (r *Reconciler) enter(d *v1alpha1.DeployRun, phase v1alpha1.DeployPhase, msg string) {
+	now := metav1.NewTime(r.o.Now())
+	d.Status.Phase, d.Status.Message = phase, msg
+	d.Status.Timeline = append(d.Status.Timeline, v1alpha1.DeployTransition{Phase: phase, At: now, Message: msg})
+	if n := len(d.Status.Timeline); n > 16 {
+		d.Status.Timeline = d.Status.Timeline[n-16:]
+	}
+	if phase.Final() {
+		d.Status.FinishedAt = &now
+	}
+	typ := corev1.EventTypeNormal
+	if phase == v1alpha1.DeployFailed {
+		typ = corev1.EventTypeWarning
+	}
+	r.record.Event(d, typ, string(phase), msg)
+}
+
+// note says what the deployment waits for, within its phase.
+func (r *Reconciler) note(d *v1alpha1.DeployRun, msg string) { d.Status.Message = msg }
+
+// fail ends the deployment in Failed, recording the phase it failed in.
+func (r *Reconciler) fail(d *v1alpha1.DeployRun, msg string) {
+	d.Status.FailedPhase = phaseOf(d)
+	r.enter(d, v1alpha1.DeployFailed, fmt.Sprintf("failed in %s: %s", d.Status.FailedPhase, msg))
+}
+
+// cancel aborts the build of a deployment deleted while it runs (and its
+// Argo CD sync), then lets the object go.
+func (r *Reconciler) cancel(ctx context.Context, d *v1alpha1.DeployRun) (reconcile.Result, error) {
+	if !controllerutil.ContainsFinalizer(d, Finalizer) {
+		return reconcile.Result{}, nil
+	}
+	err := r.abort(ctx, d)
+	if err != nil && r.o.Now().Sub(d.DeletionTimestamp.Time) < cancelGrace {
+		return reconcile.Result{}, err
+	}
+	if err != nil {
+		r.record.Eventf(d, corev1.EventTypeWarning, "CancelFailed", "Gave up aborting the deployment after %s: %v", cancelGrace, err)
+	}
+	orig := d.DeepCopy()
+	controllerutil.RemoveFinalizer(d, Finalizer)
+	return reconcile.Result{}, client.IgnoreNotFound(r.kube.Patch(ctx, d, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})))
+}
+
+func (r *Reconciler) abort(ctx context.Context, d *v1alpha1.DeployRun) error {
+	if d.Status.Phase.Final() {
+		return nil
+	}
+	e, msg, err := r.environment(ctx, d)
+	if err != nil || msg != "" {
+		return err // nothing of an unknown environment to abort
+	}
+	switch d.Status.Phase {
+	case v1alpha1.DeployBuilding:
+		b := d.Status.Build
+		p := e.pipeline
+		if p.Spec.ForProvider.BuildRequest == b.Request && p.Status.AtProvider.HandledBuildRequest != b.Request {
+			// Not queued yet: withdraw the request.
+			orig := p.DeepCopy()
+			p.Spec.ForProvider.BuildRequest = ""
+			if err := r.kube.Patch(ctx, p, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+				return errors.Wrapf(err, "cannot withdraw the build request from JenkinsPipeline %s", p.Name)
+			}
+			return nil
+		}
+		jc, err := r.o.NewBuilds(ctx, p)
+		if err != nil {
+			return err
+		}
+		n, id := b.Number, b.QueueItem
+		if n == 0 && id == 0 {
+			n, id = p.Status.AtProvider.HandledBuildNumber, p.Status.AtProvider.HandledBuildQueueItem
+		}
+		if n == 0 && id != 0 {
+			q, err := jc.QueueItem(ctx, id)
+			if err != nil && !jenkins.IsNotFound(err) {
+				return err
+			}
+			if err == nil && q.Number == 0 {
+				return jc.CancelQueueItem(ctx, id)
+			}
+			if err == nil {
+				n = q.Number
+			}
+		}
+		if n != 0 {
+			err := jc.StopBuild(ctx, meta.GetExternalName(p), n)
+			if err == nil {
+				r.record.Eventf(d, corev1.EventTypeNormal, "Cancelled", "Aborted build #%d", n)
+			}
+			if jenkins.IsNotFound(err) {
+				return nil
+			}
+			return err
+		}
+	case v1alpha1.DeployDeploying:
+		if e.app == nil {
+			return nil
+		}
+		ac, err := r.o.NewSyncs(ctx, e.app)
+		if err != nil {
+			return err
+		}
+		name := meta.GetExternalName(e.app)
+		app, err := ac.Get(ctx, name)
+		if err != nil {
+			return err
+		}
+		if op := app.Status.OperationState; op != nil && op.Operation.HasInfo(InfoName, infoValue(d)) && op.Phase == "Running" {
+			return ac.TerminateOperation(ctx, name, e.app.Spec.ForProvider.Project)
+		}
+	}
+	return nil
+}
+
+// prune deletes the oldest finished deployments of d's environment beyond
+// the number kept.
+func (r *Reconciler) prune(ctx context.Context, d *v1alpha1.DeployRun) error {
+	l := &v1alpha1.DeployRunList{}
+	if err := r.kube.List(ctx, l, client.InNamespace(d.Namespace)); err != nil {
+		return errors.Wrap(err, "cannot list DeployRuns")
+	}
+	var done []*v1alpha1.DeployRun
+	for i := range l.Items {
+		o := &l.Items[i]
+		if o.UID == d.UID {
+			// The cache may not have seen d's last status yet.
+			o = d
+		}
+		if o.Spec.Project == d.Spec.Project && o.Spec.Environment == d.Spec.Environment && o.Status.Phase.Final() && o.DeletionTimestamp == nil {
+			done = append(done, o)
+		}
+	}
+	if len(done) <= r.o.Keep {
+		return nil
+	}
+	slices.SortFunc(done, func(a, b *v1alpha1.DeployRun) int { return finished(b).Compare(finished(a)) })
+	for _, o := range done[r.o.Keep:] {
+		if err := r.kube.Delete(ctx, o, client.Preconditions{UID: &o.UID}); client.IgnoreNotFound(err) != nil {
+			return errors.Wrapf(err, "cannot delete DeployRun %s beyond the history kept", o.Name)
+		}
+	}
+	return nil
+}
+
+func finished(d *v1alpha1.DeployRun) time.Time {
+	if d.Status.FinishedAt != nil {
+		return d.Status.FinishedAt.Time
+	}
+	return d.CreationTimestamp.Time
+}

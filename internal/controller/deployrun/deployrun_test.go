@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package deployrun_test
 
 import (
@@ -227,7 +226,9 @@ func TestDeployRun(t *testing.T) {
 	jenkins.RunQueue()
 	envtest.Eventually(t, "third follows its build", func() bool { return get(third).Status.Build.Number == 3 })
 	envtest.Must(t, c.Delete(ctx, third))
-	envtest.Eventually(t, "third gone", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(third), &v1alpha1.DeployRun{})) })
+	envtest.Eventually(t, "third gone", func() bool {
+		return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(third), &v1alpha1.DeployRun{}))
+	})
 	if b := jenkins.Builds("shop-dev")[2]; b.Result != "ABORTED" {
 		t.Errorf("third's build %+v, want ABORTED", b)
 	}

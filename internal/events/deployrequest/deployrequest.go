@@ -307,7 +307,7 @@ func Apply(ctx context.Context, kube client.Client, req *Request, d Delivery) er
 			Labels: map[string]string{contract.LabelProject: req.Project, contract.LabelEnvironment: req.Environment},
 			Annotations: map[string]string{
 				contract.AnnotationDeployRequestTime: req.RequestedAt.UTC().Format(time.RFC3339Nano),
-				AnnotationRequestKey:                      d.Token,
+				AnnotationRequestKey:                 d.Token,
 			},
 		},
 		Spec: pcv1alpha1.DeployRunSpec{

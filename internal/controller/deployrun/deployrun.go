@@ -126,7 +126,7 @@ func Setup(mgr manager.Manager, o controller.Options, opts Options) error {
 	if opts.Log == nil {
 		opts.Log = o.Logger.WithValues("controller", "deployrun")
 	}
-	r := NewReconciler(mgr.GetClient(), mgr.GetEventRecorderFor("deployrun"), opts)
+	r := NewReconciler(mgr.GetClient(), mgr.GetEventRecorderFor("deployrun"), opts) //nolint:staticcheck // the same events API as the managed resources' (crossplane-runtime's recorder).
 	// A change of an environment's pipeline (its build request handled)
 	// or application (its sync) wakes the deployments of that environment
 	// at once instead of at the next poll.
@@ -375,7 +375,7 @@ func (r *Reconciler) pending(ctx context.Context, d *v1alpha1.DeployRun, e *env)
 	// The phase is recorded before the build is asked for: the request is
 	// a token the pipeline builds once, so asking again after a crash is
 	// harmless, and a request never asked for is asked at the next look.
-	return reconcile.Result{Requeue: true}, nil
+	return reconcile.Result{RequeueAfter: Poll}, nil // the status write wakes it at once
 }
 
 func phaseOf(d *v1alpha1.DeployRun) v1alpha1.DeployPhase {
@@ -582,7 +582,7 @@ func (r *Reconciler) building(ctx context.Context, d *v1alpha1.DeployRun, e *env
 	}
 	d.Status.Sync = &v1alpha1.DeploySync{Application: e.app.Name, Revision: firstNonEmpty(rev, d.Spec.Revision)}
 	r.enter(d, v1alpha1.DeployDeploying, fmt.Sprintf("build #%d succeeded; syncing ArgoApplication %s to %s", b.Number, e.app.Name, revisionName(d.Status.Sync.Revision)))
-	return reconcile.Result{Requeue: true}, nil
+	return reconcile.Result{RequeueAfter: Poll}, nil // the status write wakes it at once
 }
 
 func syncedNote(p *jenkinsv1alpha1.JenkinsPipeline) string {
@@ -741,7 +741,7 @@ func (r *Reconciler) deploying(ctx context.Context, d *v1alpha1.DeployRun, e *en
 				s.SyncedRevision = op.SyncResult.Revision
 			}
 			r.enter(d, v1alpha1.DeployVerifying, fmt.Sprintf("synced to %s; waiting for Argo CD to report the application Synced and Healthy", short(s.SyncedRevision)))
-			return reconcile.Result{Requeue: true}, nil
+			return reconcile.Result{RequeueAfter: Poll}, nil // the status write wakes it at once
 		case "Failed", "Error":
 			r.fail(d, fmt.Sprintf("Argo CD sync of application %s %s: %s", name, strings.ToLower(op.Phase), truncateMsg(op.Message)))
 			return reconcile.Result{}, nil

@@ -52,7 +52,10 @@ const (
 	ShortTTL   = 2 * time.Minute
 	previewEnv = "pr-7"
 	deployEnv  = "dev"
-	revision   = "4f2c9e1"
+	// revision is the branch the environment's application tracks: the
+	// sandbox's builds report no commit of their own, so the deployment
+	// syncs it.
+	revision = "main"
 	// DeployUser is the broker user (a CI system) the project's
 	// ProviderConfig lets request deploys.
 	DeployUser = "ci-shop"
@@ -86,6 +89,10 @@ type Report struct {
 	// build reaching Jenkins; Build is that build's number and result.
 	DeployQueued time.Duration
 	Build        string
+	// Deployed is the time from publishing the deploy request to its
+	// DeployRun Succeeded; Timeline its phases.
+	Deployed time.Duration
+	Timeline []string
 	// Expired is the time from creation until the preview environment's
 	// external objects were gone.
 	Expired time.Duration
@@ -540,7 +547,7 @@ func (c *Cluster) deploy(ctx context.Context, r *Report) error {
 	}
 	c.logf("  %s (REVISION=%s)", r.Build, revision)
 	// The provider reports the build on the pipeline too.
-	return c.Wait(ctx, "the JenkinsPipeline to report the build", time.Minute, func(ctx context.Context) (bool, string, error) {
+	err = c.Wait(ctx, "the JenkinsPipeline to report the build", time.Minute, func(ctx context.Context) (bool, string, error) {
 		ps, err := c.List(ctx, "jenkins.devops.freeleaps.io/v1alpha1", "JenkinsPipeline", client.InNamespace(ProjectNamespace),
 			client.MatchingLabels{"devops.freeleaps.io/project": Project, "devops.freeleaps.io/environment": deployEnv})
 		if err != nil || len(ps) != 1 {
@@ -548,6 +555,39 @@ func (c *Cluster) deploy(ctx context.Context, r *Report) error {
 		}
 		result, _, _ := unstructured.NestedString(ps[0].Object, "status", "atProvider", "lastBuild", "result")
 		return result == "SUCCESS", "lastBuild.result=" + result, nil
+	})
+	if err != nil {
+		return err
+	}
+	// The request is a DeployRun, taken through the build, the Argo CD
+	// sync and verification to Succeeded.
+	return c.Wait(ctx, "the DeployRun to succeed", 3*time.Minute, func(ctx context.Context) (bool, string, error) {
+		runs, err := c.List(ctx, "devops.freeleaps.io/v1alpha1", "DeployRun", client.InNamespace(ProjectNamespace),
+			client.MatchingLabels{"devops.freeleaps.io/project": Project, "devops.freeleaps.io/environment": deployEnv})
+		if err != nil || len(runs) != 1 {
+			return false, fmt.Sprintf("%d DeployRuns (%v)", len(runs), err), nil
+		}
+		phase, _, _ := unstructured.NestedString(runs[0].Object, "status", "phase")
+		msg, _, _ := unstructured.NestedString(runs[0].Object, "status", "message")
+		if phase == "Failed" {
+			return false, "", fmt.Errorf("DeployRun %s failed: %s", runs[0].GetName(), msg)
+		}
+		if phase != "Succeeded" {
+			return false, phase + ": " + msg, nil
+		}
+		r.Deployed = time.Since(sent)
+		tl, _, _ := unstructured.NestedSlice(runs[0].Object, "status", "timeline")
+		start := runs[0].GetCreationTimestamp().Time
+		for _, x := range tl {
+			m, _ := x.(map[string]any)
+			at, _ := time.Parse(time.RFC3339, fmt.Sprint(m["at"]))
+			r.Timeline = append(r.Timeline, fmt.Sprintf("+%s %s: %s", at.Sub(start).Round(time.Second), m["phase"], m["message"]))
+		}
+		c.logf("  DeployRun %s Succeeded after %s:", runs[0].GetName(), r.Deployed.Round(100*time.Millisecond))
+		for _, l := range r.Timeline {
+			c.logf("    %s", l)
+		}
+		return true, "", nil
 	})
 }
 
@@ -855,6 +895,7 @@ func (r *Report) Summary() string {
 	row("DevOpsProject created → Ready", "%s", r.Ready.Round(100*time.Millisecond))
 	row("steady state, "+r.Steady.String(), "Kubernetes API requests by the provider %v; backend requests %v", r.SteadyAPI, r.SteadyBackend)
 	row("deploy request → build queued", "%s (%s)", r.DeployQueued.Round(100*time.Millisecond), r.Build)
+	row("deploy request → DeployRun Succeeded", "%s", r.Deployed.Round(100*time.Millisecond))
 	row("preview expired", "%s after creation (TTL %s)", r.Expired.Round(time.Second), ShortTTL)
 	row("DevOpsProject deleted → all gone", "%s", r.Deleted.Round(100*time.Millisecond))
 	row("re-created with prod → Ready", "%s (prod's orphaned job, application and record taken back)", r.Recreated.Round(100*time.Millisecond))

@@ -48,19 +48,23 @@ type DeployTimeouts struct {
 	// Pending bounds the wait for an earlier deployment of the same
 	// environment to finish.
 	// +kubebuilder:default="1h"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s') && duration(self) <= duration('24h')",message="a timeout is between 1s and 24h"
 	// +optional
 	Pending *metav1.Duration `json:"pending,omitempty"`
 	// Build bounds the Jenkins build, from the request to its result.
 	// +kubebuilder:default="30m"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s') && duration(self) <= duration('24h')",message="a timeout is between 1s and 24h"
 	// +optional
 	Build *metav1.Duration `json:"build,omitempty"`
 	// Deploy bounds the Argo CD sync operation.
 	// +kubebuilder:default="10m"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s') && duration(self) <= duration('24h')",message="a timeout is between 1s and 24h"
 	// +optional
 	Deploy *metav1.Duration `json:"deploy,omitempty"`
 	// Verify bounds the wait for the application to be Synced at the
 	// deployed revision and Healthy.
 	// +kubebuilder:default="10m"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s') && duration(self) <= duration('24h')",message="a timeout is between 1s and 24h"
 	// +optional
 	Verify *metav1.Duration `json:"verify,omitempty"`
 }

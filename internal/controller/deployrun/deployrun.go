@@ -35,6 +35,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -229,6 +230,11 @@ func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (reco
 		return r.cancel(ctx, d)
 	}
 	if d.Status.Phase.Final() {
+		// Nothing left to abort: a finished deployment holds nothing (its
+		// namespace's deletion must not wait for the provider).
+		if err := r.release(ctx, d); err != nil {
+			return reconcile.Result{}, err
+		}
 		return reconcile.Result{}, r.prune(ctx, d)
 	}
 	if !controllerutil.ContainsFinalizer(d, Finalizer) {
@@ -254,13 +260,26 @@ func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, err
 	}
 	if d.Status.Phase.Final() {
+		if err := r.release(ctx, d); err != nil {
+			return reconcile.Result{}, err
+		}
 		return reconcile.Result{}, r.prune(ctx, d)
 	}
 	return res, nil
 }
 
+// release removes the finalizer.
+func (r *Reconciler) release(ctx context.Context, d *v1alpha1.DeployRun) error {
+	if !controllerutil.ContainsFinalizer(d, Finalizer) {
+		return nil
+	}
+	orig := d.DeepCopy()
+	controllerutil.RemoveFinalizer(d, Finalizer)
+	return errors.Wrap(client.IgnoreNotFound(r.kube.Patch(ctx, d, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))), "cannot remove the finalizer")
+}
+
 func equalStatus(a, b *v1alpha1.DeployRun) bool {
-	return fmt.Sprintf("%+v", a.Status) == fmt.Sprintf("%+v", b.Status)
+	return equality.Semantic.DeepEqual(a.Status, b.Status)
 }
 
 // step does what the deployment's phase asks and returns when to look
@@ -370,7 +389,8 @@ func (r *Reconciler) pending(ctx context.Context, d *v1alpha1.DeployRun, e *env)
 	}
 	now := metav1.NewTime(r.o.Now())
 	d.Status.StartedAt = &now
-	d.Status.Build = &v1alpha1.DeployBuild{Request: Token(d), Pipeline: e.pipeline.Name}
+	// Request stays empty until the build is asked for (building).
+	d.Status.Build = &v1alpha1.DeployBuild{Pipeline: e.pipeline.Name}
 	r.enter(d, v1alpha1.DeployBuilding, fmt.Sprintf("asking JenkinsPipeline %s for a build", e.pipeline.Name))
 	// The phase is recorded before the build is asked for: the request is
 	// a token the pipeline builds once, so asking again after a crash is
@@ -516,11 +536,27 @@ func (r *Reconciler) building(ctx context.Context, d *v1alpha1.DeployRun, e *env
 		return reconcile.Result{}, nil
 	}
 	st := p.Status.AtProvider
-	if st.HandledBuildRequest != b.Request {
-		if p.Spec.ForProvider.BuildRequest != b.Request {
-			if err := r.requestBuild(ctx, d, p); err != nil {
+	if b.Request == "" {
+		// Ask once. Another request the pipeline has not handled yet
+		// (someone set buildRequest by hand) is never overwritten: it is
+		// waited out.
+		if pending := p.Spec.ForProvider.BuildRequest; pending != "" && pending != st.HandledBuildRequest && pending != Token(d) {
+			r.note(d, fmt.Sprintf("waiting for JenkinsPipeline %s to handle another build request (%s) before asking for this deployment's", p.Name, truncate(pending)))
+			return reconcile.Result{RequeueAfter: Poll}, nil
+		}
+		if p.Spec.ForProvider.BuildRequest != Token(d) {
+			if err := r.requestBuild(ctx, d, p); err != nil || d.Status.Phase.Final() {
 				return reconcile.Result{}, err
 			}
+		}
+		b.Request = Token(d)
+		r.note(d, fmt.Sprintf("waiting for JenkinsPipeline %s to queue the build", p.Name))
+		return reconcile.Result{RequeueAfter: Poll}, nil
+	}
+	if st.HandledBuildRequest != b.Request {
+		if p.Spec.ForProvider.BuildRequest != b.Request {
+			r.fail(d, fmt.Sprintf("spec.forProvider.buildRequest of JenkinsPipeline %s was changed to %q before it queued this deployment's build: leave it alone during a deployment", p.Name, truncate(p.Spec.ForProvider.BuildRequest)))
+			return reconcile.Result{}, nil
 		}
 		r.note(d, fmt.Sprintf("waiting for JenkinsPipeline %s to queue the build%s", p.Name, syncedNote(p)))
 		return reconcile.Result{RequeueAfter: Poll}, nil
@@ -628,7 +664,7 @@ func revisionName(r string) string {
 // with its parameters.
 func (r *Reconciler) requestBuild(ctx context.Context, d *v1alpha1.DeployRun, p *jenkinsv1alpha1.JenkinsPipeline) error {
 	orig := p.DeepCopy()
-	p.Spec.ForProvider.BuildRequest = d.Status.Build.Request
+	p.Spec.ForProvider.BuildRequest = Token(d)
 	p.Spec.ForProvider.BuildParameters = buildParameters(d)
 	// Optimistic lock: decided on what was read.
 	if err := r.kube.Patch(ctx, p, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
@@ -730,6 +766,10 @@ func (r *Reconciler) deploying(ctx context.Context, d *v1alpha1.DeployRun, e *en
 		r.fail(d, fmt.Sprintf("Argo CD application %s is not owned by ArgoApplication %s (label %s): it was not synced", name, a.Name, contract.LabelOwner))
 		return reconcile.Result{}, nil
 	}
+	if app.Spec.Source == nil {
+		r.fail(d, fmt.Sprintf("Argo CD application %s has no single source (spec.sources or a source hydrator): a deployment syncs one source", name))
+		return reconcile.Result{}, nil
+	}
 	mine := infoValue(d)
 	op := app.Status.OperationState
 	switch {
@@ -818,6 +858,10 @@ func (r *Reconciler) verifying(ctx context.Context, d *v1alpha1.DeployRun, e *en
 	app, err := ac.Get(ctx, name)
 	if err != nil {
 		return reconcile.Result{}, errors.Wrapf(err, "cannot read Argo CD application %s", name)
+	}
+	if app.Metadata.Labels[contract.LabelOwner] != argoapplication.Owner(a) || app.Spec.Source == nil {
+		r.fail(d, fmt.Sprintf("Argo CD application %s is no longer the one ArgoApplication %s owns: it was not verified", name, a.Name))
+		return reconcile.Result{}, nil
 	}
 	s.Health = app.Status.Health.Status
 	want := s.SyncedRevision
@@ -962,7 +1006,10 @@ func (r *Reconciler) abort(ctx context.Context, d *v1alpha1.DeployRun) error {
 	case v1alpha1.DeployBuilding:
 		b := d.Status.Build
 		p := e.pipeline
-		if p.Spec.ForProvider.BuildRequest == b.Request && p.Status.AtProvider.HandledBuildRequest != b.Request {
+		if b.Request == "" || p.Status.AtProvider.HandledBuildRequest != b.Request {
+			if p.Spec.ForProvider.BuildRequest != Token(d) {
+				return nil // never asked, or someone else's request now
+			}
 			// Not queued yet: withdraw the request.
 			orig := p.DeepCopy()
 			p.Spec.ForProvider.BuildRequest = ""
@@ -971,6 +1018,8 @@ func (r *Reconciler) abort(ctx context.Context, d *v1alpha1.DeployRun) error {
 			}
 			return nil
 		}
+		// The pipeline handled this deployment's request: its build is the
+		// one the pipeline recorded.
 		jc, err := r.o.NewBuilds(ctx, p)
 		if err != nil {
 			return err

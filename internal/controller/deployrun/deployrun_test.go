@@ -26,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -273,6 +274,9 @@ func TestDeployRun(t *testing.T) {
 		"dotdot":     {Project: "shop", Environment: "dev", Revision: "a/../b"},
 		"revparam":   {Project: "shop", Environment: "dev", Parameters: map[string]string{"REVISION": "x"}},
 		"badproject": {Project: "Shop!", Environment: "dev"},
+		// A duration no client could decode would break every typed
+		// list of DeployRuns, every namespace's.
+		"forever": {Project: "shop", Environment: "dev", Timeouts: v1alpha1.DeployTimeouts{Build: &metav1.Duration{Duration: 400 * time.Hour}}},
 	} {
 		err := c.Create(ctx, &v1alpha1.DeployRun{ObjectMeta: metav1.ObjectMeta{Name: "bad-" + name, Namespace: ns}, Spec: spec})
 		if !kerrors.IsInvalid(err) {
@@ -288,6 +292,14 @@ func TestDeployRun(t *testing.T) {
 	d.Spec.Timeouts.Verify = &metav1.Duration{Duration: time.Hour}
 	if err := c.Update(ctx, d); err != nil {
 		t.Errorf("changing a DeployRun's timeouts (a typed round trip): %v", err)
+	}
+
+	for _, raw := range []string{"forever", "0s", "-1m"} {
+		u := map[string]any{"apiVersion": "devops.freeleaps.io/v1alpha1", "kind": "DeployRun", "metadata": map[string]any{"name": "raw", "namespace": ns},
+			"spec": map[string]any{"project": "shop", "environment": "dev", "timeouts": map[string]any{"build": raw}}}
+		if err := c.Create(ctx, &unstructured.Unstructured{Object: u}); !kerrors.IsInvalid(err) {
+			t.Errorf("timeouts.build %q: want refused, got %v", raw, err)
+		}
 	}
 
 	// 7. History: 3 kept of each environment's finished deployments. dev

@@ -300,6 +300,7 @@ func Apply(ctx context.Context, kube client.Client, req *Request, d Delivery) er
 				req.RequestedAt.UTC().Format(time.RFC3339Nano), r.Namespace, r.Name, last.Format(time.RFC3339Nano))
 		}
 	}
+	revision := params[RevisionParameter] // revision, or parameters.REVISION (Parse allows one)
 	delete(params, RevisionParameter)
 	run := &pcv1alpha1.DeployRun{
 		ObjectMeta: metav1.ObjectMeta{
@@ -311,7 +312,7 @@ func Apply(ctx context.Context, kube client.Client, req *Request, d Delivery) er
 			},
 		},
 		Spec: pcv1alpha1.DeployRunSpec{
-			Project: req.Project, Environment: req.Environment, Revision: req.Revision, Parameters: params,
+			Project: req.Project, Environment: req.Environment, Revision: revision, Parameters: params,
 			RequestedBy: "amqp:" + d.User, RequestID: firstNonEmpty(req.ID, strings.TrimPrefix(d.Token, "amqp-")),
 		},
 	}
@@ -341,7 +342,7 @@ const AnnotationRequestKey = "devops.freeleaps.io/deploy-request-key"
 // the environment and a digest of the message's token, so every delivery
 // of one message names the same object.
 func RunName(project, env, token string) string {
-	sum := sha256.Sum256([]byte(token))
+	sum := sha256.Sum256([]byte(project + "\x00" + env + "\x00" + token))
 	prefix := project + "-" + env
 	if len(prefix) > 240 {
 		prefix = prefix[:240]

@@ -17,6 +17,10 @@ limitations under the License.
 package v1alpha1
 
 import (
+	"fmt"
+	"slices"
+	"strings"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -294,4 +298,25 @@ type UnconfirmedBuild struct {
 	// build looked for is a later one.
 	// +optional
 	AfterBuild int64 `json:"afterBuild,omitempty"`
+}
+
+// Check holds a build parameter's value to the parameter's type: one of a
+// choice parameter's choices, true or false for a boolean. It returns why
+// the value does not fit, or "".
+func (p Parameter) Check(v string) string {
+	quoted := v
+	if len(quoted) > 80 {
+		quoted = quoted[:80] + "..."
+	}
+	switch p.Type {
+	case ParameterChoice:
+		if !slices.Contains(p.Choices, v) {
+			return fmt.Sprintf("%q is not one of its choices (%s)", quoted, strings.Join(p.Choices, ", "))
+		}
+	case ParameterBoolean:
+		if v != "true" && v != "false" {
+			return fmt.Sprintf("%q is not true or false", quoted)
+		}
+	}
+	return ""
 }

@@ -457,24 +457,8 @@ func checkRequest(d *v1alpha1.DeployRun, p *jenkinsv1alpha1.JenkinsPipeline) str
 			}
 			return fmt.Sprintf("JenkinsPipeline %s declares no parameter %q (spec.parameters)", p.Name, k)
 		}
-		if msg := CheckValue(decl, params[k]); msg != "" {
+		if msg := decl.Check(params[k]); msg != "" {
 			return fmt.Sprintf("JenkinsPipeline %s parameter %s: %s", p.Name, k, msg)
-		}
-	}
-	return ""
-}
-
-// CheckValue holds a value to its parameter's type: one of a choice
-// parameter's choices, true or false for a boolean. "" is a good value.
-func CheckValue(p jenkinsv1alpha1.Parameter, v string) string {
-	switch p.Type {
-	case jenkinsv1alpha1.ParameterChoice:
-		if !slices.Contains(p.Choices, v) {
-			return fmt.Sprintf("%q is not one of its choices (%s)", truncate(v), strings.Join(p.Choices, ", "))
-		}
-	case jenkinsv1alpha1.ParameterBoolean:
-		if v != "true" && v != "false" {
-			return fmt.Sprintf("%q is not true or false", truncate(v))
 		}
 	}
 	return ""

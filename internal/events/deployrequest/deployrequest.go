@@ -279,8 +279,8 @@ func Apply(ctx context.Context, kube client.Client, req *Request, d Delivery) er
 		if !ok {
 			return events.Reject("JenkinsPipeline %s/%s declares no parameter %q (spec.forProvider.parameters)", p.Namespace, p.Name, k)
 		}
-		if err := checkValue(decl, params[k]); err != nil {
-			return events.Reject("JenkinsPipeline %s/%s parameter %s: %s", p.Namespace, p.Name, k, err)
+		if msg := decl.Check(params[k]); msg != "" {
+			return events.Reject("JenkinsPipeline %s/%s parameter %s: %s", p.Namespace, p.Name, k, msg)
 		}
 	}
 	if p.Spec.ForProvider.Disabled {
@@ -398,20 +398,4 @@ func notFoundIsFinal(err error, name string) error {
 		return events.Reject("%s does not exist, so nobody may deploy with it", name)
 	}
 	return errors.Wrapf(err, "cannot get %s", name)
-}
-
-// checkValue holds a value to its parameter's type: a choice among its
-// choices, a boolean true or false.
-func checkValue(p v1alpha1.Parameter, v string) error {
-	switch p.Type {
-	case v1alpha1.ParameterChoice:
-		if !slices.Contains(p.Choices, v) {
-			return errors.Errorf("%q is not one of its choices (%s)", truncate(v), strings.Join(p.Choices, ", "))
-		}
-	case v1alpha1.ParameterBoolean:
-		if v != "true" && v != "false" {
-			return errors.Errorf("%q is not true or false", truncate(v))
-		}
-	}
-	return nil
 }

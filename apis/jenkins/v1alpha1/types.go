@@ -253,6 +253,49 @@ type JenkinsPipelineSpec struct {
 type JenkinsPipelineStatus struct {
 	xpv2.ManagedResourceStatus `json:",inline"`
 	AtProvider                 JenkinsPipelineObservation `json:"atProvider,omitempty"`
+
+	// Deployments of the pipeline's environment, as the DeployRun
+	// controller records them: the one running and the last one that
+	// succeeded. The composition function reports them in the
+	// DevOpsProject's status (and can run a preview's ttl from the last).
+	// +optional
+	Deployments *PipelineDeployments `json:"deployments,omitempty"`
+}
+
+// PipelineDeployments are an environment's current and last successful
+// deployments.
+type PipelineDeployments struct {
+	// Current is the deployment running now (past Pending, not final).
+	// +optional
+	Current *DeploymentSummary `json:"current,omitempty"`
+	// LastSucceeded is the deployment that succeeded last.
+	// +optional
+	LastSucceeded *DeploymentSummary `json:"lastSucceeded,omitempty"`
+}
+
+// DeploymentSummary names one DeployRun and where it stands.
+type DeploymentSummary struct {
+	// Name of the DeployRun, in the pipeline's namespace.
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// Phase of the DeployRun.
+	// +kubebuilder:validation:MaxLength=32
+	// +optional
+	Phase string `json:"phase,omitempty"`
+	// Revision asked for (spec.revision), or the one the build reported.
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	Revision string `json:"revision,omitempty"`
+	// StartedAt is when its build was asked for.
+	// +optional
+	StartedAt *metav1.Time `json:"startedAt,omitempty"`
+	// FinishedAt is when it succeeded or failed.
+	// +optional
+	FinishedAt *metav1.Time `json:"finishedAt,omitempty"`
+	// URL where the environment is live, once it succeeded.
+	// +kubebuilder:validation:MaxLength=2048
+	// +optional
+	URL string `json:"url,omitempty"`
 }
 
 // +kubebuilder:object:root=true

@@ -232,10 +232,7 @@ func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (reco
 	if d.Status.Phase.Final() {
 		// Nothing left to abort: a finished deployment holds nothing (its
 		// namespace's deletion must not wait for the provider).
-		if err := r.release(ctx, d); err != nil {
-			return reconcile.Result{}, err
-		}
-		return reconcile.Result{}, r.prune(ctx, d)
+		return reconcile.Result{}, r.finish(ctx, d)
 	}
 	if !controllerutil.ContainsFinalizer(d, Finalizer) {
 		orig := d.DeepCopy()
@@ -260,12 +257,24 @@ func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, err
 	}
 	if d.Status.Phase.Final() {
-		if err := r.release(ctx, d); err != nil {
-			return reconcile.Result{}, err
-		}
-		return reconcile.Result{}, r.prune(ctx, d)
+		return reconcile.Result{}, r.finish(ctx, d)
+	}
+	if err := r.recordOn(ctx, d); err != nil {
+		return reconcile.Result{}, err
 	}
 	return res, nil
+}
+
+// finish records a final deployment on its pipeline, lets the object go
+// and prunes the environment's history.
+func (r *Reconciler) finish(ctx context.Context, d *v1alpha1.DeployRun) error {
+	if err := r.recordOn(ctx, d); err != nil {
+		return err
+	}
+	if err := r.release(ctx, d); err != nil {
+		return err
+	}
+	return r.prune(ctx, d)
 }
 
 // release removes the finalizer.
@@ -967,6 +976,10 @@ func (r *Reconciler) cancel(ctx context.Context, d *v1alpha1.DeployRun) (reconci
 		return reconcile.Result{}, nil
 	}
 	err := r.abort(ctx, d)
+	if err == nil {
+		// No longer the environment's current deployment.
+		err = r.recordOn(ctx, d)
+	}
 	if err != nil && r.o.Now().Sub(d.DeletionTimestamp.Time) < cancelGrace {
 		return reconcile.Result{}, err
 	}

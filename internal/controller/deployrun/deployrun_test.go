@@ -171,8 +171,19 @@ func TestDeployRun(t *testing.T) {
 	}
 
 	// 1. A deployment that succeeds; 2. one queued behind it.
+	deployments := func() *jenkinsv1alpha1.PipelineDeployments {
+		pp := &jenkinsv1alpha1.JenkinsPipeline{}
+		_ = c.Get(ctx, client.ObjectKeyFromObject(p), pp)
+		return pp.Status.Deployments
+	}
 	first := run("first", "main")
 	waitPhase(first, v1alpha1.DeployBuilding)
+	// The running deployment is the environment's current one, on its
+	// pipeline (where the composition function reads it).
+	envtest.Eventually(t, "first current on the pipeline", func() bool {
+		x := deployments()
+		return x != nil && x.Current != nil && x.Current.Name == "first" && x.Current.Phase == "Building" && x.LastSucceeded == nil
+	})
 	second := run("second", "release-1")
 	envtest.Eventually(t, "second queued behind first", func() bool {
 		return strings.Contains(get(second).Status.Message, "queued behind DeployRun first")
@@ -209,10 +220,21 @@ func TestDeployRun(t *testing.T) {
 		t.Errorf("the application runs %q, want v1", cm.Data["version"])
 	}
 
+	envtest.Eventually(t, "first the last succeeded on the pipeline", func() bool {
+		x := deployments()
+		return x != nil && x.LastSucceeded != nil && x.LastSucceeded.Name == "first" && x.LastSucceeded.Revision == sha &&
+			x.LastSucceeded.URL == "https://shop-dev.example.test" && x.LastSucceeded.FinishedAt != nil
+	})
+
 	// 2. The second runs once the first is done; its build fails.
 	waitPhase(second, v1alpha1.DeployBuilding)
 	execute("", "FAILURE")
 	waitPhase(second, v1alpha1.DeployFailed)
+	// A failure is no longer current, and not the last success.
+	envtest.Eventually(t, "second off the pipeline, first still the last succeeded", func() bool {
+		x := deployments()
+		return x != nil && x.Current == nil && x.LastSucceeded != nil && x.LastSucceeded.Name == "first"
+	})
 	if d := get(second); d.Status.FailedPhase != v1alpha1.DeployBuilding || !strings.Contains(d.Status.Message, "ended FAILURE") || !strings.Contains(d.Status.Message, "console") {
 		t.Errorf("second: failed in %s: %s", d.Status.FailedPhase, d.Status.Message)
 	}
@@ -232,6 +254,9 @@ func TestDeployRun(t *testing.T) {
 	})
 	if b := jenkins.Builds("shop-dev")[2]; b.Result != "ABORTED" {
 		t.Errorf("third's build %+v, want ABORTED", b)
+	}
+	if x := deployments(); x == nil || x.Current != nil || x.LastSucceeded == nil || x.LastSucceeded.Name != "first" {
+		t.Errorf("after cancelling third the pipeline records %+v, want no current and first the last succeeded", x)
 	}
 
 	// 4. The build reports a revision Argo CD cannot find: the sync fails.
@@ -266,6 +291,9 @@ func TestDeployRun(t *testing.T) {
 	}
 	if n := len(jenkins.Builds("shop-dev")) + jenkins.Queued("shop-dev"); n != before {
 		t.Errorf("%d builds after deployments to unknown environments, want %d", n, before)
+	}
+	if x := deployments(); x == nil || x.Current != nil || x.LastSucceeded == nil || x.LastSucceeded.Name != "first" {
+		t.Errorf("after failures and another namespace's deployment the pipeline records %+v, want first the last succeeded", x)
 	}
 
 	// 6. Bad input the API server refuses.

@@ -456,6 +456,22 @@ type ProviderConfigSpec struct {
 	// +listType=set
 	// +optional
 	AllowedNamespaces []string `json:"allowedNamespaces,omitempty"`
+
+	// InitializeUsers (ProviderConfig only) are the RabbitMQ users that may
+	// create and update DevOpsProjects in this namespace through
+	// DevOpsInitialize messages: a message is authorised by its AMQP
+	// user_id property, which the broker checks against the user that
+	// published it, and only by the ProviderConfig the project's
+	// spec.providerConfigName names, the one its resources use. Empty:
+	// such messages are refused. "{namespace}" stands for this namespace,
+	// so the same ProviderConfig in every namespace can let each
+	// namespace's CI user write only its own projects (e.g.
+	// "ci-{namespace}").
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:Pattern=`^[^\s,]{1,255}$`
+	// +listType=set
+	// +optional
+	InitializeUsers []string `json:"initializeUsers,omitempty"`
 }
 
 // A ProviderConfigStatus reflects the observed state of a ProviderConfig.
@@ -518,6 +534,7 @@ type ClusterProviderConfig struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// +kubebuilder:validation:XValidation:rule="!has(self.initializeUsers)",message="initializeUsers is for a namespaced ProviderConfig: a DevOpsProject's resources use the ProviderConfig its spec.providerConfigName names in its own namespace, so that one alone says who may write it",fieldPath=".initializeUsers"
 	Spec   ProviderConfigSpec   `json:"spec"`
 	Status ProviderConfigStatus `json:"status,omitempty"`
 }

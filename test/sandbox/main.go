@@ -22,9 +22,13 @@ limitations under the License.
 //
 // It writes their addresses and freshly generated credentials as JSON to
 // --out, then plays the part of a Jenkins executor (queued builds start
-// after --build-delay and succeed after another). GET /state on --control
-// reports jobs, builds and request counts. It stops on SIGINT or SIGTERM.
-// Argo CD is not here: the demo and the end-to-end test run the real one.
+// after --build-delay and succeed after another). With --gitops-repo, a
+// build with a REVISION parameter ends as a deployment pipeline does: it
+// commits its number to the environment's ConfigMap in that repository, on
+// --gitops-branch, and reports the commit as "revision=<commit id>" in its
+// description. GET /state on --control reports jobs, builds and request
+// counts. It stops on SIGINT or SIGTERM. Argo CD is not here: the demo and
+// the end-to-end test run the real one.
 package main
 
 import (
@@ -38,9 +42,11 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
+	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/testing/dockerhub"
 	"github.com/freeleaps/provider-devops/internal/testing/godaddy"
 	"github.com/freeleaps/provider-devops/internal/testing/harbor"
@@ -54,12 +60,26 @@ func main() {
 	domains := flag.String("godaddy-domain", "example.com", "Domain the fake GoDaddy account owns.")
 	org := flag.String("dockerhub-org", "team", "Namespace the fake Docker Hub user may push to.")
 	buildDelay := flag.Duration("build-delay", 5*time.Second, "How long a queued build waits for an executor, and then runs.")
+	g := &gitops{}
+	flag.StringVar(&g.repo, "gitops-repo", "", "Git repository (a path or URL) builds with a REVISION parameter commit to; empty: builds commit nothing.")
+	flag.StringVar(&g.branch, "gitops-branch", "main", "Branch of --gitops-repo the applications track, which builds commit on.")
+	flag.StringVar(&g.manifest, "gitops-manifest", "deploy/"+EnvironmentVar+"/configmap.yaml", "The ConfigMap in --gitops-repo a build bumps; "+EnvironmentVar+" is the last segment of the job's path.")
 	flag.Parse()
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "sandbox: --out is required")
 		os.Exit(2)
 	}
-	if err := run(*out, *control, *domains, *org, *buildDelay); err != nil {
+	if g.repo == "" {
+		g = nil
+	} else {
+		// Next to --out, so that it goes with the caller's directory.
+		g.work = filepath.Join(filepath.Dir(*out), "gitops-builds")
+		if err := os.MkdirAll(g.work, 0o750); err != nil {
+			fmt.Fprintln(os.Stderr, "sandbox:", err)
+			os.Exit(1)
+		}
+	}
+	if err := run(*out, *control, *domains, *org, *buildDelay, g); err != nil {
 		fmt.Fprintln(os.Stderr, "sandbox:", err)
 		os.Exit(1)
 	}
@@ -76,9 +96,11 @@ type fakes struct {
 	godaddy *godaddy.Server
 	hub     *dockerhub.Server
 	harbor  *harbor.Server
+	// gitops is where builds commit what they produce; nil: nowhere.
+	gitops *gitops
 }
 
-func run(out, control, domain, org string, buildDelay time.Duration) error {
+func run(out, control, domain, org string, buildDelay time.Duration, g *gitops) error {
 	ep := sandbox.Endpoints{
 		Jenkins: sandbox.Backend{User: "devops-bot", Secret: secret()},
 		GoDaddy: sandbox.Backend{Key: secret(), Secret: secret()},
@@ -90,6 +112,7 @@ func run(out, control, domain, org string, buildDelay time.Duration) error {
 		godaddy: godaddy.New(ep.GoDaddy.Key, ep.GoDaddy.Secret, domain),
 		hub:     dockerhub.New(ep.Hub.User, ep.Hub.Secret, org),
 		harbor:  harbor.New(ep.Harbor.User, ep.Harbor.Secret),
+		gitops:  g,
 	}
 	defer f.jenkins.Close()
 	defer f.godaddy.Close()
@@ -137,13 +160,13 @@ func (f fakes) simulate(ctx context.Context, buildDelay time.Duration) {
 			return
 		case now := <-tick.C:
 			for _, job := range f.jenkins.Jobs() {
-				f.advanceJob(job, now, buildDelay, seenQueued)
+				f.advanceJob(ctx, job, now, buildDelay, seenQueued)
 			}
 		}
 	}
 }
 
-func (f fakes) advanceJob(job string, now time.Time, delay time.Duration, seen map[string]time.Time) {
+func (f fakes) advanceJob(ctx context.Context, job string, now time.Time, delay time.Duration, seen map[string]time.Time) {
 	if f.jenkins.Queued(job) > 0 {
 		if _, ok := seen[job]; !ok {
 			seen[job] = now
@@ -153,11 +176,39 @@ func (f fakes) advanceJob(job string, now time.Time, delay time.Duration, seen m
 			delete(seen, job)
 		}
 	}
+	due, result := false, "SUCCESS"
 	for _, b := range f.jenkins.Builds(job) {
-		if b.Building && now.Sub(b.Timestamp) >= delay {
-			f.jenkins.Finish(job, "SUCCESS")
+		if !b.Building || now.Sub(b.Timestamp) < delay {
+			continue
+		}
+		due = true
+		if !f.produce(ctx, job, b) {
+			result = "FAILURE"
 		}
 	}
+	if due {
+		f.jenkins.Finish(job, result)
+	}
+}
+
+// produce is the last step of a build with a REVISION parameter, with
+// --gitops-repo: the commit of what it built, reported on its description
+// as the DeployRun controller reads it. False when the build failed there
+// (its console says why).
+func (f fakes) produce(ctx context.Context, job string, b jenkins.Build) bool {
+	source := b.Params.Get(jenkinsv1alpha1.RevisionParameter)
+	if f.gitops == nil || source == "" {
+		return true
+	}
+	sha, err := f.gitops.commit(ctx, job, b.Number, source)
+	if err != nil {
+		f.jenkins.Log(job, "cannot commit the build to the GitOps repository: "+err.Error()+"\n")
+		fmt.Fprintf(os.Stderr, "sandbox: %s #%d: %v\n", job, b.Number, err)
+		return false
+	}
+	f.jenkins.Log(job, fmt.Sprintf("committed %s on %s\n", sha, f.gitops.branch))
+	f.jenkins.SetDescription(job, b.Number, "revision="+sha)
+	return true
 }
 
 func (f fakes) state() sandbox.State {
@@ -169,7 +220,11 @@ func (f fakes) state() sandbox.State {
 			for k := range b.Params {
 				p[k] = b.Params.Get(k)
 			}
-			j.Builds = append(j.Builds, sandbox.Build{Number: b.Number, Result: b.Result, Building: b.Building, Params: p})
+			build := sandbox.Build{Number: b.Number, Result: b.Result, Building: b.Building, Params: p}
+			if b.Description != nil {
+				build.Description = *b.Description
+			}
+			j.Builds = append(j.Builds, build)
 		}
 		s.Jobs[job] = j
 	}

@@ -107,7 +107,12 @@ func (s *Server) Close() { s.srv.Close() }
 // commits are made in and pushed from.
 type Repo struct {
 	// URL to clone, https://127.0.0.1:PORT/<name>.git.
-	URL  string
+	URL string
+	// Bare is the served repository's directory: a process on this machine
+	// (the sandbox's build executor) may push to it directly, without the
+	// server's authentication. Commit pushes from its own work tree, which
+	// it does not update from there: it fails once another process pushed.
+	Bare string
 	work string
 	mu   *sync.Mutex
 }
@@ -128,7 +133,7 @@ func (s *Server) Create(name string, files map[string]string) (*Repo, error) {
 	if err := git(work, "remote", "add", "origin", bare); err != nil {
 		return nil, err
 	}
-	r := &Repo{URL: s.URL + "/" + name + ".git", work: work, mu: &s.mu}
+	r := &Repo{URL: s.URL + "/" + name + ".git", Bare: bare, work: work, mu: &s.mu}
 	if _, err := r.commit(files, "initial commit"); err != nil {
 		return nil, err
 	}

@@ -53,4 +53,7 @@ type Build struct {
 	Result   string            `json:"result"`
 	Building bool              `json:"building"`
 	Params   map[string]string `json:"params,omitempty"`
+	// Description is the build's, where a deployment pipeline reports
+	// the commit it made: "revision=<commit id>".
+	Description string `json:"description,omitempty"`
 }

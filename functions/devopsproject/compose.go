@@ -176,6 +176,7 @@ func (c *composer) status(ep envPlan) EnvStatus {
 		st.ExpiresAt, st.TTL, st.TTLFrom, st.Renewal = x.at.Format(time.RFC3339), x.ttl.String(), x.ttlFrom, x.renewal
 	}
 	st.DeletionPolicy = ep.policy
+	st.Deployment, st.LastDeployment = ep.deployment, ep.last
 	if o, ok := c.observed[namePipeline(e.Name)]; ok {
 		// Read in place: NestedMap would deep-copy the provider's status.
 		atpv, _, _ := unstructured.NestedFieldNoCopy(o.Resource.Object, "status", "atProvider")

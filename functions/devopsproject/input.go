@@ -34,12 +34,21 @@ type settings struct {
 	protected          map[string]bool
 	expiryWarning      time.Duration
 	pollInterval       time.Duration
-	teardown           []string
+	// ttlFromDeployment runs a ttl from the environment's last successful
+	// deployment too (input.ttlStart LastDeployment).
+	ttlFromDeployment bool
+	teardown          []string
 	// clusterResources are the AppProject's allowed cluster-scoped kinds;
 	// createNamespace is true when Namespace is among them.
 	clusterResources []argov1alpha1.ProjectGroupKind
 	createNamespace  bool
 }
+
+// Values of input.ttlStart.
+const (
+	TTLStartCreation       = "Creation"
+	TTLStartLastDeployment = "LastDeployment"
+)
 
 // Defaults of the Input, also written into its CRD.
 const (
@@ -97,6 +106,13 @@ func parseInput(in *v1beta1.Input) (*settings, error) {
 			return nil, fieldErr(d.field, "%q must be a duration of at least %s", d.value, d.min)
 		}
 		*d.into = v
+	}
+	switch in.TTLStart {
+	case "", TTLStartCreation:
+	case TTLStartLastDeployment:
+		s.ttlFromDeployment = true
+	default:
+		return nil, fieldErr("input.ttlStart", "%q must be Creation or LastDeployment", in.TTLStart)
 	}
 	if in.PreviewPattern != "" {
 		pattern = in.PreviewPattern

@@ -34,6 +34,9 @@ type envPlan struct {
 	phase  Phase
 	// policy is its deletion policy, Orphan or Delete.
 	policy string
+	// deployment is the deployment running now, last the one that
+	// succeeded last.
+	deployment, last *Deployment
 }
 
 // plan is what a run does with each environment, decided from the request
@@ -61,8 +64,9 @@ func planRun(rs *requestState, now time.Time) plan {
 	pl := plan{envs: make([]envPlan, 0, len(envs))}
 	next := s.pollInterval
 	for _, e := range envs {
-		x := expiryOf(s, e, prev[e.Name], rs.annotations, now)
-		ep := envPlan{env: e, prev: prev[e.Name], expiry: x, policy: policyOf(e, x)}
+		cur, last := rs.deployments(e.Name, prev[e.Name])
+		x := expiryOf(s, e, prev[e.Name], rs.annotations, last.finishedAt(), now)
+		ep := envPlan{env: e, prev: prev[e.Name], expiry: x, policy: policyOf(e, x), deployment: cur, last: last}
 		ep.phase = phaseAt(x, now, rs.envReady(e.Name), ep.prev, e, rs.observed)
 		pl.envs = append(pl.envs, ep)
 

@@ -148,3 +148,39 @@ func (rs *requestState) envReady(env string) bool {
 	}
 	return true
 }
+
+// deployments reads the environment's current and last successful
+// deployments from its pipeline's status.deployments (the DeployRun
+// controller records them there). The last one outlives the pipeline in
+// the environment's status (prev): an expired preview's ttl ran from it.
+func (rs *requestState) deployments(env string, prev *EnvStatus) (cur, last *Deployment) {
+	if prev != nil {
+		last = prev.LastDeployment
+	}
+	o, ok := rs.observed[namePipeline(env)]
+	if !ok {
+		return nil, last
+	}
+	dv, _, _ := unstructured.NestedFieldNoCopy(o.Resource.Object, "status", "deployments")
+	d, _ := dv.(map[string]any)
+	cur = deploymentOf(d["current"])
+	if l := deploymentOf(d["lastSucceeded"]); l != nil && (last == nil || !l.finishedAt().Before(last.finishedAt())) {
+		last = l
+	}
+	return cur, last
+}
+
+// deploymentOf reads one DeploymentSummary of a pipeline's status.
+func deploymentOf(v any) *Deployment {
+	m, _ := v.(map[string]any)
+	name, _ := m["name"].(string)
+	if name == "" {
+		return nil
+	}
+	d := &Deployment{Name: name}
+	d.Phase, _ = m["phase"].(string)
+	d.Revision, _ = m["revision"].(string)
+	d.StartedAt, _ = m["startedAt"].(string)
+	d.FinishedAt, _ = m["finishedAt"].(string)
+	return d
+}

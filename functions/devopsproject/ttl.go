@@ -58,6 +58,30 @@ type EnvStatus struct {
 	// DeletionPolicy is what removing the environment does to its
 	// external objects: Orphan (kept) or Delete.
 	DeletionPolicy string `json:"deletionPolicy,omitempty"`
+	// Deployment is the DeployRun running now; LastDeployment the one
+	// that succeeded last (kept here once its pipeline is gone: a ttl may
+	// run from it).
+	Deployment     *Deployment `json:"deployment,omitempty"`
+	LastDeployment *Deployment `json:"lastDeployment,omitempty"`
+}
+
+// Deployment names a DeployRun of the environment, as its JenkinsPipeline's
+// status.deployments records it.
+type Deployment struct {
+	Name       string `json:"name"`
+	Phase      string `json:"phase,omitempty"`
+	Revision   string `json:"revision,omitempty"`
+	StartedAt  string `json:"startedAt,omitempty"`
+	FinishedAt string `json:"finishedAt,omitempty"`
+}
+
+// finishedAt is when d finished; zero if it did not or d is nil.
+func (d *Deployment) finishedAt() time.Time {
+	if d == nil {
+		return time.Time{}
+	}
+	t, _ := time.Parse(time.RFC3339, d.FinishedAt)
+	return t
 }
 
 // expiry is an environment's position on its time line.
@@ -69,8 +93,10 @@ type expiry struct {
 	renewal string
 }
 
-// expiryOf computes or keeps the expiry of e.
-func expiryOf(s *settings, e Environment, prev *EnvStatus, annotations map[string]string, now time.Time) expiry {
+// expiryOf computes or keeps the expiry of e. With input.ttlStart
+// LastDeployment, a deployment that succeeded at deployed moves the expiry
+// to ttl after it, never earlier than creation or renewal made it.
+func expiryOf(s *settings, e Environment, prev *EnvStatus, annotations map[string]string, deployed, now time.Time) expiry {
 	ttl, from := s.ttlOf(e, prev)
 	if ttl == 0 {
 		return expiry{}
@@ -83,6 +109,11 @@ func expiryOf(s *settings, e Environment, prev *EnvStatus, annotations map[strin
 	}
 	if x.at.IsZero() {
 		x.at = now.Add(ttl).UTC().Truncate(time.Second)
+	}
+	if s.ttlFromDeployment && !deployed.IsZero() {
+		if t := deployed.Add(ttl).UTC().Truncate(time.Second); t.After(x.at) {
+			x.at = t
+		}
 	}
 	x.warnAt = x.at.Add(-min(s.expiryWarning, ttl/2))
 	return x

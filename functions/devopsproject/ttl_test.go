@@ -150,6 +150,55 @@ func TestExpiry(t *testing.T) {
 				}
 			},
 		},
+		"DeploymentIgnoredByDefault": {
+			reason: "with input.ttlStart Creation (the default) a deployment does not move the expiry",
+			now:    t0.Add(40 * time.Minute), xr: xr(withStatus(prodReady(), prStatus("Ready"))), observed: deployed(t0.Add(30*time.Minute), true),
+			phase: PhaseReady, expiresAt: "2026-11-22T14:00:00Z", resources: want("pr-7", "prod"), ttl: time.Minute,
+			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
+				st := envStatus(t, rsp, "pr-7")
+				want := map[string]any{"name": "shop-pr-7-b", "phase": "Building", "revision": "feature-x", "startedAt": "2026-11-22T12:35:00Z"}
+				if diff := cmp.Diff(want, st["deployment"]); diff != "" {
+					t.Errorf("status deployment -want +got:\n%s", diff)
+				}
+				want = map[string]any{"name": "shop-pr-7-a", "phase": "Succeeded", "revision": "0123abc", "startedAt": "2026-11-22T12:20:00Z", "finishedAt": "2026-11-22T12:30:00Z"}
+				if diff := cmp.Diff(want, st["lastDeployment"]); diff != "" {
+					t.Errorf("status lastDeployment -want +got:\n%s", diff)
+				}
+			},
+		},
+		"DeploymentMovesExpiry": {
+			reason: "with input.ttlStart LastDeployment the ttl runs from the last successful deployment",
+			now:    t0.Add(100 * time.Minute), xr: xr(withStatus(prodReady(), prStatus("Ready"))), observed: deployed(t0.Add(90*time.Minute), true),
+			input: map[string]any{"ttlStart": "LastDeployment"},
+			phase: PhaseReady, expiresAt: "2026-11-22T15:30:00Z", resources: want("pr-7", "prod"), ttl: time.Minute,
+		},
+		"DeploymentBringsBackFromExpiringSoon": {
+			reason: "a deployment inside the warning window takes the environment out of it",
+			now:    expires.Add(-10 * time.Minute), xr: xr(withStatus(prodReady(), prStatus("ExpiringSoon"))), observed: deployed(expires.Add(-15*time.Minute), false),
+			input: map[string]any{"ttlStart": "LastDeployment"},
+			phase: PhaseReady, expiresAt: "2026-11-22T15:45:00Z", resources: want("pr-7", "prod"), ttl: time.Minute,
+			results: []string{"SEVERITY_NORMAL Ready: environment pr-7 is Ready at https://pr-7.shop.example.com"},
+		},
+		"OldDeploymentNeverShortens": {
+			reason: "a deployment older than the creation or renewal does not bring the expiry forward",
+			now:    t0.Add(10 * time.Minute), xr: xr(withStatus(prodReady(), prStatus("Ready"))), observed: deployed(t0.Add(-30*time.Minute), false),
+			input: map[string]any{"ttlStart": "LastDeployment"},
+			phase: PhaseReady, expiresAt: "2026-11-22T14:00:00Z", resources: want("pr-7", "prod"), ttl: time.Minute,
+		},
+		"ExpiredRemembersItsDeployment": {
+			reason: "once expired (its pipeline gone) the last deployment is read back from status: the expiry it gave holds and the environment stays expired",
+			now:    t0.Add(4 * time.Hour),
+			xr: xr(withStatus(prodReady(), map[string]any{"name": "pr-7", "phase": "Expired", "expiresAt": "2026-11-22T15:30:00Z", "ttl": "2h0m0s",
+				"lastDeployment": map[string]any{"name": "shop-pr-7-a", "finishedAt": "2026-11-22T13:30:00Z"}})),
+			observed: allObserved(true, "prod"),
+			input:    map[string]any{"ttlStart": "LastDeployment"},
+			phase:    PhaseExpired, expiresAt: "2026-11-22T15:30:00Z", resources: want("prod"), ttl: time.Minute, condition: "Expired",
+			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
+				if l, _ := envStatus(t, rsp, "pr-7")["lastDeployment"].(map[string]any); l["name"] != "shop-pr-7-a" {
+					t.Errorf("the last deployment is kept in status, got %v", l)
+				}
+			},
+		},
 		"DefaultTTLForPreviews": {
 			reason: "input.defaultTTL applies to preview environments without a ttl, never to production",
 			now:    t0,
@@ -225,6 +274,7 @@ func TestBadInputIsFatal(t *testing.T) {
 		"NoEnvironments": {xr: xr(withSpec(func(s map[string]any) { s["environments"] = []any{} })), want: "spec.environments: at least one environment is required"},
 		"BadZone":        {xr: xr(withSpec(func(s map[string]any) { s["dns"].(map[string]any)["zone"] = "not a zone" })), want: `spec.dns.zone: "not a zone" is not a DNS zone name`},
 		"InputPoll":      {xr: xr(), input: map[string]any{"pollInterval": "soon"}, want: `input.pollInterval: "soon" must be a duration`},
+		"InputTTLStart":  {xr: xr(), input: map[string]any{"ttlStart": "Later"}, want: `input.ttlStart: "Later" must be Creation or LastDeployment`},
 		"InputTeardown":  {xr: xr(), input: map[string]any{"teardownOrder": []any{"DNSRecord", "DNSRecord"}}, want: "input.teardownOrder[1]"},
 		"ClusterXRWithoutClaim": {xr: func() map[string]any {
 			x := xr()
@@ -259,4 +309,18 @@ func TestLegacyClaimComposesIntoClaimNamespace(t *testing.T) {
 			t.Errorf("%s: namespace %v, want the claim's team-shop", n, ns)
 		}
 	}
+}
+
+// deployed is every environment observed Ready, pr-7's pipeline recording
+// a deployment that succeeded at finished (and, when running, another one
+// building).
+func deployed(finished time.Time, running bool) map[string]map[string]any {
+	obs := allObserved(true, "prod", "pr-7")
+	d := map[string]any{"lastSucceeded": map[string]any{"name": "shop-pr-7-a", "phase": "Succeeded", "revision": "0123abc",
+		"startedAt": finished.Add(-10 * time.Minute).Format(time.RFC3339), "finishedAt": finished.Format(time.RFC3339), "url": "https://pr-7.shop.example.com"}}
+	if running {
+		d["current"] = map[string]any{"name": "shop-pr-7-b", "phase": "Building", "revision": "feature-x", "startedAt": finished.Add(5 * time.Minute).Format(time.RFC3339)}
+	}
+	obs["pr-7-pipeline"]["status"].(map[string]any)["deployments"] = d
+	return obs
 }

@@ -77,6 +77,17 @@ type Input struct {
 	// +optional
 	ExpiryWarning string `json:"expiryWarning,omitempty"`
 
+	// TTLStart is when an environment's ttl starts to run: Creation (it
+	// expires ttl after it first appeared, or after its last renewal), or
+	// LastDeployment (ttl after its last successful DeployRun, and from
+	// creation or renewal until it has one, whichever is later: a preview
+	// that is deployed to stays, one left alone goes; the replaced
+	// operator's behaviour).
+	// +kubebuilder:validation:Enum=Creation;LastDeployment
+	// +kubebuilder:default=Creation
+	// +optional
+	TTLStart string `json:"ttlStart,omitempty"`
+
 	// PollInterval is the response TTL: how soon Crossplane runs the
 	// function again when nothing is due earlier.
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`

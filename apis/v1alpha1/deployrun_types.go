@@ -128,6 +128,11 @@ type DeployBuild struct {
 	Request string `json:"request,omitempty"`
 	// Pipeline is the JenkinsPipeline's name.
 	Pipeline string `json:"pipeline,omitempty"`
+	// Job is the Jenkins job's full path when the build was asked for:
+	// a pipeline pointed at another job meanwhile fails the deployment
+	// rather than follow another job's build of the same number.
+	// +optional
+	Job string `json:"job,omitempty"`
 	// QueueItem is Jenkins' queue item id of the build.
 	// +optional
 	QueueItem int64 `json:"queueItem,omitempty"`
@@ -150,6 +155,10 @@ type DeployBuild struct {
 type DeploySync struct {
 	// Application is the ArgoApplication's name.
 	Application string `json:"application,omitempty"`
+	// ExternalName is the Argo CD application's name when the sync was
+	// first asked for.
+	// +optional
+	ExternalName string `json:"externalName,omitempty"`
 	// Revision asked of Argo CD: the build's revision, else spec.revision;
 	// empty means the application's target revision.
 	// +optional

@@ -104,6 +104,7 @@ type Syncs interface {
 	Get(ctx context.Context, name string) (*argocd.Application, error)
 	SyncWith(ctx context.Context, name, project, revision string, infos []argocd.Info) error
 	TerminateOperation(ctx context.Context, name, project string) error
+	argoapplication.ProjectGetter
 }
 
 // Options configure the controller.
@@ -115,7 +116,12 @@ type Options struct {
 	// real ones, from the JenkinsPipeline's and the ArgoApplication's
 	// ProviderConfigs.
 	NewBuilds func(ctx context.Context, p *jenkinsv1alpha1.JenkinsPipeline) (Builds, error)
-	NewSyncs  func(ctx context.Context, a *argov1alpha1.ArgoApplication) (Syncs, error)
+	// NewSyncs also returns the ProviderConfig's Argo CD tenancy, which
+	// the application's AppProject must satisfy before it is synced.
+	NewSyncs func(ctx context.Context, a *argov1alpha1.ArgoApplication) (Syncs, *argoapplication.Tenancy, error)
+	// Live reads the API server uncached (the manager's API reader); nil:
+	// the client.
+	Live client.Reader
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// Log receives what cannot be done now and is retried.
@@ -126,6 +132,9 @@ type Options struct {
 func Setup(mgr manager.Manager, o controller.Options, opts Options) error {
 	if opts.Log == nil {
 		opts.Log = o.Logger.WithValues("controller", "deployrun")
+	}
+	if opts.Live == nil {
+		opts.Live = mgr.GetAPIReader()
 	}
 	r := NewReconciler(mgr.GetClient(), mgr.GetEventRecorderFor("deployrun"), opts) //nolint:staticcheck // the same events API as the managed resources' (crossplane-runtime's recorder).
 	// A change of an environment's pipeline (its build request handled)
@@ -145,7 +154,10 @@ func Setup(mgr manager.Manager, o controller.Options, opts Options) error {
 
 // Reconciler moves DeployRuns through their phases.
 type Reconciler struct {
-	kube   client.Client
+	kube client.Client
+	// live reads the API server, not the cache: whose turn it is must not
+	// be decided on a list that misses a deployment created a moment ago.
+	live   client.Reader
 	record record.EventRecorder
 	log    logging.Logger
 	o      Options
@@ -175,15 +187,18 @@ func NewReconciler(kube client.Client, rec record.EventRecorder, o Options) *Rec
 	}
 	if o.NewSyncs == nil {
 		c := argoapplication.NewArgoConnector[*argocd.Client](kube, nil)
-		o.NewSyncs = func(ctx context.Context, a *argov1alpha1.ArgoApplication) (Syncs, error) {
+		o.NewSyncs = func(ctx context.Context, a *argov1alpha1.ArgoApplication) (Syncs, *argoapplication.Tenancy, error) {
 			conn, err := c.Connect(ctx, a)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			return conn.Client, nil
+			return conn.Client, conn.Tenancy, nil
 		}
 	}
-	return &Reconciler{kube: kube, record: rec, log: o.Log, o: o}
+	if o.Live == nil {
+		o.Live = kube
+	}
+	return &Reconciler{kube: kube, live: o.Live, record: rec, log: o.Log, o: o}
 }
 
 // running returns requests for the deployments of an environment that are
@@ -418,7 +433,7 @@ func phaseOf(d *v1alpha1.DeployRun) v1alpha1.DeployPhase {
 // the oldest one not final, if it is not d.
 func (r *Reconciler) ahead(ctx context.Context, d *v1alpha1.DeployRun) (*v1alpha1.DeployRun, error) {
 	l := &v1alpha1.DeployRunList{}
-	if err := r.kube.List(ctx, l, client.InNamespace(d.Namespace)); err != nil {
+	if err := r.live.List(ctx, l, client.InNamespace(d.Namespace)); err != nil {
 		return nil, errors.Wrap(err, "cannot list DeployRuns")
 	}
 	var first *v1alpha1.DeployRun
@@ -542,7 +557,7 @@ func (r *Reconciler) building(ctx context.Context, d *v1alpha1.DeployRun, e *env
 				return reconcile.Result{}, err
 			}
 		}
-		b.Request = Token(d)
+		b.Request, b.Job = Token(d), meta.GetExternalName(p)
 		r.note(d, fmt.Sprintf("waiting for JenkinsPipeline %s to queue the build", p.Name))
 		return reconcile.Result{RequeueAfter: Poll}, nil
 	}
@@ -566,6 +581,10 @@ func (r *Reconciler) building(ctx context.Context, d *v1alpha1.DeployRun, e *env
 		return reconcile.Result{}, errors.Wrapf(err, "cannot reach Jenkins for JenkinsPipeline %s", p.Name)
 	}
 	path := meta.GetExternalName(p)
+	if b.Job != "" && path != b.Job {
+		r.fail(d, fmt.Sprintf("JenkinsPipeline %s now names Jenkins job %q, not %q whose build this deployment follows: leave its external name alone during a deployment", p.Name, truncate(path), truncate(b.Job)))
+		return reconcile.Result{}, nil
+	}
 	if b.Number == 0 {
 		n, msg, err := r.buildNumber(ctx, jc, d, path)
 		if err != nil {
@@ -583,6 +602,10 @@ func (r *Reconciler) building(ctx context.Context, d *v1alpha1.DeployRun, e *env
 	info, err := jc.GetBuild(ctx, path, b.Number)
 	if err != nil {
 		return reconcile.Result{}, errors.Wrapf(err, "cannot read build #%d of Jenkins job %s", b.Number, path)
+	}
+	if b.QueueItem != 0 && info.QueueID != 0 && info.QueueID != b.QueueItem {
+		r.fail(d, fmt.Sprintf("build #%d of Jenkins job %s came from queue item %d, not %d which JenkinsPipeline %s queued for this deployment: Jenkins has no trace of this deployment's build", b.Number, path, info.QueueID, b.QueueItem, p.Name))
+		return reconcile.Result{}, nil
 	}
 	b.URL = info.URL
 	if info.Building || info.Result == "" {
@@ -746,7 +769,7 @@ func (r *Reconciler) deploying(ctx context.Context, d *v1alpha1.DeployRun, e *en
 		r.note(d, fmt.Sprintf("waiting for ArgoApplication %s to create its Argo CD application", a.Name))
 		return reconcile.Result{RequeueAfter: Poll}, nil
 	}
-	ac, err := r.o.NewSyncs(ctx, a)
+	ac, tenancy, err := r.o.NewSyncs(ctx, a)
 	if err != nil {
 		return reconcile.Result{}, errors.Wrapf(err, "cannot reach Argo CD for ArgoApplication %s", a.Name)
 	}
@@ -761,6 +784,13 @@ func (r *Reconciler) deploying(ctx context.Context, d *v1alpha1.DeployRun, e *en
 	}
 	if app.Spec.Source == nil {
 		r.fail(d, fmt.Sprintf("Argo CD application %s has no single source (spec.sources or a source hydrator): a deployment syncs one source", name))
+		return reconcile.Result{}, nil
+	}
+	if s.ExternalName == "" {
+		s.ExternalName = name
+	}
+	if msg := sameApp(s, name, app, a); msg != "" {
+		r.fail(d, msg)
 		return reconcile.Result{}, nil
 	}
 	mine := infoValue(d)
@@ -793,8 +823,19 @@ func (r *Reconciler) deploying(ctx context.Context, d *v1alpha1.DeployRun, e *en
 	if automated(app) && rev != "" && rev != app.Spec.Source.TargetRevision {
 		// Argo CD refuses a sync to another revision than the target of an
 		// application that syncs itself: sync to the target and check, in
-		// Verifying, that it is the built revision.
+		// Verifying, that it is the built commit. A ref other than the
+		// target cannot be checked that way: refused now, not after the
+		// verify timeout.
+		if b := d.Status.Build; b == nil || !isCommitID(b.Revision) {
+			r.fail(d, fmt.Sprintf("Argo CD application %s syncs itself (automated) to its target revision %q, so it cannot be deployed at %s: deploy %q, have the build report the commit it produced (revision=<sha> in its description), or turn automated sync off", name, app.Spec.Source.TargetRevision, rev, app.Spec.Source.TargetRevision))
+			return reconcile.Result{}, nil
+		}
 		rev = ""
+	}
+	// The application's AppProject must be the environment's tenant's,
+	// as the ArgoApplication's own reconciler requires.
+	if err := tenancy.CheckProject(ctx, ac, "the Argo CD application's spec.project", app.Spec.Project); err != nil {
+		return reconcile.Result{}, errors.Wrapf(err, "will not sync Argo CD application %s", name)
 	}
 	now := metav1.NewTime(r.o.Now())
 	s.StartedAt = &now
@@ -817,6 +858,34 @@ func (r *Reconciler) deploying(ctx context.Context, d *v1alpha1.DeployRun, e *en
 }
 
 func isInvalid(err error) bool { return argocd.IsInvalidArgument(err) }
+
+// sameApp says why app is not the one the deployment started to sync: an
+// ArgoApplication pointed at another Argo CD application, or one moved to
+// another AppProject than the ArgoApplication names.
+func sameApp(s *v1alpha1.DeploySync, name string, app *argocd.Application, a *argov1alpha1.ArgoApplication) string {
+	if s.ExternalName != "" && name != s.ExternalName {
+		return fmt.Sprintf("ArgoApplication %s now names Argo CD application %q, not %q which this deployment syncs: leave its external name alone during a deployment", a.Name, truncate(name), truncate(s.ExternalName))
+	}
+	if app.Spec.Project != a.Spec.ForProvider.Project {
+		return fmt.Sprintf("Argo CD application %s is in AppProject %q, not %q which ArgoApplication %s names: it was not synced", name, truncate(app.Spec.Project), a.Spec.ForProvider.Project, a.Name)
+	}
+	return ""
+}
+
+// settleAfterSync is how long after its sync ended Argo CD's comparison of
+// an application is taken as final: its repo server may resolve the
+// target revision from a cache for a while.
+const settleAfterSync = time.Minute
+
+// comparedSince is true once Argo CD compared the application again well
+// after the deployment's own sync ended: what it reports then is final.
+func comparedSince(app *argocd.Application, d *v1alpha1.DeployRun) bool {
+	op, at := app.Status.OperationState, app.Status.ReconciledAt
+	if op == nil || !op.Operation.HasInfo(InfoName, infoValue(d)) || op.FinishedAt == nil || at == nil {
+		return false
+	}
+	return at.After(op.FinishedAt.Add(settleAfterSync))
+}
 
 func automated(app *argocd.Application) bool {
 	p := app.Spec.SyncPolicy
@@ -844,7 +913,7 @@ func (r *Reconciler) verifying(ctx context.Context, d *v1alpha1.DeployRun, e *en
 		return reconcile.Result{}, nil
 	}
 	name := meta.GetExternalName(a)
-	ac, err := r.o.NewSyncs(ctx, a)
+	ac, _, err := r.o.NewSyncs(ctx, a)
 	if err != nil {
 		return reconcile.Result{}, errors.Wrapf(err, "cannot reach Argo CD for ArgoApplication %s", a.Name)
 	}
@@ -856,6 +925,10 @@ func (r *Reconciler) verifying(ctx context.Context, d *v1alpha1.DeployRun, e *en
 		r.fail(d, fmt.Sprintf("Argo CD application %s is no longer the one ArgoApplication %s owns: it was not verified", name, a.Name))
 		return reconcile.Result{}, nil
 	}
+	if msg := sameApp(s, name, app, a); msg != "" {
+		r.fail(d, msg)
+		return reconcile.Result{}, nil
+	}
 	s.Health = app.Status.Health.Status
 	want := s.SyncedRevision
 	if b := d.Status.Build; b != nil && isCommitID(b.Revision) && want != "" && !strings.HasPrefix(want, b.Revision) {
@@ -863,6 +936,11 @@ func (r *Reconciler) verifying(ctx context.Context, d *v1alpha1.DeployRun, e *en
 		return reconcile.Result{}, nil
 	}
 	switch {
+	case app.Status.Sync.Revision != want && comparedSince(app, d):
+		// Argo CD compares an application with its target revision: one
+		// synced to another commit stays OutOfSync at the target's.
+		r.fail(d, fmt.Sprintf("Argo CD compares application %s with its target revision %q, now at %s, not with %s which this deployment synced: deploy a revision the target points at, or change the target", name, app.Spec.Source.TargetRevision, short(app.Status.Sync.Revision), short(want)))
+		return reconcile.Result{}, nil
 	case app.Status.Sync.Revision != want:
 		r.note(d, fmt.Sprintf("Argo CD reports application %s at %s, waiting for %s", name, short(app.Status.Sync.Revision), short(want)))
 	case app.Status.Sync.Status != "Synced":
@@ -1038,7 +1116,7 @@ func (r *Reconciler) abort(ctx context.Context, d *v1alpha1.DeployRun) error {
 			}
 		}
 		if n != 0 {
-			err := jc.StopBuild(ctx, meta.GetExternalName(p), n)
+			err := jc.StopBuild(ctx, firstNonEmpty(b.Job, meta.GetExternalName(p)), n)
 			if err == nil {
 				r.record.Eventf(d, corev1.EventTypeNormal, "Cancelled", "Aborted build #%d", n)
 			}
@@ -1051,7 +1129,7 @@ func (r *Reconciler) abort(ctx context.Context, d *v1alpha1.DeployRun) error {
 		if e.app == nil {
 			return nil
 		}
-		ac, err := r.o.NewSyncs(ctx, e.app)
+		ac, _, err := r.o.NewSyncs(ctx, e.app)
 		if err != nil {
 			return err
 		}

@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
@@ -38,6 +39,7 @@ import (
 	dnsv1alpha1 "github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
 	"github.com/freeleaps/provider-devops/internal/controller/deployrun"
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
@@ -346,6 +348,26 @@ func TestDeployRun(t *testing.T) {
 		}
 		return strings.Join(names, ",") == "fifth,fourth,nope,second"
 	})
+
+	// 8. An application that syncs itself cannot be deployed at a ref
+	// other than its target unless the build reports the commit: refused
+	// when the build is done, not after the verify timeout.
+	envtest.Must(t, c.Get(ctx, client.ObjectKeyFromObject(a), a))
+	a.Spec.ForProvider.SyncPolicy.Automated = &argov1alpha1.Automated{}
+	envtest.Must(t, c.Update(ctx, a))
+	argo, err := argocd.New(argocd.Config{URL: s.URL, Token: s.Token, Namespace: argocdserver.Namespace})
+	envtest.Must(t, err)
+	envtest.Eventually(t, "the application syncs itself", func() bool {
+		app, err := argo.Get(ctx, meta.GetExternalName(a))
+		return err == nil && app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.Automated != nil
+	})
+	sixth := run("sixth", "release-1")
+	waitPhase(sixth, v1alpha1.DeployBuilding)
+	execute("", "SUCCESS")
+	waitPhase(sixth, v1alpha1.DeployFailed)
+	if d := get(sixth); d.Status.FailedPhase != v1alpha1.DeployDeploying || !strings.Contains(d.Status.Message, `syncs itself (automated) to its target revision "main", so it cannot be deployed at release-1`) {
+		t.Errorf("sixth: failed in %s: %s", d.Status.FailedPhase, d.Status.Message)
+	}
 }
 
 func configMap(version string) string {

@@ -59,9 +59,13 @@ import (
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
-// Type is the CloudEvents type of a deploy request sent as a structured
-// CloudEvent; a plain JSON body is accepted too.
-const Type = events.TypePrefix + "DevOpsReconcile"
+// LegacyType is the AMQP type property of the replaced operator's deploy
+// requests; Type is the CloudEvents type of one sent as a structured
+// CloudEvent. A plain JSON body without a type is a deploy request too.
+const (
+	LegacyType = "DevOpsReconcile"
+	Type       = events.TypePrefix + LegacyType
+)
 
 // RevisionParameter is the pipeline parameter a request's revision fills.
 const RevisionParameter = v1alpha1.RevisionParameter

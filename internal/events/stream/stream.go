@@ -16,8 +16,9 @@ limitations under the License.
 
 // Package stream wires the RabbitMQ event stream into the provider's
 // manager: the publisher, the lifecycle watcher of every managed kind, the
-// watcher of deployments (DeployRuns) and the deploy-request consumer, from
-// a Config the provider's flags fill.
+// watcher of deployments (DeployRuns) and the consumer of requests (deploy
+// requests and DevOpsInitialize messages), from a Config the provider's
+// flags fill.
 package stream
 
 import (
@@ -27,6 +28,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -40,6 +42,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/events"
 	"github.com/freeleaps/provider-devops/internal/events/deployments"
 	"github.com/freeleaps/provider-devops/internal/events/deployrequest"
+	"github.com/freeleaps/provider-devops/internal/events/initialize"
 	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
@@ -165,10 +168,31 @@ func Setup(mgr ctrl.Manager, o controller.Options, f Config, log logging.Logger)
 	if f.DeployQueue == "" {
 		return nil
 	}
+	h, err := RequestHandler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetConfig())
+	if err != nil {
+		return err
+	}
 	return mgr.Add(events.NewConsumer(events.ConsumerOptions{
 		Source: src, Exchange: f.DeployExchange, Queue: f.DeployQueue, BindingKey: f.DeployBinding, Prefetch: f.DeployPrefetch, MaxLength: f.DeployMaxLen,
-		Handler: deployrequest.Handler(mgr.GetClient()), Log: log.WithValues("component", "deploy-requests"), Metrics: m,
+		Handler: h, Log: log.WithValues("component", "deploy-requests"), Metrics: m,
 	}))
+}
+
+// RequestHandler handles the messages of the request queue: DevOpsInitialize
+// messages (by their AMQP or CloudEvent type) create or update
+// DevOpsProjects through cfg, with ProviderConfigs read uncached from
+// reader; everything else is a deploy request, as before messages had
+// types, creating DeployRuns through kube.
+func RequestHandler(kube client.Client, reader client.Reader, cfg *rest.Config) (events.Handler, error) {
+	projects, err := initialize.NewProjects(cfg)
+	if err != nil {
+		return nil, errors.Wrap(err, "cannot make a client of DevOpsProjects")
+	}
+	deploy := deployrequest.Handler(kube)
+	return events.Router(deploy, deployrequest.MaxBody,
+		events.Route{Types: []string{initialize.LegacyType, initialize.Type}, Handler: initialize.Handler(projects, reader)},
+		events.Route{Types: []string{deployrequest.LegacyType, deployrequest.Type}, Handler: deploy},
+	), nil
 }
 
 // setupDeployments adds the watcher of DeployRuns (its heartbeats) and has

@@ -48,6 +48,12 @@ const (
 
 // On Argo CD objects the provider manages.
 const (
+	// AnnotationDeployedBy, on a JenkinsPipeline, names the kind that
+	// deploys what it builds: "ArgoApplication" for the environments a
+	// DevOpsProject composes. A DeployRun of such an environment waits for
+	// its ArgoApplication and never counts the build alone as the
+	// deployment. Absent: a pipeline that deploys by itself.
+	AnnotationDeployedBy = "devops.freeleaps.io/deployed-by"
 	// LabelOwner marks an Argo CD application or AppProject as managed by
 	// one resource (namespace/name), so another's object of the same name
 	// is never adopted or overwritten by accident.

@@ -96,6 +96,7 @@ type DeployRunSpec struct {
 	// Parameters of the build, each declared by the pipeline.
 	// +kubebuilder:validation:MaxProperties=64
 	// +kubebuilder:validation:XValidation:rule="!('REVISION' in self)",message="set spec.revision, not parameters.REVISION"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 128 && size(self[k]) <= 4096)",message="parameter names are at most 128 characters and values at most 4096"
 	// +optional
 	Parameters map[string]string `json:"parameters,omitempty"`
 

@@ -213,8 +213,10 @@ func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPip
 	}
 	envDefault, headRevision := e.Name, ""
 	return &jenkinsv1alpha1.JenkinsPipeline{
-		TypeMeta:   metav1.TypeMeta{APIVersion: jenkinsv1alpha1.SchemeGroupVersion.String(), Kind: KindPipeline},
-		ObjectMeta: p.meta(e.Name, nil),
+		TypeMeta: metav1.TypeMeta{APIVersion: jenkinsv1alpha1.SchemeGroupVersion.String(), Kind: KindPipeline},
+		// Its builds are deployed by the environment's ArgoApplication: a
+		// DeployRun waits for it rather than take the build alone.
+		ObjectMeta: p.meta(e.Name, map[string]string{contract.AnnotationDeployedBy: KindApp}),
 		Spec: jenkinsv1alpha1.JenkinsPipelineSpec{ManagedResourceSpec: p.managed(keep), ForProvider: jenkinsv1alpha1.JenkinsPipelineParameters{
 			Folder:      folder,
 			Name:        e.Name,

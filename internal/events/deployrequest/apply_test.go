@@ -1,0 +1,75 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+package deployrequest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/apis/contract"
+	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+)
+
+// A broker request's parameters.REVISION is the DeployRun's revision (the
+// old UI sends it that way), the other parameters stay parameters.
+func TestApplyRevisionParameter(t *testing.T) {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{pcv1alpha1.SchemeBuilder.AddToScheme, v1alpha1.SchemeBuilder.AddToScheme} {
+		if err := add(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := &v1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: "shop-dev", Namespace: "team",
+		Labels: map[string]string{contract.LabelProject: "shop", contract.LabelEnvironment: "dev"}}}
+	p.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"}
+	p.Spec.ForProvider.Parameters = []v1alpha1.Parameter{{Name: RevisionParameter, Type: v1alpha1.ParameterString}, {Name: "DEBUG", Type: v1alpha1.ParameterString}}
+	kube := fake.NewClientBuilder().WithScheme(s).WithObjects(p, &pcv1alpha1.ProviderConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "team"},
+		Spec:       pcv1alpha1.ProviderConfigSpec{Jenkins: &pcv1alpha1.JenkinsConfig{URL: "https://jenkins.example.com", DeployUsers: []string{"ci"}}},
+	}).Build()
+	req, err := Parse([]byte(`{"project": "shop", "environment": "dev", "namespace": "team", "parameters": {"REVISION": "refs/tags/v2.0", "DEBUG": "1"}, "requestedAt": "2026-11-24T10:00:00Z"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(context.Background(), kube, req, Delivery{Token: "m-1", User: "ci"}); err != nil {
+		t.Fatal(err)
+	}
+	runs := &pcv1alpha1.DeployRunList{}
+	if err := kube.List(context.Background(), runs, client.InNamespace("team")); err != nil || len(runs.Items) != 1 {
+		t.Fatalf("%d DeployRuns (%v), want 1", len(runs.Items), err)
+	}
+	d := runs.Items[0]
+	if d.Spec.Revision != "refs/tags/v2.0" {
+		t.Errorf("spec.revision %q, want parameters.REVISION's refs/tags/v2.0", d.Spec.Revision)
+	}
+	if diff := cmp.Diff(map[string]string{"DEBUG": "1"}, d.Spec.Parameters); diff != "" {
+		t.Errorf("spec.parameters -want +got:\n%s", diff)
+	}
+	if d.Spec.RequestedBy != "amqp:ci" {
+		t.Errorf("requestedBy %q", d.Spec.RequestedBy)
+	}
+}

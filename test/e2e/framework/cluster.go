@@ -263,7 +263,7 @@ func (c *Cluster) startBackends(ctx context.Context) error {
 	}
 	files := map[string]string{}
 	for env := range Environments {
-		files["deploy/"+env+"/configmap.yaml"] = fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  environment: %s\n", Project, env)
+		files[strings.ReplaceAll(manifestPath, "{environment}", env)] = fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  environment: %s\n", Project, env)
 		files["deploy/"+env+"/service.yaml"] = argocdserver.SampleApps["guestbook/service.yaml"]
 	}
 	if _, err := c.Argo.Apps.Commit(files, "the scenario's environments"); err != nil {
@@ -274,7 +274,11 @@ func (c *Cluster) startBackends(ctx context.Context) error {
 	c.GitPassword = rand.Text()
 	c.Argo.Git.Protect("apps", GitUser, c.GitPassword)
 	out := filepath.Join(c.dir, "sandbox.json")
-	p, err := c.start("sandbox", nil, c.cfg.Sandbox, "--out", out)
+	// The sandbox's executor ends a deployment's build as its pipeline
+	// would: with a commit to the repository Argo CD syncs from, on the
+	// branch the applications track. It pushes to the served directory.
+	p, err := c.start("sandbox", nil, c.cfg.Sandbox, "--out", out,
+		"--gitops-repo", c.Argo.Apps.Bare, "--gitops-branch", appBranch, "--gitops-manifest", manifestPath)
 	if err != nil {
 		return err
 	}

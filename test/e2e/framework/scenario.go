@@ -52,10 +52,17 @@ const (
 	ShortTTL   = 2 * time.Minute
 	previewEnv = "pr-7"
 	deployEnv  = "dev"
-	// revision is the branch the environment's application tracks: the
-	// sandbox's builds report no commit of their own, so the deployment
-	// syncs it.
+	// revision is what the deploy request asks to build (a branch of the
+	// application's source); the build commits what it produced on
+	// appBranch of the GitOps repository and reports that commit, which the
+	// deployment syncs.
 	revision = "main"
+	// appBranch is the branch of the GitOps repository the applications
+	// track.
+	appBranch = "main"
+	// manifestPath is each environment's ConfigMap in the GitOps
+	// repository; a build bumps its environment's.
+	manifestPath = "deploy/{environment}/configmap.yaml"
 	// DeployUser is the broker user (a CI system) the project's
 	// ProviderConfig lets request deploys.
 	DeployUser = "ci-shop"
@@ -90,9 +97,13 @@ type Report struct {
 	DeployQueued time.Duration
 	Build        string
 	// Deployed is the time from publishing the deploy request to its
-	// DeployRun Succeeded; Timeline its phases.
+	// DeployRun Succeeded; Timeline its phases; Revision the commit the
+	// build made and the deployment synced; History the namespace's
+	// DeployRuns as kubectl lists them.
 	Deployed time.Duration
 	Timeline []string
+	Revision string
+	History  string
 	// Expired is the time from creation until the preview environment's
 	// external objects were gone.
 	Expired time.Duration
@@ -111,8 +122,9 @@ type Report struct {
 // RunScenario is what a platform team does on day one, asserting each step:
 // credentials and a ProviderConfig, a DevOpsProject with four environments
 // (one a preview with a two-minute TTL that retains its DNS record), a
-// deploy request over RabbitMQ, the preview's expiry, and deleting the
-// project. It returns at the first step that does not turn out as expected.
+// deploy request over RabbitMQ (its build commits a new revision, which the
+// deployment syncs), the preview's expiry, and deleting the project. It
+// returns at the first step that does not turn out as expected.
 func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Report, error) {
 	r := &Report{Steady: steady}
 	stream, err := c.watchEvents()
@@ -230,7 +242,7 @@ kind: DevOpsProject
 metadata: {name: %[12]s, namespace: %[1]s}
 spec:
   providerConfigName: default
-  git: {url: %[16]q, branch: main, jenkinsCredentialsId: git-readonly, credentialsSecretRef: {name: git-credentials}}
+  git: {url: %[16]q, branch: `+appBranch+`, jenkinsCredentialsId: git-readonly, credentialsSecretRef: {name: git-credentials}}
   registry: {namespace: team, name: shop, visibility: private}
   pipeline: {folder: team/shop, scriptPath: Jenkinsfile}
   dns: {zone: example.com, target: ingress.example.com., type: CNAME}
@@ -487,108 +499,6 @@ func (c *Cluster) measureSteadyState(ctx context.Context, r *Report) error {
 	}
 	c.logf("  Kubernetes API requests by the provider %v; backend requests %v", r.SteadyAPI, r.SteadyBackend)
 	return nil
-}
-
-// deploy publishes a DevOpsReconcile deploy request and waits for the build
-// it asks for to be queued, run and finished by (the fake) Jenkins.
-func (c *Cluster) deploy(ctx context.Context, r *Report) error {
-	c.logf("publishing a deploy request for %s/%s at revision %s", Project, deployEnv, revision)
-	conn, err := amqp.Dial(c.DeployerAMQP)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = conn.Close() }()
-	ch, err := conn.Channel()
-	if err != nil {
-		return err
-	}
-	if err := ch.Confirm(false); err != nil {
-		return err
-	}
-	sent := time.Now()
-	body, _ := json.Marshal(map[string]string{"project": Project, "environment": deployEnv, "namespace": ProjectNamespace, "revision": revision,
-		"requestedAt": sent.UTC().Format(time.RFC3339Nano)})
-	conf, err := ch.PublishWithDeferredConfirmWithContext(ctx, "devops.deploy", "deploy."+Project+"."+deployEnv, true, false,
-		amqp.Publishing{ContentType: "application/json", MessageId: "deploy-shop-dev-1", UserId: DeployUser, DeliveryMode: amqp.Persistent, Body: body})
-	if err != nil {
-		return err
-	}
-	if ok, err := conf.WaitContext(ctx); err != nil || !ok {
-		return fmt.Errorf("the broker did not confirm the deploy request (%v)", err)
-	}
-	queued := false
-	err = c.Wait(ctx, "the requested build to run and succeed", 2*time.Minute, func(ctx context.Context) (bool, string, error) {
-		s, err := c.sandboxState(ctx)
-		if err != nil {
-			return false, err.Error(), nil
-		}
-		for job, j := range s.Jobs {
-			if j.Queued > 0 && !queued {
-				queued, r.DeployQueued = true, time.Since(sent)
-				c.logf("  build queued in Jenkins for %s after %s", job, r.DeployQueued.Round(100*time.Millisecond))
-			}
-			for _, b := range j.Builds {
-				if b.Params["REVISION"] != revision {
-					continue
-				}
-				if !queued {
-					queued, r.DeployQueued = true, time.Since(sent)
-				}
-				r.Build = fmt.Sprintf("%s #%d %s", job, b.Number, b.Result)
-				if b.Result == "SUCCESS" {
-					return true, "", nil
-				}
-			}
-		}
-		return false, fmt.Sprintf("jobs %v", s.Jobs), nil
-	})
-	if err != nil {
-		return err
-	}
-	c.logf("  %s (REVISION=%s)", r.Build, revision)
-	// The provider reports the build on the pipeline too.
-	err = c.Wait(ctx, "the JenkinsPipeline to report the build", time.Minute, func(ctx context.Context) (bool, string, error) {
-		ps, err := c.List(ctx, "jenkins.devops.freeleaps.io/v1alpha1", "JenkinsPipeline", client.InNamespace(ProjectNamespace),
-			client.MatchingLabels{"devops.freeleaps.io/project": Project, "devops.freeleaps.io/environment": deployEnv})
-		if err != nil || len(ps) != 1 {
-			return false, fmt.Sprintf("%d pipelines (%v)", len(ps), err), nil
-		}
-		result, _, _ := unstructured.NestedString(ps[0].Object, "status", "atProvider", "lastBuild", "result")
-		return result == "SUCCESS", "lastBuild.result=" + result, nil
-	})
-	if err != nil {
-		return err
-	}
-	// The request is a DeployRun, taken through the build, the Argo CD
-	// sync and verification to Succeeded.
-	return c.Wait(ctx, "the DeployRun to succeed", 3*time.Minute, func(ctx context.Context) (bool, string, error) {
-		runs, err := c.List(ctx, "devops.freeleaps.io/v1alpha1", "DeployRun", client.InNamespace(ProjectNamespace),
-			client.MatchingLabels{"devops.freeleaps.io/project": Project, "devops.freeleaps.io/environment": deployEnv})
-		if err != nil || len(runs) != 1 {
-			return false, fmt.Sprintf("%d DeployRuns (%v)", len(runs), err), nil
-		}
-		phase, _, _ := unstructured.NestedString(runs[0].Object, "status", "phase")
-		msg, _, _ := unstructured.NestedString(runs[0].Object, "status", "message")
-		if phase == "Failed" {
-			return false, "", fmt.Errorf("DeployRun %s failed: %s", runs[0].GetName(), msg)
-		}
-		if phase != "Succeeded" {
-			return false, phase + ": " + msg, nil
-		}
-		r.Deployed = time.Since(sent)
-		tl, _, _ := unstructured.NestedSlice(runs[0].Object, "status", "timeline")
-		start := runs[0].GetCreationTimestamp().Time
-		for _, x := range tl {
-			m, _ := x.(map[string]any)
-			at, _ := time.Parse(time.RFC3339, fmt.Sprint(m["at"]))
-			r.Timeline = append(r.Timeline, fmt.Sprintf("+%s %s: %s", at.Sub(start).Round(time.Second), m["phase"], m["message"]))
-		}
-		c.logf("  DeployRun %s Succeeded after %s:", runs[0].GetName(), r.Deployed.Round(100*time.Millisecond))
-		for _, l := range r.Timeline {
-			c.logf("    %s", l)
-		}
-		return true, "", nil
-	})
 }
 
 // expire waits for the preview environment's TTL: its pipeline and
@@ -895,7 +805,11 @@ func (r *Report) Summary() string {
 	row("DevOpsProject created → Ready", "%s", r.Ready.Round(100*time.Millisecond))
 	row("steady state, "+r.Steady.String(), "Kubernetes API requests by the provider %v; backend requests %v", r.SteadyAPI, r.SteadyBackend)
 	row("deploy request → build queued", "%s (%s)", r.DeployQueued.Round(100*time.Millisecond), r.Build)
-	row("deploy request → DeployRun Succeeded", "%s", r.Deployed.Round(100*time.Millisecond))
+	short := r.Revision
+	if len(short) > 12 {
+		short = short[:12]
+	}
+	row("deploy request → DeployRun Succeeded", "%s (the build's commit %s synced, Healthy)", r.Deployed.Round(100*time.Millisecond), short)
 	row("preview expired", "%s after creation (TTL %s)", r.Expired.Round(time.Second), ShortTTL)
 	row("DevOpsProject deleted → all gone", "%s", r.Deleted.Round(100*time.Millisecond))
 	row("re-created with prod → Ready", "%s (prod's orphaned job, application and record taken back)", r.Recreated.Round(100*time.Millisecond))

@@ -1,0 +1,319 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
+	"github.com/freeleaps/provider-devops/internal/testing/sandbox"
+)
+
+// deploy publishes a DevOpsReconcile deploy request and follows it: the
+// build the request asks for commits a new revision of the environment's
+// ConfigMap on the branch the application tracks, and the DeployRun syncs
+// that commit and verifies it.
+func (c *Cluster) deploy(ctx context.Context, r *Report) error {
+	c.logf("publishing a deploy request for %s/%s at revision %s", Project, deployEnv, revision)
+	sent, err := c.publishDeploy(ctx)
+	if err != nil {
+		return err
+	}
+	build, err := c.waitBuild(ctx, r, sent)
+	if err != nil {
+		return err
+	}
+	if err := c.checkCommit(build, r); err != nil {
+		return err
+	}
+	c.logf("  %s (REVISION=%s): committed %s on %s, reported on its description", r.Build, revision, r.Revision, appBranch)
+	// The provider reports the build on the pipeline too.
+	err = c.Wait(ctx, "the JenkinsPipeline to report the build", time.Minute, func(ctx context.Context) (bool, string, error) {
+		ps, err := c.List(ctx, "jenkins.devops.freeleaps.io/v1alpha1", "JenkinsPipeline", client.InNamespace(ProjectNamespace),
+			client.MatchingLabels{"devops.freeleaps.io/project": Project, "devops.freeleaps.io/environment": deployEnv})
+		if err != nil || len(ps) != 1 {
+			return false, fmt.Sprintf("%d pipelines (%v)", len(ps), err), nil
+		}
+		result, _, _ := unstructured.NestedString(ps[0].Object, "status", "atProvider", "lastBuild", "result")
+		return result == "SUCCESS", "lastBuild.result=" + result, nil
+	})
+	if err != nil {
+		return err
+	}
+	run, err := c.waitDeployRun(ctx, r, sent)
+	if err != nil {
+		return err
+	}
+	if err := c.checkDeployed(ctx, run, build, r.Revision); err != nil {
+		return err
+	}
+	if r.History, err = c.deployRunTable(ctx); err != nil {
+		return err
+	}
+	c.logf("deployments (kubectl get deployruns -n %s):\n%s", ProjectNamespace, r.History)
+	return nil
+}
+
+// publishDeploy sends the deploy request as the CI user, with publisher
+// confirms, and returns when it was sent.
+func (c *Cluster) publishDeploy(ctx context.Context) (time.Time, error) {
+	conn, err := amqp.Dial(c.DeployerAMQP)
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer func() { _ = conn.Close() }()
+	ch, err := conn.Channel()
+	if err != nil {
+		return time.Time{}, err
+	}
+	if err := ch.Confirm(false); err != nil {
+		return time.Time{}, err
+	}
+	sent := time.Now()
+	body, _ := json.Marshal(map[string]string{"project": Project, "environment": deployEnv, "namespace": ProjectNamespace,
+		"revision": revision, "requestedAt": sent.UTC().Format(time.RFC3339Nano)})
+	conf, err := ch.PublishWithDeferredConfirmWithContext(ctx, "devops.deploy", "deploy."+Project+"."+deployEnv, true, false,
+		amqp.Publishing{ContentType: "application/json", MessageId: "deploy-shop-dev-1", UserId: DeployUser, DeliveryMode: amqp.Persistent, Body: body})
+	if err != nil {
+		return time.Time{}, err
+	}
+	if ok, err := conf.WaitContext(ctx); err != nil || !ok {
+		return time.Time{}, fmt.Errorf("the broker did not confirm the deploy request (%v)", err)
+	}
+	return sent, nil
+}
+
+// waitBuild waits for the requested build to be queued, run and succeed in
+// (the fake) Jenkins, and returns it.
+func (c *Cluster) waitBuild(ctx context.Context, r *Report, sent time.Time) (sandbox.Build, error) {
+	var found sandbox.Build
+	queued := false
+	err := c.Wait(ctx, "the requested build to run and succeed", 2*time.Minute, func(ctx context.Context) (bool, string, error) {
+		s, err := c.sandboxState(ctx)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		for job, j := range s.Jobs {
+			if j.Queued > 0 && !queued {
+				queued, r.DeployQueued = true, time.Since(sent)
+				c.logf("  build queued in Jenkins for %s after %s", job, r.DeployQueued.Round(100*time.Millisecond))
+			}
+			for _, b := range j.Builds {
+				if b.Params["REVISION"] != revision {
+					continue
+				}
+				if !queued {
+					queued, r.DeployQueued = true, time.Since(sent)
+				}
+				r.Build = fmt.Sprintf("%s #%d %s", job, b.Number, b.Result)
+				switch b.Result {
+				case "SUCCESS":
+					found = b
+					return true, "", nil
+				case "":
+				default:
+					return false, "", fmt.Errorf("build %s: description %q (the sandbox's log says why)", r.Build, b.Description)
+				}
+			}
+		}
+		return false, fmt.Sprintf("jobs %v", s.Jobs), nil
+	})
+	return found, err
+}
+
+// checkCommit requires the build to report, as "revision=<commit id>" on its
+// description, the commit the branch the application tracks now points at.
+func (c *Cluster) checkCommit(b sandbox.Build, r *Report) error {
+	var reported string
+	for _, line := range strings.Split(b.Description, "\n") {
+		if v, ok := strings.CutPrefix(line, "revision="); ok {
+			reported = v
+		}
+	}
+	if len(reported) != 40 {
+		return fmt.Errorf("build %s reports no full commit id on its description (%q), want a line revision=<40 hex digits>", r.Build, b.Description)
+	}
+	out, err := exec.Command("git", "--git-dir="+c.Argo.Apps.Bare, "rev-parse", "refs/heads/"+appBranch).Output()
+	if err != nil {
+		return fmt.Errorf("cannot read branch %s of the GitOps repository: %w", appBranch, err)
+	}
+	if head := strings.TrimSpace(string(out)); head != reported {
+		return fmt.Errorf("build %s reports revision %s, but branch %s of the GitOps repository is at %s", r.Build, reported, appBranch, head)
+	}
+	r.Revision = reported
+	return nil
+}
+
+// waitDeployRun waits for the request's DeployRun to succeed, and records
+// how long it took and its timeline.
+func (c *Cluster) waitDeployRun(ctx context.Context, r *Report, sent time.Time) (*unstructured.Unstructured, error) {
+	var run *unstructured.Unstructured
+	err := c.Wait(ctx, "the DeployRun to succeed", 3*time.Minute, func(ctx context.Context) (bool, string, error) {
+		runs, err := c.List(ctx, "devops.freeleaps.io/v1alpha1", "DeployRun", client.InNamespace(ProjectNamespace),
+			client.MatchingLabels{"devops.freeleaps.io/project": Project, "devops.freeleaps.io/environment": deployEnv})
+		if err != nil || len(runs) != 1 {
+			return false, fmt.Sprintf("%d DeployRuns (%v)", len(runs), err), nil
+		}
+		phase, _, _ := unstructured.NestedString(runs[0].Object, "status", "phase")
+		msg, _, _ := unstructured.NestedString(runs[0].Object, "status", "message")
+		if phase == "Failed" {
+			return false, "", fmt.Errorf("DeployRun %s failed: %s", runs[0].GetName(), msg)
+		}
+		if phase != "Succeeded" {
+			return false, phase + ": " + msg, nil
+		}
+		run = &runs[0]
+		return true, "", nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.Deployed = time.Since(sent)
+	tl, _, _ := unstructured.NestedSlice(run.Object, "status", "timeline")
+	start := run.GetCreationTimestamp().Time
+	for _, x := range tl {
+		m, _ := x.(map[string]any)
+		at, _ := time.Parse(time.RFC3339, fmt.Sprint(m["at"]))
+		r.Timeline = append(r.Timeline, fmt.Sprintf("+%s %s: %s", at.Sub(start).Round(time.Second), m["phase"], m["message"]))
+	}
+	c.logf("  DeployRun %s Succeeded after %s:", run.GetName(), r.Deployed.Round(100*time.Millisecond))
+	for _, l := range r.Timeline {
+		c.logf("    %s", l)
+	}
+	return run, nil
+}
+
+// checkDeployed requires the deployment to have taken the build's commit
+// all the way: the DeployRun's build and sync name it, Argo CD reports the
+// application Synced at it and Healthy, and the ConfigMap it changed is in
+// the cluster with the build's number.
+func (c *Cluster) checkDeployed(ctx context.Context, run *unstructured.Unstructured, b sandbox.Build, sha string) error {
+	str := func(path ...string) string {
+		v, _, _ := unstructured.NestedString(run.Object, path...)
+		return v
+	}
+	for _, f := range []struct{ what, got, want string }{
+		{"status.build.revision", str("status", "build", "revision"), sha},
+		{"status.sync.syncedRevision", str("status", "sync", "syncedRevision"), sha},
+		{"status.url", str("status", "url"), "https://" + Environments[deployEnv]},
+	} {
+		if f.got != f.want {
+			return fmt.Errorf("DeployRun %s has %s %q, want %q", run.GetName(), f.what, f.got, f.want)
+		}
+	}
+	name := Project + "-" + deployEnv
+	app, err := c.Argo.Application(ctx, argocdserver.Namespace, name)
+	if err != nil || app == nil {
+		return fmt.Errorf("application %s not in Argo CD (%v)", name, err)
+	}
+	rev, _, _ := unstructured.NestedString(app.Object, "status", "sync", "revision")
+	sync, _, _ := unstructured.NestedString(app.Object, "status", "sync", "status")
+	health, _, _ := unstructured.NestedString(app.Object, "status", "health", "status")
+	if rev != sha || sync != "Synced" || health != "Healthy" {
+		return fmt.Errorf("Argo CD reports application %s %s and %s at %s, want Synced and Healthy at %s", name, sync, health, rev, sha)
+	}
+	ns, _, _ := unstructured.NestedString(app.Object, "spec", "destination", "namespace")
+	cm := &corev1.ConfigMap{}
+	if err := c.Kube.Get(ctx, client.ObjectKey{Namespace: ns, Name: Project}, cm); err != nil {
+		return fmt.Errorf("the deployed ConfigMap %s/%s: %w", ns, Project, err)
+	}
+	want := map[string]string{"environment": deployEnv, "build": strconv.Itoa(b.Number), "sourceRevision": revision}
+	for k, v := range want {
+		if cm.Data[k] != v {
+			return fmt.Errorf("ConfigMap %s/%s has data %v, want %v: the build's commit is not what runs", ns, Project, cm.Data, want)
+		}
+	}
+	c.logf("  Argo CD reports %s Synced and Healthy at %s; ConfigMap %s/%s has build %q from %s", name, sha[:12], ns, Project, cm.Data["build"], revision)
+	return nil
+}
+
+// deployRunTable is what `kubectl get deployruns` prints for the project's
+// namespace: the API server's table of them, with the columns the CRD
+// declares (those of -o wide left out).
+func (c *Cluster) deployRunTable(ctx context.Context) (string, error) {
+	hc, err := rest.HTTPClientFor(c.REST)
+	if err != nil {
+		return "", err
+	}
+	url := strings.TrimSuffix(c.REST.Host, "/") + "/apis/devops.freeleaps.io/v1alpha1/namespaces/" + ProjectNamespace + "/deployruns"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("GET %s as a table: %s", url, resp.Status)
+	}
+	t := &metav1.Table{}
+	if err := json.NewDecoder(resp.Body).Decode(t); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 0, 3, ' ', 0)
+	var cols []int
+	var head []string
+	for i, col := range t.ColumnDefinitions {
+		if col.Priority == 0 {
+			cols = append(cols, i)
+			head = append(head, strings.ToUpper(col.Name))
+		}
+	}
+	_, _ = fmt.Fprintln(w, strings.Join(head, "\t"))
+	for _, row := range t.Rows {
+		cells := make([]string, 0, len(cols))
+		for _, i := range cols {
+			cells = append(cells, cell(t.ColumnDefinitions[i], row.Cells[i]))
+		}
+		_, _ = fmt.Fprintln(w, strings.Join(cells, "\t"))
+	}
+	_ = w.Flush()
+	return b.String(), nil
+}
+
+// cell prints a table cell as kubectl does: a date as an age.
+func cell(col metav1.TableColumnDefinition, v any) string {
+	if v == nil {
+		return ""
+	}
+	if s, ok := v.(string); ok && col.Type == "date" {
+		if t, err := time.Parse(time.RFC3339, s); err == nil {
+			return duration.HumanDuration(time.Since(t))
+		}
+	}
+	return fmt.Sprint(v)
+}

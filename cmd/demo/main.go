@@ -16,9 +16,11 @@ limitations under the License.
 
 // Command demo runs provider-devops end to end on this machine: a real
 // Crossplane v2 control plane with the packages installed, a DevOpsProject
-// with four environments, a deploy request over RabbitMQ, a preview
-// environment expiring and the project deleted; then it prints a summary and
-// stops everything it started. `make demo` builds what it needs and runs it.
+// with four environments, a deploy request over RabbitMQ (built, committed to
+// the GitOps repository and synced by Argo CD, with the deployment history
+// and the legacy UI's heartbeats printed), a preview environment expiring
+// and the project deleted; then it prints a summary and stops everything it
+// started. `make demo` builds what it needs and runs it.
 package main
 
 import (

@@ -39,12 +39,13 @@ import (
 	"github.com/freeleaps/provider-devops/internal/testing/sandbox"
 )
 
-// deploy publishes a DevOpsReconcile deploy request and follows it: the
-// build the request asks for commits a new revision of the environment's
-// ConfigMap on the branch the application tracks, and the DeployRun syncs
-// that commit and verifies it.
-func (c *Cluster) deploy(ctx context.Context, r *Report) error {
-	c.logf("publishing a deploy request for %s/%s at revision %s", Project, deployEnv, revision)
+// deploy publishes a DevOpsReconcile deploy request, as the replaced
+// operator's UI does (with its deployment id), and follows it: the build the
+// request asks for commits a new revision of the environment's ConfigMap on
+// the branch the application tracks, the DeployRun syncs that commit and
+// verifies it, and the UI's queue gets the deployment's heartbeats.
+func (c *Cluster) deploy(ctx context.Context, r *Report, ui *legacyUI) error {
+	c.logf("publishing a deploy request for %s/%s at revision %s, deployment id %s", Project, deployEnv, revision, DeploymentID)
 	sent, err := c.publishDeploy(ctx)
 	if err != nil {
 		return err
@@ -81,7 +82,8 @@ func (c *Cluster) deploy(ctx context.Context, r *Report) error {
 		return err
 	}
 	c.logf("deployments (kubectl get deployruns -n %s):\n%s", ProjectNamespace, r.History)
-	return nil
+	url, _, _ := unstructured.NestedString(run.Object, "status", "url")
+	return ui.checkDeployment(ctx, c, r, sent, url)
 }
 
 // publishDeploy sends the deploy request as the CI user, with publisher
@@ -100,7 +102,7 @@ func (c *Cluster) publishDeploy(ctx context.Context) (time.Time, error) {
 		return time.Time{}, err
 	}
 	sent := time.Now()
-	body, _ := json.Marshal(map[string]string{"project": Project, "environment": deployEnv, "namespace": ProjectNamespace,
+	body, _ := json.Marshal(map[string]string{"id": DeploymentID, "project": Project, "environment": deployEnv, "namespace": ProjectNamespace,
 		"revision": revision, "requestedAt": sent.UTC().Format(time.RFC3339Nano)})
 	conf, err := ch.PublishWithDeferredConfirmWithContext(ctx, "devops.deploy", "deploy."+Project+"."+deployEnv, true, false,
 		amqp.Publishing{ContentType: "application/json", MessageId: "deploy-shop-dev-1", UserId: DeployUser, DeliveryMode: amqp.Persistent, Body: body})

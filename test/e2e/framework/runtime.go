@@ -171,6 +171,10 @@ stringData: {url: %q}
 		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", metrics),
 		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", health),
 		"--events-secret=" + Namespace + "/" + eventsSecret,
+		// Deployment events in both formats: CloudEvents for the stream,
+		// and the replaced operator's heartbeats, on the default routing
+		// key its UI's queue is bound with.
+		"--events-format=both",
 	}, c.cfg.ProviderArgs...)
 	p, err := c.start("provider", []string{"KUBECONFIG=" + kubeconfig}, c.cfg.Provider, args...)
 	if err != nil {

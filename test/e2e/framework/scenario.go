@@ -104,6 +104,10 @@ type Report struct {
 	Timeline []string
 	Revision string
 	History  string
+	// Legacy sums up the heartbeats the replaced operator's UI received;
+	// LegacyFinal is how many, up to the final one.
+	Legacy      string
+	LegacyFinal int
 	// Expired is the time from creation until the preview environment's
 	// external objects were gone.
 	Expired time.Duration
@@ -123,8 +127,9 @@ type Report struct {
 // credentials and a ProviderConfig, a DevOpsProject with four environments
 // (one a preview with a two-minute TTL that retains its DNS record), a
 // deploy request over RabbitMQ (its build commits a new revision, which the
-// deployment syncs), the preview's expiry, and deleting the project. It
-// returns at the first step that does not turn out as expected.
+// deployment syncs; the replaced operator's UI follows it on its legacy
+// heartbeats), the preview's expiry, and deleting the project. It returns
+// at the first step that does not turn out as expected.
 func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Report, error) {
 	r := &Report{Steady: steady}
 	stream, err := c.watchEvents()
@@ -132,6 +137,11 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 		return r, err
 	}
 	defer stream.close()
+	ui, err := c.watchLegacy()
+	if err != nil {
+		return r, err
+	}
+	defer ui.close()
 
 	c.logf("creating the ProviderConfig, its Secret and the DevOpsProject %s/%s", ProjectNamespace, Project)
 	if err := c.Apply(ctx, c.projectYAML()); err != nil {
@@ -158,7 +168,7 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 	if err := c.measureSteadyState(ctx, r); err != nil {
 		return r, err
 	}
-	if err := c.deploy(ctx, r); err != nil {
+	if err := c.deploy(ctx, r, ui); err != nil {
 		return r, err
 	}
 	if err := c.expire(ctx, r, created); err != nil {
@@ -168,6 +178,9 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 		return r, err
 	}
 	if err := c.recreateProject(ctx, r); err != nil {
+		return r, err
+	}
+	if err := ui.checkAfter(r); err != nil {
 		return r, err
 	}
 	r.Events = stream.counts()
@@ -810,6 +823,7 @@ func (r *Report) Summary() string {
 		short = short[:12]
 	}
 	row("deploy request → DeployRun Succeeded", "%s (the build's commit %s synced, Healthy)", r.Deployed.Round(100*time.Millisecond), short)
+	row("legacy heartbeats (UI's queue)", "%s", r.Legacy)
 	row("preview expired", "%s after creation (TTL %s)", r.Expired.Round(time.Second), ShortTTL)
 	row("DevOpsProject deleted → all gone", "%s", r.Deleted.Round(100*time.Millisecond))
 	row("re-created with prod → Ready", "%s (prod's orphaned job, application and record taken back)", r.Recreated.Round(100*time.Millisecond))

@@ -14,12 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package initialize
 
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -194,7 +194,7 @@ func apiError(err error, what string) error {
 				strings.TrimPrefix(what, "cannot apply "), strings.Join(fields, ", "), FieldManager)
 		}
 		return err // changed since it was read: read it again
-	case kerrors.IsInvalid(err), kerrors.IsBadRequest(err):
+	case kerrors.IsInvalid(err), kerrors.IsBadRequest(err), typedPatchError(err):
 		return events.Reject("%s: refused by the API server: %s", strings.TrimPrefix(what, "cannot apply "), msg)
 	case kerrors.IsForbidden(err):
 		return events.Reject("%s: forbidden: %s (the provider's service account needs get, create and patch on devopsprojects.platform.freeleaps.io: see docs/events.md)", what, msg)
@@ -202,6 +202,16 @@ func apiError(err error, what string) error {
 		return events.Reject("%s: the API server does not serve %s (%s): install the DevOpsProject configuration package", what, Kind, GroupVersionResource.GroupVersion())
 	}
 	return errors.Wrap(err, what)
+}
+
+// typedPatchError is true for the API server's refusal of an apply body its
+// schema cannot type (an undeclared field, a list entry without its key):
+// answered as 500, not 400, until kubernetes/kubernetes#139253 is fixed,
+// and as final as a 400.
+func typedPatchError(err error) bool {
+	var status kerrors.APIStatus
+	return errors.As(err, &status) && status.Status().Code == http.StatusInternalServerError &&
+		strings.HasPrefix(status.Status().Message, "failed to create typed patch object")
 }
 
 // conflicts lists the fields of a server-side apply conflict, each with

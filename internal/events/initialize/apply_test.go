@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package initialize
 
 import (
@@ -159,9 +158,16 @@ func TestApply(t *testing.T) {
 		"Invalid": {reason: "the API server's validation (the XRD's schema and rules) is the rejection's reason, in its words",
 			projects: &fakeProjects{applyErr: kerrors.NewInvalid(schema.GroupKind{Group: "platform.freeleaps.io", Kind: "DevOpsProject"}, "shop", field.ErrorList{field.Invalid(field.NewPath("spec", "environments"), "x", "every environments[].domain must be inside dns.zone")})}, user: "ci-team",
 			want: want{reject: "DevOpsProject team/shop: refused by the API server: DevOpsProject.platform.freeleaps.io \"shop\" is invalid: spec.environments: Invalid value: \"x\": every environments[].domain must be inside dns.zone"}},
-		"UnknownField": {reason: "strict field validation refuses a misspelt field: not silently dropped",
+		"UnknownField": {reason: "strict field validation refuses a misspelt field, not silently dropped; the API server answers 500 for it (kubernetes/kubernetes#139253)",
+			projects: &fakeProjects{applyErr: &kerrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 500,
+				Message: "failed to create typed patch object (team/shop; platform.freeleaps.io/v1alpha1, Kind=DevOpsProject): .spec.git.brnach: field not declared in schema"}}}, user: "ci-team",
+			want: want{reject: "refused by the API server: failed to create typed patch object (team/shop; platform.freeleaps.io/v1alpha1, Kind=DevOpsProject): .spec.git.brnach: field not declared in schema"}},
+		"UnknownFieldFixed": {reason: "once the API server answers 400 for it, the same",
 			projects: &fakeProjects{applyErr: kerrors.NewBadRequest(`.spec.git.brnach: field not declared in schema`)}, user: "ci-team",
 			want: want{reject: "refused by the API server: .spec.git.brnach: field not declared in schema"}},
+		"InternalError": {reason: "any other 500 is passing",
+			projects: &fakeProjects{applyErr: kerrors.NewInternalError(errors.New("etcd leader changed"))}, user: "ci-team",
+			want: want{retry: true}},
 		"Forbidden": {reason: "a provider without the RBAC to read projects says what it needs",
 			projects: &fakeProjects{getErr: kerrors.NewForbidden(gr, "shop", errors.New(`User "system:serviceaccount:crossplane-system:provider-devops" cannot get resource "devopsprojects"`))}, user: "ci-team",
 			want: want{reject: "needs get, create and patch on devopsprojects.platform.freeleaps.io"}},

@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package initialize turns DevOpsInitialize messages from RabbitMQ into
 // DevOpsProjects: the replaced operator's way to create or update a
 // project. Messages that can never succeed are rejected with the reason,

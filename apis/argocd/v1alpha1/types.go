@@ -75,6 +75,52 @@ type KustomizeSource struct {
 	// +listType=atomic
 	// +optional
 	Images []string `json:"images,omitempty"`
+	// Patches applied to the rendered manifests (Argo CD's
+	// kustomize.patches): strategic-merge or JSON 6902 patches, each on
+	// the resources its target selects.
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=atomic
+	// +optional
+	Patches []KustomizePatch `json:"patches,omitempty"`
+}
+
+// KustomizePatch is one patch of a Kustomize source.
+type KustomizePatch struct {
+	// Patch is a strategic-merge patch (a partial object) or a JSON 6902
+	// patch (a list of operations), in YAML or JSON.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=65536
+	Patch string `json:"patch"`
+	// Target selects the resources patched; without one, a strategic-merge
+	// patch applies to the resource it names.
+	// +optional
+	Target *KustomizeSelector `json:"target,omitempty"`
+}
+
+// KustomizeSelector selects resources by kind, name and labels.
+type KustomizeSelector struct {
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	Group string `json:"group,omitempty"`
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Version string `json:"version,omitempty"`
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Kind string `json:"kind,omitempty"`
+	// Name, a regular expression.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	Name string `json:"name,omitempty"`
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// +kubebuilder:validation:MaxLength=1024
+	// +optional
+	LabelSelector string `json:"labelSelector,omitempty"`
+	// +kubebuilder:validation:MaxLength=1024
+	// +optional
+	AnnotationSelector string `json:"annotationSelector,omitempty"`
 }
 
 // ApplicationSource is where Argo CD reads manifests from.

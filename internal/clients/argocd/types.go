@@ -84,9 +84,28 @@ type HelmParameter struct {
 
 // KustomizeSource options.
 type KustomizeSource struct {
-	NamePrefix string   `json:"namePrefix,omitempty"`
-	NameSuffix string   `json:"nameSuffix,omitempty"`
-	Images     []string `json:"images,omitempty"`
+	NamePrefix string           `json:"namePrefix,omitempty"`
+	NameSuffix string           `json:"nameSuffix,omitempty"`
+	Images     []string         `json:"images,omitempty"`
+	Patches    []KustomizePatch `json:"patches,omitempty"`
+}
+
+// KustomizePatch is one of a Kustomize source's patches.
+type KustomizePatch struct {
+	Path   string             `json:"path,omitempty"`
+	Patch  string             `json:"patch,omitempty"`
+	Target *KustomizeSelector `json:"target,omitempty"`
+}
+
+// KustomizeSelector selects the resources a patch applies to.
+type KustomizeSelector struct {
+	Group              string `json:"group,omitempty"`
+	Version            string `json:"version,omitempty"`
+	Kind               string `json:"kind,omitempty"`
+	Name               string `json:"name,omitempty"`
+	Namespace          string `json:"namespace,omitempty"`
+	LabelSelector      string `json:"labelSelector,omitempty"`
+	AnnotationSelector string `json:"annotationSelector,omitempty"`
 }
 
 // ApplicationDestination is where manifests are deployed.

@@ -99,6 +99,14 @@ func Desired(cr *v1alpha1.ArgoApplication) *argocd.Application {
 	}
 	if k := p.Source.Kustomize; k != nil {
 		app.Spec.Source.Kustomize = &argocd.KustomizeSource{NamePrefix: k.NamePrefix, NameSuffix: k.NameSuffix, Images: k.Images}
+		for _, kp := range k.Patches {
+			out := argocd.KustomizePatch{Patch: kp.Patch}
+			if t := kp.Target; t != nil {
+				out.Target = &argocd.KustomizeSelector{Group: t.Group, Version: t.Version, Kind: t.Kind, Name: t.Name, Namespace: t.Namespace,
+					LabelSelector: t.LabelSelector, AnnotationSelector: t.AnnotationSelector}
+			}
+			app.Spec.Source.Kustomize.Patches = append(app.Spec.Source.Kustomize.Patches, out)
+		}
 	}
 	if sp := p.SyncPolicy; sp != nil {
 		app.Spec.SyncPolicy = &argocd.SyncPolicy{SyncOptions: sp.SyncOptions}
@@ -131,7 +139,7 @@ func Normalize(s argocd.ApplicationSpec) argocd.ApplicationSpec {
 		if h := src.Helm; h != nil && h.ReleaseName == "" && len(h.ValueFiles) == 0 && h.Values == "" && len(h.Parameters) == 0 && len(h.ValuesObject) == 0 {
 			src.Helm = nil
 		}
-		if k := src.Kustomize; k != nil && k.NamePrefix == "" && k.NameSuffix == "" && len(k.Images) == 0 {
+		if k := src.Kustomize; k != nil && k.NamePrefix == "" && k.NameSuffix == "" && len(k.Images) == 0 && len(k.Patches) == 0 {
 			src.Kustomize = nil
 		}
 		s.Source = &src
@@ -235,7 +243,7 @@ func MergePatch(cr *v1alpha1.ArgoApplication, observed *argocd.Application) ([]b
 		source["helm"] = map[string]any{"releaseName": orNull(h.ReleaseName), "valueFiles": listOrNull(h.ValueFiles), "values": orNull(h.Values), "parameters": listOrNull(h.Parameters), "valuesObject": nil}
 	}
 	if k := src.Kustomize; k != nil {
-		source["kustomize"] = map[string]any{"namePrefix": orNull(k.NamePrefix), "nameSuffix": orNull(k.NameSuffix), "images": listOrNull(k.Images)}
+		source["kustomize"] = map[string]any{"namePrefix": orNull(k.NamePrefix), "nameSuffix": orNull(k.NameSuffix), "images": listOrNull(k.Images), "patches": listOrNull(k.Patches)}
 	}
 	d := want.Spec.Destination
 	// sources and sourceHydrator would replace source, valuesObject values

@@ -292,6 +292,16 @@ func TestInvalidObjectsRefused(t *testing.T) {
 			file:   ex("argocd/argorepository.yaml"), kind: "ArgoRepository", mutate: del("spec.forProvider.project"),
 			field: "spec.forProvider.project", message: "Required value",
 		},
+		"ClusterConfigInitializeUsers": {
+			reason: "a DevOpsProject's resources use a namespaced ProviderConfig only: initializeUsers on a ClusterProviderConfig would authorise nothing",
+			file:   ex("providerconfig/clusterproviderconfig.yaml"), kind: "ClusterProviderConfig", mutate: set("spec.initializeUsers", []any{"ci-{namespace}"}),
+			field: "spec.initializeUsers", message: "initializeUsers is for a namespaced ProviderConfig",
+		},
+		"ConfigInitializeUserList": {
+			reason: "a user name with a comma or a space is a list written as one name: nobody would match it",
+			file:   ex("providerconfig/providerconfig.yaml"), kind: "ProviderConfig", mutate: set("spec.initializeUsers", []any{"ci-a, ci-b"}),
+			field: "spec.initializeUsers[0]", message: "should match",
+		},
 		"ConfigEmpty": {
 			reason: "a config with no backend is a mistake",
 			file:   ex("providerconfig/providerconfig.yaml"), kind: "ProviderConfig", mutate: set("spec", map[string]any{}),

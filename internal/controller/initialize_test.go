@@ -18,8 +18,11 @@ package controller_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -278,9 +281,16 @@ func TestInitializeTenancy(t *testing.T) {
 	envtest.Must(t, err)
 	edited := get("init-a", "shop")
 
-	// The namespace init-b's own user writes there, as a CloudEvent.
-	publish("ci-init-b", "ce-b", "", fmt.Sprintf(`{"specversion": "1.0", "type": %q, "id": "ce-b", "source": "ci", "time": %q, "data": {"namespace": "init-b", "project": "shop", "spec": %s}}`,
-		initialize.Type, t0.Format(time.RFC3339Nano), initSpec("main", "prod")))
+	// The namespace init-b's own user writes there: the shipped example,
+	// as a CloudEvent.
+	example, err := os.ReadFile(filepath.Join(envtest.RepoRoot(), "examples", "events", "initialize-request.json"))
+	envtest.Must(t, err)
+	data := map[string]any{}
+	envtest.Must(t, json.Unmarshal(example, &data))
+	data["namespace"] = "init-b"
+	example, err = json.Marshal(map[string]any{"specversion": "1.0", "type": initialize.Type, "id": "ce-b", "source": "ci", "data": data})
+	envtest.Must(t, err)
+	publish("ci-init-b", "ce-b", "", string(example))
 
 	later := t0.Add(4 * time.Second)
 	rejected := map[string]struct {
@@ -335,8 +345,8 @@ func TestInitializeTenancy(t *testing.T) {
 		t.Errorf("DevOpsProjects in init-c: %v %v, want none", l, err)
 	}
 	b := get("init-b", "shop")
-	if b == nil || b.GetAnnotations()[initialize.AnnotationRequestedBy] != "amqp:ci-init-b" {
-		t.Errorf("init-b/shop %v, want it written by ci-init-b", b)
+	if b == nil || b.GetAnnotations()[initialize.AnnotationRequestedBy] != "amqp:ci-init-b" || b.GetAnnotations()[initialize.AnnotationRequestID] != "init-shop-7" {
+		t.Errorf("init-b/shop %v, want it written by ci-init-b from examples/events/initialize-request.json", b)
 	}
 
 	// Without the ClusterRole the provider cannot write projects, and says

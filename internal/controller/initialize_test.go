@@ -312,6 +312,10 @@ func TestInitializeTenancy(t *testing.T) {
 			`DevOpsProject init-a/bad: refused by the API server: DevOpsProject.platform.freeleaps.io "bad" is invalid: spec.environments: Invalid value: every environments[].domain must be inside dns.zone`},
 		"unknown-field": {"ci-init-a", initialize.LegacyType, message("init-a", "typo", strings.Replace(initSpec("main", "prod"), `"branch"`, `"brnach"`, 1), later),
 			`DevOpsProject init-a/typo: refused by the API server: failed to create typed patch object (init-a/typo; platform.freeleaps.io/v1alpha1, Kind=DevOpsProject): .spec.git.brnach: field not declared in schema`},
+		"unknown-spec-field": {"ci-init-a", initialize.LegacyType, message("init-a", "extra", strings.Replace(initSpec("main", "prod"), "{", `{"enviroments": [], `, 1), later), //nolint:misspell // the misspelt field is the test
+			`DevOpsProject init-a/extra: refused by the API server: failed to create typed patch object (init-a/extra; platform.freeleaps.io/v1alpha1, Kind=DevOpsProject): .spec.enviroments: field not declared in schema`},
+		"crossplane": {"ci-init-a", initialize.LegacyType, message("init-a", "shop", strings.Replace(initSpec("main", "prod"), "{", `{"crossplane": {"compositionRef": {"name": "other"}}, `, 1), later),
+			"spec.crossplane is not a field a message may set"},
 		"anonymous": {"anonymous", initialize.LegacyType, message("init-a", "shop", initSpec("main", "prod"), later),
 			"unauthenticated DevOpsInitialize: no AMQP user_id"},
 		"deploy": {"ci-init-a", "", `{"project": "shop", "environment": "prod", "namespace": "init-a", "requestedAt": "` + later.Format(time.RFC3339Nano) + `"}`,

@@ -34,9 +34,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"maps"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -66,11 +64,11 @@ const (
 	MaxClockSkew = deployrequest.MaxClockSkew
 )
 
-// SpecFields are the fields of a DevOpsProject's spec a message may set:
-// the XRD's own (TestSpecFieldsAreTheXRDs holds them to it). Not
-// spec.crossplane, which Crossplane adds and which chooses the
-// Composition: a broker user has no say in how the platform composes.
-var SpecFields = []string{"dns", "environments", "git", "pipeline", "providerConfigName", "registry"}
+// CrossplaneField is the spec field Crossplane adds to every XR, which
+// chooses the Composition: a message has no say in how the platform
+// composes. Every other spec field goes to the API server, which knows the
+// XRD and refuses what it does not declare.
+const CrossplaneField = "crossplane"
 
 // Request is a DevOpsInitialize message.
 type Request struct {
@@ -172,8 +170,8 @@ func Parse(body []byte) (*Request, error) {
 	return &r, nil
 }
 
-// parseSpec checks that spec is an object of SpecFields and returns its
-// providerConfigName.
+// parseSpec checks that spec is an object without CrossplaneField and
+// returns its providerConfigName.
 func parseSpec(spec json.RawMessage) (string, error) {
 	var fields map[string]json.RawMessage
 	if len(spec) == 0 || string(spec) == "null" {
@@ -182,10 +180,8 @@ func parseSpec(spec json.RawMessage) (string, error) {
 	if err := json.Unmarshal(spec, &fields); err != nil {
 		return "", errors.Errorf("malformed DevOpsInitialize: spec is not a JSON object: %v", err)
 	}
-	for _, k := range slices.Sorted(maps.Keys(fields)) {
-		if !slices.Contains(SpecFields, k) {
-			return "", errors.Errorf("malformed DevOpsInitialize: spec.%s is not a field a message may set (%s)", truncate(k), strings.Join(SpecFields, ", "))
-		}
+	if _, ok := fields[CrossplaneField]; ok {
+		return "", errors.Errorf("malformed DevOpsInitialize: spec.%s is not a field a message may set: it chooses the Composition, which is the platform's", CrossplaneField)
 	}
 	raw, ok := fields["providerConfigName"]
 	if !ok {

@@ -18,18 +18,11 @@ package initialize
 
 import (
 	"encoding/json"
-	"maps"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"sigs.k8s.io/yaml"
-
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
 )
 
 const spec = `{"providerConfigName": "ci", "git": {"url": "https://git.example.com/shop.git"}, "registry": {"namespace": "team", "name": "shop"}, "dns": {"zone": "example.com", "target": "ingress.example.com."}, "environments": [{"name": "prod", "domain": "shop.example.com"}]}`
@@ -78,7 +71,7 @@ func TestParse(t *testing.T) {
 		"SpecArray": {reason: "a spec is an object",
 			body: `{"namespace": "team", "project": "shop", "spec": []}`, err: "spec is not a JSON object"},
 		"SpecCrossplane": {reason: "spec.crossplane chooses the Composition: the platform's, not a message's",
-			body: `{"namespace": "team", "project": "shop", "spec": {"crossplane": {"compositionRef": {"name": "other"}}}}`, err: "spec.crossplane is not a field a message may set (dns, environments, git, pipeline, providerConfigName, registry)"},
+			body: `{"namespace": "team", "project": "shop", "spec": {"crossplane": {"compositionRef": {"name": "other"}}}}`, err: "spec.crossplane is not a field a message may set: it chooses the Composition"},
 		"ProviderConfigNumber": {reason: "providerConfigName is a string",
 			body: `{"namespace": "team", "project": "shop", "spec": {"providerConfigName": 1}}`, err: "spec.providerConfigName is not a string"},
 		"ProviderConfigBad": {reason: "providerConfigName is a name, read before the API server sees it",
@@ -106,34 +99,5 @@ func TestParse(t *testing.T) {
 				t.Errorf("%s: spec %q is not the JSON sent", tc.reason, r.Spec)
 			}
 		})
-	}
-}
-
-// TestSpecFieldsAreTheXRDs holds SpecFields to the XRD: a field added to
-// the XRD's spec must be settable by messages (or knowingly left out).
-func TestSpecFieldsAreTheXRDs(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(envtest.RepoRoot(), "package", "configuration", "xrd.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var xrd struct {
-		Spec struct {
-			Versions []struct {
-				Schema struct {
-					OpenAPIV3Schema struct {
-						Properties map[string]struct {
-							Properties map[string]any `json:"properties"`
-						} `json:"properties"`
-					} `json:"openAPIV3Schema"`
-				} `json:"schema"`
-			} `json:"versions"`
-		} `json:"spec"`
-	}
-	if err := yaml.Unmarshal(b, &xrd); err != nil {
-		t.Fatal(err)
-	}
-	got := slices.Sorted(maps.Keys(xrd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties))
-	if diff := cmp.Diff(SpecFields, got); diff != "" {
-		t.Errorf("SpecFields -ours +the XRD's spec:\n%s", diff)
 	}
 }

@@ -554,11 +554,14 @@ func (r *Reconciler) own(ctx context.Context, d *v1alpha1.DeployRun, e *env) err
 	if ref == nil || slices.ContainsFunc(d.OwnerReferences, func(o metav1.OwnerReference) bool { return o.UID == ref.UID }) {
 		return nil
 	}
-	orig := d.DeepCopy()
-	d.OwnerReferences = append(d.OwnerReferences, metav1.OwnerReference{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: ref.UID})
-	if err := r.kube.Patch(ctx, d, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+	// Patched on a copy: the answer would overwrite d's status with the
+	// stored one, losing what this reconcile recorded (its Pending entry).
+	orig, cp := d.DeepCopy(), d.DeepCopy()
+	cp.OwnerReferences = append(cp.OwnerReferences, metav1.OwnerReference{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: ref.UID})
+	if err := r.kube.Patch(ctx, cp, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 		return errors.Wrap(err, "cannot make the DevOpsProject an owner of the DeployRun")
 	}
+	d.OwnerReferences, d.ResourceVersion = cp.OwnerReferences, cp.ResourceVersion
 	return nil
 }
 
@@ -1017,7 +1020,14 @@ func (r *Reconciler) liveURL(ctx context.Context, d *v1alpha1.DeployRun) (string
 	if rec == nil || rec.Status.AtProvider.FQDN == "" {
 		return "", nil
 	}
-	return "https://" + strings.TrimSuffix(rec.Status.AtProvider.FQDN, "."), nil
+	host := strings.TrimSuffix(rec.Status.AtProvider.FQDN, ".")
+	// The composition says whether the name answers with TLS; only the
+	// scheme is taken from it (an annotation is the tenant's to edit, the
+	// record's FQDN is what the provider observed).
+	if rec.GetAnnotations()[contract.AnnotationURL] == "http://"+host {
+		return "http://" + host, nil
+	}
+	return "https://" + host, nil
 }
 
 // overdue is true when the deployment has been in its phase longer than

@@ -95,6 +95,12 @@ func TestDeployRun(t *testing.T) {
 		}},
 	}
 	p.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"})
+	// The pipeline's controller (a DevOpsProject where a Composition made
+	// it; a ConfigMap stands in) becomes each deployment's owner: that
+	// patch must not lose the Pending line of the timeline.
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shop-project", Namespace: ns}}
+	envtest.Must(t, c.Create(ctx, owner))
+	p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID, Controller: ptr(true)}}
 	a := &argov1alpha1.ArgoApplication{ObjectMeta: metav1.ObjectMeta{Name: "shop-dev", Namespace: ns, Labels: labels}}
 	a.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"})
 	a.Spec.ForProvider = argov1alpha1.ArgoApplicationParameters{
@@ -211,6 +217,9 @@ func TestDeployRun(t *testing.T) {
 	}
 	if got := strings.Join(phases, ","); got != "Pending,Building,Deploying,Verifying,Succeeded" {
 		t.Errorf("timeline %s", got)
+	}
+	if len(d.OwnerReferences) != 1 || d.OwnerReferences[0].UID != owner.UID {
+		t.Errorf("owners %+v, want the pipeline's controller", d.OwnerReferences)
 	}
 	builds := jenkins.Builds("shop-dev")
 	if got := builds[0].Params.Get("REVISION"); len(builds) < 1 || got != "main" {

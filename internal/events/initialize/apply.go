@@ -82,14 +82,16 @@ func Apply(ctx context.Context, projects Projects, configs client.Reader, req *R
 		return apiError(err, "cannot get DevOpsProject "+name)
 	}
 	// Authorised first: whoever may not write the project learns nothing
-	// about it from the reason of the refusal.
-	pc := firstNonEmpty(req.ProviderConfigName, providerConfigOf(cur), DefaultProviderConfig)
+	// about it from the reason of the refusal. By the ProviderConfig the
+	// message names, or the XRD's default when it names none (which the
+	// project falls back to if only messages had set another).
+	pc := firstNonEmpty(req.ProviderConfigName, DefaultProviderConfig)
 	if err := authorise(ctx, configs, req, pc, d.User); err != nil {
 		return err
 	}
 	if cur != nil {
-		// Moving the project to another ProviderConfig needs the consent
-		// of the one it uses now too.
+		// And by the one the project uses now: moving a project to
+		// another ProviderConfig needs the consent of both.
 		if was := firstNonEmpty(providerConfigOf(cur), DefaultProviderConfig); was != pc {
 			if err := authorise(ctx, configs, req, was, d.User); err != nil {
 				return err

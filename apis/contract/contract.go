@@ -48,6 +48,10 @@ const (
 
 // On Argo CD objects the provider manages.
 const (
+	// AnnotationURL, on a DNSRecord, is the URL its name answers on
+	// (https:// with TLS, http:// without): the one a DeployRun reports
+	// the environment live at.
+	AnnotationURL = "devops.freeleaps.io/url"
 	// AnnotationDeployedBy, on a JenkinsPipeline, names the kind that
 	// deploys what it builds: "ArgoApplication" for the environments a
 	// DevOpsProject composes. A DeployRun of such an environment waits for

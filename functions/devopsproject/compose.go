@@ -122,7 +122,11 @@ func (c *composer) environment(ep envPlan) error {
 	_, appExists := c.observed[nameApp(e.Name)]
 	withApp := appExists || c.argoReady()
 	if withApp {
-		all = append(all, res{nameApp(e.Name), c.p.app(e, keep[KindApp])})
+		app, err := c.p.app(e, keep[KindApp])
+		if err != nil {
+			return err
+		}
+		all = append(all, res{nameApp(e.Name), app})
 	}
 	all = append(all, res{nameDNS(e.Name), c.p.dns(e, keep[KindDNS])})
 	for _, r := range all {
@@ -171,7 +175,7 @@ func (c *composer) exists(name resource.Name) bool {
 // status reads what the observed resources say about an environment.
 func (c *composer) status(ep envPlan) EnvStatus {
 	e, x := ep.env, ep.expiry
-	st := EnvStatus{Name: e.Name, Phase: ep.phase, URL: "https://" + e.Domain}
+	st := EnvStatus{Name: e.Name, Phase: ep.phase, URL: c.p.url(e)}
 	if !x.at.IsZero() {
 		st.ExpiresAt, st.TTL, st.TTLFrom, st.Renewal = x.at.Format(time.RFC3339), x.ttl.String(), x.ttlFrom, x.renewal
 	}

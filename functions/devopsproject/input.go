@@ -18,7 +18,9 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"regexp"
+	"strings"
 	"time"
 
 	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
@@ -34,6 +36,8 @@ type settings struct {
 	protected          map[string]bool
 	expiryWarning      time.Duration
 	pollInterval       time.Duration
+	// ingressAddress is the default DNS target.
+	ingressAddress string
 	// ttlFromDeployment runs a ttl from the environment's last successful
 	// deployment too (input.ttlStart LastDeployment).
 	ttlFromDeployment bool
@@ -106,6 +110,12 @@ func parseInput(in *v1beta1.Input) (*settings, error) {
 			return nil, fieldErr(d.field, "%q must be a duration of at least %s", d.value, d.min)
 		}
 		*d.into = v
+	}
+	if a := in.IngressAddress; a != "" {
+		if net.ParseIP(a) == nil && !fqdn.MatchString(strings.ToLower(a)) {
+			return nil, fieldErr("input.ingressAddress", "%q is neither an IP address nor a host name", a)
+		}
+		s.ingressAddress = a
 	}
 	switch in.TTLStart {
 	case "", TTLStartCreation:

@@ -80,6 +80,9 @@ func readRequest(req *fnv1.RunFunctionRequest) (*requestState, error) {
 	if err != nil {
 		return nil, err
 	}
+	if t, _ := dnsTarget(spec.DNS, s); t == "" {
+		return nil, fieldErr("spec.dns.target", "is required: what the environments' names point to (the ingress's address or host), unless the Composition's input sets ingressAddress")
+	}
 	rs := &requestState{project: p, annotations: oxr.Resource.GetAnnotations()}
 	_ = oxr.Resource.GetValueInto("status.environments", &rs.prev)             // absent on the first run
 	_ = oxr.Resource.GetValueInto("status.orphanedEnvironments", &rs.orphaned) // absent until one is

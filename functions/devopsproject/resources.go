@@ -25,6 +25,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/crossplane/function-sdk-go/errors"
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
 
@@ -234,10 +235,45 @@ func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPip
 	}
 }
 
-func (p *project) app(e Environment, keep bool) *argov1alpha1.ArgoApplication {
+// url is where an environment answers: https:// with TLS, else http://.
+func (p *project) url(e Environment) string {
+	return ingressOf(p.spec.Ingress, e.Ingress).scheme() + host(e)
+}
+
+// source is an environment's Argo CD source: with ingress on, its host
+// and TLS are handed to the manifests, as Helm values or Kustomize
+// patches (validated: a Directory source with ingress is refused).
+func (p *project) source(e Environment) (argov1alpha1.ApplicationSource, error) {
 	path := e.Path
 	if path == "" {
 		path = "deploy/" + e.Name
+	}
+	src := argov1alpha1.ApplicationSource{RepoURL: p.spec.Git.URL, Path: path, TargetRevision: branch(p.spec.Git)}
+	in := ingressOf(p.spec.Ingress, e.Ingress)
+	if !in.enabled {
+		return src, nil
+	}
+	switch sourceTypeOf(p.spec.Source, e) {
+	case SourceHelm:
+		v, err := p.helmValues(e, in)
+		if err != nil {
+			return src, err
+		}
+		src.Helm = &argov1alpha1.HelmSource{Values: v}
+	case SourceKustomize:
+		patches, err := p.kustomizePatches(e, in)
+		if err != nil {
+			return src, err
+		}
+		src.Kustomize = &argov1alpha1.KustomizeSource{Patches: patches}
+	}
+	return src, nil
+}
+
+func (p *project) app(e Environment, keep bool) (*argov1alpha1.ArgoApplication, error) {
+	src, err := p.source(e)
+	if err != nil {
+		return nil, errors.Wrapf(err, "cannot write the ingress settings of environment %s", e.Name)
 	}
 	cluster, ns := p.destination(e)
 	var syncOptions []string
@@ -251,14 +287,14 @@ func (p *project) app(e Environment, keep bool) *argov1alpha1.ArgoApplication {
 		ObjectMeta: p.meta(e.Name, map[string]string{meta.AnnotationKeyExternalName: p.name + "-" + e.Name}),
 		Spec: argov1alpha1.ArgoApplicationSpec{ManagedResourceSpec: p.managed(keep), ForProvider: argov1alpha1.ArgoApplicationParameters{
 			Project:     p.argoProjectName(),
-			Source:      argov1alpha1.ApplicationSource{RepoURL: p.spec.Git.URL, Path: path, TargetRevision: branch(p.spec.Git)},
+			Source:      src,
 			Destination: argov1alpha1.ApplicationDestination{Server: cluster, Namespace: ns},
 			SyncPolicy: &argov1alpha1.SyncPolicy{
 				Automated:   &argov1alpha1.Automated{Prune: true, SelfHeal: true},
 				SyncOptions: syncOptions,
 			},
 		}},
-	}
+	}, nil
 }
 
 func (p *project) dns(e Environment, keep bool) *dnsv1alpha1.DNSRecord {
@@ -268,16 +304,14 @@ func (p *project) dns(e Environment, keep bool) *dnsv1alpha1.DNSRecord {
 	if name == "" {
 		name = "@"
 	}
-	typ := p.spec.DNS.Type
-	if typ == "" {
-		typ = "CNAME"
-	}
+	target, typ := dnsTarget(p.spec.DNS, p.in)
 	ttl := p.in.dnsRecordTTL
 	return &dnsv1alpha1.DNSRecord{
-		TypeMeta:   metav1.TypeMeta{APIVersion: dnsv1alpha1.SchemeGroupVersion.String(), Kind: KindDNS},
-		ObjectMeta: p.meta(e.Name, nil),
+		TypeMeta: metav1.TypeMeta{APIVersion: dnsv1alpha1.SchemeGroupVersion.String(), Kind: KindDNS},
+		// The URL the name answers on: a DeployRun reports it live there.
+		ObjectMeta: p.meta(e.Name, map[string]string{contract.AnnotationURL: p.url(e)}),
 		Spec: dnsv1alpha1.DNSRecordSpec{ManagedResourceSpec: p.managed(keep), ForProvider: dnsv1alpha1.DNSRecordParameters{
-			Zone: zone, Name: name, Type: dnsv1alpha1.RecordType(typ), Values: []string{p.spec.DNS.Target}, TTL: &ttl,
+			Zone: zone, Name: name, Type: dnsv1alpha1.RecordType(typ), Values: []string{target}, TTL: &ttl,
 		}},
 	}
 }

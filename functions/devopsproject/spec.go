@@ -29,12 +29,16 @@ import (
 // the checks a schema cannot make, so a Composition used with an older XRD
 // still fails clearly.
 type ProjectSpec struct {
-	ProviderConfigName string        `json:"providerConfigName"`
-	Git                GitSpec       `json:"git"`
-	Registry           RegistrySpec  `json:"registry"`
-	Pipeline           PipelineSpec  `json:"pipeline"`
-	DNS                DNSSpec       `json:"dns"`
-	Environments       []Environment `json:"environments"`
+	ProviderConfigName string       `json:"providerConfigName"`
+	Git                GitSpec      `json:"git"`
+	Registry           RegistrySpec `json:"registry"`
+	Pipeline           PipelineSpec `json:"pipeline"`
+	DNS                DNSSpec      `json:"dns"`
+	// Source and Ingress apply to every environment unless it overrides
+	// them.
+	Source       SourceSpec    `json:"source"`
+	Ingress      *IngressSpec  `json:"ingress,omitempty"`
+	Environments []Environment `json:"environments"`
 }
 
 // GitSpec is the project's repository.
@@ -93,6 +97,10 @@ type Environment struct {
 	// record: Orphan keeps them, Delete deletes them. Default: Orphan
 	// without a ttl, Delete with one.
 	DeletionPolicy string `json:"deletionPolicy"`
+	// SourceType overrides spec.source.type.
+	SourceType string `json:"sourceType"`
+	// Ingress overrides spec.ingress field by field.
+	Ingress *IngressSpec `json:"ingress,omitempty"`
 }
 
 // Deletion policies of an environment or of the registry.
@@ -153,8 +161,13 @@ func (s *ProjectSpec) validate() error {
 	if !fqdn.MatchString(zone) {
 		return fieldErr("spec.dns.zone", "%q is not a DNS zone name", s.DNS.Zone)
 	}
-	if s.DNS.Target == "" {
-		return fieldErr("spec.dns.target", "is required")
+	switch s.Source.Type {
+	case "", SourceDirectory, SourceHelm, SourceKustomize:
+	default:
+		return fieldErr("spec.source.type", "%q must be Directory, Helm or Kustomize", s.Source.Type)
+	}
+	if err := validateIngress("spec.ingress", s.Ingress); err != nil {
+		return err
 	}
 	if len(s.Environments) == 0 {
 		return fieldErr("spec.environments", "at least one environment is required")
@@ -186,6 +199,12 @@ func (s *ProjectSpec) validate() error {
 			if !retainable[kind] {
 				return fieldErr(fmt.Sprintf("%s.retain[%d]", p, k), "%q is not one of JenkinsPipeline, ArgoApplication, DNSRecord", kind)
 			}
+		}
+		if err := validateIngress(p+".ingress", e.Ingress); err != nil {
+			return err
+		}
+		if err := validateEnvIngress(p, sourceTypeOf(s.Source, e), ingressOf(s.Ingress, e.Ingress)); err != nil {
+			return err
 		}
 	}
 	return nil

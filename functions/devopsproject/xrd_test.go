@@ -119,6 +119,16 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 	if err := apply(func(map[string]any) {}); err != nil {
 		t.Fatalf("the example must be accepted: %v", err)
 	}
+	// Ingress on with a Helm source and an issuer, one environment on
+	// Kustomize without TLS: accepted.
+	if err := apply(func(s map[string]any) {
+		s["source"] = map[string]any{"type": "Helm"}
+		s["ingress"] = map[string]any{"enabled": true, "className": "nginx", "issuer": map[string]any{"kind": "ClusterIssuer", "name": "letsencrypt"}}
+		envAt(s, 2)["sourceType"] = "Kustomize"
+		envAt(s, 2)["ingress"] = map[string]any{"tls": false, "annotations": map[string]any{"example.com/a": "b"}}
+	}); err != nil {
+		t.Fatalf("a valid ingress must be accepted: %v", err)
+	}
 	cases := map[string]struct {
 		mut  func(spec map[string]any)
 		want string
@@ -131,6 +141,25 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 		"GitURLHTTP":           {func(s map[string]any) { s["git"].(map[string]any)["url"] = "http://git.example.com/a.git" }, `spec.git.url`},
 		"RetainUnknown":        {func(s map[string]any) { envAt(s, 2)["retain"] = []any{"Namespace"} }, `spec.environments[2].retain[0]: Unsupported value: "Namespace"`},
 		"NoEnvironments":       {func(s map[string]any) { s["environments"] = []any{} }, `spec.environments`},
+		"IngressOnDirectory": {func(s map[string]any) {
+			s["ingress"] = map[string]any{"enabled": true, "tls": false}
+		}, `an environment with ingress on needs a Helm or Kustomize source`},
+		"EnvIngressOnDirectory": {func(s map[string]any) {
+			s["source"] = map[string]any{"type": "Helm"}
+			envAt(s, 2)["sourceType"] = "Directory"
+			envAt(s, 2)["ingress"] = map[string]any{"enabled": true, "tls": false}
+		}, `an environment with ingress on needs a Helm or Kustomize source`},
+		"TLSWithoutIssuer": {func(s map[string]any) {
+			s["source"] = map[string]any{"type": "Helm"}
+			s["ingress"] = map[string]any{"enabled": true}
+		}, `an environment with ingress and TLS on needs ingress.issuer`},
+		"IssuerKind": {func(s map[string]any) {
+			s["ingress"] = map[string]any{"issuer": map[string]any{"kind": "Vault", "name": "x"}}
+		}, `spec.ingress.issuer.kind: Unsupported value: "Vault"`},
+		"IssuerAsAnnotation": {func(s map[string]any) {
+			envAt(s, 0)["ingress"] = map[string]any{"annotations": map[string]any{"cert-manager.io/cluster-issuer": "x"}}
+		}, `name the issuer in ingress.issuer`},
+		"SourceType": {func(s map[string]any) { s["source"] = map[string]any{"type": "Jsonnet"} }, `spec.source.type: Unsupported value: "Jsonnet"`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -77,6 +77,14 @@ type Input struct {
 	// +optional
 	ExpiryWarning string `json:"expiryWarning,omitempty"`
 
+	// IngressAddress is what environments' DNS names point to when a
+	// DevOpsProject sets no spec.dns.target: the ingress controller's
+	// load-balancer address (an A or AAAA record) or host name (a CNAME).
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9:.-]+$`
+	// +optional
+	IngressAddress string `json:"ingressAddress,omitempty"`
+
 	// TTLStart is when an environment's ttl starts to run: Creation (it
 	// expires ttl after it first appeared, or after its last renewal), or
 	// LastDeployment (ttl after its last successful DeployRun, and from

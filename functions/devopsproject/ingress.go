@@ -1,0 +1,269 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"maps"
+	"net"
+	"regexp"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/yaml"
+
+	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+)
+
+// Source types of an environment's manifests.
+const (
+	SourceDirectory = "Directory"
+	SourceHelm      = "Helm"
+	SourceKustomize = "Kustomize"
+)
+
+// Issuer kinds of cert-manager and the Ingress annotation each one takes.
+var issuerAnnotation = map[string]string{
+	"ClusterIssuer": "cert-manager.io/cluster-issuer",
+	"Issuer":        "cert-manager.io/issuer",
+}
+
+// SourceSpec says how Argo CD renders the environments' manifests.
+type SourceSpec struct {
+	// Type: Directory (plain manifests, the default), Helm or Kustomize.
+	Type string `json:"type"`
+}
+
+// IngressSpec is how an environment is reached: the project's, each field
+// overridable per environment.
+type IngressSpec struct {
+	Enabled     *bool             `json:"enabled,omitempty"`
+	ClassName   string            `json:"className,omitempty"`
+	TLS         *bool             `json:"tls,omitempty"`
+	Issuer      *IssuerRef        `json:"issuer,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+// IssuerRef names a cert-manager Issuer (in the environment's namespace)
+// or ClusterIssuer.
+type IssuerRef struct {
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+}
+
+// ingress is an environment's effective ingress.
+type ingress struct {
+	enabled     bool
+	className   string
+	tls         bool
+	issuer      *IssuerRef
+	annotations map[string]string
+}
+
+// ingressOf merges the project's ingress with the environment's: each
+// field the environment sets wins; annotations merge, the environment's
+// winning. TLS defaults to on.
+func ingressOf(project, env *IngressSpec) ingress {
+	in := ingress{tls: true}
+	for _, s := range []*IngressSpec{project, env} {
+		if s == nil {
+			continue
+		}
+		if s.Enabled != nil {
+			in.enabled = *s.Enabled
+		}
+		if s.ClassName != "" {
+			in.className = s.ClassName
+		}
+		if s.TLS != nil {
+			in.tls = *s.TLS
+		}
+		if s.Issuer != nil {
+			in.issuer = s.Issuer
+		}
+		if len(s.Annotations) > 0 {
+			if in.annotations == nil {
+				in.annotations = map[string]string{}
+			}
+			maps.Copy(in.annotations, s.Annotations)
+		}
+	}
+	return in
+}
+
+// sourceTypeOf is an environment's source type: its own, else the
+// project's, else Directory.
+func sourceTypeOf(project SourceSpec, e Environment) string {
+	switch {
+	case e.SourceType != "":
+		return e.SourceType
+	case project.Type != "":
+		return project.Type
+	}
+	return SourceDirectory
+}
+
+// scheme is the URL scheme an environment answers on: https with TLS.
+func (in ingress) scheme() string {
+	if in.tls {
+		return "https://"
+	}
+	return "http://"
+}
+
+var className = regexp.MustCompile(`^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$`)
+
+// validateIngress checks one ingress spec (at path) on its own.
+func validateIngress(path string, s *IngressSpec) error {
+	if s == nil {
+		return nil
+	}
+	if s.ClassName != "" && (len(s.ClassName) > 253 || !className.MatchString(s.ClassName)) {
+		return fieldErr(path+".className", "%q is not an IngressClass name", s.ClassName)
+	}
+	if i := s.Issuer; i != nil {
+		if _, ok := issuerAnnotation[i.Kind]; !ok {
+			return fieldErr(path+".issuer.kind", "%q must be ClusterIssuer or Issuer", i.Kind)
+		}
+		if errs := validation.IsDNS1123Subdomain(i.Name); len(errs) > 0 {
+			return fieldErr(path+".issuer.name", "%q is not a cert-manager issuer name: %s", i.Name, errs[0])
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Annotations)) {
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			return fieldErr(path+".annotations", "%q is not an annotation key: %s", k, errs[0])
+		}
+		if _, ours := issuerAnnotationKey(k); ours {
+			return fieldErr(path+".annotations", "%q is set from issuer: name the issuer there", k)
+		}
+	}
+	return nil
+}
+
+func issuerAnnotationKey(k string) (string, bool) {
+	for kind, a := range issuerAnnotation {
+		if a == k {
+			return kind, true
+		}
+	}
+	return "", false
+}
+
+// validateEnvIngress checks what an environment's effective ingress
+// needs: a source that can take it, and an issuer for TLS.
+func validateEnvIngress(path, source string, in ingress) error {
+	if !in.enabled {
+		return nil
+	}
+	switch source {
+	case SourceHelm, SourceKustomize:
+	case SourceDirectory:
+		return fieldErr(path+".ingress.enabled", "ingress is on but the environment's source type is Directory: plain manifests cannot be handed a host and TLS; set sourceType (or spec.source.type) to Helm or Kustomize, or carry the Ingress in the manifests and turn ingress off")
+	default:
+		return fieldErr(path+".sourceType", "%q must be Directory, Helm or Kustomize", source)
+	}
+	if in.tls && in.issuer == nil {
+		return fieldErr(path+".ingress.issuer", "TLS is on and needs a cert-manager issuer (kind ClusterIssuer or Issuer, and its name) to get a certificate; or set tls: false")
+	}
+	return nil
+}
+
+// tlsSecretName is the Secret holding an environment's certificate.
+func (p *project) tlsSecretName(e Environment) string {
+	return p.stable + "-" + e.Name + "-tls"
+}
+
+// ingressAnnotations are the Ingress's annotations: the spec's, and the
+// issuer's for cert-manager when TLS is on.
+func (in ingress) ingressAnnotations() map[string]string {
+	out := maps.Clone(in.annotations)
+	if in.tls && in.issuer != nil {
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[issuerAnnotation[in.issuer.Kind]] = in.issuer.Name
+	}
+	return out
+}
+
+// helmValues is the values contract: what a chart reads to make the
+// environment's Ingress (docs/ingress.md).
+func (p *project) helmValues(e Environment, in ingress) (string, error) {
+	ing := map[string]any{"enabled": true, "host": host(e)}
+	if in.className != "" {
+		ing["className"] = in.className
+	}
+	if a := in.ingressAnnotations(); len(a) > 0 {
+		ing["annotations"] = a
+	}
+	if in.tls {
+		ing["tls"] = map[string]any{"secretName": p.tlsSecretName(e), "issuer": map[string]string{"kind": in.issuer.Kind, "name": in.issuer.Name}}
+	}
+	b, err := yaml.Marshal(map[string]any{"ingress": ing})
+	return string(b), err
+}
+
+// ingressTarget selects every Ingress of a Kustomize source.
+var ingressTarget = &argov1alpha1.KustomizeSelector{Group: "networking.k8s.io", Kind: "Ingress"}
+
+// kustomizePatches set the host of the first rule of every Ingress, and
+// its class, TLS and annotations (docs/ingress.md).
+func (p *project) kustomizePatches(e Environment, in ingress) ([]argov1alpha1.KustomizePatch, error) {
+	hostOp, err := yaml.Marshal([]map[string]any{{"op": "add", "path": "/spec/rules/0/host", "value": host(e)}})
+	if err != nil {
+		return nil, err
+	}
+	md := map[string]any{"name": "ingress"}
+	if a := in.ingressAnnotations(); len(a) > 0 {
+		md["annotations"] = a
+	}
+	spec := map[string]any{}
+	if in.className != "" {
+		spec["ingressClassName"] = in.className
+	}
+	if in.tls {
+		spec["tls"] = []any{map[string]any{"hosts": []string{host(e)}, "secretName": p.tlsSecretName(e)}}
+	}
+	smp, err := yaml.Marshal(map[string]any{"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": md, "spec": spec})
+	if err != nil {
+		return nil, err
+	}
+	return []argov1alpha1.KustomizePatch{{Patch: string(hostOp), Target: ingressTarget}, {Patch: string(smp), Target: ingressTarget}}, nil
+}
+
+// host is an environment's host name, without a trailing dot.
+func host(e Environment) string { return strings.TrimSuffix(strings.ToLower(e.Domain), ".") }
+
+// dnsTarget is what an environment's name points to, and the record type:
+// spec.dns, else the Composition input's ingressAddress (an address gives
+// an A or AAAA record, a name a CNAME).
+func dnsTarget(spec DNSSpec, s *settings) (target, typ string) {
+	target, typ = spec.Target, spec.Type
+	if target == "" {
+		target = s.ingressAddress
+	}
+	if typ == "" {
+		typ = "CNAME"
+		if ip := net.ParseIP(target); ip != nil {
+			typ = "A"
+			if ip.To4() == nil {
+				typ = "AAAA"
+			}
+		}
+	}
+	return target, typ
+}

@@ -1,0 +1,180 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+)
+
+// withIngress turns ingress on for the project (issuer letsencrypt, class
+// nginx) with source type typ; env, when set, overrides pr-7's.
+func withIngress(typ string, env map[string]any) xrOpt {
+	return withSpec(func(s map[string]any) {
+		s["source"] = map[string]any{"type": typ}
+		s["ingress"] = map[string]any{"enabled": true, "className": "nginx", "issuer": map[string]any{"kind": "ClusterIssuer", "name": "letsencrypt"},
+			"annotations": map[string]any{"nginx.ingress.kubernetes.io/proxy-body-size": "8m"}}
+		if env != nil {
+			s["environments"].([]any)[1].(map[string]any)["ingress"] = env
+		}
+	})
+}
+
+func TestIngressHelmValues(t *testing.T) {
+	rsp := run(t, t0, newRequest(t, xr(withIngress("Helm", nil)), allObserved(true, "prod", "pr-7"), nil))
+	fatal(t, rsp)
+	values, _ := resourceField(t, rsp, "pr-7-app", "spec", "forProvider", "source", "helm", "values").(string)
+	var got map[string]any
+	if err := yaml.Unmarshal([]byte(values), &got); err != nil {
+		t.Fatalf("helm values %q: %v", values, err)
+	}
+	want := map[string]any{"ingress": map[string]any{
+		"enabled": true, "host": "pr-7.shop.example.com", "className": "nginx",
+		"annotations": map[string]any{"cert-manager.io/cluster-issuer": "letsencrypt", "nginx.ingress.kubernetes.io/proxy-body-size": "8m"},
+		"tls":         map[string]any{"secretName": "shop-pr-7-tls", "issuer": map[string]any{"kind": "ClusterIssuer", "name": "letsencrypt"}},
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("helm values -want +got:\n%s", diff)
+	}
+	if u := envStatus(t, rsp, "pr-7")["url"]; u != "https://pr-7.shop.example.com" {
+		t.Errorf("url %v", u)
+	}
+	if u := resourceField(t, rsp, "pr-7-dns", "metadata", "annotations", "devops.freeleaps.io/url"); u != "https://pr-7.shop.example.com" {
+		t.Errorf("DNSRecord url annotation %v", u)
+	}
+}
+
+func TestIngressKustomizePatches(t *testing.T) {
+	// pr-7 overrides: its own Issuer, another class, no extra annotation.
+	env := map[string]any{"className": "internal", "issuer": map[string]any{"kind": "Issuer", "name": "team-ca"}, "annotations": map[string]any{"a.example.com/x": "y"}}
+	rsp := run(t, t0, newRequest(t, xr(withIngress("Kustomize", env)), allObserved(true, "prod", "pr-7"), nil))
+	fatal(t, rsp)
+	patches, _ := resourceField(t, rsp, "pr-7-app", "spec", "forProvider", "source", "kustomize", "patches").([]any)
+	if len(patches) != 2 {
+		t.Fatalf("patches %v, want two", patches)
+	}
+	target := map[string]any{"group": "networking.k8s.io", "kind": "Ingress"}
+	var ops []map[string]any
+	var smp map[string]any
+	p0, p1 := patches[0].(map[string]any), patches[1].(map[string]any)
+	if err := yaml.Unmarshal([]byte(p0["patch"].(string)), &ops); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal([]byte(p1["patch"].(string)), &smp); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]map[string]any{{"op": "add", "path": "/spec/rules/0/host", "value": "pr-7.shop.example.com"}}, ops); diff != "" {
+		t.Errorf("host patch -want +got:\n%s", diff)
+	}
+	want := map[string]any{"apiVersion": "networking.k8s.io/v1", "kind": "Ingress",
+		"metadata": map[string]any{"name": "ingress", "annotations": map[string]any{
+			"cert-manager.io/issuer": "team-ca", "a.example.com/x": "y", "nginx.ingress.kubernetes.io/proxy-body-size": "8m"}},
+		"spec": map[string]any{"ingressClassName": "internal", "tls": []any{map[string]any{"hosts": []any{"pr-7.shop.example.com"}, "secretName": "shop-pr-7-tls"}}}}
+	if diff := cmp.Diff(want, smp); diff != "" {
+		t.Errorf("ingress patch -want +got:\n%s", diff)
+	}
+	for i, p := range []map[string]any{p0, p1} {
+		if diff := cmp.Diff(target, p["target"]); diff != "" {
+			t.Errorf("patch %d target -want +got:\n%s", i, diff)
+		}
+	}
+	// prod keeps the project's settings.
+	if p := resourceField(t, rsp, "prod-app", "spec", "forProvider", "source", "kustomize", "patches"); !strings.Contains(p.([]any)[1].(map[string]any)["patch"].(string), "cert-manager.io/cluster-issuer: letsencrypt") {
+		t.Errorf("prod's patches %v, want the project's ClusterIssuer", p)
+	}
+}
+
+func TestIngressWithoutTLS(t *testing.T) {
+	rsp := run(t, t0, newRequest(t, xr(withIngress("Kustomize", map[string]any{"tls": false})), allObserved(true, "prod", "pr-7"), nil))
+	fatal(t, rsp)
+	if u := envStatus(t, rsp, "pr-7")["url"]; u != "http://pr-7.shop.example.com" {
+		t.Errorf("pr-7 url %v, want http:// without TLS", u)
+	}
+	if u := envStatus(t, rsp, "prod")["url"]; u != "https://shop.example.com" {
+		t.Errorf("prod url %v", u)
+	}
+	p := resourceField(t, rsp, "pr-7-app", "spec", "forProvider", "source", "kustomize", "patches").([]any)[1].(map[string]any)["patch"].(string)
+	if strings.Contains(p, "tls") || strings.Contains(p, "cert-manager.io") {
+		t.Errorf("without TLS the patch carries no TLS and no issuer:\n%s", p)
+	}
+}
+
+func TestIngressOffLeavesSourceAlone(t *testing.T) {
+	rsp := run(t, t0, newRequest(t, xr(withIngress("Helm", map[string]any{"enabled": false})), allObserved(true, "prod", "pr-7"), nil))
+	fatal(t, rsp)
+	if h := resourceField(t, rsp, "pr-7-app", "spec", "forProvider", "source", "helm"); h != nil {
+		t.Errorf("pr-7 has ingress off: its source gets no values, got %v", h)
+	}
+}
+
+func TestDNSTargetFromInput(t *testing.T) {
+	x := xr(withSpec(func(s map[string]any) { s["dns"] = map[string]any{"zone": "example.com"} }))
+	rsp := run(t, t0, newRequest(t, x, allObserved(true, "prod", "pr-7"), map[string]any{"ingressAddress": "203.0.113.10"}))
+	fatal(t, rsp)
+	if got := resourceField(t, rsp, "pr-7-dns", "spec", "forProvider", "values"); !cmp.Equal(got, []any{"203.0.113.10"}) {
+		t.Errorf("values %v", got)
+	}
+	if got := resourceField(t, rsp, "pr-7-dns", "spec", "forProvider", "type"); got != "A" {
+		t.Errorf("type %v, want A for an address", got)
+	}
+	rsp = run(t, t0, newRequest(t, x, allObserved(true, "prod", "pr-7"), nil))
+	if r := rsp.GetResults(); len(r) != 1 || !strings.Contains(r[0].GetMessage(), "spec.dns.target: is required") {
+		t.Errorf("without target or ingressAddress: %v", r)
+	}
+}
+
+func TestIngressBadInput(t *testing.T) {
+	cases := map[string]struct {
+		xr   map[string]any
+		want string
+	}{
+		"DirectoryWithIngress": {xr(withIngress("Directory", nil)), "spec.environments[0].ingress.enabled: ingress is on but the environment's source type is Directory"},
+		"TLSWithoutIssuer": {xr(withIngress("Helm", nil), withSpec(func(s map[string]any) {
+			delete(s["ingress"].(map[string]any), "issuer")
+		})), "spec.environments[0].ingress.issuer: TLS is on and needs a cert-manager issuer"},
+		"IssuerKind":       {xr(withIngress("Helm", map[string]any{"issuer": map[string]any{"kind": "Vault", "name": "x"}})), `spec.environments[1].ingress.issuer.kind: "Vault" must be ClusterIssuer or Issuer`},
+		"IssuerAnnotation": {xr(withIngress("Helm", map[string]any{"annotations": map[string]any{"cert-manager.io/issuer": "x"}})), `spec.environments[1].ingress.annotations: "cert-manager.io/issuer" is set from issuer`},
+		"BadClass":         {xr(withIngress("Helm", map[string]any{"className": "Nginx!"})), `spec.environments[1].ingress.className: "Nginx!" is not an IngressClass name`},
+		"BadSourceType":    {xr(withSpec(func(s map[string]any) { s["source"] = map[string]any{"type": "Jsonnet"} })), `spec.source.type: "Jsonnet" must be Directory, Helm or Kustomize`},
+		"EnvOnDirectory": {xr(withSpec(func(s map[string]any) {
+			s["environments"].([]any)[1].(map[string]any)["ingress"] = map[string]any{"enabled": true, "tls": false}
+		})), "spec.environments[1].ingress.enabled: ingress is on but the environment's source type is Directory"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp := run(t, t0, newRequest(t, tc.xr, allObserved(true, "prod", "pr-7"), nil))
+			r := rsp.GetResults()
+			if len(r) != 1 || r[0].GetSeverity() != fnv1.Severity_SEVERITY_FATAL || !strings.Contains(r[0].GetMessage(), tc.want) {
+				t.Fatalf("want one Fatal result containing %q, got %v", tc.want, r)
+			}
+		})
+	}
+}
+
+func fatal(t *testing.T, rsp *fnv1.RunFunctionResponse) {
+	t.Helper()
+	for _, r := range rsp.GetResults() {
+		if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
+			t.Fatalf("fatal: %s", r.GetMessage())
+		}
+	}
+}

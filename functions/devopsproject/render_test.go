@@ -74,6 +74,7 @@ func TestRender(t *testing.T) {
 		"expired-phase2":     {"xr-expired-phase2.yaml", "composition.yaml", "observed-pr-42-orphaned.yaml"},
 		"legacy-claim":       {"xr-legacy.yaml", "composition-legacy.yaml", ""},
 		"phase2-not-applied": {"xr-expired-phase2.yaml", "composition.yaml", "observed-ready.yaml"},
+		"ingress":            {"xr-ingress.yaml", "composition-ingress.yaml", "observed-ingress.yaml"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -81,7 +82,11 @@ func TestRender(t *testing.T) {
 			if _, err := os.Stat(xr); err != nil {
 				xr = filepath.Join(inputs, tc.xr)
 			}
-			args := []string{"render", xr, filepath.Join(root, "package", "configuration", tc.composition), functions, "--include-full-xr", "--timeout=60s"}
+			comp := filepath.Join(root, "package", "configuration", tc.composition)
+			if _, err := os.Stat(comp); err != nil {
+				comp = filepath.Join(inputs, tc.composition)
+			}
+			args := []string{"render", xr, comp, functions, "--include-full-xr", "--timeout=60s"}
 			if tc.observed != "" {
 				args = append(args, "--observed-resources="+filepath.Join(inputs, tc.observed))
 			}

@@ -20,6 +20,9 @@ export KUBE_VERSION
 # Argo CD for the tests, the e2e and the demo: the real one, built from the module proxy.
 ARGOCD_VERSION := v3.2.11
 export ARGOCD_VERSION
+# cert-manager's CRDs (from its Go module's deploy/crds), installed in the tests' control plane so charts shipping a Certificate apply.
+CERT_MANAGER_VERSION := v1.21.2
+export CERT_MANAGER_VERSION
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
 LDFLAGS := -X github.com/freeleaps/provider-devops/internal/version.Version=$(VERSION)
@@ -71,7 +74,7 @@ apt-deps: ## Install the Debian packages the tests and the demo run (etcd, BIND 
 	@hack/apt-deps.sh
 
 .PHONY: envtest-assets
-envtest-assets: apt-deps ## Install etcd and build kube-apiserver, kube-controller-manager and Argo CD for the integration tests.
+envtest-assets: apt-deps ## Install etcd, build kube-apiserver, kube-controller-manager and Argo CD, and fetch cert-manager's CRDs, for the integration tests.
 	@hack/envtest-assets.sh kube-controller-manager >/dev/null
 	@hack/argocd.sh >/dev/null
 

@@ -5,6 +5,9 @@
 # module proxy at the version matching our k8s.io libraries, once, into a cache keyed by version.
 # With the argument kube-controller-manager it also builds that (the end-to-end test runs its
 # garbage collector and namespace controllers, which Crossplane relies on).
+# It also links crds/cert-manager to cert-manager's CRDs (hack/cert-manager-crds.sh):
+# KUBEBUILDER_ASSETS is what every integration test gets, and the shared control
+# plane (internal/testing/envtest) installs them from there.
 set -euo pipefail
 
 KUBE_VERSION="${KUBE_VERSION:-v1.35.3}"
@@ -58,4 +61,11 @@ for extra in "$@"; do
   esac
 done
 ln -sf "$(command -v etcd || echo /usr/bin/etcd)" "$ASSETS/etcd"
+crds="$("$(cd "$(dirname "$0")" && pwd)/cert-manager-crds.sh")"
+mkdir -p "$ASSETS/crds"
+# Replaced by a rename, atomically: concurrent test runs read this link.
+if [ "$(readlink "$ASSETS/crds/cert-manager" || true)" != "$crds" ]; then
+  ln -sfn "$crds" "$ASSETS/crds/cert-manager.$$"
+  mv -Tf "$ASSETS/crds/cert-manager.$$" "$ASSETS/crds/cert-manager"
+fi
 echo "$ASSETS"

@@ -15,7 +15,9 @@ limitations under the License.
 */
 
 // Package envtest starts a real kube-apiserver and etcd for integration tests,
-// with the provider's CRDs installed. The binaries come from
+// with the provider's CRDs and cert-manager's installed (no cert-manager
+// runs: applications whose charts ship a Certificate apply, and tests play
+// its controller). The binaries and cert-manager's CRDs come from
 // hack/envtest-assets.sh through KUBEBUILDER_ASSETS (make test sets it).
 //
 // Without them a test is skipped on a developer machine and fails in CI
@@ -23,6 +25,7 @@ limitations under the License.
 package envtest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -45,7 +48,8 @@ type Env struct {
 	Config *rest.Config
 	Client client.Client
 	Scheme *kruntime.Scheme
-	// CRDs installed from package/provider/crds.
+	// CRDs installed from package/provider/crds (cert-manager's are not
+	// listed: they are not the provider's).
 	CRDs []*apiextensionsv1.CustomResourceDefinition
 	env  *envtest.Environment
 }
@@ -152,10 +156,23 @@ func start() (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Installed apart from the provider's so Env.CRDs stays the provider's
+	// own; once per test binary, like the control plane.
+	if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: []string{CertManagerCRDs()}, ErrorIfPathMissing: true}); err != nil {
+		_ = e.Stop()
+		return nil, fmt.Errorf("cannot install cert-manager's CRDs from %s (hack/envtest-assets.sh links them there; run it again): %w", CertManagerCRDs(), err)
+	}
 	c, err := client.New(cfg, client.Options{Scheme: s})
 	if err != nil {
 		_ = e.Stop()
 		return nil, err
 	}
 	return &Env{Config: cfg, Client: c, Scheme: s, CRDs: e.CRDs, env: e}, nil
+}
+
+// CertManagerCRDs is the directory of cert-manager's CRDs: crds/cert-manager
+// in KUBEBUILDER_ASSETS, which hack/envtest-assets.sh links to the cache
+// hack/cert-manager-crds.sh fills from the cert-manager Go module.
+func CertManagerCRDs() string {
+	return filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "crds", "cert-manager")
 }

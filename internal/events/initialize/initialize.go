@@ -103,18 +103,8 @@ func Handler(projects Projects, configs client.Reader) events.Handler {
 		if err != nil {
 			return events.Reject("%s", err.Error())
 		}
-		if req.RequestedAt == nil && !d.Timestamp.IsZero() {
-			t := d.Timestamp
-			req.RequestedAt = &t
-		}
-		if req.RequestedAt == nil {
-			return events.Reject("malformed DevOpsInitialize: requestedAt is required (or a CloudEvent time, or the AMQP timestamp property): it orders messages")
-		}
-		if req.RequestedAt.After(time.Now().Add(MaxClockSkew)) {
-			return events.Reject("malformed DevOpsInitialize: requestedAt %s is in the future: it would hold back every later message", req.RequestedAt.UTC().Format(time.RFC3339))
-		}
-		if d.UserId == "" {
-			return events.Reject("unauthenticated DevOpsInitialize: no AMQP user_id property; set it to the broker user publishing (RabbitMQ checks it)")
+		if err := events.CheckRequest(d, LegacyType, &req.RequestedAt); err != nil {
+			return err
 		}
 		// A conflict left here is the project changing between the read
 		// and the apply (a field conflict is a rejection): read it again.
@@ -200,11 +190,4 @@ func parseSpec(spec json.RawMessage) (string, error) {
 // idChars is what an id may hold (as a DeployRun's spec.requestID).
 var idChars = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,253}$`)
 
-// truncate shortens a value quoted in a message to 80 bytes.
-func truncate(s string) string {
-	const n = 80
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
-}
+func truncate(s string) string { return events.Truncate(s) }

@@ -23,6 +23,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -344,5 +346,20 @@ spec:
 				t.Errorf("%s\n-want +got:\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+// TestDocsShowTheFixtures: docs/ingress.md gives teams the templates and the
+// base the tests apply, verbatim.
+func TestDocsShowTheFixtures(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "..", "docs", "ingress.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"chart/templates/ingress.yaml", "chart/templates/certificate.yaml", "kustomized-ingress/kustomization.yaml", "kustomized-ingress/ingress.yaml"} {
+		if !strings.Contains(string(b), SampleApps[p]) {
+			t.Errorf("docs/ingress.md does not show %s as the tests serve it:\n%s", p, SampleApps[p])
+		}
 	}
 }

@@ -96,7 +96,7 @@ type DeployRunSpec struct {
 	// Parameters of the build, each declared by the pipeline.
 	// +kubebuilder:validation:MaxProperties=64
 	// +kubebuilder:validation:XValidation:rule="!('REVISION' in self)",message="set spec.revision, not parameters.REVISION"
-	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 128 && size(self[k]) <= 4096)",message="parameter names are at most 128 characters and values at most 4096"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 128 && size(self[k]) <= 1024)",message="parameter names are at most 128 characters and values at most 1024"
 	// +optional
 	Parameters map[string]string `json:"parameters,omitempty"`
 
@@ -134,6 +134,10 @@ type DeployBuild struct {
 	// rather than follow another job's build of the same number.
 	// +optional
 	Job string `json:"job,omitempty"`
+	// AfterBuild is the job's last build number when the build was asked
+	// for: the deployment's build is a later one.
+	// +optional
+	AfterBuild int64 `json:"afterBuild,omitempty"`
 	// QueueItem is Jenkins' queue item id of the build.
 	// +optional
 	QueueItem int64 `json:"queueItem,omitempty"`

@@ -361,6 +361,35 @@ func (c *Client) getJSON(ctx context.Context, path string, out any, query map[st
 // isJob is true when the absolute URL Jenkins gives for an item is job's:
 // the whole path is compared (x/shop/prod is not shop/prod), not the host,
 // which Jenkins writes from its own configured root URL.
+// jobOf is the full path of the job at itemURL (…/job/a/job/b/), or ""
+// when it is not a job's URL below this client's Jenkins.
+func (c *Client) jobOf(itemURL string) string {
+	u, err := url.Parse(itemURL)
+	if err != nil {
+		return ""
+	}
+	prefix := ""
+	if base, err := url.Parse(c.base); err == nil {
+		prefix = strings.TrimSuffix(base.Path, "/")
+	}
+	rest, ok := strings.CutPrefix(strings.TrimSuffix(u.Path, "/"), prefix+"/")
+	if !ok {
+		return ""
+	}
+	segs := strings.Split(rest, "/")
+	if len(segs)%2 != 0 {
+		return ""
+	}
+	var names []string
+	for i := 0; i < len(segs); i += 2 {
+		if segs[i] != "job" || segs[i+1] == "" {
+			return ""
+		}
+		names = append(names, segs[i+1])
+	}
+	return strings.Join(names, "/")
+}
+
 func (c *Client) isJob(itemURL, job string) bool {
 	u, err := url.Parse(itemURL)
 	if err != nil {

@@ -267,3 +267,21 @@ func FuzzRenderParse(f *testing.F) {
 		}
 	})
 }
+
+// jobOf reads a queue item's task URL back into the job's full path, only
+// below this client's Jenkins.
+func TestJobOf(t *testing.T) {
+	c := &Client{base: "https://ci.example.com/jenkins/"}
+	for url, want := range map[string]string{
+		"https://ci.example.com/jenkins/job/teams/job/a/job/shop/": "teams/a/shop",
+		"https://ci.example.com/jenkins/job/alpha":                 "alpha",
+		"https://ci.example.com/other/job/alpha/":                  "",
+		"https://ci.example.com/jenkins/job/a/view/x/":             "",
+		"https://ci.example.com/jenkins/":                          "",
+		"https://ci.example.com/jenkins/job//":                     "",
+	} {
+		if got := c.jobOf(url); got != want {
+			t.Errorf("jobOf(%q) = %q, want %q", url, got, want)
+		}
+	}
+}

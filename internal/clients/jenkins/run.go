@@ -51,6 +51,11 @@ type QueueItem struct {
 	// Why is why the item waits (quiet period, no free executor...); empty
 	// once it left the queue.
 	Why string
+	// Job is the full path of the job the item builds (from its task's
+	// URL); empty when the URL is not one of a job below this client's
+	// Jenkins. Queue ids are global to a Jenkins: check it before acting
+	// on an item.
+	Job string
 }
 
 // BuildInfo is one build as its own page reports it.
@@ -89,18 +94,19 @@ func (c *Client) QueueItem(ctx context.Context, id int64) (*QueueItem, error) {
 		return nil, errors.Errorf(errBadQueueID, id)
 	}
 	var q struct {
-		Cancelled  bool   `json:"cancelled"`
-		Why        string `json:"why"`
+		Cancelled  bool                 `json:"cancelled"`
+		Why        string               `json:"why"`
+		Task       struct{ URL string } `json:"task"`
 		Executable *struct {
 			Number int64 `json:"number"`
 		} `json:"executable"`
 	}
 	// Only a left item (Queue$LeftItem) has cancelled and executable; why
 	// is null once the item left.
-	if err := c.getJSON(ctx, queueItemEndpoint(id), &q, map[string]string{"tree": "cancelled,why,executable[number]"}); err != nil {
+	if err := c.getJSON(ctx, queueItemEndpoint(id), &q, map[string]string{"tree": "cancelled,why,task[url],executable[number]"}); err != nil {
 		return nil, errors.Wrapf(err, errReadQueueItem, id)
 	}
-	item := &QueueItem{Cancelled: q.Cancelled, Why: q.Why}
+	item := &QueueItem{Cancelled: q.Cancelled, Why: q.Why, Job: c.jobOf(q.Task.URL)}
 	if q.Executable != nil {
 		item.Number = q.Executable.Number
 	}

@@ -57,7 +57,7 @@ func TestQueueItem(t *testing.T) {
 	}{
 		"Waiting": {
 			reason:  "an item in its quiet period has no build yet and says why it waits",
-			want:    &jenkins.QueueItem{},
+			want:    &jenkins.QueueItem{Job: "alpha"},
 			waiting: true,
 		},
 		"Started": {
@@ -66,7 +66,7 @@ func TestQueueItem(t *testing.T) {
 				srv.RunQueue()
 				return id
 			},
-			want: &jenkins.QueueItem{Number: 1},
+			want: &jenkins.QueueItem{Number: 1, Job: "alpha"},
 		},
 		"Cancelled": {
 			reason: "a cancelled item stays readable as cancelled, without a build",
@@ -76,7 +76,7 @@ func TestQueueItem(t *testing.T) {
 				}
 				return id
 			},
-			want: &jenkins.QueueItem{Cancelled: true},
+			want: &jenkins.QueueItem{Cancelled: true, Job: "alpha"},
 		},
 		"Forgotten": {
 			reason: "Jenkins forgets an item some minutes after it left the queue: NotFound",

@@ -450,9 +450,22 @@ func phaseOf(d *v1alpha1.DeployRun) v1alpha1.DeployPhase {
 // ahead returns the deployment of the same environment that runs before d
 // (the oldest one not final, if it is not d) and d's place among those
 // waiting (1: next).
+//
+// The cache answers while someone is ahead (a waiting deployment looks
+// every Poll: the API server is not listed for each); that d's turn has
+// come is confirmed from the API server, which has every deployment
+// created a moment ago.
 func (r *Reconciler) ahead(ctx context.Context, d *v1alpha1.DeployRun) (*v1alpha1.DeployRun, int, error) {
+	a, place, err := aheadIn(ctx, r.kube, d)
+	if err != nil || a != nil {
+		return a, place, err
+	}
+	return aheadIn(ctx, r.live, d)
+}
+
+func aheadIn(ctx context.Context, c client.Reader, d *v1alpha1.DeployRun) (*v1alpha1.DeployRun, int, error) {
 	l := &v1alpha1.DeployRunList{}
-	if err := r.live.List(ctx, l, client.InNamespace(d.Namespace)); err != nil {
+	if err := c.List(ctx, l, client.InNamespace(d.Namespace)); err != nil {
 		return nil, 0, errors.Wrap(err, "cannot list DeployRuns")
 	}
 	var first, running *v1alpha1.DeployRun
@@ -588,6 +601,9 @@ func (r *Reconciler) building(ctx context.Context, d *v1alpha1.DeployRun, e *env
 			}
 		}
 		b.Request, b.Job = Token(d), meta.GetExternalName(p)
+		if lb := st.LastBuild; lb != nil {
+			b.AfterBuild = lb.Number
+		}
 		r.note(d, fmt.Sprintf("waiting for JenkinsPipeline %s to queue the build", p.Name))
 		return reconcile.Result{RequeueAfter: Poll}, nil
 	}
@@ -599,7 +615,10 @@ func (r *Reconciler) building(ctx context.Context, d *v1alpha1.DeployRun, e *env
 		r.note(d, fmt.Sprintf("waiting for JenkinsPipeline %s to queue the build%s", p.Name, syncedNote(p)))
 		return reconcile.Result{RequeueAfter: Poll}, nil
 	}
-	if st.UnconfirmedBuild != nil {
+	if u := st.UnconfirmedBuild; u != nil {
+		if u.Request == b.Request {
+			b.AfterBuild = max(b.AfterBuild, u.AfterBuild)
+		}
 		r.note(d, fmt.Sprintf("waiting for Jenkins to confirm the build JenkinsPipeline %s asked for", p.Name))
 		return reconcile.Result{RequeueAfter: Poll}, nil
 	}
@@ -735,6 +754,8 @@ func (r *Reconciler) buildNumber(ctx context.Context, jc Builds, d *v1alpha1.Dep
 	if b.QueueItem != 0 {
 		q, err := jc.QueueItem(ctx, b.QueueItem)
 		switch {
+		case err == nil && q.Job != path:
+			return 0, fmt.Sprintf("Jenkins queue item %d is not of job %s but of %q: it is not this deployment's build", b.QueueItem, path, truncate(q.Job)), nil
 		case err == nil && q.Cancelled:
 			return 0, fmt.Sprintf("the build was cancelled in Jenkins' queue (item %d)", b.QueueItem), nil
 		case err == nil && q.Number == 0:
@@ -748,7 +769,7 @@ func (r *Reconciler) buildNumber(ctx context.Context, jc Builds, d *v1alpha1.Dep
 		// Jenkins forgets an item some minutes after it left the queue:
 		// look for the build by its parameters.
 	}
-	where, err := jc.FindBuild(ctx, path, buildParameters(d), 0)
+	where, err := jc.FindBuild(ctx, path, buildParameters(d), b.AfterBuild)
 	if err != nil {
 		return 0, "", errors.Wrapf(err, "cannot look for the build of Jenkins job %s", path)
 	}
@@ -1140,6 +1161,13 @@ func (r *Reconciler) abort(ctx context.Context, d *v1alpha1.DeployRun) error {
 		if err != nil {
 			return err
 		}
+		// Only ever the pipeline's own job (its ProviderConfig allowed
+		// it): the numbers in status are the tenant's to write, and queue
+		// ids are global to a Jenkins.
+		path := meta.GetExternalName(p)
+		if b.Job != "" && b.Job != path {
+			return nil // pointed at another job meanwhile: nothing of ours there
+		}
 		n, id := b.Number, b.QueueItem
 		if n == 0 && id == 0 {
 			n, id = p.Status.AtProvider.HandledBuildNumber, p.Status.AtProvider.HandledBuildQueueItem
@@ -1149,6 +1177,9 @@ func (r *Reconciler) abort(ctx context.Context, d *v1alpha1.DeployRun) error {
 			if err != nil && !jenkins.IsNotFound(err) {
 				return err
 			}
+			if err == nil && q.Job != path {
+				return nil // another job's item: never cancelled from here
+			}
 			if err == nil && q.Number == 0 {
 				return jc.CancelQueueItem(ctx, id)
 			}
@@ -1157,7 +1188,7 @@ func (r *Reconciler) abort(ctx context.Context, d *v1alpha1.DeployRun) error {
 			}
 		}
 		if n != 0 {
-			err := jc.StopBuild(ctx, firstNonEmpty(b.Job, meta.GetExternalName(p)), n)
+			err := jc.StopBuild(ctx, path, n)
 			if err == nil {
 				r.record.Eventf(d, corev1.EventTypeNormal, "Cancelled", "Aborted build #%d", n)
 			}
@@ -1198,17 +1229,36 @@ func (r *Reconciler) prune(ctx context.Context, d *v1alpha1.DeployRun) error {
 	if err := r.kube.List(ctx, l, client.InNamespace(d.Namespace)); err != nil {
 		return errors.Wrap(err, "cannot list DeployRuns")
 	}
-	var done []*v1alpha1.DeployRun
+	// done is d's environment's history. stray are the deployments that
+	// never started and belong to no project (an unknown environment, a
+	// typo): they have no environment's history to go with, so the
+	// namespace keeps the newest Keep of them.
+	var done, stray []*v1alpha1.DeployRun
 	for i := range l.Items {
 		o := &l.Items[i]
 		if o.UID == d.UID {
 			// The cache may not have seen d's last status yet.
 			o = d
 		}
-		if o.Spec.Project == d.Spec.Project && o.Spec.Environment == d.Spec.Environment && o.Status.Phase.Final() && o.DeletionTimestamp == nil {
+		if !o.Status.Phase.Final() || o.DeletionTimestamp != nil {
+			continue
+		}
+		if o.Spec.Project == d.Spec.Project && o.Spec.Environment == d.Spec.Environment {
 			done = append(done, o)
 		}
+		if o.Status.StartedAt == nil && len(o.OwnerReferences) == 0 {
+			stray = append(stray, o)
+		}
 	}
+	if err := r.deleteOldest(ctx, done); err != nil {
+		return err
+	}
+	return r.deleteOldest(ctx, stray)
+}
+
+// deleteOldest deletes the oldest of the finished deployments done beyond
+// the number kept.
+func (r *Reconciler) deleteOldest(ctx context.Context, done []*v1alpha1.DeployRun) error {
 	if len(done) <= r.o.Keep {
 		return nil
 	}

@@ -374,9 +374,10 @@ func (w *Watcher) emit(r report, dr *v1alpha1.DeployRun, now time.Time) {
 }
 
 // DeploymentID is the id of dr's deployment in events: its spec.requestID,
-// else its name.
+// else <namespace>/<name> (a name alone could be another team's id: the
+// legacy format carries no namespace).
 func DeploymentID(dr *v1alpha1.DeployRun) string {
-	return cmp.Or(dr.Spec.RequestID, dr.Name)
+	return cmp.Or(dr.Spec.RequestID, dr.Namespace+"/"+dr.Name)
 }
 
 // phase is dr's phase; Pending until its controller set one.

@@ -165,7 +165,7 @@ func TestCloudEvent(t *testing.T) {
 		}
 	}
 	want := events.Data{Project: "shop", Environment: "dev", Kind: "DeployRun", Namespace: "team-a", Name: "shop-dev-1",
-		Phase: "Building", Status: events.StatusFailed, Message: "build #12 failed", Deployment: "shop-dev-1"}
+		Phase: "Building", Status: events.StatusFailed, Message: "build #12 failed", Deployment: "team-a/shop-dev-1"}
 	if diff := cmp.Diff(want, got[2].Data); diff != "" {
 		t.Errorf("completed data: -want +got:\n%s", diff)
 	}
@@ -173,7 +173,7 @@ func TestCloudEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(body), `"deployment":"shop-dev-1"`) {
+	if !strings.Contains(string(body), `"deployment":"team-a/shop-dev-1"`) {
 		t.Errorf("the event's JSON has no deployment id: %s", body)
 	}
 }
@@ -243,9 +243,9 @@ func TestTerminated(t *testing.T) {
 	h.OnDelete(done)
 	if diff := cmp.Diff([]string{
 		"ce completed team-a/a Verifying Terminated",
-		`legacy {"operation": "heartbeat", "id": "a", "status": "terminated", "phase": "verifying", "phase_message": "deployment cancelled: its DeployRun was deleted before it finished", "url": null}`,
+		`legacy {"operation": "heartbeat", "id": "team-a/a", "status": "terminated", "phase": "verifying", "phase_message": "deployment cancelled: its DeployRun was deleted before it finished", "url": null}`,
 		"ce completed team-a/fresh Pending Terminated",
-		`legacy {"operation": "heartbeat", "id": "fresh", "status": "terminated", "phase": "initializing", "phase_message": "deployment cancelled: its DeployRun was deleted before it finished", "url": null}`,
+		`legacy {"operation": "heartbeat", "id": "team-a/fresh", "status": "terminated", "phase": "initializing", "phase_message": "deployment cancelled: its DeployRun was deleted before it finished", "url": null}`,
 	}, s.take()); diff != "" {
 		t.Errorf("deletes: -want +got:\n%s", diff)
 	}
@@ -282,7 +282,7 @@ func TestDeploymentID(t *testing.T) {
 	if got := deployments.DeploymentID(run("shop-dev-1", "amqp-7f3c")); got != "amqp-7f3c" {
 		t.Errorf("with a request id: %q", got)
 	}
-	if got := deployments.DeploymentID(run("shop-dev-1", "")); got != "shop-dev-1" {
+	if got := deployments.DeploymentID(run("shop-dev-1", "")); got != "team-a/shop-dev-1" {
 		t.Errorf("without a request id: %q", got)
 	}
 }
@@ -423,7 +423,7 @@ func TestFailedWithoutPhase(t *testing.T) {
 	w.Added(with(run("a", ""), v1alpha1.DeployFailed, "project shop not found"), false)
 	if diff := cmp.Diff([]string{
 		"ce completed team-a/a Pending Failed",
-		`legacy {"operation": "heartbeat", "id": "a", "status": "failed", "phase": "initializing", "phase_message": "project shop not found", "url": null}`,
+		`legacy {"operation": "heartbeat", "id": "team-a/a", "status": "failed", "phase": "initializing", "phase_message": "project shop not found", "url": null}`,
 	}, s.take()); diff != "" {
 		t.Errorf("-want +got:\n%s", diff)
 	}

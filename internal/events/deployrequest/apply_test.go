@@ -18,6 +18,7 @@ package deployrequest
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -70,5 +71,19 @@ func TestApplyRevisionParameter(t *testing.T) {
 	}
 	if d.Spec.RequestedBy != "amqp:ci" {
 		t.Errorf("requestedBy %q", d.Spec.RequestedBy)
+	}
+
+	// Another namespace's deployment id: the legacy heartbeats carry no
+	// namespace, so it is refused.
+	if err := kube.Create(context.Background(), &pcv1alpha1.DeployRun{ObjectMeta: metav1.ObjectMeta{Name: "theirs", Namespace: "other"},
+		Spec: pcv1alpha1.DeployRunSpec{Project: "shop", Environment: "dev", RequestID: "ui-1234"}}); err != nil {
+		t.Fatal(err)
+	}
+	req, err = Parse([]byte(`{"id": "ui-1234", "project": "shop", "environment": "dev", "namespace": "team", "requestedAt": "2026-11-24T10:01:00Z"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(context.Background(), kube, req, Delivery{Token: "m-2", User: "ci"}); err == nil || !strings.Contains(err.Error(), `deployment id "ui-1234" is already another namespace's`) {
+		t.Errorf("another namespace's id: want refused, got %v", err)
 	}
 }

@@ -283,7 +283,13 @@ func Apply(ctx context.Context, kube client.Client, req *Request, d Delivery) er
 		if r.Name == name || r.GetAnnotations()[AnnotationRequestKey] == d.Token {
 			return nil // a redelivery (or a second publish) of a request already applied
 		}
-		if last, err := time.Parse(time.RFC3339Nano, r.GetAnnotations()[contract.AnnotationDeployRequestTime]); err == nil && req.RequestedAt.Before(last) {
+		// Only broker requests order broker requests, and none from the
+		// future: the annotation is the namespace's to edit, and one set
+		// in 2099 by hand must not supersede every request after it.
+		if !strings.HasPrefix(r.Spec.RequestedBy, "amqp:") {
+			continue
+		}
+		if last, err := time.Parse(time.RFC3339Nano, r.GetAnnotations()[contract.AnnotationDeployRequestTime]); err == nil && req.RequestedAt.Before(last) && !last.After(time.Now().Add(MaxClockSkew)) {
 			return events.Reject("superseded: requested at %s, before DeployRun %s/%s of the same environment (%s)",
 				req.RequestedAt.UTC().Format(time.RFC3339Nano), r.Namespace, r.Name, last.Format(time.RFC3339Nano))
 		}
@@ -309,6 +315,20 @@ func Apply(ctx context.Context, kube client.Client, req *Request, d Delivery) er
 	}
 	if len(run.Spec.RequestID) > 253 {
 		run.Spec.RequestID = run.Spec.RequestID[:253]
+	}
+	// The id is what the legacy heartbeats carry, without a namespace:
+	// one another namespace's deployment already has is refused, or this
+	// request would report as that deployment in the old UI.
+	if req.ID != "" {
+		all := &pcv1alpha1.DeployRunList{}
+		if err := kube.List(ctx, all); err != nil {
+			return errors.Wrap(err, "cannot list DeployRuns")
+		}
+		for _, o := range all.Items {
+			if o.Spec.RequestID == run.Spec.RequestID && o.Namespace != run.Namespace {
+				return events.Reject("deployment id %q is already another namespace's: the legacy heartbeats, which carry no namespace, would mix the two up; send a new id", truncate(req.ID))
+			}
+		}
 	}
 	if err := kube.Create(ctx, run); err != nil {
 		switch {

@@ -115,6 +115,13 @@ func expiryOf(s *settings, e Environment, prev *EnvStatus, annotations map[strin
 			x.at = t
 		}
 	}
+	// Whatever it runs from (creation, renewal, deployment) started by
+	// now: an expiry further than ttl away came from a clock in the future
+	// (a jump, a hand-written status) and would hold the environment
+	// until then.
+	if limit := now.Add(ttl).UTC().Truncate(time.Second); x.at.After(limit) {
+		x.at = limit
+	}
 	x.warnAt = x.at.Add(-min(s.expiryWarning, ttl/2))
 	return x
 }

@@ -179,6 +179,12 @@ func TestExpiry(t *testing.T) {
 			phase: PhaseReady, expiresAt: "2026-11-22T15:45:00Z", resources: want("pr-7", "prod"), ttl: time.Minute,
 			results: []string{"SEVERITY_NORMAL Ready: environment pr-7 is Ready at https://pr-7.shop.example.com"},
 		},
+		"FutureDeploymentCapped": {
+			reason: "a deployment finished in the future (a clock jump, a hand-written status) gives at most ttl from now",
+			now:    t0.Add(40 * time.Minute), xr: xr(withStatus(prodReady(), prStatus("Ready"))), observed: deployed(time.Date(2099, 1, 1, 1, 0, 0, 0, time.UTC), false),
+			input: map[string]any{"ttlStart": "LastDeployment"},
+			phase: PhaseReady, expiresAt: "2026-11-22T14:40:00Z", resources: want("pr-7", "prod"), ttl: time.Minute,
+		},
 		"OldDeploymentNeverShortens": {
 			reason: "a deployment older than the creation or renewal does not bring the expiry forward",
 			now:    t0.Add(10 * time.Minute), xr: xr(withStatus(prodReady(), prStatus("Ready"))), observed: deployed(t0.Add(-30*time.Minute), false),

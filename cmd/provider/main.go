@@ -140,7 +140,7 @@ func main() {
 	}
 
 	kingpin.FatalIfError(customresourcesgate.Setup(mgr, o), "cannot set up the CRD gate")
-	kingpin.FatalIfError(devops.SetupGated(mgr, o, devops.Config{OwnerID: f.ownerID, DeployHistory: f.deployHistory}), "cannot set up the controllers")
+	kingpin.FatalIfError(devops.SetupGated(mgr, o, devops.Config{OwnerID: f.ownerID, DeployHistory: f.deployHistory, DeployHTTPCheck: f.deployHTTPCheck}), "cannot set up the controllers")
 	kingpin.FatalIfError(stream.Setup(mgr, o, *f.events, log), "cannot set up the event stream")
 	kingpin.FatalIfError(mgr.Start(ctrl.SetupSignalHandler()), "cannot start the controller manager")
 }

@@ -48,6 +48,9 @@ type Config struct {
 	// DeployHistory is how many finished DeployRuns of each environment
 	// are kept (deployrun.DefaultKeep when 0).
 	DeployHistory int
+	// DeployHTTPCheck makes a DeployRun GET the live URL before it
+	// succeeds.
+	DeployHTTPCheck bool
 }
 
 // Kinds are the provider's managed kinds, each with its connector: the one
@@ -84,7 +87,11 @@ func SetupGated(mgr ctrl.Manager, o controller.Options, cfg Config) error {
 	}
 	// DeployRuns are not managed resources: their CRD ships with the
 	// provider and is not activated through a ManagedResourceDefinition.
-	if err := deployrun.Setup(mgr, o, deployrun.Options{Keep: cfg.DeployHistory}); err != nil {
+	opts := deployrun.Options{Keep: cfg.DeployHistory}
+	if cfg.DeployHTTPCheck {
+		opts.HTTPCheck = deployrun.NewHTTPCheckClient()
+	}
+	if err := deployrun.Setup(mgr, o, opts); err != nil {
 		return err
 	}
 	for _, k := range Kinds(cfg) {

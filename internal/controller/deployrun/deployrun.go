@@ -30,6 +30,7 @@ package deployrun
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -124,6 +125,12 @@ type Options struct {
 	// NewSyncs also returns the ProviderConfig's Argo CD tenancy, which
 	// the application's AppProject must satisfy before it is synced.
 	NewSyncs func(ctx context.Context, a *argov1alpha1.ArgoApplication) (Syncs, *argoapplication.Tenancy, error)
+	// HTTPCheck, when set, GETs the environment's live URL in Verifying:
+	// a 2xx or 3xx answer is needed to succeed; a URL that does not
+	// answer on this network is not checked. Off by default: the URL's
+	// name and address are the tenant's to choose, so a check is a
+	// request from the provider's network to wherever they point.
+	HTTPCheck *http.Client
 	// Live reads the API server uncached (the manager's API reader); nil:
 	// the client.
 	Live client.Reader
@@ -1009,6 +1016,14 @@ func (r *Reconciler) verifying(ctx context.Context, d *v1alpha1.DeployRun, e *en
 		}
 		d.Status.URL = url
 		msg := fmt.Sprintf("deployed %s: Synced and Healthy", short(want))
+		if r.o.HTTPCheck != nil && url != "" {
+			a := checkURL(ctx, r.o.HTTPCheck, url)
+			if a.reachable && !a.ok {
+				r.note(d, fmt.Sprintf("Synced and Healthy at %s; waiting for the live URL: %s", short(want), a.msg))
+				return reconcile.Result{RequeueAfter: Poll}, nil
+			}
+			msg += "; " + a.msg
+		}
 		if url != "" {
 			msg += "; live at " + url
 		}

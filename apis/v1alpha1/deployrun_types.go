@@ -171,6 +171,11 @@ type DeploySync struct {
 	// StartedAt is when the sync was asked for.
 	// +optional
 	StartedAt *metav1.Time `json:"startedAt,omitempty"`
+	// Attempt is the number of the sync asked for: an operation Argo CD
+	// could not run (phase Error: a repository it could not fetch, for
+	// one) is asked for again, up to 3 times. Empty: the first.
+	// +optional
+	Attempt int32 `json:"attempt,omitempty"`
 	// Phase of the sync operation (Running, Succeeded, Failed, Error).
 	// +optional
 	Phase string `json:"phase,omitempty"`

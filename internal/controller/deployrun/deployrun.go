@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -867,8 +868,19 @@ func (r *Reconciler) deploying(ctx context.Context, d *v1alpha1.DeployRun, e *en
 			}
 			r.enter(d, v1alpha1.DeployVerifying, fmt.Sprintf("synced to %s; waiting for Argo CD to report the application Synced and Healthy", short(s.SyncedRevision)))
 			return reconcile.Result{RequeueAfter: Poll}, nil // the status write wakes it at once
-		case "Failed", "Error":
-			r.fail(d, fmt.Sprintf("Argo CD sync of application %s %s: %s", name, strings.ToLower(op.Phase), truncateMsg(op.Message)))
+		case "Error":
+			// Argo CD could not run it (a repository fetch that failed,
+			// for one): not the sync failing. Asked for again, as a new
+			// operation of its own.
+			if n := max(1, s.Attempt); n < maxSyncAttempts {
+				s.Attempt, s.StartedAt = n+1, nil
+				r.note(d, fmt.Sprintf("Argo CD could not run the sync of application %s (attempt %d of %d), asking again: %s", name, n, maxSyncAttempts, truncateMsg(op.Message)))
+				return reconcile.Result{RequeueAfter: Poll}, nil
+			}
+			r.fail(d, fmt.Sprintf("Argo CD could not run the sync of application %s after %d attempts: %s", name, maxSyncAttempts, truncateMsg(op.Message)))
+			return reconcile.Result{}, nil
+		case "Failed":
+			r.fail(d, fmt.Sprintf("Argo CD sync of application %s failed: %s", name, truncateMsg(op.Message)))
 			return reconcile.Result{}, nil
 		}
 		r.note(d, fmt.Sprintf("Argo CD syncing application %s (%s)", name, strings.ToLower(firstNonEmpty(op.Phase, "Running"))))
@@ -954,9 +966,19 @@ func automated(app *argocd.Application) bool {
 	return p != nil && p.Automated != nil && (p.Automated.Enabled == nil || *p.Automated.Enabled)
 }
 
+// infoValue marks the deployment's own sync operation: its namespace,
+// name, uid and, from the second, the attempt.
 func infoValue(d *v1alpha1.DeployRun) string {
-	return d.Namespace + "/" + d.Name + "/" + string(d.UID)
+	v := d.Namespace + "/" + d.Name + "/" + string(d.UID)
+	if s := d.Status.Sync; s != nil && s.Attempt > 1 {
+		v += "#" + strconv.Itoa(int(s.Attempt))
+	}
+	return v
 }
+
+// maxSyncAttempts is how many times a sync Argo CD could not run is asked
+// for.
+const maxSyncAttempts = 3
 
 func short(rev string) string {
 	if len(rev) == 40 {

@@ -281,6 +281,11 @@ func TestDeployRun(t *testing.T) {
 	if d := get(fourth); d.Status.FailedPhase != v1alpha1.DeployDeploying || !strings.Contains(d.Status.Message, "Argo CD") {
 		t.Errorf("fourth: failed in %s: %s", d.Status.FailedPhase, d.Status.Message)
 	}
+	// Argo CD could not run the sync (phase Error: the commit cannot be
+	// fetched): asked for three times, as three operations, then failed.
+	if s := get(fourth).Status.Sync; s == nil || s.Attempt != 3 || !strings.Contains(get(fourth).Status.Message, "after 3 attempts") {
+		t.Errorf("fourth: sync %+v, message %q: want 3 attempts", s, get(fourth).Status.Message)
+	}
 	envtest.Must(t, c.Get(ctx, client.ObjectKey{Namespace: "shop-dev", Name: "shop"}, cm))
 	if cm.Data["version"] != "v1" {
 		t.Errorf("after a failed sync the application runs %q, want v1 still", cm.Data["version"])

@@ -17,9 +17,10 @@ limitations under the License.
 // Package framework runs a real Crossplane v2 control plane on this machine, with
 // nothing but Debian packages and binaries built from the Go module proxy:
 //
-//   - etcd and kube-apiserver (controller-runtime's envtest), and
-//     kube-controller-manager's garbage collector and namespace controllers,
-//     which Crossplane relies on to delete what a deleted XR composed;
+//   - etcd and kube-apiserver (controller-runtime's envtest) with
+//     cert-manager's CRDs, and kube-controller-manager's garbage collector
+//     and namespace controllers, which Crossplane relies on to delete what a
+//     deleted XR composed;
 //   - Crossplane core, initialised with `crossplane core init` and started
 //     with `crossplane core start --package-runtime=External`;
 //   - a loopback distribution registry (Debian docker-registry) the packages
@@ -103,6 +104,10 @@ type Config struct {
 	// KubeAssets holds etcd, kube-apiserver and kube-controller-manager
 	// (hack/envtest-assets.sh kube-controller-manager).
 	KubeAssets string
+	// CertManagerCRDs is the directory of cert-manager's CRDs
+	// (hack/cert-manager-crds.sh), installed so that a chart shipping a
+	// Certificate applies; no cert-manager runs.
+	CertManagerCRDs string
 	// ArgoCD is the directory hack/argocd.sh prints: Argo CD's binary and
 	// CRDs.
 	ArgoCD string
@@ -198,7 +203,10 @@ func (c *Cluster) startKube(ctx context.Context) error {
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		return err
 	}
-	c.env = &envtest.Environment{BinaryAssetsDirectory: c.cfg.KubeAssets, Scheme: scheme}
+	// cert-manager's CRDs before Argo CD starts, so that its cluster cache
+	// knows Certificates when a chart ships one.
+	c.env = &envtest.Environment{BinaryAssetsDirectory: c.cfg.KubeAssets, Scheme: scheme,
+		CRDDirectoryPaths: []string{c.cfg.CertManagerCRDs}, ErrorIfCRDPathMissing: true}
 	cfg, err := c.env.Start()
 	if err != nil {
 		return err

@@ -24,13 +24,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/freeleaps/provider-devops/internal/testing/envtest"
 )
 
 // ConfigFromEnv is the Config `make demo` and `make e2e` describe through
 // the environment (see the Makefile), with paths relative to the repository
 // root for what make builds:
 //
-//	KUBEBUILDER_ASSETS   etcd, kube-apiserver, kube-controller-manager
+//	KUBEBUILDER_ASSETS   etcd, kube-apiserver, kube-controller-manager, and
+//	                     crds/cert-manager (hack/envtest-assets.sh links it)
 //	ARGOCD               Argo CD's binary and CRDs (hack/argocd.sh)
 //	CROSSPLANE           the Crossplane core binary
 //	CROSSPLANE_CLI       the crossplane CLI of the same release
@@ -54,6 +57,7 @@ func ConfigFromEnv(root, dir string) (Config, error) {
 	cfg := Config{
 		Dir:                  dir,
 		KubeAssets:           get("KUBEBUILDER_ASSETS"),
+		CertManagerCRDs:      envtest.CertManagerCRDs(),
 		ArgoCD:               get("ARGOCD"),
 		Crossplane:           get("CROSSPLANE"),
 		CrossplaneCLI:        get("CROSSPLANE_CLI"),
@@ -65,7 +69,7 @@ func ConfigFromEnv(root, dir string) (Config, error) {
 		ConfigurationPackage: xpkg(ConfigurationName),
 		Version:              v,
 	}
-	for _, f := range []string{filepath.Join(cfg.KubeAssets, "kube-controller-manager"), filepath.Join(cfg.ArgoCD, "argocd"), cfg.Crossplane, cfg.CrossplaneCLI, cfg.Provider, cfg.Function, cfg.Sandbox, cfg.ProviderPackage, cfg.FunctionPackage, cfg.ConfigurationPackage} {
+	for _, f := range []string{filepath.Join(cfg.KubeAssets, "kube-controller-manager"), cfg.CertManagerCRDs, filepath.Join(cfg.ArgoCD, "argocd"), cfg.Crossplane, cfg.CrossplaneCLI, cfg.Provider, cfg.Function, cfg.Sandbox, cfg.ProviderPackage, cfg.FunctionPackage, cfg.ConfigurationPackage} {
 		if _, err := os.Stat(f); err != nil {
 			return Config{}, fmt.Errorf("%w (run `make e2e` or `make demo`, which build it)", err)
 		}

@@ -28,9 +28,10 @@ limitations under the License.
 //     does: Provider, Function and Configuration objects, with an ImageConfig
 //     that rewrites xpkg.freeleaps.io/ to the loopback registry;
 //   - the backends: a real Argo CD (API server, repo server, application
-//     controller and redis, syncing from a loopback git repository into this
-//     control plane), real BIND 9, RabbitMQ and registry, and the sandbox
-//     binary's fakes of Jenkins, GoDaddy, Docker Hub and Harbor.
+//     controller and redis, syncing a Helm chart and Kustomize overlays with
+//     Ingresses from a loopback git repository into this control plane),
+//     real BIND 9, RabbitMQ and registry, and the sandbox binary's fakes of
+//     Jenkins, GoDaddy, Docker Hub and Harbor.
 //
 // With the External runtime Crossplane starts no pods, so this package is the
 // package runtime: for every active FunctionRevision and ProviderRevision it
@@ -269,10 +270,9 @@ func (c *Cluster) startBackends(ctx context.Context) error {
 	if c.Argo, err = argocdserver.New(ctx, argocdserver.Config{Dir: filepath.Join(c.dir, "argocd"), Bin: c.cfg.ArgoCD, KubeConfig: kubeconfig, NoGarbageCollector: true}); err != nil {
 		return fmt.Errorf("argo cd: %w", err)
 	}
-	files := map[string]string{}
-	for env := range Environments {
-		files[strings.ReplaceAll(manifestPath, "{environment}", env)] = fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\ndata:\n  environment: %s\n", Project, env)
-		files["deploy/"+env+"/service.yaml"] = argocdserver.SampleApps["guestbook/service.yaml"]
+	files, err := gitopsFiles()
+	if err != nil {
+		return err
 	}
 	if _, err := c.Argo.Apps.Commit(files, "the scenario's environments"); err != nil {
 		return err

@@ -227,7 +227,7 @@ func (c *Cluster) checkDeployed(ctx context.Context, run *unstructured.Unstructu
 	for _, f := range []struct{ what, got, want string }{
 		{"status.build.revision", str("status", "build", "revision"), sha},
 		{"status.sync.syncedRevision", str("status", "sync", "syncedRevision"), sha},
-		{"status.url", str("status", "url"), "https://" + Environments[deployEnv]},
+		{"status.url", str("status", "url"), envURL(deployEnv)},
 	} {
 		if f.got != f.want {
 			return fmt.Errorf("DeployRun %s has %s %q, want %q", run.GetName(), f.what, f.got, f.want)

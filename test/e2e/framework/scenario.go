@@ -83,8 +83,12 @@ type Report struct {
 	// Ready is the time from creating the DevOpsProject to its Ready.
 	Ready time.Duration
 	// Table is the environment table printed once the project was Ready;
-	// ArgoTable the applications as Argo CD reports them.
-	Table, ArgoTable string
+	// ArgoTable the applications as Argo CD reports them; Ingresses the
+	// Ingress Argo CD created for each environment (host, class, TLS
+	// secret, issuer).
+	Table, ArgoTable, Ingresses string
+	// ingressUIDs are the environments' Ingresses once Ready.
+	ingressUIDs map[string]types.UID
 	// Steady is the window the steady state was measured over, with the
 	// provider's Kubernetes API requests and the fakes' requests by
 	// backend and method in it.
@@ -125,13 +129,20 @@ type Report struct {
 
 // RunScenario is what a platform team does on day one, asserting each step:
 // credentials and a ProviderConfig, a DevOpsProject with four environments
-// (one a preview with a two-minute TTL that retains its DNS record), a
-// deploy request over RabbitMQ (its build commits a new revision, which the
-// deployment syncs; the replaced operator's UI follows it on its legacy
-// heartbeats), the preview's expiry, and deleting the project. It returns
-// at the first step that does not turn out as expected.
+// (one a preview with a two-minute TTL that retains its DNS record), each
+// with an Ingress from its Helm chart or Kustomize overlay, a deploy request
+// over RabbitMQ (its build commits a new revision, which the deployment
+// syncs; the replaced operator's UI follows it on its legacy heartbeats),
+// the preview's expiry, and deleting the project. It returns at the first
+// step that does not turn out as expected.
 func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Report, error) {
 	r := &Report{Steady: steady}
+	// No ingress controller or cert-manager runs: the scenario plays them,
+	// giving Ingresses their address and Certificates their Ready
+	// condition, without which Argo CD reports the applications
+	// Progressing.
+	stopIngress := c.playIngressControllers(ctx)
+	defer stopIngress()
 	stream, err := c.watchEvents()
 	if err != nil {
 		return r, err
@@ -161,6 +172,10 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 		return r, err
 	}
 	c.logf("Argo CD applications (read from Argo CD), each synced into this control plane:\n%s", r.ArgoTable)
+	if r.Ingresses, r.ingressUIDs, err = c.checkIngresses(ctx); err != nil {
+		return r, err
+	}
+	c.logf("Ingresses Argo CD created in the environments' namespaces (addresses set by the played ingress controller):\n%s", r.Ingresses)
 	if err := c.checkDNS(Environments, nil); err != nil {
 		return r, err
 	}
@@ -258,17 +273,35 @@ spec:
   git: {url: %[16]q, branch: `+appBranch+`, jenkinsCredentialsId: git-readonly, credentialsSecretRef: {name: git-credentials}}
   registry: {namespace: team, name: shop, visibility: private}
   pipeline: {folder: team/shop, scriptPath: Jenkinsfile}
-  dns: {zone: example.com, target: ingress.example.com., type: CNAME}
+  dns: {zone: example.com, target: %[19]s., type: CNAME}
+  # Each environment's host, class, TLS secret and issuer handed to its
+  # manifests (ingresses): Helm values for the charts, Kustomize patches for
+  # the overlays.
+  source: {type: Helm}
+  ingress:
+    enabled: true
+    className: nginx
+    issuer: {kind: ClusterIssuer, name: letsencrypt}
   environments:
   - {name: prod, domain: shop.example.com, namespace: shop-prod}
   - {name: staging, domain: staging.shop.example.com, deletionPolicy: Delete}
-  - {name: %[13]s, domain: dev.shop.example.com, deletionPolicy: Delete}
-  - {name: %[14]s, domain: pr-7.shop.example.com, ttl: %[15]s, retain: [DNSRecord]}
+  - name: %[13]s
+    domain: dev.shop.example.com
+    deletionPolicy: Delete
+    sourceType: Kustomize
+    ingress: {tls: false}
+  - name: %[14]s
+    domain: pr-7.shop.example.com
+    ttl: %[15]s
+    retain: [DNSRecord]
+    sourceType: Kustomize
+    ingress: {issuer: {kind: Issuer, name: preview-ca}}
 `, ProjectNamespace, sb.Jenkins.URL, jenkins, c.Argo.URL, c.Argo.Token, c.BIND.Addr, bind.KeyName, c.BIND.Secret,
-		c.Registry.URL, reg, xrAPIVersion, Project, deployEnv, previewEnv, ShortTTL, c.Argo.Apps.URL, GitUser, c.GitPassword)
+		c.Registry.URL, reg, xrAPIVersion, Project, deployEnv, previewEnv, ShortTTL, c.Argo.Apps.URL, GitUser, c.GitPassword, IngressAddress)
 }
 
-// environmentTable renders the XR's status.environments; healthy requires
+// environmentTable renders the XR's status.environments, each with the URL
+// its TLS setting gives (https://, or http:// without TLS); healthy requires
 // every environment Synced and Healthy.
 func (c *Cluster) environmentTable(ctx context.Context, healthy bool) (string, error) {
 	xr, err := c.Get(ctx, xrAPIVersion, "DevOpsProject", ProjectNamespace, Project)
@@ -291,6 +324,9 @@ func (c *Cluster) environmentTable(ctx context.Context, healthy bool) (string, e
 			return "-"
 		}
 		_, _ = fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", get("name"), get("phase"), get("url"), get("pipelineURL"), get("sync"), get("health"), get("expiresAt"))
+		if want := envURL(get("name")); get("url") != want {
+			return "", fmt.Errorf("environment %s has url %q, want %q", get("name"), get("url"), want)
+		}
 		if healthy && (get("sync") != "Synced" || get("health") != "Healthy") {
 			return "", fmt.Errorf("environment %s is Ready but not Synced and Healthy: %v", get("name"), e)
 		}
@@ -299,22 +335,18 @@ func (c *Cluster) environmentTable(ctx context.Context, healthy bool) (string, e
 	return b.String(), nil
 }
 
-// argoTable renders the project's applications as Argo CD reports them, and
-// requires each Synced and Healthy with its ConfigMap deployed into its
-// namespace of this control plane.
+// argoTable renders the project's applications as Argo CD reports them, with
+// the kinds of the resources each manages, and requires each Synced and
+// Healthy with its ConfigMap deployed into its namespace of this control
+// plane.
 func (c *Cluster) argoTable(ctx context.Context) (string, error) {
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	_, _ = fmt.Fprintln(w, "APPLICATION\tPROJECT\tSYNC\tHEALTH\tREVISION\tDESTINATION\tDEPLOYED")
+	_, _ = fmt.Fprintln(w, "APPLICATION\tPROJECT\tSYNC\tHEALTH\tREVISION\tDESTINATION\tRESOURCES")
 	// The applications belong to the project's own AppProject, which
 	// allows exactly their destinations.
 	appProject := ProjectNamespace + "-" + Project
-	envs := make([]string, 0, len(Environments))
-	for env := range Environments {
-		envs = append(envs, env)
-	}
-	sort.Strings(envs)
-	for _, env := range envs {
+	for _, env := range envOrder {
 		name := Project + "-" + env
 		app, err := c.Argo.Application(ctx, argocdserver.Namespace, name)
 		if err != nil || app == nil {
@@ -328,10 +360,18 @@ func (c *Cluster) argoTable(ctx context.Context) (string, error) {
 			return "", fmt.Errorf("application %s is in Argo CD project %q, want the DevOpsProject's own %q", name, proj, appProject)
 		}
 		cm := &corev1.ConfigMap{}
-		deployed := "ConfigMap " + ns + "/" + Project
-		if err := c.Kube.Get(ctx, client.ObjectKey{Namespace: ns, Name: Project}, cm); err != nil {
-			return "", fmt.Errorf("application %s is %s/%s but its ConfigMap is not in %s: %v", name, sync, health, ns, err)
+		if err := c.Kube.Get(ctx, client.ObjectKey{Namespace: ns, Name: appConfigMap(env)}, cm); err != nil {
+			return "", fmt.Errorf("application %s is %s/%s but its ConfigMap %s is not in %s: %v", name, sync, health, appConfigMap(env), ns, err)
 		}
+		res, _, _ := unstructured.NestedSlice(app.Object, "status", "resources")
+		kinds := []string{}
+		for _, x := range res {
+			if m, ok := x.(map[string]any); ok {
+				kinds = append(kinds, fmt.Sprint(m["kind"]))
+			}
+		}
+		sort.Strings(kinds)
+		deployed := strings.Join(kinds, ",")
 		if len(rev) > 7 {
 			rev = rev[:7]
 		}
@@ -356,8 +396,8 @@ func (c *Cluster) argoTable(ctx context.Context) (string, error) {
 // those in absent.
 func (c *Cluster) checkDNS(present, absent map[string]string) error {
 	for env, name := range present {
-		if v := c.BIND.Values(name+".", dns.TypeCNAME); len(v) != 1 || v[0] != "ingress.example.com." {
-			return fmt.Errorf("BIND answers %v for %s (environment %s), want ingress.example.com.", v, name, env)
+		if v := c.BIND.Values(name+".", dns.TypeCNAME); len(v) != 1 || v[0] != IngressAddress+"." {
+			return fmt.Errorf("BIND answers %v for %s (environment %s), want %s.", v, name, env, IngressAddress)
 		}
 	}
 	for env, name := range absent {
@@ -515,8 +555,8 @@ func (c *Cluster) measureSteadyState(ctx context.Context, r *Report) error {
 }
 
 // expire waits for the preview environment's TTL: its pipeline and
-// application must be deleted from Jenkins and Argo CD, and its DNS record,
-// which it retains, kept in BIND.
+// application must be deleted from Jenkins and Argo CD, its Ingress by Argo
+// CD's cascade, and its DNS record, which it retains, kept in BIND.
 func (c *Cluster) expire(ctx context.Context, r *Report, created time.Time) error {
 	c.logf("waiting for %s to expire (%s after creation, %s from now)", previewEnv, ShortTTL, time.Until(created.Add(ShortTTL)).Round(time.Second))
 	err := c.Wait(ctx, previewEnv+"'s pipeline and application to be deleted", ShortTTL+4*time.Minute, func(ctx context.Context) (bool, string, error) {
@@ -550,6 +590,10 @@ func (c *Cluster) expire(ctx context.Context, r *Report, created time.Time) erro
 		return fmt.Errorf("the retained DNS record: %w", err)
 	}
 	c.logf("  its DNS record %s is retained in BIND", Environments[previewEnv])
+	if err := c.waitIngressesGone(ctx, previewEnv); err != nil {
+		return err
+	}
+	c.logf("  its Ingress in %s is deleted by Argo CD's cascade", envNamespace(previewEnv))
 	table, err := c.environmentTable(ctx, false)
 	if err != nil {
 		return err
@@ -644,8 +688,17 @@ func (c *Cluster) deleteProject(ctx context.Context, r *Report) error {
 	if sync, _, _ := unstructured.NestedString(app.Object, "status", "sync", "status"); sync != "Synced" {
 		return fmt.Errorf("the orphaned application %s-prod is %q, want it still Synced from its repository", Project, sync)
 	}
+	// The applications deleted took their Ingresses (and staging's
+	// Certificate) with them; the orphaned one keeps its own.
+	if err := c.waitIngressesGone(ctx, "staging", deployEnv, previewEnv); err != nil {
+		return err
+	}
+	if err := c.checkIngressKept(ctx, "prod", r.ingressUIDs["prod"]); err != nil {
+		return err
+	}
 	r.Deleted = time.Since(t0)
-	c.logf("  everything is deleted (%s) but what is orphaned: prod's Jenkins job, Argo CD application (still Synced) and DNS record %s, their AppProject and repository; and the retained record %s", r.Deleted.Round(100*time.Millisecond), Environments["prod"], Environments[previewEnv])
+	c.logf("  everything is deleted (%s) but what is orphaned: prod's Jenkins job, Argo CD application (still Synced), Ingress and DNS record %s, their AppProject and repository; and the retained record %s", r.Deleted.Round(100*time.Millisecond), Environments["prod"], Environments[previewEnv])
+	c.logf("  staging's and %s's Ingresses (and staging's Certificate) are deleted by Argo CD's cascade", deployEnv)
 	return nil
 }
 
@@ -724,7 +777,10 @@ func (c *Cluster) recreateProject(ctx context.Context, r *Report) error {
 	if err != nil || after == nil || after.GetUID() != before.GetUID() {
 		return fmt.Errorf("prod's application must be the orphaned one, taken back (uid %s), got %v, %v", before.GetUID(), after, err)
 	}
-	c.logf("  Ready after %s: prod's orphaned job, application (same object) and DNS record taken back", r.Recreated.Round(100*time.Millisecond))
+	if err := c.checkIngressKept(ctx, "prod", r.ingressUIDs["prod"]); err != nil {
+		return err
+	}
+	c.logf("  Ready after %s: prod's orphaned job, application (same object, its Ingress untouched) and DNS record taken back", r.Recreated.Round(100*time.Millisecond))
 	if err := c.Kube.Delete(ctx, xr, client.PropagationPolicy("Foreground")); err != nil {
 		return err
 	}
@@ -824,8 +880,9 @@ func (r *Report) Summary() string {
 	}
 	row("deploy request → DeployRun Succeeded", "%s (the build's commit %s synced, Healthy)", r.Deployed.Round(100*time.Millisecond), short)
 	row("legacy heartbeats (UI's queue)", "%s", r.Legacy)
-	row("preview expired", "%s after creation (TTL %s)", r.Expired.Round(time.Second), ShortTTL)
-	row("DevOpsProject deleted → all gone", "%s", r.Deleted.Round(100*time.Millisecond))
+	row("Ingresses (Argo CD's, per environment)", "%d with host, class, TLS secret and issuer as asked; address %s (played ingress controller)", len(r.ingressUIDs), IngressAddress)
+	row("preview expired", "%s after creation (TTL %s); its Ingress deleted by Argo CD's cascade", r.Expired.Round(time.Second), ShortTTL)
+	row("DevOpsProject deleted → all gone", "%s (but what is orphaned: prod's application keeps its Ingress)", r.Deleted.Round(100*time.Millisecond))
 	row("re-created with prod → Ready", "%s (prod's orphaned job, application and record taken back)", r.Recreated.Round(100*time.Millisecond))
 	row("events on the stream", "%v", r.Events)
 	row("provider memory", "RSS %s, peak %s", mib(r.Provider.RSS), mib(r.Provider.Peak))

@@ -127,6 +127,9 @@ type Server struct {
 	mu                           sync.Mutex
 	redis, repo, api, controller *process.Process
 	gc                           *process.Process
+	// askPassDir holds the askpass socket when the server's directory is
+	// too deep for one; removed by Close.
+	askPassDir string
 }
 
 // Bin returns the Argo CD directory from the environment variable ARGOCD
@@ -221,6 +224,9 @@ func (s *Server) Close() {
 	if s.Git != nil {
 		s.Git.Close()
 	}
+	if s.askPassDir != "" {
+		_ = os.RemoveAll(s.askPassDir)
+	}
 }
 
 func (s *Server) logs() string { return filepath.Join(s.cfg.Dir, "logs") }
@@ -295,7 +301,31 @@ func (s *Server) env(component string) []string {
 		// credentials (GIT_ASKPASS=argocd), as in Argo CD's image.
 		"PATH=" + filepath.Join(s.cfg.Bin, "bin") + string(os.PathListSeparator) + s.cfg.Bin + string(os.PathListSeparator) + os.Getenv("PATH"),
 		"REDIS_PASSWORD=",
+		// The repo server's askpass socket, through which git gets a
+		// private repository's credentials, is /tmp/reposerver-ask-pass.sock
+		// unless set: every Argo CD on the machine (a test, an e2e and a
+		// demo at once) would take it from the one before, whose git then
+		// asks the wrong server ("unable to read askpass response").
+		"ARGOCD_ASK_PASS_SOCK=" + s.askPassSocket(),
 	}
+}
+
+// askPassSocket is the repo server's askpass socket, in the server's
+// directory, or in a directory of its own under the system's when that
+// path is too long for a unix socket.
+func (s *Server) askPassSocket() string {
+	sock := filepath.Join(s.cfg.Dir, "tmp", "askpass.sock")
+	if len(sock) < 100 {
+		return sock
+	}
+	if s.askPassDir == "" {
+		d, err := os.MkdirTemp("", "argocd-askpass-")
+		if err != nil {
+			return sock
+		}
+		s.askPassDir = d
+	}
+	return filepath.Join(s.askPassDir, "askpass.sock")
 }
 
 func (s *Server) bin() string { return filepath.Join(s.cfg.Bin, "argocd") }

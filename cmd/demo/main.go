@@ -16,11 +16,13 @@ limitations under the License.
 
 // Command demo runs provider-devops end to end on this machine: a real
 // Crossplane v2 control plane with the packages installed, a DevOpsProject
-// with four environments, a deploy request over RabbitMQ (built, committed to
-// the GitOps repository and synced by Argo CD, with the deployment history
-// and the legacy UI's heartbeats printed), a preview environment expiring
-// and the project deleted; then it prints a summary and stops everything it
-// started. `make demo` builds what it needs and runs it.
+// with four environments, each with an Ingress (host, class, TLS secret and
+// cert-manager issuer handed to its Helm chart or Kustomize overlay), a
+// deploy request over RabbitMQ (built, committed to the GitOps repository
+// and synced by Argo CD, with the deployment history and the legacy UI's
+// heartbeats printed), a preview environment expiring and the project
+// deleted; then it prints a summary and the environments' Ingresses, and
+// stops everything it started. `make demo` builds what it needs and runs it.
 package main
 
 import (
@@ -88,5 +90,6 @@ func run(keep bool, steady time.Duration) error {
 		return fmt.Errorf("%w (logs: %s/logs; rerun with --keep to look at them)", err, dir)
 	}
 	fmt.Printf("\nSummary (%s in all)\n%s", time.Since(t0).Round(time.Second), r.Summary())
+	fmt.Printf("\nEach environment's Ingress, as Argo CD created it from the environment's chart or overlay:\n%s", r.Ingresses)
 	return nil
 }

@@ -105,6 +105,7 @@ func TestDeployRequestTenancy(t *testing.T) {
 		return c.Get(ctx, client.ObjectKeyFromObject(p), p) == nil && p.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue
 	})
 
+	waitConsuming(t, broker.URL, deployQueue)
 	ciShop, ciOther := publisher(t, ciShopURL), publisher(t, ciOtherURL)
 	t0 := time.Now().UTC()
 	body := func(revision string, at time.Time) string {

@@ -83,6 +83,23 @@ func publisher(t *testing.T, url string) *amqp.Channel {
 	return ch
 }
 
+// waitConsuming waits until the provider consumes queue: it declares the
+// dead-letter queue, then the queue and its binding, then consumes, and a
+// message published before the binding is dropped by the exchange.
+func waitConsuming(t *testing.T, url, queue string) {
+	t.Helper()
+	ch := publisher(t, url)
+	envtest.Eventually(t, "the provider consuming "+queue, func() bool {
+		q, err := ch.QueueDeclarePassive(queue, true, false, false, false, nil)
+		if err != nil {
+			// A failed passive declare closes the channel.
+			ch = publisher(t, url)
+			return false
+		}
+		return q.Consumers > 0
+	})
+}
+
 // stream collects every event published to the exchange.
 type stream struct {
 	mu  sync.Mutex

@@ -182,6 +182,7 @@ func TestInitializeTenancy(t *testing.T) {
 		_, err := ch.QueueDeclarePassive(events.DeadLetter(deployQueue), true, false, false, false, events.QueueArgs(deployQueue, events.DefaultMaxLength))
 		return err == nil
 	})
+	waitConsuming(t, broker.URL, deployQueue)
 	dead, err = dl.Consume(events.DeadLetter(deployQueue), "", true, false, false, false, nil)
 	envtest.Must(t, err)
 	go func() {

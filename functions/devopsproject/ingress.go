@@ -125,7 +125,8 @@ func (in ingress) scheme() string {
 	return "http://"
 }
 
-var className = regexp.MustCompile(`^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$`)
+// className is a DNS subdomain, as the XRD's pattern says.
+var className = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
 // validateIngress checks one ingress spec (at path) on its own.
 func validateIngress(path string, s *IngressSpec) error {
@@ -139,7 +140,10 @@ func validateIngress(path string, s *IngressSpec) error {
 		if _, ok := issuerAnnotation[i.Kind]; !ok {
 			return fieldErr(path+".issuer.kind", "%q must be ClusterIssuer or Issuer", i.Kind)
 		}
-		if errs := validation.IsDNS1123Subdomain(i.Name); len(errs) > 0 {
+		if errs := validation.IsDNS1123Subdomain(i.Name); len(errs) > 0 || !className.MatchString(i.Name) {
+			if len(errs) == 0 {
+				errs = []string{"a DNS subdomain"}
+			}
 			return fieldErr(path+".issuer.name", "%q is not a cert-manager issuer name: %s", i.Name, errs[0])
 		}
 	}
@@ -147,20 +151,31 @@ func validateIngress(path string, s *IngressSpec) error {
 		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
 			return fieldErr(path+".annotations", "%q is not an annotation key: %s", k, errs[0])
 		}
-		if _, ours := issuerAnnotationKey(k); ours {
-			return fieldErr(path+".annotations", "%q is set from issuer: name the issuer there", k)
+		// cert-manager's annotations choose the issuer and what the
+		// certificate says: the platform's, through issuer.
+		if strings.HasPrefix(k, "cert-manager.io/") || strings.HasPrefix(k, "acme.cert-manager.io/") {
+			return fieldErr(path+".annotations", "%q is cert-manager's: name the issuer in issuer", k)
 		}
 	}
 	return nil
 }
 
-func issuerAnnotationKey(k string) (string, bool) {
-	for kind, a := range issuerAnnotation {
-		if a == k {
-			return kind, true
-		}
+// allowed holds an environment's ingress to the Composition input's
+// allow-lists of IngressClasses and ClusterIssuers (empty: any).
+func (s *settings) allowed(path string, in ingress) error {
+	if !in.enabled {
+		return nil
 	}
-	return "", false
+	if len(s.ingressClasses) > 0 && in.className != "" && !slices.Contains(s.ingressClasses, in.className) {
+		return fieldErr(path+".ingress.className", "%q is not one of the IngressClasses the platform allows (%s)", in.className, strings.Join(s.ingressClasses, ", "))
+	}
+	if len(s.ingressClasses) > 0 && in.className == "" {
+		return fieldErr(path+".ingress.className", "is required: the platform allows the IngressClasses %s", strings.Join(s.ingressClasses, ", "))
+	}
+	if i := in.issuer; in.tls && i != nil && i.Kind == "ClusterIssuer" && len(s.clusterIssuers) > 0 && !slices.Contains(s.clusterIssuers, i.Name) {
+		return fieldErr(path+".ingress.issuer", "ClusterIssuer %q is not one the platform allows (%s); or name an Issuer of the environment's namespace", i.Name, strings.Join(s.clusterIssuers, ", "))
+	}
+	return nil
 }
 
 // validateEnvIngress checks what an environment's effective ingress

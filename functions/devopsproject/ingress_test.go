@@ -151,10 +151,13 @@ func TestIngressBadInput(t *testing.T) {
 		"TLSWithoutIssuer": {xr(withIngress("Helm", nil), withSpec(func(s map[string]any) {
 			delete(s["ingress"].(map[string]any), "issuer")
 		})), "spec.environments[0].ingress.issuer: TLS is on and needs a cert-manager issuer"},
-		"IssuerKind":       {xr(withIngress("Helm", map[string]any{"issuer": map[string]any{"kind": "Vault", "name": "x"}})), `spec.environments[1].ingress.issuer.kind: "Vault" must be ClusterIssuer or Issuer`},
-		"IssuerAnnotation": {xr(withIngress("Helm", map[string]any{"annotations": map[string]any{"cert-manager.io/issuer": "x"}})), `spec.environments[1].ingress.annotations: "cert-manager.io/issuer" is set from issuer`},
-		"BadClass":         {xr(withIngress("Helm", map[string]any{"className": "Nginx!"})), `spec.environments[1].ingress.className: "Nginx!" is not an IngressClass name`},
-		"BadSourceType":    {xr(withSpec(func(s map[string]any) { s["source"] = map[string]any{"type": "Jsonnet"} })), `spec.source.type: "Jsonnet" must be Directory, Helm or Kustomize`},
+		"IssuerKind":           {xr(withIngress("Helm", map[string]any{"issuer": map[string]any{"kind": "Vault", "name": "x"}})), `spec.environments[1].ingress.issuer.kind: "Vault" must be ClusterIssuer or Issuer`},
+		"IssuerAnnotation":     {xr(withIngress("Helm", map[string]any{"annotations": map[string]any{"cert-manager.io/issuer": "x"}})), `spec.environments[1].ingress.annotations: "cert-manager.io/issuer" is cert-manager's`},
+		"IssuerKindAnnotation": {xr(withIngress("Helm", map[string]any{"annotations": map[string]any{"cert-manager.io/issuer-kind": "ClusterIssuer"}})), `"cert-manager.io/issuer-kind" is cert-manager's`},
+		"BadAnnotationKey":     {xr(withIngress("Helm", map[string]any{"annotations": map[string]any{"foo bar": "x"}})), `"foo bar" is not an annotation key`},
+		"BadIssuerName":        {xr(withIngress("Helm", map[string]any{"issuer": map[string]any{"kind": "Issuer", "name": "a..b"}})), `spec.environments[1].ingress.issuer.name: "a..b"`},
+		"BadClass":             {xr(withIngress("Helm", map[string]any{"className": "Nginx!"})), `spec.environments[1].ingress.className: "Nginx!" is not an IngressClass name`},
+		"BadSourceType":        {xr(withSpec(func(s map[string]any) { s["source"] = map[string]any{"type": "Jsonnet"} })), `spec.source.type: "Jsonnet" must be Directory, Helm or Kustomize`},
 		"EnvOnDirectory": {xr(withSpec(func(s map[string]any) {
 			s["environments"].([]any)[1].(map[string]any)["ingress"] = map[string]any{"enabled": true, "tls": false}
 		})), "spec.environments[1].ingress.enabled: ingress is on but the environment's source type is Directory"},
@@ -165,6 +168,44 @@ func TestIngressBadInput(t *testing.T) {
 			r := rsp.GetResults()
 			if len(r) != 1 || r[0].GetSeverity() != fnv1.Severity_SEVERITY_FATAL || !strings.Contains(r[0].GetMessage(), tc.want) {
 				t.Fatalf("want one Fatal result containing %q, got %v", tc.want, r)
+			}
+		})
+	}
+}
+
+// The platform's allow-lists in the Composition input, and the addresses
+// an ingress cannot answer on.
+func TestIngressInputLimits(t *testing.T) {
+	limits := map[string]any{"ingressClasses": []any{"nginx"}, "clusterIssuers": []any{"letsencrypt"}}
+	cases := map[string]struct {
+		xr    map[string]any
+		input map[string]any
+		want  string // "" accepted
+	}{
+		"Allowed":         {xr(withIngress("Helm", nil)), limits, ""},
+		"IssuerOfItsOwn":  {xr(withIngress("Helm", map[string]any{"issuer": map[string]any{"kind": "Issuer", "name": "team-ca"}})), limits, ""},
+		"OtherClass":      {xr(withIngress("Helm", map[string]any{"className": "internal"})), limits, `spec.environments[1].ingress.className: "internal" is not one of the IngressClasses the platform allows (nginx)`},
+		"OtherCluster":    {xr(withIngress("Helm", map[string]any{"issuer": map[string]any{"kind": "ClusterIssuer", "name": "internal-ca"}})), limits, `spec.environments[1].ingress.issuer: ClusterIssuer "internal-ca" is not one the platform allows`},
+		"Loopback":        {xr(), map[string]any{"ingressAddress": "127.0.0.1"}, `input.ingressAddress: "127.0.0.1" is not an address an ingress answers on`},
+		"Metadata":        {xr(), map[string]any{"ingressAddress": "169.254.169.254"}, `input.ingressAddress`},
+		"MappedIPv4":      {xr(), map[string]any{"ingressAddress": "::ffff:10.0.0.1"}, `input.ingressAddress`},
+		"Unspecified":     {xr(), map[string]any{"ingressAddress": "0.0.0.0"}, `input.ingressAddress`},
+		"HostNameAddress": {xr(), map[string]any{"ingressAddress": "lb.example.net"}, ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp := run(t, t0, newRequest(t, tc.xr, allObserved(true, "prod", "pr-7"), tc.input))
+			var fatals []string
+			for _, r := range rsp.GetResults() {
+				if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
+					fatals = append(fatals, r.GetMessage())
+				}
+			}
+			switch {
+			case tc.want == "" && len(fatals) > 0:
+				t.Errorf("want accepted, got %v", fatals)
+			case tc.want != "" && (len(fatals) != 1 || !strings.Contains(fatals[0], tc.want)):
+				t.Errorf("want one Fatal containing %q, got %v", tc.want, fatals)
 			}
 		})
 	}

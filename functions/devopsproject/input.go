@@ -38,6 +38,8 @@ type settings struct {
 	pollInterval       time.Duration
 	// ingressAddress is the default DNS target.
 	ingressAddress string
+	// ingressClasses and clusterIssuers are the allow-lists; empty: any.
+	ingressClasses, clusterIssuers []string
 	// ttlFromDeployment runs a ttl from the environment's last successful
 	// deployment too (input.ttlStart LastDeployment).
 	ttlFromDeployment bool
@@ -112,11 +114,16 @@ func parseInput(in *v1beta1.Input) (*settings, error) {
 		*d.into = v
 	}
 	if a := in.IngressAddress; a != "" {
-		if net.ParseIP(a) == nil && !fqdn.MatchString(strings.ToLower(a)) {
+		ip := net.ParseIP(a)
+		switch {
+		case ip == nil && !fqdn.MatchString(strings.ToLower(a)):
 			return nil, fieldErr("input.ingressAddress", "%q is neither an IP address nor a host name", a)
+		case ip != nil && (ip.IsUnspecified() || ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsMulticast() || (ip.To4() != nil && strings.Contains(a, ":"))):
+			return nil, fieldErr("input.ingressAddress", "%q is not an address an ingress answers on (unspecified, loopback, link-local, multicast or IPv4-mapped)", a)
 		}
 		s.ingressAddress = a
 	}
+	s.ingressClasses, s.clusterIssuers = in.IngressClasses, in.ClusterIssuers
 	switch in.TTLStart {
 	case "", TTLStartCreation:
 	case TTLStartLastDeployment:

@@ -17,6 +17,8 @@ limitations under the License.
 package main
 
 import (
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/crossplane/function-sdk-go/errors"
@@ -79,6 +81,11 @@ func readRequest(req *fnv1.RunFunctionRequest) (*requestState, error) {
 	p, err := projectOf(oxr.Resource, spec, s)
 	if err != nil {
 		return nil, err
+	}
+	for i, e := range spec.Environments {
+		if err := s.allowed(fmt.Sprintf("spec.environments[%d]", i), ingressOf(spec.Ingress, e.Ingress)); err != nil {
+			return nil, err
+		}
 	}
 	if t, _ := dnsTarget(spec.DNS, s); t == "" {
 		return nil, fieldErr("spec.dns.target", "is required: what the environments' names point to (the ingress's address or host), unless the Composition's input sets ingressAddress")

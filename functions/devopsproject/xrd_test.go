@@ -160,6 +160,18 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 			envAt(s, 0)["ingress"] = map[string]any{"annotations": map[string]any{"cert-manager.io/cluster-issuer": "x"}}
 		}, `name the issuer in ingress.issuer`},
 		"SourceType": {func(s map[string]any) { s["source"] = map[string]any{"type": "Jsonnet"} }, `spec.source.type: Unsupported value: "Jsonnet"`},
+		// What the function refuses, the API server refuses first: a
+		// project the function cannot compose never gets stored.
+		"AnnotationKey": {func(s map[string]any) {
+			envAt(s, 0)["ingress"] = map[string]any{"annotations": map[string]any{"foo bar": "x"}}
+		}, `annotation keys are Kubernetes qualified names`},
+		"CertManagerAnnotation": {func(s map[string]any) {
+			s["ingress"] = map[string]any{"annotations": map[string]any{"cert-manager.io/issuer-kind": "ClusterIssuer"}}
+		}, `cert-manager's annotations are the platform's to set`},
+		"IssuerName": {func(s map[string]any) {
+			s["ingress"] = map[string]any{"issuer": map[string]any{"kind": "Issuer", "name": "a..b"}}
+		}, `spec.ingress.issuer.name`},
+		"ClassName": {func(s map[string]any) { s["ingress"] = map[string]any{"className": "a..b"} }, `spec.ingress.className`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -23,6 +23,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"syscall"
 	"time"
 )
 
@@ -53,6 +54,9 @@ func checkURL(ctx context.Context, client *http.Client, url string) answer {
 	req.Header.Set("User-Agent", "provider-devops-deployrun")
 	resp, err := client.Do(req)
 	if err != nil {
+		if errors.Is(err, errRefusedAddress) {
+			return answer{reachable: true, msg: fmt.Sprintf("GET %s not sent: %v", url, errRefusedAddress)}
+		}
 		var dnsErr *net.DNSError
 		var opErr *net.OpError
 		if errors.As(err, &dnsErr) || errors.As(err, &opErr) {
@@ -77,10 +81,31 @@ func errorKind(err error) string {
 	}
 }
 
+// errRefusedAddress is a live URL whose name points at an address no
+// environment answers on: the check never connects there.
+var errRefusedAddress = errors.New("its name points at a loopback, link-local, unspecified or multicast address")
+
 // NewHTTPCheckClient is the client of the live URL check: no redirects
-// followed, no proxy, the system's roots for TLS.
-func NewHTTPCheckClient() *http.Client {
+// followed, no proxy, the system's roots for TLS, and never a connection
+// to a loopback, link-local (cloud metadata), unspecified or multicast
+// address, whatever the tenant's name resolves to.
+func NewHTTPCheckClient() *http.Client { return newHTTPCheckClient(true) }
+
+func newHTTPCheckClient(guard bool) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.Proxy = nil
+	if guard {
+		d := &net.Dialer{Timeout: httpCheckTimeout, Control: func(_, address string, _ syscall.RawConn) error {
+			host, _, err := net.SplitHostPort(address)
+			if err != nil {
+				return err
+			}
+			if ip := net.ParseIP(host); ip == nil || ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified() || ip.IsMulticast() {
+				return errRefusedAddress
+			}
+			return nil
+		}}
+		t.DialContext = d.DialContext
+	}
 	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }

@@ -43,7 +43,7 @@ func TestCheckURL(t *testing.T) {
 	}
 	gone := "http://" + closed.Addr().String() + "/"
 	_ = closed.Close()
-	c := NewHTTPCheckClient()
+	c := newHTTPCheckClient(false) // the test servers are on loopback
 	for name, tc := range map[string]struct {
 		url           string
 		reachable, ok bool
@@ -54,8 +54,15 @@ func TestCheckURL(t *testing.T) {
 		"Redirect":   {srv.URL + "/moved", true, true, "answered 302"}, // not followed
 		"NotHere":    {gone, false, false, "does not answer on this network"},
 		"NoSuchName": {"http://no-such-name.invalid/", false, false, "does not answer on this network"},
+		// The provider's client never connects to loopback or link-local
+		// addresses, wherever a tenant's name points.
+		"Guarded": {srv.URL + "/", true, false, "not sent: its name points at a loopback"},
 	} {
 		t.Run(name, func(t *testing.T) {
+			c := c
+			if name == "Guarded" {
+				c = NewHTTPCheckClient()
+			}
 			a := checkURL(context.Background(), c, tc.url)
 			if a.reachable != tc.reachable || a.ok != tc.ok || !strings.Contains(a.msg, tc.msg) {
 				t.Errorf("%+v, want reachable %v ok %v message with %q", a, tc.reachable, tc.ok, tc.msg)

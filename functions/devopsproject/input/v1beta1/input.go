@@ -85,6 +85,20 @@ type Input struct {
 	// +optional
 	IngressAddress string `json:"ingressAddress,omitempty"`
 
+	// IngressClasses a project may name in ingress.className; empty: any
+	// (a project then may also name none, the cluster's default).
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=set
+	// +optional
+	IngressClasses []string `json:"ingressClasses,omitempty"`
+
+	// ClusterIssuers a project may name in ingress.issuer; empty: any.
+	// Issuers of an environment's own namespace are always allowed.
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=set
+	// +optional
+	ClusterIssuers []string `json:"clusterIssuers,omitempty"`
+
 	// TTLStart is when an environment's ttl starts to run: Creation (it
 	// expires ttl after it first appeared, or after its last renewal), or
 	// LastDeployment (ttl after its last successful DeployRun, and from

@@ -49,6 +49,16 @@ func (in *Input) DeepCopyInto(out *Input) {
 		*out = make([]string, len(*in))
 		copy(*out, *in)
 	}
+	if in.IngressClasses != nil {
+		in, out := &in.IngressClasses, &out.IngressClasses
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
+	if in.ClusterIssuers != nil {
+		in, out := &in.ClusterIssuers, &out.ClusterIssuers
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.TeardownOrder != nil {
 		in, out := &in.TeardownOrder, &out.TeardownOrder
 		*out = make([]string, len(*in))

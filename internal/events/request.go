@@ -17,10 +17,43 @@ limitations under the License.
 package events
 
 import (
+	"bytes"
+	"encoding/json"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 )
+
+// DecodeRequest decodes a request body of kind (DevOpsReconcile,
+// DevOpsInitialize) into into, refusing fields it does not declare (named
+// in fields, for the message). The body is the request's JSON, or a
+// structured CloudEvent of type typ carrying it as data; the CloudEvent's
+// time is returned (nil for a plain body).
+func DecodeRequest(body []byte, typ, kind, fields string, into any) (*time.Time, error) {
+	var env struct {
+		SpecVersion string          `json:"specversion"`
+		Type        string          `json:"type"`
+		Time        *time.Time      `json:"time"`
+		Data        json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(body, &env); err != nil {
+		return nil, errors.Errorf("malformed message: not a JSON object: %v", err)
+	}
+	if env.SpecVersion != "" {
+		if env.Type != typ {
+			return nil, errors.Errorf("malformed message: CloudEvent type %q, want %q", env.Type, typ)
+		}
+		body = env.Data
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(into); err != nil {
+		return nil, errors.Errorf("malformed %s: %v (fields: %s)", kind, err, fields)
+	}
+	return env.Time, nil
+}
 
 // MaxRequestBody is the largest request body the provider reads from its
 // request queue; larger ones are dead-lettered unread.

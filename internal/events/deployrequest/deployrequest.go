@@ -31,11 +31,9 @@ limitations under the License.
 package deployrequest
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"regexp"
@@ -134,29 +132,13 @@ func Handler(kube client.Client) events.Handler {
 
 // Parse decodes and validates a request, plain or as a CloudEvent.
 func Parse(body []byte) (*Request, error) {
-	var env struct {
-		SpecVersion string          `json:"specversion"`
-		Type        string          `json:"type"`
-		Time        *time.Time      `json:"time"`
-		Data        json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(body, &env); err != nil {
-		return nil, errors.Errorf("malformed message: not a JSON object: %v", err)
-	}
-	if env.SpecVersion != "" {
-		if env.Type != Type {
-			return nil, errors.Errorf("malformed message: CloudEvent type %q, want %q", env.Type, Type)
-		}
-		body = env.Data
-	}
 	var r Request
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return nil, errors.Errorf("malformed DevOpsReconcile: %v (fields: id, project, environment, namespace, revision, parameters, requestedAt)", err)
+	at, err := events.DecodeRequest(body, Type, "DevOpsReconcile", "id, project, environment, namespace, revision, parameters, requestedAt", &r)
+	if err != nil {
+		return nil, err
 	}
 	if r.RequestedAt == nil {
-		r.RequestedAt = env.Time
+		r.RequestedAt = at
 	}
 	for _, f := range []struct{ name, v string }{{"project", r.Project}, {"environment", r.Environment}, {"namespace", r.Namespace}} {
 		if f.v == "" {

@@ -31,7 +31,6 @@ limitations under the License.
 package initialize
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"regexp"
@@ -117,29 +116,13 @@ func Handler(projects Projects, configs client.Reader) events.Handler {
 // Parse decodes and validates a message, plain or as a CloudEvent. The
 // spec's contents are left to the API server, which knows the XRD.
 func Parse(body []byte) (*Request, error) {
-	var env struct {
-		SpecVersion string          `json:"specversion"`
-		Type        string          `json:"type"`
-		Time        *time.Time      `json:"time"`
-		Data        json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(body, &env); err != nil {
-		return nil, errors.Errorf("malformed message: not a JSON object: %v", err)
-	}
-	if env.SpecVersion != "" {
-		if env.Type != Type {
-			return nil, errors.Errorf("malformed message: CloudEvent type %q, want %q", env.Type, Type)
-		}
-		body = env.Data
-	}
 	var r Request
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return nil, errors.Errorf("malformed DevOpsInitialize: %v (fields: id, namespace, project, spec, requestedAt)", err)
+	at, err := events.DecodeRequest(body, Type, LegacyType, "id, namespace, project, spec, requestedAt", &r)
+	if err != nil {
+		return nil, err
 	}
 	if r.RequestedAt == nil {
-		r.RequestedAt = env.Time
+		r.RequestedAt = at
 	}
 	for _, f := range []struct{ name, v string }{{"namespace", r.Namespace}, {"project", r.Project}} {
 		if f.v == "" {

@@ -30,20 +30,7 @@ import (
 func BenchmarkRunFunction(b *testing.B) {
 	for _, n := range []int{1, 4, 16, 64} {
 		b.Run(fmt.Sprintf("environments=%d", n), func(b *testing.B) {
-			x := xr()
-			envs := make([]any, 0, n)
-			names := make([]string, 0, n)
-			for i := range n {
-				e := map[string]any{"name": fmt.Sprintf("env-%d", i), "domain": fmt.Sprintf("env-%d.shop.example.com", i)}
-				if i%2 == 1 {
-					e["ttl"] = "72h"
-				}
-				envs = append(envs, e)
-				names = append(names, e["name"].(string))
-			}
-			x["spec"].(map[string]any)["environments"] = envs
-			t := &testing.T{}
-			req := newRequest(t, x, allObserved(true, names...), nil)
+			req := benchRequest(n)
 			f := &Function{now: func() time.Time { return t0 }}
 			ctx := context.Background()
 			b.ReportAllocs()
@@ -56,4 +43,22 @@ func BenchmarkRunFunction(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchRequest is a run for a project with n environments (half of them
+// previews with a ttl), every resource observed Ready.
+func benchRequest(n int) *fnv1.RunFunctionRequest {
+	x := xr()
+	envs := make([]any, 0, n)
+	names := make([]string, 0, n)
+	for i := range n {
+		e := map[string]any{"name": fmt.Sprintf("env-%d", i), "domain": fmt.Sprintf("env-%d.shop.example.com", i)}
+		if i%2 == 1 {
+			e["ttl"] = "72h"
+		}
+		envs = append(envs, e)
+		names = append(names, e["name"].(string))
+	}
+	x["spec"].(map[string]any)["environments"] = envs
+	return newRequest(&testing.T{}, x, allObserved(true, names...), nil)
 }

@@ -28,8 +28,10 @@ limitations under the License.
 package deployrun
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -521,7 +523,7 @@ func checkRequest(d *v1alpha1.DeployRun, p *jenkinsv1alpha1.JenkinsPipeline) str
 		declared[x.Name] = x
 	}
 	params := buildParameters(d)
-	for _, k := range sortedKeys(params) {
+	for _, k := range slices.Sorted(maps.Keys(params)) {
 		decl, ok := declared[k]
 		if !ok {
 			if k == jenkinsv1alpha1.RevisionParameter {
@@ -536,20 +538,16 @@ func checkRequest(d *v1alpha1.DeployRun, p *jenkinsv1alpha1.JenkinsPipeline) str
 	return ""
 }
 
-func truncate(s string) string {
-	if len(s) <= 80 {
+// truncate shortens a value quoted in a message; truncateMsg a backend's
+// message.
+func truncate(s string) string    { return clip(s, 80) }
+func truncateMsg(s string) string { return clip(s, 300) }
+
+func clip(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	return s[:80] + "..."
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
+	return s[:n] + "..."
 }
 
 // buildParameters are the build's parameters: spec.parameters and the
@@ -693,7 +691,7 @@ func (r *Reconciler) building(ctx context.Context, d *v1alpha1.DeployRun, e *env
 		r.enter(d, v1alpha1.DeploySucceeded, fmt.Sprintf("build #%d succeeded; the environment has no ArgoApplication, so its build is the whole deployment", b.Number))
 		return reconcile.Result{}, nil
 	}
-	d.Status.Sync = &v1alpha1.DeploySync{Application: e.app.Name, Revision: firstNonEmpty(rev, d.Spec.Revision)}
+	d.Status.Sync = &v1alpha1.DeploySync{Application: e.app.Name, Revision: cmp.Or(rev, d.Spec.Revision)}
 	r.enter(d, v1alpha1.DeployDeploying, fmt.Sprintf("build #%d succeeded; syncing ArgoApplication %s to %s", b.Number, e.app.Name, revisionName(d.Status.Sync.Revision)))
 	return reconcile.Result{RequeueAfter: Poll}, nil // the status write wakes it at once
 }
@@ -707,27 +705,11 @@ func syncedNote(p *jenkinsv1alpha1.JenkinsPipeline) string {
 	return ""
 }
 
-func truncateMsg(s string) string {
-	if len(s) <= 300 {
-		return s
-	}
-	return s[:300] + "..."
-}
-
 func withSlash(u string) string {
 	if u == "" || strings.HasSuffix(u, "/") {
 		return u
 	}
 	return u + "/"
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func revisionName(r string) string {
@@ -883,7 +865,7 @@ func (r *Reconciler) deploying(ctx context.Context, d *v1alpha1.DeployRun, e *en
 			r.fail(d, fmt.Sprintf("Argo CD sync of application %s failed: %s", name, truncateMsg(op.Message)))
 			return reconcile.Result{}, nil
 		}
-		r.note(d, fmt.Sprintf("Argo CD syncing application %s (%s)", name, strings.ToLower(firstNonEmpty(op.Phase, "Running"))))
+		r.note(d, fmt.Sprintf("Argo CD syncing application %s (%s)", name, strings.ToLower(cmp.Or(op.Phase, "Running"))))
 		return reconcile.Result{RequeueAfter: Poll}, nil
 	case app.Operation.HasInfo(InfoName, mine):
 		r.note(d, fmt.Sprintf("Argo CD has the sync of application %s and has not started it yet", name))
@@ -1028,9 +1010,9 @@ func (r *Reconciler) verifying(ctx context.Context, d *v1alpha1.DeployRun, e *en
 	case app.Status.Sync.Revision != want:
 		r.note(d, fmt.Sprintf("Argo CD reports application %s at %s, waiting for %s", name, short(app.Status.Sync.Revision), short(want)))
 	case app.Status.Sync.Status != "Synced":
-		r.note(d, fmt.Sprintf("Argo CD reports application %s %s at %s", name, firstNonEmpty(app.Status.Sync.Status, "Unknown"), short(want)))
+		r.note(d, fmt.Sprintf("Argo CD reports application %s %s at %s", name, cmp.Or(app.Status.Sync.Status, "Unknown"), short(want)))
 	case app.Status.Health.Status != "Healthy":
-		r.note(d, fmt.Sprintf("Argo CD reports application %s %s%s", name, firstNonEmpty(app.Status.Health.Status, "Unknown"), why(app.Status.Health.Message)))
+		r.note(d, fmt.Sprintf("Argo CD reports application %s %s%s", name, cmp.Or(app.Status.Health.Status, "Unknown"), why(app.Status.Health.Message)))
 	default:
 		url, err := r.liveURL(ctx, d)
 		if err != nil {

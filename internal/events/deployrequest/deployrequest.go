@@ -31,6 +31,7 @@ limitations under the License.
 package deployrequest
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -289,7 +290,7 @@ func Apply(ctx context.Context, kube client.Client, req *Request, d Delivery) er
 		},
 		Spec: pcv1alpha1.DeployRunSpec{
 			Project: req.Project, Environment: req.Environment, Revision: revision, Parameters: params,
-			RequestedBy: "amqp:" + d.User, RequestID: firstNonEmpty(req.ID, strings.TrimPrefix(d.Token, "amqp-")),
+			RequestedBy: "amqp:" + d.User, RequestID: cmp.Or(req.ID, strings.TrimPrefix(d.Token, "amqp-")),
 		},
 	}
 	if len(run.Spec.Parameters) == 0 {
@@ -338,15 +339,6 @@ func RunName(project, env, token string) string {
 		prefix = prefix[:240]
 	}
 	return prefix + "-" + hex.EncodeToString(sum[:5])
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // authorise checks that user is among the deployUsers of p's ProviderConfig.

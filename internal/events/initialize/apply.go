@@ -17,6 +17,7 @@ limitations under the License.
 package initialize
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -85,14 +86,14 @@ func Apply(ctx context.Context, projects Projects, configs client.Reader, req *R
 	// about it from the reason of the refusal. By the ProviderConfig the
 	// message names, or the XRD's default when it names none (which the
 	// project falls back to if only messages had set another).
-	pc := firstNonEmpty(req.ProviderConfigName, DefaultProviderConfig)
+	pc := cmp.Or(req.ProviderConfigName, DefaultProviderConfig)
 	if err := authorise(ctx, configs, req, pc, d.User); err != nil {
 		return err
 	}
 	if cur != nil {
 		// And by the one the project uses now: moving a project to
 		// another ProviderConfig needs the consent of both.
-		if was := firstNonEmpty(providerConfigOf(cur), DefaultProviderConfig); was != pc {
+		if was := cmp.Or(providerConfigOf(cur), DefaultProviderConfig); was != pc {
 			if err := authorise(ctx, configs, req, was, d.User); err != nil {
 				return err
 			}
@@ -235,13 +236,4 @@ func conflicts(err error) []string {
 		out = append(out, c.Field+" ("+who+")")
 	}
 	return out
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -18,6 +18,7 @@ package deployrequest
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -85,5 +86,23 @@ func TestApplyRevisionParameter(t *testing.T) {
 	}
 	if err := Apply(context.Background(), kube, req, Delivery{Token: "m-2", User: "ci"}); err == nil || !strings.Contains(err.Error(), `deployment id "ui-1234" is already another namespace's`) {
 		t.Errorf("another namespace's id: want refused, got %v", err)
+	}
+
+	// A request time in 2099, by hand on a kubectl-made run or from a
+	// broker run's clock, never supersedes later broker requests.
+	for i, by := range []string{"alice", "amqp:ci"} {
+		if err := kube.Create(context.Background(), &pcv1alpha1.DeployRun{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("future-%d", i), Namespace: "team",
+			Labels:      map[string]string{contract.LabelProject: "shop", contract.LabelEnvironment: "dev"},
+			Annotations: map[string]string{contract.AnnotationDeployRequestTime: "2099-01-01T00:00:00Z"}},
+			Spec: pcv1alpha1.DeployRunSpec{Project: "shop", Environment: "dev", RequestedBy: by}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	req, err = Parse([]byte(`{"project": "shop", "environment": "dev", "namespace": "team", "requestedAt": "2026-11-24T10:02:00Z"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(context.Background(), kube, req, Delivery{Token: "m-3", User: "ci"}); err != nil {
+		t.Errorf("a request after runs stamped in 2099: want applied, got %v", err)
 	}
 }

@@ -20,27 +20,30 @@ import (
 	"fmt"
 	"time"
 
+	"google.golang.org/protobuf/types/known/structpb"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/crossplane/function-sdk-go/errors"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/freeleaps/provider-devops/apis/contract"
 )
 
 // composer adds resources to the desired state with readiness taken from
-// their observed state.
+// their observed state. desired holds only what this run composes,
+// written straight as protobuf by enc; respond adds it to the desired
+// state earlier steps of the pipeline left.
 type composer struct {
 	p        *project
-	observed map[resource.Name]resource.ObservedComposed
-	desired  map[resource.Name]*resource.DesiredComposed
+	observed map[resource.Name]*structpb.Struct
+	desired  map[resource.Name]*fnv1.Resource
 	ready    map[resource.Name]bool
+	enc      *encoder
 }
 
 func newComposer(rs *requestState) *composer {
-	return &composer{p: rs.project, observed: rs.observed, desired: rs.desired, ready: rs.ready}
+	return &composer{p: rs.project, observed: rs.observed, desired: map[resource.Name]*fnv1.Resource{}, ready: rs.ready, enc: &encoder{}}
 }
 
 // projectWide adds the resources the project's environments share: the
@@ -63,29 +66,31 @@ func (c *composer) projectWide(keepArgo bool, orphaned []OrphanedEnvironment) er
 	return nil
 }
 
-func (c *composer) add(name resource.Name, o runtime.Object) error {
-	u, err := toComposed(o)
+func (c *composer) add(name resource.Name, o composable) error {
+	// A resource composed before keeps its name (Crossplane keeps it too);
+	// a new one gets the project's stable name.
+	if _, seen := c.observed[name]; !seen && o.GetName() == "" {
+		o.SetName(c.p.composedName(name))
+	}
+	s, err := c.enc.resource(o)
 	if err != nil {
 		return errors.Wrapf(err, "cannot compose %s", name)
 	}
-	c.put(name, u)
-	return nil
-}
-
-func (c *composer) put(name resource.Name, u *composed.Unstructured) {
-	// A resource composed before keeps its name (Crossplane keeps it too);
-	// a new one gets the project's stable name.
-	if _, seen := c.observed[name]; !seen && u.GetName() == "" {
-		u.SetName(c.p.composedName(name))
-	}
-	d := &resource.DesiredComposed{Resource: u, Ready: resource.ReadyUnspecified}
+	d := &fnv1.Resource{Resource: s, Ready: fnv1.Ready_READY_UNSPECIFIED}
 	if ready, ok := c.ready[name]; ok {
-		d.Ready = resource.ReadyFalse
+		d.Ready = fnv1.Ready_READY_FALSE
 		if ready {
-			d.Ready = resource.ReadyTrue
+			d.Ready = fnv1.Ready_READY_TRUE
 		}
 	}
 	c.desired[name] = d
+	return nil
+}
+
+// composable is a typed resource the function composes.
+type composable interface {
+	runtime.Object
+	metav1.Object
 }
 
 // environment adds an environment's resources for phase: all of them,
@@ -112,7 +117,7 @@ func (c *composer) environment(ep envPlan) error {
 	}
 	type res struct {
 		name resource.Name
-		obj  runtime.Object
+		obj  composable
 	}
 	all := make([]res, 0, 3)
 	all = append(all, res{namePipeline(e.Name), c.p.pipeline(e, keep[KindPipeline])})
@@ -130,14 +135,14 @@ func (c *composer) environment(ep envPlan) error {
 	}
 	all = append(all, res{nameDNS(e.Name), c.p.dns(e, keep[KindDNS])})
 	for _, r := range all {
-		if o, ok := r.obj.(metav1.Object); ok && !x.at.IsZero() {
+		if !x.at.IsZero() {
 			// The provider reports a deletion at or after this as expired.
-			a := o.GetAnnotations()
+			a := r.obj.GetAnnotations()
 			if a == nil {
 				a = map[string]string{}
 			}
 			a[contract.AnnotationExpiresAt] = x.at.Format(time.RFC3339)
-			o.SetAnnotations(a)
+			r.obj.SetAnnotations(a)
 		}
 		if err := c.add(r.name, r.obj); err != nil {
 			return err
@@ -149,10 +154,12 @@ func (c *composer) environment(ep envPlan) error {
 		if !withApp && (by == KindApp || of == KindApp) {
 			continue
 		}
-		c.put(usageName(e.Name, of, by), usageObject(c.p.usage(e.Name, of, by)))
+		if err := c.add(usageName(e.Name, of, by), c.p.usage(e.Name, of, by)); err != nil {
+			return err
+		}
 	}
 	if withApp {
-		c.put(usageName(e.Name, KindProject, KindApp), usageObject(c.p.projectUsage(e.Name)))
+		return c.add(usageName(e.Name, KindProject, KindApp), c.p.projectUsage(e.Name))
 	}
 	return nil
 }
@@ -182,14 +189,12 @@ func (c *composer) status(ep envPlan) EnvStatus {
 	st.DeletionPolicy = ep.policy
 	st.Deployment, st.LastDeployment = ep.deployment, ep.last
 	if o, ok := c.observed[namePipeline(e.Name)]; ok {
-		// Read in place: NestedMap would deep-copy the provider's status.
-		atpv, _, _ := unstructured.NestedFieldNoCopy(o.Resource.Object, "status", "atProvider")
-		atp, _ := atpv.(map[string]any)
-		st.PipelineURL, _ = atp["url"].(string)
-		if lb, ok := atp["lastBuild"].(map[string]any); ok {
-			if n := number(lb["number"]); n > 0 {
-				res, _ := lb["result"].(string)
-				if b, _ := lb["building"].(bool); b {
+		atp := pbAt(o, "status", "atProvider").GetStructValue()
+		st.PipelineURL = pbAt(atp, "url").GetStringValue()
+		if lb := pbAt(atp, "lastBuild").GetStructValue(); lb != nil {
+			if n := int64(pbAt(lb, "number").GetNumberValue()); n > 0 {
+				res := pbAt(lb, "result").GetStringValue()
+				if pbAt(lb, "building").GetBoolValue() {
 					res = "BUILDING"
 				}
 				st.LastBuild = fmt.Sprintf("#%d %s", n, res)
@@ -197,21 +202,8 @@ func (c *composer) status(ep envPlan) EnvStatus {
 		}
 	}
 	if o, ok := c.observed[nameApp(e.Name)]; ok {
-		st.Sync, _, _ = unstructured.NestedString(o.Resource.Object, "status", "atProvider", "syncStatus")
-		st.Health, _, _ = unstructured.NestedString(o.Resource.Object, "status", "atProvider", "healthStatus")
+		st.Sync = pbAt(o, "status", "atProvider", "syncStatus").GetStringValue()
+		st.Health = pbAt(o, "status", "atProvider", "healthStatus").GetStringValue()
 	}
 	return st
-}
-
-// number reads a JSON number, whichever Go type decoding gave it.
-func number(v any) int64 {
-	switch n := v.(type) {
-	case int64:
-		return n
-	case float64:
-		return int64(n)
-	case int:
-		return int64(n)
-	}
-	return 0
 }

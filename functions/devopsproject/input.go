@@ -21,6 +21,7 @@ import (
 	"net"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
@@ -65,6 +66,36 @@ const (
 	defaultPollInterval  = time.Minute
 )
 
+// patterns are the preview patterns compiled so far: Compositions name a
+// few, and each run would otherwise compile its pattern again. At most
+// maxPatterns are kept.
+var (
+	patternsMu sync.Mutex
+	patterns   = map[string]*regexp.Regexp{}
+)
+
+const maxPatterns = 64
+
+// compilePattern compiles a preview pattern, anchored, once.
+func compilePattern(pattern string) (*regexp.Regexp, error) {
+	patternsMu.Lock()
+	re, ok := patterns[pattern]
+	patternsMu.Unlock()
+	if ok {
+		return re, nil
+	}
+	re, err := regexp.Compile(anchored(pattern))
+	if err != nil {
+		return nil, err
+	}
+	patternsMu.Lock()
+	if len(patterns) < maxPatterns {
+		patterns[pattern] = re
+	}
+	patternsMu.Unlock()
+	return re, nil
+}
+
 func parseInput(in *v1beta1.Input) (*settings, error) {
 	s := &settings{
 		registryVisibility: defaultVisibility, dnsRecordTTL: defaultDNSRecordTTL,
@@ -74,7 +105,7 @@ func parseInput(in *v1beta1.Input) (*settings, error) {
 	pattern := defaultPreview
 	s.protected = map[string]bool{"prod": true, "production": true, "main": true}
 	if in == nil {
-		s.preview = regexp.MustCompile(anchored(pattern))
+		s.preview, _ = compilePattern(pattern)
 		return s, nil
 	}
 	if len(in.ProtectedEnvironments) > 0 {
@@ -134,7 +165,7 @@ func parseInput(in *v1beta1.Input) (*settings, error) {
 	if in.PreviewPattern != "" {
 		pattern = in.PreviewPattern
 	}
-	re, err := regexp.Compile(anchored(pattern))
+	re, err := compilePattern(pattern)
 	if err != nil {
 		return nil, fieldErr("input.previewPattern", "%q is not a regular expression: %v", pattern, err)
 	}

@@ -16,8 +16,6 @@ limitations under the License.
 
 package main
 
-import "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 // OrphanedEnvironment is an environment that left the spec with the Orphan
 // policy: its Argo CD application, Jenkins job and DNS record remain, and
 // the AppProject keeps its destination so the application still syncs.
@@ -52,8 +50,9 @@ func (c *composer) orphanedEnvironments(envs []Environment, prev []EnvStatus, re
 		}
 		o := OrphanedEnvironment{Name: st.Name}
 		if app, ok := c.observed[nameApp(st.Name)]; ok {
-			o.Cluster, _, _ = unstructured.NestedString(app.Resource.Object, "spec", "forProvider", "destination", "server")
-			o.Namespace, _, _ = unstructured.NestedString(app.Resource.Object, "spec", "forProvider", "destination", "namespace")
+			dest := pbAt(app, "spec", "forProvider", "destination").GetStructValue()
+			o.Cluster = pbAt(dest, "server").GetStringValue()
+			o.Namespace = pbAt(dest, "namespace").GetStringValue()
 		}
 		add(o)
 	}

@@ -21,10 +21,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 
 	"github.com/freeleaps/provider-devops/functions/devopsproject/input/v1beta1"
 )
@@ -37,9 +36,13 @@ func planOf(t *testing.T, in *v1beta1.Input, envs []Environment, prev []EnvStatu
 	if err != nil {
 		t.Fatal(err)
 	}
-	obs := make(map[resource.Name]resource.ObservedComposed, len(observed))
+	obs := make(map[resource.Name]*structpb.Struct, len(observed))
 	for n, o := range observed {
-		obs[resource.Name(n)] = resource.ObservedComposed{Resource: &composed.Unstructured{Unstructured: unstructured.Unstructured{Object: o}}}
+		s, err := structpb.NewStruct(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs[resource.Name(n)] = s
 	}
 	rs := &requestState{
 		project:     &project{spec: &ProjectSpec{Environments: envs}, in: s},

@@ -19,13 +19,12 @@ package main
 import (
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/crossplane/function-sdk-go/errors"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/request"
 	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composite"
 
 	"github.com/freeleaps/provider-devops/functions/devopsproject/input/v1beta1"
 )
@@ -45,12 +44,12 @@ type requestState struct {
 	prev []EnvStatus
 	// orphaned is status.orphanedEnvironments as the last run wrote it.
 	orphaned []OrphanedEnvironment
-	observed map[resource.Name]resource.ObservedComposed
+	// observed are the composed resources as Crossplane sent them, read
+	// in place (pbAt): a run reads a few fields of each.
+	observed map[resource.Name]*structpb.Struct
 	// ready says which observed resources are Ready, read once for both
 	// the plan (phases) and the composer (desired readiness).
-	ready   map[resource.Name]bool
-	desired map[resource.Name]*resource.DesiredComposed
-	dxr     *resource.Composite
+	ready map[resource.Name]bool
 }
 
 // readRequest reads and validates what RunFunction needs. Its error is the
@@ -67,18 +66,21 @@ func readRequest(req *fnv1.RunFunctionRequest) (*requestState, error) {
 	if err != nil {
 		return nil, err
 	}
-	oxr, err := request.GetObservedCompositeResource(req)
-	if err != nil {
-		return nil, errors.Wrap(err, "cannot read the observed composite resource")
+	// The XR is read in place: its metadata, then spec and status
+	// decoded straight from protobuf (pbDecode).
+	oxr := req.GetObserved().GetComposite().GetResource()
+	if oxr == nil {
+		return nil, errors.New("cannot read the observed composite resource: the request has none")
 	}
 	spec := &ProjectSpec{}
-	if err := oxr.Resource.GetValueInto("spec", spec); err != nil {
+	if err := pbDecode(pbAt(oxr, "spec"), spec); err != nil {
 		return nil, errors.Wrap(err, "cannot read spec")
 	}
 	if err := spec.validate(); err != nil {
 		return nil, err
 	}
-	p, err := projectOf(oxr.Resource, spec, s)
+	md := pbAt(oxr, "metadata").GetStructValue()
+	p, err := projectOf(md, spec, s)
 	if err != nil {
 		return nil, err
 	}
@@ -90,34 +92,37 @@ func readRequest(req *fnv1.RunFunctionRequest) (*requestState, error) {
 	if t, _ := dnsTarget(spec.DNS, s); t == "" {
 		return nil, fieldErr("spec.dns.target", "is required: what the environments' names point to (the ingress's address or host), unless the Composition's input sets ingressAddress")
 	}
-	rs := &requestState{project: p, annotations: oxr.Resource.GetAnnotations()}
-	_ = oxr.Resource.GetValueInto("status.environments", &rs.prev)             // absent on the first run
-	_ = oxr.Resource.GetValueInto("status.orphanedEnvironments", &rs.orphaned) // absent until one is
-	if rs.observed, err = request.GetObservedComposedResources(req); err != nil {
-		return nil, errors.Wrap(err, "cannot read the observed composed resources")
+	rs := &requestState{project: p}
+	_ = pbDecode(pbAt(md, "annotations"), &rs.annotations)
+	status := pbAt(oxr, "status").GetStructValue()
+	_ = pbDecode(pbAt(status, "environments"), &rs.prev)             // absent on the first run
+	_ = pbDecode(pbAt(status, "orphanedEnvironments"), &rs.orphaned) // absent until one is
+	obs := req.GetObserved().GetResources()
+	rs.observed = make(map[resource.Name]*structpb.Struct, len(obs))
+	for n, o := range obs {
+		if o.GetResource() == nil {
+			return nil, errors.Errorf("cannot read the observed composed resource %s: it has no content", n)
+		}
+		rs.observed[resource.Name(n)] = o.GetResource()
 	}
 	rs.ready = observedReady(rs.observed)
-	if rs.desired, err = request.GetDesiredComposedResources(req); err != nil {
-		return nil, errors.Wrap(err, "cannot read the desired composed resources")
-	}
-	if rs.dxr, err = request.GetDesiredCompositeResource(req); err != nil {
-		return nil, errors.Wrap(err, "cannot read the desired composite resource")
-	}
 	return rs, nil
 }
 
 // projectOf places the project: a namespaced XR composes into its own
 // namespace, a legacy cluster-scoped one into its claim's, named after the
 // claim so its resources keep their names across the two.
-func projectOf(xr *composite.Unstructured, spec *ProjectSpec, s *settings) (*project, error) {
-	p := &project{name: xr.GetName(), spec: spec, in: s, tenant: xr.GetNamespace(), stable: xr.GetName()}
-	if claim := xr.GetLabels()["crossplane.io/claim-name"]; claim != "" {
+func projectOf(md *structpb.Struct, spec *ProjectSpec, s *settings) (*project, error) {
+	name, namespace := pbAt(md, "name").GetStringValue(), pbAt(md, "namespace").GetStringValue()
+	labels := pbAt(md, "labels").GetStructValue()
+	p := &project{name: name, spec: spec, in: s, tenant: namespace, stable: name}
+	if claim := pbAt(labels, "crossplane.io/claim-name").GetStringValue(); claim != "" {
 		p.stable = claim
 	}
-	if xr.GetNamespace() == "" {
+	if namespace == "" {
 		// A legacy cluster-scoped XR composes namespaced resources into
 		// its claim's namespace.
-		p.namespace = xr.GetLabels()["crossplane.io/claim-namespace"]
+		p.namespace = pbAt(labels, "crossplane.io/claim-namespace").GetStringValue()
 		if p.namespace == "" {
 			return nil, errors.New("metadata.namespace: a cluster-scoped XDevOpsProject must be created through a DevOpsProjectClaim (its resources are namespaced); use the namespaced DevOpsProject instead")
 		}
@@ -128,24 +133,39 @@ func projectOf(xr *composite.Unstructured, spec *ProjectSpec, s *settings) (*pro
 
 // observedReady says which observed resources are Ready. A Usage has no
 // Ready condition worth waiting for: it counts as Ready once observed.
-func observedReady(observed map[resource.Name]resource.ObservedComposed) map[resource.Name]bool {
+func observedReady(observed map[resource.Name]*structpb.Struct) map[resource.Name]bool {
 	ready := make(map[resource.Name]bool, len(observed))
 	for n, o := range observed {
-		ready[n] = o.Resource.GetKind() == "Usage" || readyCondition(o.Resource.Object)
+		ready[n] = pbAt(o, "kind").GetStringValue() == "Usage" || readyCondition(o)
 	}
 	return ready
 }
 
 // readyCondition reads the Ready condition straight from the object: the
 // SDK's GetCondition round-trips every condition through JSON.
-func readyCondition(obj map[string]any) bool {
-	conds, _, _ := unstructured.NestedSlice(obj, "status", "conditions")
-	for _, c := range conds {
-		if m, ok := c.(map[string]any); ok && m["type"] == "Ready" {
-			return m["status"] == "True"
+func readyCondition(o *structpb.Struct) bool {
+	for _, c := range pbAt(o, "status", "conditions").GetListValue().GetValues() {
+		if m := c.GetStructValue(); pbAt(m, "type").GetStringValue() == "Ready" {
+			return pbAt(m, "status").GetStringValue() == "True"
 		}
 	}
 	return false
+}
+
+// pbAt is the value at path in s, nil (reading as the zero value) when
+// anything on the way is missing or not an object.
+func pbAt(s *structpb.Struct, path ...string) *structpb.Value {
+	var v *structpb.Value
+	for i, k := range path {
+		if i > 0 {
+			s = v.GetStructValue()
+		}
+		v = s.GetFields()[k]
+		if v == nil {
+			return nil
+		}
+	}
+	return v
 }
 
 // envReady is true when the environment's three resources are observed
@@ -171,26 +191,25 @@ func (rs *requestState) deployments(env string, prev *EnvStatus) (cur, last *Dep
 	if !ok {
 		return nil, last
 	}
-	dv, _, _ := unstructured.NestedFieldNoCopy(o.Resource.Object, "status", "deployments")
-	d, _ := dv.(map[string]any)
-	cur = deploymentOf(d["current"])
-	if l := deploymentOf(d["lastSucceeded"]); l != nil && (last == nil || !l.finishedAt().Before(last.finishedAt())) {
+	d := pbAt(o, "status", "deployments").GetStructValue()
+	cur = deploymentOf(pbAt(d, "current").GetStructValue())
+	if l := deploymentOf(pbAt(d, "lastSucceeded").GetStructValue()); l != nil && (last == nil || !l.finishedAt().Before(last.finishedAt())) {
 		last = l
 	}
 	return cur, last
 }
 
 // deploymentOf reads one DeploymentSummary of a pipeline's status.
-func deploymentOf(v any) *Deployment {
-	m, _ := v.(map[string]any)
-	name, _ := m["name"].(string)
+func deploymentOf(m *structpb.Struct) *Deployment {
+	name := pbAt(m, "name").GetStringValue()
 	if name == "" {
 		return nil
 	}
-	d := &Deployment{Name: name}
-	d.Phase, _ = m["phase"].(string)
-	d.Revision, _ = m["revision"].(string)
-	d.StartedAt, _ = m["startedAt"].(string)
-	d.FinishedAt, _ = m["finishedAt"].(string)
-	return d
+	return &Deployment{
+		Name:       name,
+		Phase:      pbAt(m, "phase").GetStringValue(),
+		Revision:   pbAt(m, "revision").GetStringValue(),
+		StartedAt:  pbAt(m, "startedAt").GetStringValue(),
+		FinishedAt: pbAt(m, "finishedAt").GetStringValue(),
+	}
 }

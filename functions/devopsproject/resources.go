@@ -20,14 +20,11 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/crossplane/function-sdk-go/errors"
 	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 
 	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/contract"
@@ -330,16 +327,4 @@ func branch(g GitSpec) string {
 		return "main"
 	}
 	return g.Branch
-}
-
-// toComposed converts a typed resource, dropping the empty status and
-// creationTimestamp the converter writes.
-func toComposed(o runtime.Object) (*composed.Unstructured, error) {
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
-	if err != nil {
-		return nil, err
-	}
-	delete(m, "status")
-	unstructured.RemoveNestedField(m, "metadata", "creationTimestamp")
-	return &composed.Unstructured{Unstructured: unstructured.Unstructured{Object: m}}, nil
 }

@@ -20,9 +20,11 @@ import (
 	"strings"
 
 	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/crossplane/function-sdk-go/errors"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/response"
 
 	"github.com/freeleaps/provider-devops/apis/contract"
@@ -55,19 +57,12 @@ func respond(rsp *fnv1.RunFunctionResponse, rs *requestState, pl plan) error {
 		report(rsp, ep.prev, st)
 	}
 
-	if err := rs.dxr.Resource.SetValue("status.environments", statuses); err != nil {
-		return errors.Wrap(err, "cannot write status.environments")
-	}
+	status := map[string]any{"environments": statuses}
 	if len(orphaned) > 0 {
-		if err := rs.dxr.Resource.SetValue("status.orphanedEnvironments", orphaned); err != nil {
-			return errors.Wrap(err, "cannot write status.orphanedEnvironments")
-		}
+		status["orphanedEnvironments"] = orphaned
 	}
-	if err := response.SetDesiredCompositeResource(rsp, rs.dxr); err != nil {
-		return errors.Wrap(err, "cannot set the desired composite resource")
-	}
-	if err := response.SetDesiredComposedResources(rsp, rs.desired); err != nil {
-		return errors.Wrap(err, "cannot set the desired composed resources")
+	if err := setDesired(rsp, c.enc, status, c.desired); err != nil {
+		return err
 	}
 	if len(pl.expiring) > 0 {
 		reason := "ExpiringSoon"
@@ -79,6 +74,48 @@ func respond(rsp *fnv1.RunFunctionResponse, rs *requestState, pl plan) error {
 		response.ConditionFalse(rsp, ConditionExpiring, "NoneExpiring").TargetCompositeAndClaim()
 	}
 	rsp.Meta.Ttl = durationpb.New(pl.ttl)
+	return nil
+}
+
+// setDesired writes the XR's status fields and the composed resources
+// into the desired state, keeping what earlier steps of the pipeline put
+// there (the request's desired state, which rsp carries).
+func setDesired(rsp *fnv1.RunFunctionResponse, enc *encoder, status map[string]any, composed map[resource.Name]*fnv1.Resource) error {
+	if rsp.Desired == nil {
+		rsp.Desired = &fnv1.State{}
+	}
+	d := rsp.Desired
+	if d.Composite == nil {
+		d.Composite = &fnv1.Resource{}
+	}
+	if d.Composite.Resource == nil {
+		d.Composite.Resource = &structpb.Struct{}
+	}
+	xr := d.Composite.Resource
+	if xr.Fields == nil {
+		xr.Fields = map[string]*structpb.Value{}
+	}
+	st := xr.Fields["status"].GetStructValue()
+	if st == nil {
+		st = &structpb.Struct{}
+		xr.Fields["status"] = structpb.NewStructValue(st)
+	}
+	if st.Fields == nil {
+		st.Fields = map[string]*structpb.Value{}
+	}
+	for k, v := range status {
+		pv, err := enc.value(v)
+		if err != nil {
+			return errors.Wrapf(err, "cannot write status.%s", k)
+		}
+		st.Fields[k] = pv
+	}
+	if d.Resources == nil {
+		d.Resources = make(map[string]*fnv1.Resource, len(composed))
+	}
+	for n, r := range composed {
+		d.Resources[string(n)] = r
+	}
 	return nil
 }
 

@@ -20,6 +20,8 @@ import (
 	"slices"
 	"time"
 
+	"google.golang.org/protobuf/types/known/structpb"
+
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/freeleaps/provider-devops/apis/contract"
 )
@@ -128,14 +130,17 @@ func expiryOf(s *settings, e Environment, prev *EnvStatus, annotations map[strin
 
 // retainedApplied is true once every resource e retains is observed with
 // management policies that omit Delete (or is not there to retain).
-func retainedApplied(e Environment, observed map[resource.Name]resource.ObservedComposed) bool {
+func retainedApplied(e Environment, observed map[resource.Name]*structpb.Struct) bool {
 	for _, kind := range e.Retain {
 		o, ok := observed[nameOf(e.Name, kind)]
 		if !ok {
 			continue
 		}
-		var pols []string
-		if err := o.Resource.GetValueInto("spec.managementPolicies", &pols); err != nil || len(pols) == 0 || slices.Contains(pols, "Delete") || slices.Contains(pols, "*") {
+		pols := pbAt(o, "spec", "managementPolicies").GetListValue().GetValues()
+		if len(pols) == 0 || slices.ContainsFunc(pols, func(v *structpb.Value) bool {
+			p, ok := v.GetKind().(*structpb.Value_StringValue)
+			return !ok || p.StringValue == "Delete" || p.StringValue == "*"
+		}) {
 			return false
 		}
 	}
@@ -143,7 +148,7 @@ func retainedApplied(e Environment, observed map[resource.Name]resource.Observed
 }
 
 // phaseAt is the phase of an environment that has not been dropped.
-func phaseAt(x expiry, now time.Time, ready bool, prev *EnvStatus, e Environment, observed map[resource.Name]resource.ObservedComposed) Phase {
+func phaseAt(x expiry, now time.Time, ready bool, prev *EnvStatus, e Environment, observed map[resource.Name]*structpb.Struct) Phase {
 	switch {
 	case !x.at.IsZero() && !now.Before(x.at):
 		// Once Expired, stay Expired: the resources are gone from the

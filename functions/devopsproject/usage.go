@@ -20,12 +20,10 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 
 	protectionv1beta1 "github.com/crossplane/crossplane/apis/v2/protection/v1beta1"
 	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
 
 	"github.com/freeleaps/provider-devops/apis/contract"
 )
@@ -35,7 +33,7 @@ import (
 // protection API so a renamed or mistyped field fails to compile instead
 // of being dropped by the API server.
 //
-// The Usage only lives until usageObject has copied it, so its selectors
+// The Usage only lives until it is encoded, so its selectors
 // share the metadata's labels map and one true: a run builds three Usages
 // per environment.
 func (p *project) usage(env, ofKind, byKind string) *protectionv1beta1.Usage {
@@ -94,103 +92,4 @@ func lowerKind(kind string) string {
 		return l
 	}
 	return strings.ToLower(kind)
-}
-
-// usageObject is u as unstructured content, exactly as
-// runtime.DefaultUnstructuredConverter (toComposed) writes it, but without
-// its reflection: Usages are three of an environment's seven composed
-// resources, and converting them by reflection made a run a fifth slower
-// than the hand-built maps they replaced. It writes the metadata usage sets
-// (name, namespace, labels, annotations) and every field of UsageSpec;
-// TestUsageObject holds it to the converter.
-func usageObject(u *protectionv1beta1.Usage) *composed.Unstructured {
-	obj := map[string]any{}
-	if u.APIVersion != "" {
-		obj["apiVersion"] = u.APIVersion
-	}
-	if u.Kind != "" {
-		obj["kind"] = u.Kind
-	}
-	meta := map[string]any{}
-	if u.Name != "" {
-		meta["name"] = u.Name
-	}
-	if u.Namespace != "" {
-		meta["namespace"] = u.Namespace
-	}
-	if len(u.Labels) > 0 {
-		meta["labels"] = anyMap(u.Labels)
-	}
-	if len(u.Annotations) > 0 {
-		meta["annotations"] = anyMap(u.Annotations)
-	}
-	obj["metadata"] = meta
-
-	of := typedRef(u.Spec.Of.APIVersion, u.Spec.Of.Kind)
-	if r := u.Spec.Of.ResourceRef; r != nil {
-		ref := map[string]any{"name": r.Name}
-		if r.Namespace != nil {
-			ref["namespace"] = *r.Namespace
-		}
-		of["resourceRef"] = ref
-	}
-	if s := u.Spec.Of.ResourceSelector; s != nil {
-		sel := selector(s.MatchLabels, s.MatchControllerRef)
-		if s.Namespace != nil {
-			sel["namespace"] = *s.Namespace
-		}
-		of["resourceSelector"] = sel
-	}
-	spec := map[string]any{"of": of}
-	if b := u.Spec.By; b != nil {
-		by := typedRef(b.APIVersion, b.Kind)
-		if b.ResourceRef != nil {
-			by["resourceRef"] = map[string]any{"name": b.ResourceRef.Name}
-		}
-		if b.ResourceSelector != nil {
-			by["resourceSelector"] = selector(b.ResourceSelector.MatchLabels, b.ResourceSelector.MatchControllerRef)
-		}
-		spec["by"] = by
-	}
-	if u.Spec.Reason != nil {
-		spec["reason"] = *u.Spec.Reason
-	}
-	if u.Spec.ReplayDeletion != nil {
-		spec["replayDeletion"] = *u.Spec.ReplayDeletion
-	}
-	obj["spec"] = spec
-	return &composed.Unstructured{Unstructured: unstructured.Unstructured{Object: obj}}
-}
-
-// typedRef starts a Usage's of or by: apiVersion and kind, each omitted
-// when empty.
-func typedRef(apiVersion, kind string) map[string]any {
-	m := make(map[string]any, 3)
-	if apiVersion != "" {
-		m["apiVersion"] = apiVersion
-	}
-	if kind != "" {
-		m["kind"] = kind
-	}
-	return m
-}
-
-// selector is a Usage's resourceSelector, less its namespace.
-func selector(labels map[string]string, controllerRef *bool) map[string]any {
-	m := make(map[string]any, 3)
-	if len(labels) > 0 {
-		m["matchLabels"] = anyMap(labels)
-	}
-	if controllerRef != nil {
-		m["matchControllerRef"] = *controllerRef
-	}
-	return m
-}
-
-func anyMap(in map[string]string) map[string]any {
-	out := make(map[string]any, len(in))
-	for k, v := range in {
-		out[k] = v
-	}
-	return out
 }

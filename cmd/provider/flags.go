@@ -19,12 +19,14 @@ package main
 import (
 	"net"
 	"regexp"
+	"strconv"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
+	devops "github.com/freeleaps/provider-devops/internal/controller"
 	"github.com/freeleaps/provider-devops/internal/events/stream"
 )
 
@@ -54,9 +56,9 @@ func registerFlags(app *kingpin.Application) *flags {
 	app.Flag("debug", "Run with debug logging.").Short('d').BoolVar(&f.debug)
 	app.Flag("leader-election", "Use leader election for the controller manager.").Short('l').Default("false").Envar("LEADER_ELECTION").BoolVar(&f.leaderElection)
 	app.Flag("sync", "How often all resources are re-listed from the API server (cache resync).").Short('s').Default("1h").DurationVar(&f.syncInterval)
-	app.Flag("poll", "How often each resource is checked for drift against its backend.").Default("5m").DurationVar(&f.pollInterval)
+	app.Flag("poll", "How often each resource is checked for drift against its backend.").Default(devops.DefaultPollInterval.String()).DurationVar(&f.pollInterval)
 	app.Flag("poll-state-metric", "How often the managed-resource state metrics are recorded.").Default("5s").DurationVar(&f.pollStateMetricInterval)
-	app.Flag("max-reconcile-rate", "The global maximum rate per second at which resources may be checked for drift.").Default("10").IntVar(&f.maxReconcileRate)
+	app.Flag("max-reconcile-rate", "The global maximum rate per second at which resources may be checked for drift.").Default(strconv.Itoa(devops.DefaultMaxReconcileRate)).IntVar(&f.maxReconcileRate)
 	app.Flag("enable-management-policies", "Honour spec.managementPolicies (Observe-only, no Delete, ...).").Default("true").Envar("ENABLE_MANAGEMENT_POLICIES").BoolVar(&f.managementPolicies)
 	app.Flag("metrics-bind-address", "Address the Prometheus metrics endpoint listens on; 0 disables it.").Default(":8080").Envar("METRICS_BIND_ADDRESS").StringVar(&f.metricsAddr)
 	app.Flag("health-probe-bind-address", "Address the /healthz and /readyz probes listen on.").Default(":8081").Envar("HEALTH_PROBE_BIND_ADDRESS").StringVar(&f.healthAddr)

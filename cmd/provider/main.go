@@ -29,7 +29,6 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -42,9 +41,7 @@ import (
 	changelogsv1alpha1 "github.com/crossplane/crossplane-runtime/v2/apis/changelogs/proto/v1alpha1"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/gate"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
@@ -85,7 +82,7 @@ func main() {
 	cfg, err := ctrl.GetConfig()
 	kingpin.FatalIfError(err, "cannot get the API server's REST config")
 
-	mgr, err := ctrl.NewManager(ratelimiter.LimitRESTConfig(cfg, f.maxReconcileRate), ctrl.Options{
+	mgr, err := ctrl.NewManager(devops.RESTConfig(cfg, f.maxReconcileRate), ctrl.Options{
 		Cache: cache.Options{SyncPeriod: &f.syncInterval},
 		// Credentials are read straight from the API server when a resource
 		// connects: a cache would list and watch every Secret in the
@@ -112,21 +109,11 @@ func main() {
 	stateMetrics := statemetrics.NewMRStateMetrics()
 	metrics.Registry.MustRegister(mrMetrics, stateMetrics)
 
-	o := controller.Options{
-		Logger:                  log,
-		MaxConcurrentReconciles: f.maxReconcileRate,
-		PollInterval:            f.pollInterval,
-		GlobalRateLimiter:       ratelimiter.NewGlobal(f.maxReconcileRate),
-		Features:                &feature.Flags{},
-		Gate:                    new(gate.Gate[schema.GroupVersionKind]),
-		MetricOptions: &controller.MetricOptions{
-			PollStateMetricInterval: f.pollStateMetricInterval,
-			MRMetrics:               mrMetrics,
-			MRStateMetrics:          stateMetrics,
-		},
-	}
-	if f.managementPolicies {
-		o.Features.Enable(feature.EnableBetaManagementPolicies)
+	o := devops.Options(log, f.maxReconcileRate, f.pollInterval, f.managementPolicies)
+	o.MetricOptions = &controller.MetricOptions{
+		PollStateMetricInterval: f.pollStateMetricInterval,
+		MRMetrics:               mrMetrics,
+		MRStateMetrics:          stateMetrics,
 	}
 	if f.changeLogs {
 		// As provider-template wires them: every external create, update

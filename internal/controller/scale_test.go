@@ -19,26 +19,42 @@ package controller_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
+
+	"github.com/freeleaps/provider-devops/apis/v1alpha1"
+	devops "github.com/freeleaps/provider-devops/internal/controller"
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
 )
 
-// countingTransport counts the provider's requests to the API server.
+// countingTransport counts the provider's requests to the API server, by
+// verb and resource ("POST events", "PUT jenkinspipelines/status", ...).
 type countingTransport struct {
 	rt    http.RoundTripper
 	reads atomic.Int64
 	write atomic.Int64
+	mu    sync.Mutex
+	by    map[string]int64
 }
 
 func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -47,38 +63,166 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	} else {
 		c.write.Add(1)
 	}
+	c.mu.Lock()
+	if c.by == nil {
+		c.by = map[string]int64{}
+	}
+	c.by[r.Method+" "+resourceOf(r.URL.Path)]++
+	c.mu.Unlock()
 	return c.rt.RoundTrip(r)
+}
+
+// snapshot is a copy of the counts by verb and resource.
+func (c *countingTransport) snapshot() map[string]int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.by)
+}
+
+// resourceOf is the resource (and subresource) an API path names:
+// /apis/g/v/namespaces/ns/things/name/status is "things/status".
+func resourceOf(path string) string {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	switch {
+	case len(parts) > 0 && parts[0] == "api":
+		parts = parts[min(2, len(parts)):]
+	case len(parts) > 0 && parts[0] == "apis":
+		parts = parts[min(3, len(parts)):]
+	}
+	if len(parts) >= 2 && parts[0] == "namespaces" && len(parts) > 2 {
+		parts = parts[2:]
+	}
+	switch len(parts) {
+	case 0:
+		return path
+	case 1, 2:
+		return parts[0]
+	default:
+		return parts[0] + "/" + parts[2]
+	}
+}
+
+// breakdown is the counts that grew between two snapshots, per MR, most
+// first: where the writes go.
+func breakdown(before, after map[string]int64, per float64) string {
+	type kv struct {
+		k string
+		v int64
+	}
+	var l []kv
+	for k, v := range after {
+		if d := v - before[k]; d > 0 {
+			l = append(l, kv{k, d})
+		}
+	}
+	sort.Slice(l, func(i, j int) bool { return l[i].v > l[j].v })
+	var b strings.Builder
+	for _, x := range l {
+		fmt.Fprintf(&b, "  %-48s %8d  %6.2f per MR\n", x.k, x.v, float64(x.v)/per)
+	}
+	return b.String()
+}
+
+// countingProxy forwards to a fake backend and counts the requests.
+type countingProxy struct {
+	*httptest.Server
+	n atomic.Int64
+}
+
+func newCountingProxy(b testing.TB, target string) *countingProxy {
+	u, err := url.Parse(target)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := &countingProxy{}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.n.Add(1)
+		rp.ServeHTTP(w, r)
+	}))
+	b.Cleanup(p.Close)
+	return p
 }
 
 // externalNameField is the forProvider field naming each kind's external
 // object, but ArgoApplication's, which is its metadata name.
 var externalNameField = map[string]string{"JenkinsPipeline": "name", "DNSRecord": "name", "RegistryRepo": "name"}
 
+// reconciles is how many reconciles controller-runtime counted for the
+// provider's managed-resource controllers so far.
+func reconciles(b testing.TB) float64 {
+	mfs, err := ctrlmetrics.Registry.Gather()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var n float64
+	for _, mf := range mfs {
+		if mf.GetName() != "controller_runtime_reconcile_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "controller" && strings.HasPrefix(l.GetValue(), "managed/") {
+					n += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return n
+}
+
 // BenchmarkScale1000 creates 1,000 managed resources — 250 of each kind,
-// against the fake Jenkins, Argo CD, GoDaddy and Docker Hub — for the
-// provider wired as cmd/provider wires it (100 reconciles/s, 4 workers per
-// kind) and measures until all are Ready: the time, the provider's API
-// requests (GETs incl. watches, and writes) and the process's peak RSS
-// (provider, fakes and test client together).
+// against the fake Jenkins, Argo CD, GoDaddy and Docker Hub (behind
+// counting proxies) — for the provider wired as cmd/provider wires it at
+// its default flags (--max-reconcile-rate, --poll) and measures:
+//
+//   - until all are Ready: the time, the provider's API requests (GETs
+//     incl. watches, and writes, by verb and resource) and the process's
+//     peak RSS (provider, fakes and test client together, so an upper
+//     bound of the provider's);
+//   - then, in steady state, until each resource has been polled about
+//     once (one --poll), the API requests and backend requests per poll.
 func BenchmarkScale1000(b *testing.B) {
 	const perKind = 250
+	const n = 4 * perKind
 	env := envtest.Shared(b)
 	f := startFakes(b)
+	proxies := map[string]*countingProxy{
+		f.jenkins.URL: newCountingProxy(b, f.jenkins.URL), f.argo.URL: newCountingProxy(b, f.argo.URL),
+		f.godaddy.URL: newCountingProxy(b, f.godaddy.URL), f.hub.URL: newCountingProxy(b, f.hub.URL),
+	}
+	backend := func() int64 {
+		var t int64
+		for _, p := range proxies {
+			t += p.n.Load()
+		}
+		return t
+	}
 
 	counter := &countingTransport{}
-	cfg := rest.CopyConfig(env.Config)
-	cfg.QPS, cfg.Burst = 100, 200
+	cfg := devops.RESTConfig(env.Config, devops.DefaultMaxReconcileRate)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.rt = rt; return counter })
-	counted := *env
-	counted.Config = cfg
-	startProvider(b, &counted)
+	o := devops.Options(logging.NewNopLogger(), devops.DefaultMaxReconcileRate, devops.DefaultPollInterval, true)
+	envtest.StartManagerWith(b, cfg, env, o, func(mgr ctrl.Manager, o controller.Options) error {
+		if err := customresourcesgate.Setup(mgr, o); err != nil {
+			return err
+		}
+		return devops.SetupGated(mgr, o, devops.Config{})
+	})
+	b.Logf("provider at --max-reconcile-rate=%d --poll=%s", devops.DefaultMaxReconcileRate, devops.DefaultPollInterval)
 
 	c := env.Client
 	ctx := context.Background()
 	for i := 0; b.Loop(); i++ {
 		ns := fmt.Sprintf("scale-%d", i)
-		objs := f.objects(ns)
-		for _, o := range objs {
+		for _, o := range f.objects(ns) {
+			if pc, ok := o.(*v1alpha1.ProviderConfig); ok {
+				// The provider talks to the fakes through the proxies.
+				pc.Spec.Jenkins.URL = proxies[pc.Spec.Jenkins.URL].URL
+				pc.Spec.ArgoCD.URL = proxies[pc.Spec.ArgoCD.URL].URL
+				pc.Spec.DNS.GoDaddy.URL = proxies[pc.Spec.DNS.GoDaddy.URL].URL
+				pc.Spec.Registry.URL = proxies[pc.Spec.Registry.URL].URL
+			}
 			if err := c.Create(ctx, o); err != nil {
 				b.Fatal(err)
 			}
@@ -89,17 +233,17 @@ func BenchmarkScale1000(b *testing.B) {
 			unstructured.RemoveNestedField(u.Object, "spec", "forProvider", "buildRequest")
 			templates[u.GetKind()] = u
 		}
-		reads0, writes0 := counter.reads.Load(), counter.write.Load()
+		reads0, writes0, by0 := counter.reads.Load(), counter.write.Load(), counter.snapshot()
 		start := time.Now()
-		for n := 0; n < perKind; n++ {
+		for k := 0; k < perKind; k++ {
 			for kind, tmpl := range templates {
 				u := tmpl.DeepCopy()
 				u.SetNamespace(ns)
-				u.SetName(fmt.Sprintf("%s-%d-%d", strings.ToLower(kind), i, n))
+				u.SetName(fmt.Sprintf("%s-%d-%d", strings.ToLower(kind), i, k))
 				// Each object its own external name (ArgoApplication's is
 				// its metadata name).
 				if field, ok := externalNameField[kind]; ok {
-					envtest.Must(b, unstructured.SetNestedField(u.Object, fmt.Sprintf("x%d-%d", i, n), "spec", "forProvider", field))
+					envtest.Must(b, unstructured.SetNestedField(u.Object, fmt.Sprintf("x%d-%d", i, k), "spec", "forProvider", field))
 				}
 				if err := c.Create(ctx, u); err != nil {
 					b.Fatal(err)
@@ -107,9 +251,9 @@ func BenchmarkScale1000(b *testing.B) {
 			}
 		}
 		ready := 0
-		for deadline := time.Now().Add(10 * time.Minute); ready < 4*perKind; time.Sleep(time.Second) {
+		for deadline := time.Now().Add(10 * time.Minute); ready < n; time.Sleep(time.Second) {
 			if time.Now().After(deadline) {
-				b.Fatalf("only %d of %d managed resources Ready after 10 minutes", ready, 4*perKind)
+				b.Fatalf("only %d of %d managed resources Ready after 10 minutes", ready, n)
 			}
 			for _, name := range f.argo.Apps() {
 				if app := f.argo.App(name); !strings.Contains(fmt.Sprint(app["status"]), "Synced") {
@@ -131,10 +275,30 @@ func BenchmarkScale1000(b *testing.B) {
 				}
 			}
 		}
-		b.ReportMetric(time.Since(start).Seconds(), "s-to-ready")
-		b.ReportMetric(float64(counter.reads.Load()-reads0), "api-gets")
-		b.ReportMetric(float64(counter.write.Load()-writes0), "api-writes")
+		toReady := time.Since(start)
+		writes := counter.write.Load() - writes0
+		b.ReportMetric(toReady.Seconds(), "s-to-ready")
+		b.ReportMetric(float64(counter.reads.Load()-reads0)/n, "api-gets/MR")
+		b.ReportMetric(float64(writes)/n, "api-writes/MR")
 		b.ReportMetric(float64(peakRSS())/(1<<20), "peak-RSS-MiB")
+		b.Logf("%d managed resources Ready in %s; API requests by verb and resource until then:\n%s", n, toReady.Round(100*time.Millisecond), breakdown(by0, counter.snapshot(), n))
+
+		// Steady state: from now on every resource is polled once per
+		// --poll (± jitter). Wait for about one poll of each.
+		r0, g0, w0, be0, by1 := reconciles(b), counter.reads.Load(), counter.write.Load(), backend(), counter.snapshot()
+		deadline := time.Now().Add(devops.DefaultPollInterval + 2*time.Minute)
+		for reconciles(b)-r0 < n && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Second)
+		}
+		polls := reconciles(b) - r0
+		if polls < n/2 {
+			b.Fatalf("only %.0f reconciles in steady state by %s", polls, deadline)
+		}
+		b.ReportMetric(polls, "steady-polls")
+		b.ReportMetric(float64(counter.reads.Load()-g0)/polls, "steady-api-gets/poll")
+		b.ReportMetric(float64(counter.write.Load()-w0)/polls, "steady-api-writes/poll")
+		b.ReportMetric(float64(backend()-be0)/polls, "steady-backend-requests/poll")
+		b.Logf("steady state, %.0f polls: API requests:\n%s", polls, breakdown(by1, counter.snapshot(), polls))
 	}
 }
 

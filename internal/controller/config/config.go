@@ -20,11 +20,21 @@ limitations under the License.
 package config
 
 import (
+	"context"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	xpevent "github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/providerconfig"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -51,14 +61,93 @@ func setup(mgr ctrl.Manager, o controller.Options, groupKind string, gvk schema.
 		Usage:     v1alpha1.ProviderConfigUsageGroupVersionKind,
 		UsageList: v1alpha1.ProviderConfigUsageListGroupVersionKind,
 	}
-	r := providerconfig.NewReconciler(mgr, of,
+	r := providerconfig.NewReconciler(quiet{mgr}, of,
 		providerconfig.WithLogger(o.Logger.WithValues("controller", name)),
-		providerconfig.WithRecorder(event.NewAPIRecorder(mgr.GetEventRecorderFor(name)))) //nolint:staticcheck // crossplane-runtime still takes the old recorder.
+		providerconfig.WithRecorder(xpevent.NewAPIRecorder(mgr.GetEventRecorderFor(name)))) //nolint:staticcheck // crossplane-runtime still takes the old recorder.
 
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).
 		For(obj).
-		Watches(&v1alpha1.ProviderConfigUsage{}, &resource.EnqueueRequestForProviderConfig{Kind: kind}).
+		Watches(&v1alpha1.ProviderConfigUsage{}, batched{&resource.EnqueueRequestForProviderConfig{Kind: kind}}).
 		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
+}
+
+// usageBatch is how long a config waits after a usage changes before it
+// counts its users again: the usages of a burst of new resources (a project,
+// a migration) are counted once, not once each.
+const usageBatch = 2 * time.Second
+
+// batched enqueues its config usageBatch after a usage event; the queue
+// merges the requests for one config made meanwhile.
+type batched struct {
+	handler.TypedEventHandler[client.Object, reconcile.Request]
+}
+
+func (b batched) Create(ctx context.Context, e event.TypedCreateEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	b.TypedEventHandler.Create(ctx, e, later{q})
+}
+
+func (b batched) Update(ctx context.Context, e event.TypedUpdateEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	b.TypedEventHandler.Update(ctx, e, later{q})
+}
+
+func (b batched) Delete(ctx context.Context, e event.TypedDeleteEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	b.TypedEventHandler.Delete(ctx, e, later{q})
+}
+
+func (b batched) Generic(ctx context.Context, e event.TypedGenericEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	b.TypedEventHandler.Generic(ctx, e, later{q})
+}
+
+// later turns the handler's Add into an AddAfter of usageBatch.
+type later struct {
+	workqueue.TypedRateLimitingInterface[reconcile.Request]
+}
+
+func (l later) Add(r reconcile.Request) { l.AddAfter(r, usageBatch) }
+
+// quiet gives the config reconciler a client that skips writes changing
+// nothing: crossplane-runtime's reconciler writes the config (its finalizer)
+// and its status (users) on every count, also when both are as stored.
+// Compared with the cached object of the same resource version, so a write
+// against a newer version is still made (and fails with a conflict).
+type quiet struct {
+	manager.Manager
+}
+
+func (q quiet) GetClient() client.Client { return quietClient{q.Manager.GetClient()} }
+
+type quietClient struct {
+	client.Client
+}
+
+func (c quietClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	if len(opts) == 0 && unchanged(ctx, c.Client, obj) {
+		return nil
+	}
+	return c.Client.Update(ctx, obj, opts...)
+}
+
+func (c quietClient) Status() client.SubResourceWriter {
+	return quietStatus{SubResourceWriter: c.Client.Status(), reader: c.Client}
+}
+
+type quietStatus struct {
+	client.SubResourceWriter
+	reader client.Reader
+}
+
+func (w quietStatus) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+	if len(opts) == 0 && unchanged(ctx, w.reader, obj) {
+		return nil
+	}
+	return w.SubResourceWriter.Update(ctx, obj, opts...)
+}
+
+// unchanged is true when the cached object is obj, resource version
+// included.
+func unchanged(ctx context.Context, r client.Reader, obj client.Object) bool {
+	cached, ok := obj.DeepCopyObject().(client.Object)
+	return ok && r.Get(ctx, client.ObjectKeyFromObject(obj), cached) == nil && equality.Semantic.DeepEqual(cached, obj)
 }

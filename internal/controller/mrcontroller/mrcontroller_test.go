@@ -17,27 +17,28 @@ limitations under the License.
 package mrcontroller
 
 import (
+	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
-	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-
-	"context"
-	"errors"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
-	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
-	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
-	"github.com/freeleaps/provider-devops/internal/providerconfig"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
-	"strings"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
 func TestPollInterval(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	ready := func() *jenkinsv1alpha1.JenkinsPipeline {
 		p := &jenkinsv1alpha1.JenkinsPipeline{}
 		p.SetConditions(xpv2.Available())
@@ -48,6 +49,17 @@ func TestPollInterval(t *testing.T) {
 		p.Status.AtProvider.InQueue = true
 		return p
 	}
+	// created ago, and not Ready since changed ago (0: no condition).
+	notReady := func(created, changed time.Duration) *jenkinsv1alpha1.JenkinsPipeline {
+		p := &jenkinsv1alpha1.JenkinsPipeline{}
+		p.SetCreationTimestamp(metav1.NewTime(now.Add(-created)))
+		if changed > 0 {
+			c := xpv2.Unavailable()
+			c.LastTransitionTime = metav1.NewTime(now.Add(-changed))
+			p.SetConditions(c)
+		}
+		return p
+	}
 	cases := map[string]struct {
 		reason   string
 		mg       *jenkinsv1alpha1.JenkinsPipeline
@@ -55,24 +67,27 @@ func TestPollInterval(t *testing.T) {
 		rnd      float64
 		want     time.Duration
 	}{
-		"ReadyNoJitter":     {reason: "rnd 0.5 adds no jitter", mg: ready(), interval: 5 * time.Minute, rnd: 0.5, want: 5 * time.Minute},
-		"ReadyMaxJitter":    {reason: "rnd near 1 adds the full jitter", mg: ready(), interval: 5 * time.Minute, rnd: 1, want: 5*time.Minute + 30*time.Second},
-		"ReadyMinJitter":    {reason: "rnd 0 subtracts the full jitter", mg: ready(), interval: 5 * time.Minute, rnd: 0, want: 5*time.Minute - 30*time.Second},
-		"NotReadyCapped":    {reason: "a resource not yet Ready is polled every 15s", mg: &jenkinsv1alpha1.JenkinsPipeline{}, interval: 5 * time.Minute, rnd: 1, want: NotReadyPollInterval + NotReadyPollInterval/10},
-		"BusyCapped":        {reason: "a Ready resource with work in progress is polled every 15s", mg: busyReady(), interval: 5 * time.Minute, rnd: 0.5, want: NotReadyPollInterval},
-		"NotReadyShortPoll": {reason: "a poll already shorter than the cap is kept", mg: &jenkinsv1alpha1.JenkinsPipeline{}, interval: 10 * time.Second, rnd: 0.5, want: 10 * time.Second},
+		"ReadyNoJitter":       {reason: "rnd 0.5 adds no jitter", mg: ready(), interval: 5 * time.Minute, rnd: 0.5, want: 5 * time.Minute},
+		"ReadyMaxJitter":      {reason: "rnd near 1 adds the full jitter", mg: ready(), interval: 5 * time.Minute, rnd: 1, want: 5*time.Minute + 30*time.Second},
+		"ReadyMinJitter":      {reason: "rnd 0 subtracts the full jitter", mg: ready(), interval: 5 * time.Minute, rnd: 0, want: 5*time.Minute - 30*time.Second},
+		"NotReadyNew":         {reason: "a resource created 2s ago is polled again in 1s, not sooner", mg: notReady(2*time.Second, 0), interval: 5 * time.Minute, rnd: 0.5, want: time.Second},
+		"NotReadyQuarter":     {reason: "created 20s ago: a quarter of that, 5s, with ±10% jitter", mg: notReady(20*time.Second, 0), interval: 5 * time.Minute, rnd: 1, want: 5*time.Second + 500*time.Millisecond},
+		"NotReadySinceChange": {reason: "the age runs from the last change of Ready, when later than creation", mg: notReady(time.Hour, 8*time.Second), interval: 5 * time.Minute, rnd: 0.5, want: 2 * time.Second},
+		"NotReadyCapped":      {reason: "a resource not Ready for long is polled every 15s", mg: notReady(time.Hour, 0), interval: 5 * time.Minute, rnd: 1, want: NotReadyPollInterval + NotReadyPollInterval/10},
+		"BusyCapped":          {reason: "a Ready resource with work in progress is polled every 15s", mg: busyReady(), interval: 5 * time.Minute, rnd: 0.5, want: NotReadyPollInterval},
+		"NotReadyShortPoll":   {reason: "a poll already shorter is kept", mg: notReady(time.Hour, 0), interval: 10 * time.Second, rnd: 0.5, want: 10 * time.Second},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			hook := PollInterval(30*time.Second, func() float64 { return tc.rnd }, func(mg resource.Managed) bool { return mg.(*jenkinsv1alpha1.JenkinsPipeline).Status.AtProvider.InQueue })
+			hook := PollInterval(30*time.Second, func() float64 { return tc.rnd }, func() time.Time { return now }, func(mg resource.Managed) bool { return mg.(*jenkinsv1alpha1.JenkinsPipeline).Status.AtProvider.InQueue })
 			if diff := cmp.Diff(tc.want, hook(tc.mg, tc.interval)); diff != "" {
 				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
 	// The hook must not carry state from one call to the next.
-	hook := PollInterval(30*time.Second, func() float64 { return 1 }, nil)
-	_ = hook(&jenkinsv1alpha1.JenkinsPipeline{}, 5*time.Minute)
+	hook := PollInterval(30*time.Second, func() float64 { return 1 }, func() time.Time { return now }, nil)
+	_ = hook(notReady(time.Second, 0), 5*time.Minute)
 	if got := hook(ready(), 5*time.Minute); got != 5*time.Minute+30*time.Second {
 		t.Errorf("a not-Ready call changed the jitter of later calls: got %s", got)
 	}

@@ -19,9 +19,13 @@ package mrcontroller
 import (
 	"context"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 )
 
 // skipNoopStatus gives the managed reconciler a client whose status writes
@@ -53,13 +57,28 @@ type noopStatusWriter struct {
 	reader client.Reader
 }
 
-// Update skips the write when the cached object is identical.
+// Update skips the write when the cached object is identical, and the
+// Creating status crossplane-runtime writes right after an external create
+// (see creation.go): the reconcile that observes the new object follows at
+// once and writes what it found.
 func (w noopStatusWriter) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
 	if len(opts) == 0 {
 		cached, ok := obj.DeepCopyObject().(client.Object)
-		if ok && w.reader.Get(ctx, client.ObjectKeyFromObject(obj), cached) == nil && equality.Semantic.DeepEqual(cached, obj) {
+		if ok && w.reader.Get(ctx, client.ObjectKeyFromObject(obj), cached) == nil && (equality.Semantic.DeepEqual(cached, obj) || justCreated(cached, obj)) {
 			return nil
 		}
 	}
 	return w.SubResourceWriter.Update(ctx, obj, opts...)
+}
+
+// justCreated is true for the status crossplane-runtime writes after
+// creating the external object of a resource that has none yet: Creating
+// and ReconcileSuccess, where the stored object has no conditions.
+func justCreated(cached, obj client.Object) bool {
+	was, okc := cached.(resource.Managed)
+	mg, ok := obj.(resource.Managed)
+	if !ok || !okc || was.GetCondition(xpv2.TypeSynced).Status != corev1.ConditionUnknown || was.GetCondition(xpv2.TypeReady).Status != corev1.ConditionUnknown {
+		return false
+	}
+	return mg.GetCondition(xpv2.TypeReady).Reason == xpv2.ReasonCreating && mg.GetCondition(xpv2.TypeSynced).Reason == xpv2.ReasonReconcileSuccess
 }

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -49,19 +50,9 @@ func StartManager(t testing.TB, e *Env, poll time.Duration, setup func(ctrl.Mana
 // written to logs (nil: discarded), so tests can check what they say.
 func StartManagerLogging(t testing.TB, e *Env, poll time.Duration, logs io.Writer, setup func(ctrl.Manager, controller.Options) error) {
 	t.Helper()
-	// controller-runtime's own logs are not the provider's: discard them
-	// (instead of a warning with a stack trace that no logger was set).
-	setLoggerOnce.Do(func() { ctrl.SetLogger(logr.Discard()) })
 	log := logging.NewNopLogger()
 	if logs != nil {
 		log = logging.NewLogrLogger(zap.New(zap.WriteTo(logs), zap.UseDevMode(true)))
-	}
-	// Tests in one package start several managers in one process; their
-	// controllers share names, which controller-runtime refuses by default.
-	skip := true
-	mgr, err := ctrl.NewManager(e.Config, ctrl.Options{Scheme: e.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, Controller: config.Controller{SkipNameValidation: &skip}})
-	if err != nil {
-		t.Fatal(err)
 	}
 	o := controller.Options{
 		Logger:                  log,
@@ -71,6 +62,24 @@ func StartManagerLogging(t testing.TB, e *Env, poll time.Duration, logs io.Write
 		Features:                &feature.Flags{},
 	}
 	o.Features.Enable(feature.EnableBetaManagementPolicies)
+	StartManagerWith(t, e.Config, e, o, setup)
+}
+
+// StartManagerWith runs a controller manager against e, talking to its API
+// server with cfg (limited or counted as the caller wants), with the
+// controllers setup adds given o. It stops when the test ends.
+func StartManagerWith(t testing.TB, cfg *rest.Config, e *Env, o controller.Options, setup func(ctrl.Manager, controller.Options) error) {
+	t.Helper()
+	// controller-runtime's own logs are not the provider's: discard them
+	// (instead of a warning with a stack trace that no logger was set).
+	setLoggerOnce.Do(func() { ctrl.SetLogger(logr.Discard()) })
+	// Tests in one package start several managers in one process; their
+	// controllers share names, which controller-runtime refuses by default.
+	skip := true
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: e.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, Controller: config.Controller{SkipNameValidation: &skip}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := setup(mgr, o); err != nil {
 		t.Fatal(err)
 	}

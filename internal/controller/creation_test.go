@@ -1,0 +1,170 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+
+	devops "github.com/freeleaps/provider-devops/internal/controller"
+	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+)
+
+// TestCreationWrites holds a new managed resource of each kind, ready once
+// created, to four API writes until it is Ready: one Update before the
+// external create (external name, finalizer, create-pending), one with the
+// create-succeeded annotation, its first observed status and its
+// ProviderConfigUsage; no Creating status, no CreatedExternalResource event,
+// and the ProviderConfig's own bookkeeping batched (one count for the
+// burst). Then an Observe-only
+// resource of an existing object (nothing created, so no Update before a
+// create) still gets its finalizer and external name written.
+func TestCreationWrites(t *testing.T) {
+	env := envtest.Shared(t)
+	f := startFakes(t)
+	counter := &countingTransport{}
+	cfg := devops.RESTConfig(env.Config, devops.DefaultMaxReconcileRate)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.rt = rt; return counter })
+	o := devops.Options(logging.NewNopLogger(), devops.DefaultMaxReconcileRate, time.Minute, true)
+	envtest.StartManagerWith(t, cfg, env, o, func(mgr ctrl.Manager, o controller.Options) error {
+		if err := customresourcesgate.Setup(mgr, o); err != nil {
+			return err
+		}
+		return devops.SetupGated(mgr, o, devops.Config{})
+	})
+	c := env.Client
+	ctx := context.Background()
+	const ns = "creation-writes"
+	create(t, c, f.objects(ns)...)
+
+	var mrs []*unstructured.Unstructured
+	for _, file := range []string{"jenkins/jenkinspipeline.yaml", "dns/dnsrecord.yaml", "registry/registryrepo.yaml", "argocd/argoapplication.yaml"} {
+		u := loadExample(t, file)[0]
+		unstructured.RemoveNestedField(u.Object, "spec", "forProvider", "buildRequest")
+		u.SetNamespace(ns)
+		mrs = append(mrs, u)
+	}
+	// Let the provider see the ProviderConfig first: its controller's
+	// finalizer and first count are not the resources'.
+	time.Sleep(3 * time.Second)
+	by0 := counter.snapshot()
+	for _, u := range mrs {
+		if err := c.Create(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitAll := func(mrs []*unstructured.Unstructured, ready func(*unstructured.Unstructured) bool) {
+		t.Helper()
+		deadline := time.Now().Add(90 * time.Second)
+		for {
+			done := 0
+			for _, u := range mrs {
+				for _, name := range f.argo.Apps() {
+					if app := f.argo.App(name); !strings.Contains(fmt.Sprint(app["status"]), "Synced") {
+						f.argo.SetStatus(name, "Synced", "4f2a9c1", "Healthy", "", "Succeeded")
+					}
+				}
+				if err := c.Get(ctx, client.ObjectKeyFromObject(u), u); err == nil && ready(u) {
+					done++
+				}
+			}
+			if done == len(mrs) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("only %d of %d managed resources as expected after 90s", done, len(mrs))
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	waitAll(mrs, func(u *unstructured.Unstructured) bool { return condition(u, "Ready") == "True" })
+	// Writes that come after Ready (none should) are counted too.
+	time.Sleep(3 * time.Second)
+	by := counter.snapshot()
+	t.Logf("API requests of %d new managed resources until Ready:\n%s", len(mrs), breakdown(by0, by, float64(len(mrs))))
+	grew := func(k string) int64 { return by[k] - by0[k] }
+	for _, u := range mrs {
+		plural := strings.ToLower(u.GetKind()) + "s"
+		if n := grew("PUT " + plural); n > 2 {
+			t.Errorf("%s: %d Updates until Ready, want at most 2", u.GetKind(), n)
+		}
+		// An application is observed as its sync goes (each change a
+		// status); the others are Ready when created: one status.
+		if n := grew("PUT " + plural + "/status"); n > 1 && u.GetKind() != "ArgoApplication" {
+			t.Errorf("%s: %d status writes until Ready, want 1 (no Creating, the first observed)", u.GetKind(), n)
+		}
+	}
+	for k, want := range map[string]int64{
+		"POST providerconfigusages": int64(len(mrs)),
+		// Crossplane's CreatedExternalResource event is not sent.
+		"POST events": 0,
+		// The ProviderConfig counts its users once for the burst.
+		"PUT providerconfigs":        1,
+		"PUT providerconfigs/status": 1,
+		// The Jenkins folder the pipeline created, recorded at once.
+		"PATCH jenkinspipelines/status": 1,
+	} {
+		if n := grew(k); n > want {
+			t.Errorf("%s: %d requests, want at most %d", k, n, want)
+		}
+	}
+	for _, u := range mrs {
+		if !meta.FinalizerExists(u, managed.FinalizerName) || meta.GetExternalName(u) == "" || u.GetAnnotations()[meta.AnnotationKeyExternalCreateSucceeded] == "" {
+			t.Errorf("%s %s: want its finalizer, external name and create-succeeded annotation stored, got finalizers %v, annotations %v", u.GetKind(), u.GetName(), u.GetFinalizers(), u.GetAnnotations())
+		}
+	}
+	evs := &corev1.EventList{}
+	if err := c.List(ctx, evs, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range evs.Items {
+		if e.Reason == "CreatedExternalResource" {
+			t.Errorf("event %s %s on %s: the create is recorded by its annotation and the event stream", e.Reason, e.Message, e.InvolvedObject.Name)
+		}
+	}
+
+	// An Observe-only resource of the pipeline's job: it exists, so no
+	// create, and the finalizer and external name are written anyway.
+	observer := mrs[0].DeepCopy()
+	observer.SetName(observer.GetName() + "-observer")
+	observer.SetResourceVersion("")
+	observer.SetAnnotations(map[string]string{meta.AnnotationKeyExternalName: meta.GetExternalName(mrs[0])})
+	observer.SetFinalizers(nil)
+	unstructured.RemoveNestedField(observer.Object, "status")
+	envtest.Must(t, unstructured.SetNestedStringSlice(observer.Object, []string{"Observe"}, "spec", "managementPolicies"))
+	if err := c.Create(ctx, observer); err != nil {
+		t.Fatal(err)
+	}
+	waitAll([]*unstructured.Unstructured{observer}, func(u *unstructured.Unstructured) bool {
+		return condition(u, "Synced") == "True" && meta.FinalizerExists(u, managed.FinalizerName)
+	})
+}

@@ -1,0 +1,62 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/gate"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+)
+
+// Defaults of the provider's --max-reconcile-rate and --poll flags, here
+// so that the scale benchmark runs the provider as it runs by default.
+const (
+	DefaultMaxReconcileRate = 10
+	DefaultPollInterval     = 5 * time.Minute
+)
+
+// Options are the controller options the provider runs with at rate
+// reconciles per second (all kinds together) and the given poll interval:
+// as many concurrent reconciles per kind as the rate, management policies
+// honoured when managementPolicies is true.
+func Options(log logging.Logger, rate int, poll time.Duration, managementPolicies bool) controller.Options {
+	o := controller.Options{
+		Logger:                  log,
+		MaxConcurrentReconciles: rate,
+		PollInterval:            poll,
+		GlobalRateLimiter:       ratelimiter.NewGlobal(rate),
+		Features:                &feature.Flags{},
+		Gate:                    new(gate.Gate[schema.GroupVersionKind]),
+	}
+	if managementPolicies {
+		o.Features.Enable(feature.EnableBetaManagementPolicies)
+	}
+	return o
+}
+
+// RESTConfig is cfg limited as the provider limits it at rate reconciles
+// per second (crossplane-runtime's 5 requests per second per reconcile).
+func RESTConfig(cfg *rest.Config, rate int) *rest.Config {
+	return ratelimiter.LimitRESTConfig(cfg, rate)
+}

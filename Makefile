@@ -103,6 +103,10 @@ e2e-deps: envtest-assets xpkg
 e2e: e2e-deps ## The packages installed into a real Crossplane v2 and the DevOpsProject scenario, asserted.
 	$(E2E_ENV) go test -count=1 -v -timeout 30m ./test/e2e/
 
+.PHONY: soak
+soak: e2e-deps ## Four DevOpsProjects for 10 minutes in a real Crossplane v2: provider and function RSS must not grow (about 15 minutes).
+	$(E2E_ENV) SOAK=1 go test -count=1 -v -timeout 45m -run TestSoak ./test/e2e/
+
 .PHONY: demo
 demo: e2e-deps ## The local demo: the same scenario with readable progress and a summary.
 	$(E2E_ENV) go run ./cmd/demo

@@ -18,6 +18,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -50,6 +51,11 @@ type requestState struct {
 	// ready says which observed resources are Ready, read once for both
 	// the plan (phases) and the composer (desired readiness).
 	ready map[resource.Name]bool
+	// changed is when the composition last changed while not Ready: the
+	// XR's creation or the latest creation or Ready transition of an
+	// observed resource that is not Ready (zero when unknown). Runs come
+	// sooner the more recent it is (plan).
+	changed time.Time
 }
 
 // readRequest reads and validates what RunFunction needs. Its error is the
@@ -106,6 +112,7 @@ func readRequest(req *fnv1.RunFunctionRequest) (*requestState, error) {
 		rs.observed[resource.Name(n)] = o.GetResource()
 	}
 	rs.ready = observedReady(rs.observed)
+	rs.changed = lastChange(md, rs.observed, rs.ready)
 	return rs, nil
 }
 
@@ -150,6 +157,33 @@ func readyCondition(o *structpb.Struct) bool {
 		}
 	}
 	return false
+}
+
+// lastChange is the latest of the XR's creation and, for each observed
+// resource that is not Ready (Usages aside), its creation and its Ready
+// condition's last transition.
+func lastChange(xrMeta *structpb.Struct, observed map[resource.Name]*structpb.Struct, ready map[resource.Name]bool) time.Time {
+	at := func(v *structpb.Value) time.Time {
+		t, _ := time.Parse(time.RFC3339, v.GetStringValue())
+		return t
+	}
+	last := at(pbAt(xrMeta, "creationTimestamp"))
+	for n, o := range observed {
+		if ready[n] || pbAt(o, "kind").GetStringValue() == "Usage" {
+			continue
+		}
+		if t := at(pbAt(o, "metadata", "creationTimestamp")); t.After(last) {
+			last = t
+		}
+		for _, c := range pbAt(o, "status", "conditions").GetListValue().GetValues() {
+			if m := c.GetStructValue(); pbAt(m, "type").GetStringValue() == "Ready" {
+				if t := at(pbAt(m, "lastTransitionTime")); t.After(last) {
+					last = t
+				}
+			}
+		}
+	}
+	return last
 }
 
 // pbAt is the value at path in s, nil (reading as the zero value) when

@@ -154,10 +154,11 @@ type Cluster struct {
 	provider *process.Process
 	function *process.Process
 	runtimes map[string]*runtime
-	// providerMetrics is the provider's Prometheus endpoint.
-	providerMetrics string
-	stop            context.CancelFunc
-	runtimeWG       sync.WaitGroup
+	// providerMetrics is the provider's Prometheus endpoint;
+	// crossplaneMetrics Crossplane's.
+	providerMetrics, crossplaneMetrics string
+	stop                               context.CancelFunc
+	runtimeWG                          sync.WaitGroup
 }
 
 func (c *Cluster) logf(format string, args ...any) {
@@ -355,6 +356,7 @@ func (c *Cluster) startCrossplane(ctx context.Context) error {
 		return err
 	}
 	metrics, health := ports[0], ports[1]
+	c.crossplaneMetrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", metrics)
 	for _, d := range []string{"xpkg", "xfn"} {
 		if err := os.MkdirAll(filepath.Join(c.dir, "cache", d), 0o750); err != nil {
 			return err

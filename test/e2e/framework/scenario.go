@@ -123,6 +123,9 @@ type Report struct {
 	Recreated time.Duration
 	// Events counts the lifecycle events seen on the stream, by type.
 	Events map[string]int
+	// Readiness is when each backend object became ready and each
+	// resource, environment and the project reported Ready.
+	Readiness readiness
 	// Memory of the provider and the function at the end.
 	Provider, Function Memory
 }
@@ -159,11 +162,18 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 		return r, err
 	}
 	created := time.Now()
+	stopWatch := c.watchEnvironments(ctx)
 	if err := c.waitProjectReady(ctx, "the DevOpsProject to be Ready", 5*time.Minute); err != nil {
+		stopWatch()
 		return r, err
 	}
 	r.Ready = time.Since(created)
+	envReady := stopWatch()
 	c.logf("DevOpsProject Ready after %s", r.Ready.Round(100*time.Millisecond))
+	if r.Readiness, err = c.readinessTimeline(ctx, envReady); err != nil {
+		return r, err
+	}
+	c.logf("when each backend object became ready and each resource, environment and the project reported Ready (seconds since the project was created); environment gaps p50 %s, project gap %s:\n%sCrossplane's XR circuit breaker: %s", r.Readiness.P50(), r.Readiness.XRGap, r.Readiness.Table, r.Readiness.Breaker)
 	if r.Table, err = c.environmentTable(ctx, true); err != nil {
 		return r, err
 	}
@@ -220,6 +230,44 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 const xrAPIVersion = "platform.freeleaps.io/v1alpha1"
 
 func (c *Cluster) projectYAML() string {
+	return c.configYAML(ProjectNamespace) + fmt.Sprintf(`---
+apiVersion: %[2]s
+kind: DevOpsProject
+metadata: {name: %[3]s, namespace: %[1]s}
+spec:
+  providerConfigName: default
+  git: {url: %[7]q, branch: `+appBranch+`, jenkinsCredentialsId: git-readonly, credentialsSecretRef: {name: git-credentials}}
+  registry: {namespace: team, name: shop, visibility: private}
+  pipeline: {folder: team/shop, scriptPath: Jenkinsfile}
+  dns: {zone: example.com, target: %[8]s., type: CNAME}
+  # Each environment's host, class, TLS secret and issuer handed to its
+  # manifests (ingresses): Helm values for the charts, Kustomize patches for
+  # the overlays.
+  source: {type: Helm}
+  ingress:
+    enabled: true
+    className: nginx
+    issuer: {kind: ClusterIssuer, name: letsencrypt}
+  environments:
+  - {name: prod, domain: shop.example.com, namespace: shop-prod}
+  - {name: staging, domain: staging.shop.example.com, deletionPolicy: Delete}
+  - name: %[4]s
+    domain: dev.shop.example.com
+    deletionPolicy: Delete
+    sourceType: Kustomize
+    ingress: {tls: false}
+  - name: %[5]s
+    domain: pr-7.shop.example.com
+    ttl: %[6]s
+    retain: [DNSRecord]
+    sourceType: Kustomize
+    ingress: {issuer: {kind: Issuer, name: preview-ca}}
+`, ProjectNamespace, xrAPIVersion, Project, deployEnv, previewEnv, ShortTTL, c.Argo.Apps.URL, IngressAddress)
+}
+
+// configYAML is a team's namespace with its backends' credentials and a
+// ProviderConfig "default" for the scenario's backends.
+func (c *Cluster) configYAML(namespace string) string {
 	sb := c.Sandbox
 	jenkins, _ := json.Marshal(map[string]string{"username": sb.Jenkins.User, "token": sb.Jenkins.Secret})
 	reg, _ := json.Marshal(map[string]string{"username": distribution.User, "password": distribution.Password})
@@ -241,8 +289,8 @@ apiVersion: v1
 kind: Secret
 metadata: {name: git-credentials, namespace: %[1]s}
 stringData:
-  username: %[17]s
-  password: %[18]q
+  username: %[11]s
+  password: %[12]q
 ---
 apiVersion: devops.freeleaps.io/v1alpha1
 kind: ProviderConfig
@@ -264,40 +312,8 @@ spec:
     kind: oci
     url: %[9]s
     credentials: {source: Secret, secretRef: {name: devops-backends, key: registry}}
----
-apiVersion: %[11]s
-kind: DevOpsProject
-metadata: {name: %[12]s, namespace: %[1]s}
-spec:
-  providerConfigName: default
-  git: {url: %[16]q, branch: `+appBranch+`, jenkinsCredentialsId: git-readonly, credentialsSecretRef: {name: git-credentials}}
-  registry: {namespace: team, name: shop, visibility: private}
-  pipeline: {folder: team/shop, scriptPath: Jenkinsfile}
-  dns: {zone: example.com, target: %[19]s., type: CNAME}
-  # Each environment's host, class, TLS secret and issuer handed to its
-  # manifests (ingresses): Helm values for the charts, Kustomize patches for
-  # the overlays.
-  source: {type: Helm}
-  ingress:
-    enabled: true
-    className: nginx
-    issuer: {kind: ClusterIssuer, name: letsencrypt}
-  environments:
-  - {name: prod, domain: shop.example.com, namespace: shop-prod}
-  - {name: staging, domain: staging.shop.example.com, deletionPolicy: Delete}
-  - name: %[13]s
-    domain: dev.shop.example.com
-    deletionPolicy: Delete
-    sourceType: Kustomize
-    ingress: {tls: false}
-  - name: %[14]s
-    domain: pr-7.shop.example.com
-    ttl: %[15]s
-    retain: [DNSRecord]
-    sourceType: Kustomize
-    ingress: {issuer: {kind: Issuer, name: preview-ca}}
-`, ProjectNamespace, sb.Jenkins.URL, jenkins, c.Argo.URL, c.Argo.Token, c.BIND.Addr, bind.KeyName, c.BIND.Secret,
-		c.Registry.URL, reg, xrAPIVersion, Project, deployEnv, previewEnv, ShortTTL, c.Argo.Apps.URL, GitUser, c.GitPassword, IngressAddress)
+`, namespace, sb.Jenkins.URL, jenkins, c.Argo.URL, c.Argo.Token, c.BIND.Addr, bind.KeyName, c.BIND.Secret,
+		c.Registry.URL, reg, GitUser, c.GitPassword)
 }
 
 // environmentTable renders the XR's status.environments, each with the URL
@@ -872,6 +888,7 @@ func (r *Report) Summary() string {
 	}
 	mib := func(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 	row("DevOpsProject created → Ready", "%s", r.Ready.Round(100*time.Millisecond))
+	row("last backend object ready → Ready", "environments p50 %s %v; project %s", r.Readiness.P50(), r.Readiness.Gaps, r.Readiness.XRGap)
 	row("steady state, "+r.Steady.String(), "Kubernetes API requests by the provider %v; backend requests %v", r.SteadyAPI, r.SteadyBackend)
 	row("deploy request → build queued", "%s (%s)", r.DeployQueued.Round(100*time.Millisecond), r.Build)
 	short := r.Revision

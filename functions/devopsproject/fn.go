@@ -20,6 +20,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/crossplane/function-sdk-go/errors"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/response"
 )
@@ -36,9 +37,18 @@ type Function struct {
 // request (request.go), plan each environment's phase and expiry
 // (plan.go: pure, tested without protobuf), write the response
 // (respond.go). Bad input becomes a Fatal result naming the field.
-func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
+func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (rsp *fnv1.RunFunctionResponse, err error) {
+	rsp = response.To(req, defaultPollInterval)
+	defer func() {
+		// A bug must fail this run, not every project's: the SDK's server
+		// does not recover, so a panic would stop the function.
+		if p := recover(); p != nil {
+			rsp = response.To(req, defaultPollInterval)
+			response.Fatal(rsp, errors.Errorf("internal error composing this project (please report it): %v", p))
+			err = nil
+		}
+	}()
 	now := f.now().UTC()
-	rsp := response.To(req, defaultPollInterval)
 	rs, err := readRequest(req)
 	if err != nil {
 		response.Fatal(rsp, err)

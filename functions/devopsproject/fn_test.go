@@ -667,3 +667,33 @@ func TestStableNames(t *testing.T) {
 		t.Errorf("a legacy XR's resources are named after its claim: got %q", got)
 	}
 }
+
+// TestPanicIsFatal: a bug that panics fails the run with a Fatal result;
+// the function (serving every project) keeps running.
+func TestPanicIsFatal(t *testing.T) {
+	f := &Function{now: func() time.Time { panic("boom") }}
+	rsp, err := f.RunFunction(context.Background(), newRequest(t, xr(), nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rsp.GetResults(); len(r) != 1 || r[0].GetSeverity() != fnv1.Severity_SEVERITY_FATAL || !strings.Contains(r[0].GetMessage(), "boom") {
+		t.Errorf("results %v, want one Fatal naming the panic", r)
+	}
+}
+
+// TestStatusEntriesDecodedEach: an entry of status.environments that does
+// not decode (written by hand) is left out; the others, and the expiries
+// they hold, are kept.
+func TestStatusEntriesDecodedEach(t *testing.T) {
+	x := xr(withStatus(
+		map[string]any{"name": "pr-7", "phase": "Ready", "expiresAt": "2026-11-22T13:30:00Z", "ttl": "2h0m0s"},
+		map[string]any{"name": "prod", "phase": 7.0},
+	))
+	rs, err := readRequest(newRequest(t, x, nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs.prev) != 1 || rs.prev[0].Name != "pr-7" || rs.prev[0].ExpiresAt != "2026-11-22T13:30:00Z" {
+		t.Errorf("prev %+v, want pr-7's entry with its expiry kept", rs.prev)
+	}
+}

@@ -28,15 +28,16 @@ const phaseRequeue = 10 * time.Second
 
 // provisioningRequeue is how soon the function asks to run again while an
 // environment is being provisioned: an eighth of the time since the
-// composition last changed (changed), between a second and phaseRequeue;
-// phaseRequeue when that time is unknown. Crossplane's watch of the
+// composition last grew (changed: the latest creation of the XR or of a
+// resource not yet Ready), between a second and phaseRequeue; phaseRequeue
+// when that time is unknown or in the future. Crossplane's watch of the
 // composed resources would run it as soon as one turns Ready, but the XR
 // circuit breaker drops those events during a project's creation burst (in
 // the e2e it opened and dropped 502 of 604): so a resource that turns
 // Ready is still reported within an eighth of its age, not up to 10 s
 // later, while a project that waits long is run at most every 10 s.
 func provisioningRequeue(changed, now time.Time) time.Duration {
-	if changed.IsZero() {
+	if changed.IsZero() || changed.After(now) {
 		return phaseRequeue
 	}
 	return min(max(now.Sub(changed)/8, time.Second), phaseRequeue)

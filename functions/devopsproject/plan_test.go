@@ -249,21 +249,22 @@ func TestPlanOrphans(t *testing.T) {
 
 // TestProvisioningRequeue: while an environment is provisioning, the
 // function runs again at an eighth of the time since the composition last
-// changed (the XR's creation, or a not-Ready resource's creation or Ready
-// transition), between 1s and 10s, so a resource that turns Ready is
-// reported soon although Crossplane's circuit breaker may drop its event.
+// grew (the XR's or a not-Ready resource's creation), between 1s and 10s,
+// so a resource that turns Ready is reported soon although Crossplane's
+// circuit breaker may drop its event.
 func TestProvisioningRequeue(t *testing.T) {
 	at := func(d time.Duration) string { return t0.Add(-d).Format(time.RFC3339) }
 	cases := map[string]struct {
 		reason  string
 		created string
-		changed string // the not-Ready app's Ready transition
+		changed string // the not-Ready app's creation
 		want    time.Duration
 	}{
 		"Unknown":   {reason: "no times: the 10s of before", want: phaseRequeue},
 		"JustMade":  {reason: "a project made 2s ago runs again in 1s", created: at(2 * time.Second), want: time.Second},
-		"AppSyncs":  {reason: "an application not Ready since 16s: in 2s", created: at(time.Hour), changed: at(16 * time.Second), want: 2 * time.Second},
-		"LongStuck": {reason: "not Ready for an hour: every 10s", created: at(2 * time.Hour), changed: at(time.Hour), want: phaseRequeue},
+		"AppSyncs":  {reason: "an application made 16s ago, not Ready: in 2s", created: at(time.Hour), changed: at(16 * time.Second), want: 2 * time.Second},
+		"LongStuck": {reason: "made an hour ago and not Ready: every 10s", created: at(2 * time.Hour), changed: at(time.Hour), want: phaseRequeue},
+		"Future":    {reason: "a creation time in the future (a skewed clock) changes nothing", created: at(-time.Hour), want: phaseRequeue},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -272,10 +273,11 @@ func TestProvisioningRequeue(t *testing.T) {
 				x["metadata"].(map[string]any)["creationTimestamp"] = tc.created
 			}
 			obs := allObserved(true, "prod", "pr-7")
+			// Not Ready; its Ready condition changed just now (a new
+			// message every poll), which must not matter.
+			obs["prod-app"]["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False", "lastTransitionTime": at(0)}}}
 			if tc.changed != "" {
-				obs["prod-app"]["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False", "lastTransitionTime": tc.changed}}}
-			} else {
-				obs["prod-app"]["status"] = map[string]any{}
+				obs["prod-app"]["metadata"] = map[string]any{"name": "x", "creationTimestamp": tc.changed}
 			}
 			rsp := run(t, t0, newRequest(t, x, obs, nil))
 			if got := rsp.GetMeta().GetTtl().AsDuration(); got != tc.want {

@@ -51,10 +51,10 @@ type requestState struct {
 	// ready says which observed resources are Ready, read once for both
 	// the plan (phases) and the composer (desired readiness).
 	ready map[resource.Name]bool
-	// changed is when the composition last changed while not Ready: the
-	// XR's creation or the latest creation or Ready transition of an
-	// observed resource that is not Ready (zero when unknown). Runs come
-	// sooner the more recent it is (plan).
+	// changed is when the composition last grew while not Ready: the
+	// latest creation of the XR and of the observed resources that are
+	// not Ready (zero when unknown). Runs come sooner the more recent it
+	// is (plan).
 	changed time.Time
 }
 
@@ -101,8 +101,8 @@ func readRequest(req *fnv1.RunFunctionRequest) (*requestState, error) {
 	rs := &requestState{project: p}
 	_ = pbDecode(pbAt(md, "annotations"), &rs.annotations)
 	status := pbAt(oxr, "status").GetStructValue()
-	_ = pbDecode(pbAt(status, "environments"), &rs.prev)             // absent on the first run
-	_ = pbDecode(pbAt(status, "orphanedEnvironments"), &rs.orphaned) // absent until one is
+	rs.prev = decodeEach[EnvStatus](pbAt(status, "environments"))                       // absent on the first run
+	rs.orphaned = decodeEach[OrphanedEnvironment](pbAt(status, "orphanedEnvironments")) // absent until one is
 	obs := req.GetObserved().GetResources()
 	rs.observed = make(map[resource.Name]*structpb.Struct, len(obs))
 	for n, o := range obs {
@@ -159,9 +159,29 @@ func readyCondition(o *structpb.Struct) bool {
 	return false
 }
 
-// lastChange is the latest of the XR's creation and, for each observed
-// resource that is not Ready (Usages aside), its creation and its Ready
-// condition's last transition.
+// decodeEach reads a list of the XR's status entry by entry: one that
+// does not decode (a status written by hand) is left out, the others kept,
+// so the expiries they hold are never lost to a neighbour.
+func decodeEach[T any](v *structpb.Value) []T {
+	values := v.GetListValue().GetValues()
+	if len(values) == 0 {
+		return nil
+	}
+	out := make([]T, 0, len(values))
+	for _, x := range values {
+		var e T
+		if pbDecode(x, &e) == nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// lastChange is the latest creation among the XR and the observed
+// resources that are not Ready (Usages aside): the API server sets those
+// times. Not a Ready condition's last transition, which a changing message
+// resets on every poll and whoever may write a status can set to the
+// future.
 func lastChange(xrMeta *structpb.Struct, observed map[resource.Name]*structpb.Struct, ready map[resource.Name]bool) time.Time {
 	at := func(v *structpb.Value) time.Time {
 		t, _ := time.Parse(time.RFC3339, v.GetStringValue())
@@ -174,13 +194,6 @@ func lastChange(xrMeta *structpb.Struct, observed map[resource.Name]*structpb.St
 		}
 		if t := at(pbAt(o, "metadata", "creationTimestamp")); t.After(last) {
 			last = t
-		}
-		for _, c := range pbAt(o, "status", "conditions").GetListValue().GetValues() {
-			if m := c.GetStructValue(); pbAt(m, "type").GetStringValue() == "Ready" {
-				if t := at(pbAt(m, "lastTransitionTime")); t.After(last) {
-					last = t
-				}
-			}
 		}
 	}
 	return last

@@ -55,6 +55,9 @@ type countingTransport struct {
 	write atomic.Int64
 	mu    sync.Mutex
 	by    map[string]int64
+	// ok counts the requests the API server accepted (2xx), by verb and
+	// resource: not the conflicts a stale cache makes and retries.
+	ok map[string]int64
 }
 
 func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -67,9 +70,26 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if c.by == nil {
 		c.by = map[string]int64{}
 	}
-	c.by[r.Method+" "+resourceOf(r.URL.Path)]++
+	key := r.Method + " " + resourceOf(r.URL.Path)
+	c.by[key]++
 	c.mu.Unlock()
-	return c.rt.RoundTrip(r)
+	rsp, err := c.rt.RoundTrip(r)
+	if err == nil && rsp.StatusCode < 300 {
+		c.mu.Lock()
+		if c.ok == nil {
+			c.ok = map[string]int64{}
+		}
+		c.ok[key]++
+		c.mu.Unlock()
+	}
+	return rsp, err
+}
+
+// accepted is a copy of the accepted requests' counts.
+func (c *countingTransport) accepted() map[string]int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.ok)
 }
 
 // snapshot is a copy of the counts by verb and resource.

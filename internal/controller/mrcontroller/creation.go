@@ -59,9 +59,8 @@ type initializer[T resource.Managed] struct {
 }
 
 func (i initializer[T]) Initialize(_ context.Context, mg resource.Managed) error {
-	if meta.WasDeleted(mg) {
-		return nil
-	}
+	// A resource deleted before it was ever initialized is still observed
+	// by its name (to let go of it), but gets no finalizer.
 	if meta.GetExternalName(mg) == "" {
 		n := mg.GetName()
 		if i.name != nil {
@@ -73,7 +72,9 @@ func (i initializer[T]) Initialize(_ context.Context, mg resource.Managed) error
 		}
 		meta.SetExternalName(mg, n)
 	}
-	meta.AddFinalizer(mg, managed.FinalizerName)
+	if !meta.WasDeleted(mg) {
+		meta.AddFinalizer(mg, managed.FinalizerName)
+	}
 	return nil
 }
 

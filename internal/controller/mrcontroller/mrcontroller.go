@@ -220,12 +220,14 @@ func busy[T resource.Managed](f func(T) bool) func(resource.Managed) bool {
 }
 
 // PollInterval returns a poll-interval hook. A resource that is not Ready
-// is polled the sooner the more recently it changed: at a quarter of the
-// time since its Ready condition last changed (or since it was created),
-// at least MinNotReadyPollInterval and at most NotReadyPollInterval. So a
-// new Argo CD application that syncs in 6 s is seen Ready within about 1.5 s
-// of it, at the cost of a few more polls in its first minute, and one that
-// stays unready for long settles at the cap. A Ready resource that is busy
+// is polled the sooner the younger it is: at a quarter of its age, at least
+// MinNotReadyPollInterval and at most NotReadyPollInterval. So a new Argo
+// CD application that syncs in 6 s is seen Ready within about 1.5 s of it,
+// at the cost of a few more polls in its first minute, and one that stays
+// unready settles at the cap within a minute. The age runs from the
+// creation, which the API server sets: not from the Ready condition's last
+// transition, which a changing message resets on every poll and whoever
+// may write the status can set to the future. A Ready resource that is busy
 // (busy may be nil) is polled at most every NotReadyPollInterval. Every
 // interval gets up to ±jitter (±10% below the cap) so that many resources
 // created together do not poll in lockstep. rnd returns a number in [0, 1)
@@ -233,14 +235,10 @@ func busy[T resource.Managed](f func(T) bool) func(resource.Managed) bool {
 func PollInterval(jitter time.Duration, rnd func() float64, now func() time.Time, busy func(resource.Managed) bool) managed.PollIntervalHook {
 	return func(mg resource.Managed, interval time.Duration) time.Duration {
 		j := jitter
-		ready := mg.GetCondition(xpv2.TypeReady)
 		switch {
-		case ready.Status != "True":
-			since := mg.GetCreationTimestamp().Time
-			if t := ready.LastTransitionTime.Time; t.After(since) {
-				since = t
-			}
-			interval = min(interval, max(now().Sub(since)/4, MinNotReadyPollInterval), NotReadyPollInterval)
+		case mg.GetCondition(xpv2.TypeReady).Status != "True":
+			age := now().Sub(mg.GetCreationTimestamp().Time)
+			interval = min(interval, max(age/4, MinNotReadyPollInterval), NotReadyPollInterval)
 			j = min(j, interval/10)
 		case busy != nil && busy(mg) && interval > NotReadyPollInterval:
 			interval = NotReadyPollInterval

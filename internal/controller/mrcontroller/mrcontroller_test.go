@@ -53,7 +53,7 @@ func TestPollInterval(t *testing.T) {
 	notReady := func(created, changed time.Duration) *jenkinsv1alpha1.JenkinsPipeline {
 		p := &jenkinsv1alpha1.JenkinsPipeline{}
 		p.SetCreationTimestamp(metav1.NewTime(now.Add(-created)))
-		if changed > 0 {
+		if changed != 0 {
 			c := xpv2.Unavailable()
 			c.LastTransitionTime = metav1.NewTime(now.Add(-changed))
 			p.SetConditions(c)
@@ -67,15 +67,16 @@ func TestPollInterval(t *testing.T) {
 		rnd      float64
 		want     time.Duration
 	}{
-		"ReadyNoJitter":       {reason: "rnd 0.5 adds no jitter", mg: ready(), interval: 5 * time.Minute, rnd: 0.5, want: 5 * time.Minute},
-		"ReadyMaxJitter":      {reason: "rnd near 1 adds the full jitter", mg: ready(), interval: 5 * time.Minute, rnd: 1, want: 5*time.Minute + 30*time.Second},
-		"ReadyMinJitter":      {reason: "rnd 0 subtracts the full jitter", mg: ready(), interval: 5 * time.Minute, rnd: 0, want: 5*time.Minute - 30*time.Second},
-		"NotReadyNew":         {reason: "a resource created 2s ago is polled again in 1s, not sooner", mg: notReady(2*time.Second, 0), interval: 5 * time.Minute, rnd: 0.5, want: time.Second},
-		"NotReadyQuarter":     {reason: "created 20s ago: a quarter of that, 5s, with ±10% jitter", mg: notReady(20*time.Second, 0), interval: 5 * time.Minute, rnd: 1, want: 5*time.Second + 500*time.Millisecond},
-		"NotReadySinceChange": {reason: "the age runs from the last change of Ready, when later than creation", mg: notReady(time.Hour, 8*time.Second), interval: 5 * time.Minute, rnd: 0.5, want: 2 * time.Second},
-		"NotReadyCapped":      {reason: "a resource not Ready for long is polled every 15s", mg: notReady(time.Hour, 0), interval: 5 * time.Minute, rnd: 1, want: NotReadyPollInterval + NotReadyPollInterval/10},
-		"BusyCapped":          {reason: "a Ready resource with work in progress is polled every 15s", mg: busyReady(), interval: 5 * time.Minute, rnd: 0.5, want: NotReadyPollInterval},
-		"NotReadyShortPoll":   {reason: "a poll already shorter is kept", mg: notReady(time.Hour, 0), interval: 10 * time.Second, rnd: 0.5, want: 10 * time.Second},
+		"ReadyNoJitter":     {reason: "rnd 0.5 adds no jitter", mg: ready(), interval: 5 * time.Minute, rnd: 0.5, want: 5 * time.Minute},
+		"ReadyMaxJitter":    {reason: "rnd near 1 adds the full jitter", mg: ready(), interval: 5 * time.Minute, rnd: 1, want: 5*time.Minute + 30*time.Second},
+		"ReadyMinJitter":    {reason: "rnd 0 subtracts the full jitter", mg: ready(), interval: 5 * time.Minute, rnd: 0, want: 5*time.Minute - 30*time.Second},
+		"NotReadyNew":       {reason: "a resource created 2s ago is polled again in 1s, not sooner", mg: notReady(2*time.Second, 0), interval: 5 * time.Minute, rnd: 0.5, want: time.Second},
+		"NotReadyQuarter":   {reason: "created 20s ago: a quarter of that, 5s, with ±10% jitter", mg: notReady(20*time.Second, 0), interval: 5 * time.Minute, rnd: 1, want: 5*time.Second + 500*time.Millisecond},
+		"NotReadyChurn":     {reason: "a Ready condition that changed 8s ago (a new message each poll) does not make an hour-old resource young", mg: notReady(time.Hour, 8*time.Second), interval: 5 * time.Minute, rnd: 1, want: NotReadyPollInterval + NotReadyPollInterval/10},
+		"NotReadyFuture":    {reason: "a transition time in the future changes nothing", mg: notReady(time.Hour, -100*365*24*time.Hour), interval: 5 * time.Minute, rnd: 1, want: NotReadyPollInterval + NotReadyPollInterval/10},
+		"NotReadyCapped":    {reason: "a resource not Ready for long is polled every 15s", mg: notReady(time.Hour, 0), interval: 5 * time.Minute, rnd: 1, want: NotReadyPollInterval + NotReadyPollInterval/10},
+		"BusyCapped":        {reason: "a Ready resource with work in progress is polled every 15s", mg: busyReady(), interval: 5 * time.Minute, rnd: 0.5, want: NotReadyPollInterval},
+		"NotReadyShortPoll": {reason: "a poll already shorter is kept", mg: notReady(time.Hour, 0), interval: 10 * time.Second, rnd: 0.5, want: 10 * time.Second},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -37,6 +37,10 @@ import (
 type Client struct {
 	p Provider
 	b backend
+	// id is the provider and credentials the client reads with (the zone
+	// cache's key); now is the clock.
+	id  string
+	now func() time.Time
 }
 
 // New returns a client. It does no I/O.
@@ -49,7 +53,7 @@ func New(c Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{p: p, b: b}, nil
+	return &Client{p: p, b: b, id: identity(c), now: time.Now}, nil
 }
 
 // RRset is one record set. Name is relative to the zone ("@" for the apex).
@@ -86,6 +90,12 @@ func (c *Client) Get(ctx context.Context, zone, name, typ string) (*Observed, er
 	if err != nil {
 		return nil, classify(err, "cannot read zone "+zone)
 	}
+	return observe(recs, name, typ), nil
+}
+
+// observe finds the record set name/typ, its ownership record and its
+// neighbourhood in a zone's records.
+func observe(recs []libdns.Record, name, typ string) *Observed {
 	name, ownerName := normName(name), OwnerName(name, typ)
 	out := &Observed{}
 	for _, r := range recs {
@@ -117,13 +127,14 @@ func (c *Client) Get(ctx context.Context, zone, name, typ string) (*Observed, er
 	if out.RRset != nil {
 		out.RRset.Values = NormalizeValues(out.RRset.Type, out.RRset.Values)
 	}
-	return out, nil
+	return out
 }
 
 // Set replaces the record set with want and writes the ownership record
 // naming owner. Providers that support it (RFC 2136) do both in one atomic
 // update; for the others the ownership record is written first.
 func (c *Client) Set(ctx context.Context, zone string, want RRset, owner Owner) error {
+	defer c.forget(zone)
 	set, own := c.records(want), c.ownership(want, owner)
 	if c.b.atomic {
 		set, own = append(set, own...), nil
@@ -142,6 +153,7 @@ func (c *Client) Set(ctx context.Context, zone string, want RRset, owner Owner) 
 // Delete removes exactly the values of have and then the ownership record
 // (in one atomic update where the provider supports it).
 func (c *Client) Delete(ctx context.Context, zone string, have RRset, owner Owner) error {
+	defer c.forget(zone)
 	set, own := c.records(have), c.ownership(have, owner)
 	if c.b.atomic {
 		set, own = append(set, own...), nil

@@ -19,6 +19,7 @@ package dnsrecord
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -81,7 +82,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.DNSRecord) (managed
 		return managed.ExternalObservation{}, errors.Errorf(errFmtOwnershipName, p.Name, dns.OwnerPrefix)
 	}
 	fqdn := dns.FQDN(p.Name, p.Zone)
-	obs, err := e.client.Get(ctx, p.Zone, p.Name, string(p.Type))
+	obs, err := e.read(ctx, cr)
 	if err != nil {
 		return managed.ExternalObservation{}, errors.Wrap(err, errGet)
 	}
@@ -129,6 +130,36 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.DNSRecord) (managed
 		diff += "ownership record to be written (adoptExisting)\n"
 	}
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
+}
+
+// cachedReader is a Client that can serve a poll from a recent read of
+// the zone (dns.Client.GetCached).
+type cachedReader interface {
+	GetCached(ctx context.Context, zone, name, typ string) (*dns.Observed, error)
+}
+
+// read reads the record set from a zone read up to dns.ZoneCacheTTL old
+// when that shows it exactly as this resource wants it and holds it: a
+// poll with nothing to do, which would otherwise read the whole zone for
+// each of its records. Anything else (absent, another owner, a
+// difference, a deletion) is decided on a fresh read.
+func (e *external) read(ctx context.Context, cr *v1alpha1.DNSRecord) (*dns.Observed, error) {
+	p := cr.Spec.ForProvider
+	if c, ok := e.client.(cachedReader); ok && !meta.WasDeleted(cr) {
+		if obs, err := c.GetCached(ctx, p.Zone, p.Name, string(p.Type)); err == nil && e.settled(cr, obs) {
+			return obs, nil
+		}
+	}
+	return e.client.Get(ctx, p.Zone, p.Name, string(p.Type))
+}
+
+// settled is true when obs is the record set cr wants, owned by cr.
+func (e *external) settled(cr *v1alpha1.DNSRecord, obs *dns.Observed) bool {
+	if obs.RRset == nil || obs.Owner != e.owner(cr) {
+		return false
+	}
+	want := Desired(cr)
+	return slices.Equal(dns.NormalizeValues(want.Type, want.Values), obs.RRset.Values) && e.client.EffectiveTTL(want.TTL) == obs.RRset.TTL
 }
 
 // neighbourhood refuses a new record set at, above or below a name whose

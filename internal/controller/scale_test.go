@@ -17,8 +17,10 @@ limitations under the License.
 package controller_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -58,6 +60,9 @@ type countingTransport struct {
 	// ok counts the requests the API server accepted (2xx), by verb and
 	// resource: not the conflicts a stale cache makes and retries.
 	ok map[string]int64
+	// creating counts the status writes that carry a Ready condition of
+	// reason Creating.
+	creating atomic.Int64
 }
 
 func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -73,6 +78,16 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	key := r.Method + " " + resourceOf(r.URL.Path)
 	c.by[key]++
 	c.mu.Unlock()
+	if r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/status") && r.Body != nil {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			return nil, err
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		if bytes.Contains(b, []byte(`"reason":"Creating"`)) {
+			c.creating.Add(1)
+		}
+	}
 	rsp, err := c.rt.RoundTrip(r)
 	if err == nil && rsp.StatusCode < 300 {
 		c.mu.Lock()

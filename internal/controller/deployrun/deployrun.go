@@ -615,6 +615,16 @@ func (r *Reconciler) building(ctx context.Context, d *v1alpha1.DeployRun, e *env
 	}
 	if st.HandledBuildRequest != b.Request {
 		if p.Spec.ForProvider.BuildRequest != b.Request {
+			// The cache may not have seen the request made a moment ago:
+			// only the API server's copy decides that it was changed.
+			fresh := &jenkinsv1alpha1.JenkinsPipeline{}
+			if err := r.live.Get(ctx, client.ObjectKeyFromObject(p), fresh); err != nil {
+				return reconcile.Result{}, errors.Wrapf(err, "cannot read JenkinsPipeline %s", p.Name)
+			}
+			if fresh.Spec.ForProvider.BuildRequest == b.Request || fresh.Status.AtProvider.HandledBuildRequest == b.Request {
+				return reconcile.Result{RequeueAfter: time.Second}, nil
+			}
+			p = fresh
 			r.fail(d, fmt.Sprintf("spec.forProvider.buildRequest of JenkinsPipeline %s was changed to %q before it queued this deployment's build: leave it alone during a deployment", p.Name, truncate(p.Spec.ForProvider.BuildRequest)))
 			return reconcile.Result{}, nil
 		}

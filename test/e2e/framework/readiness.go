@@ -204,7 +204,14 @@ func (c *Cluster) watchEnvironments(ctx context.Context) (stop func() map[string
 		seen := map[string]time.Time{}
 		defer func() { done <- seen }()
 		for {
-			if xr, err := c.Get(ctx, xrAPIVersion, "DevOpsProject", ProjectNamespace, Project); err == nil {
+			stopped := ctx.Err() != nil
+			// The last read, after stop, catches what turned Ready with the
+			// project since the one before.
+			rctx := ctx
+			if stopped {
+				rctx = context.WithoutCancel(ctx)
+			}
+			if xr, err := c.Get(rctx, xrAPIVersion, "DevOpsProject", ProjectNamespace, Project); err == nil {
 				envs, _, _ := unstructured.NestedSlice(xr.Object, "status", "environments")
 				for _, e := range envs {
 					m, _ := e.(map[string]any)
@@ -214,9 +221,11 @@ func (c *Cluster) watchEnvironments(ctx context.Context) (stop func() map[string
 					}
 				}
 			}
+			if stopped {
+				return
+			}
 			select {
 			case <-ctx.Done():
-				return
 			case <-time.After(250 * time.Millisecond):
 			}
 		}

@@ -59,8 +59,8 @@ func identity(c Config) string {
 func (c *Client) zoneKey(zone string) string { return c.id + "|" + normName(zone) }
 
 // GetCached is Get from a zone read at most ZoneCacheTTL old (now is the
-// clock).
-func (c *Client) GetCached(ctx context.Context, zone, name, typ string) (*Observed, error) {
+// clock); fresh says the zone was read for this call.
+func (c *Client) GetCached(ctx context.Context, zone, name, typ string) (obs *Observed, fresh bool, err error) {
 	k := c.zoneKey(zone)
 	zones.Lock()
 	r, ok := zones.m[k]
@@ -68,8 +68,9 @@ func (c *Client) GetCached(ctx context.Context, zone, name, typ string) (*Observ
 	if !ok || c.now().Sub(r.at) > ZoneCacheTTL || c.now().Before(r.at) {
 		recs, err := c.p.GetRecords(ctx, zone)
 		if err != nil {
-			return nil, classify(err, "cannot read zone "+zone)
+			return nil, false, classify(err, "cannot read zone "+zone)
 		}
+		fresh = true
 		r = zoneRead{at: c.now(), recs: recs}
 		zones.Lock()
 		if len(zones.m) >= maxCachedZones {
@@ -84,7 +85,7 @@ func (c *Client) GetCached(ctx context.Context, zone, name, typ string) (*Observ
 		}
 		zones.Unlock()
 	}
-	return observe(r.recs, name, typ), nil
+	return observe(r.recs, name, typ), fresh, nil
 }
 
 // forget drops the cached read of zone: the client wrote to it.

@@ -64,19 +64,19 @@ func TestGetCached(t *testing.T) {
 			t.Fatalf("%s: %d zone reads, want %d", step, z.reads, n)
 		}
 	}
-	obs, err := a.GetCached(ctx, "cache.example.com", "www", "A")
+	obs, _, err := a.GetCached(ctx, "cache.example.com", "www", "A")
 	if err != nil || obs.RRset != nil {
 		t.Fatalf("empty zone: %+v, %v", obs, err)
 	}
 	reads("first poll", 1)
-	_, _ = a.GetCached(ctx, "cache.example.com", "mail", "A")
+	_, _, _ = a.GetCached(ctx, "cache.example.com", "mail", "A")
 	reads("another record of the zone, same identity", 1)
-	_, _ = b.GetCached(ctx, "cache.example.com", "www", "A")
+	_, _, _ = b.GetCached(ctx, "cache.example.com", "www", "A")
 	reads("another identity (credentials)", 2)
 	if err := a.Set(ctx, "cache.example.com", want, owner); err != nil {
 		t.Fatal(err)
 	}
-	obs, _ = a.GetCached(ctx, "cache.example.com", "www", "A")
+	obs, _, _ = a.GetCached(ctx, "cache.example.com", "www", "A")
 	reads("after a write", 3)
 	if obs.RRset == nil || obs.Owner != owner {
 		t.Errorf("after a write the cache shows %+v, want the written record set and its owner", obs)
@@ -84,9 +84,9 @@ func TestGetCached(t *testing.T) {
 	_, _ = a.Get(ctx, "cache.example.com", "www", "A")
 	reads("Get", 4)
 	now = now.Add(ZoneCacheTTL + time.Second)
-	_, _ = a.GetCached(ctx, "cache.example.com", "www", "A")
+	_, _, _ = a.GetCached(ctx, "cache.example.com", "www", "A")
 	reads("an expired read", 5)
 	now = now.Add(-time.Hour)
-	_, _ = a.GetCached(ctx, "cache.example.com", "www", "A")
+	_, _, _ = a.GetCached(ctx, "cache.example.com", "www", "A")
 	reads("a read from the future (clock set back)", 6)
 }

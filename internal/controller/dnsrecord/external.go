@@ -135,19 +135,21 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.DNSRecord) (managed
 // cachedReader is a Client that can serve a poll from a recent read of
 // the zone (dns.Client.GetCached).
 type cachedReader interface {
-	GetCached(ctx context.Context, zone, name, typ string) (*dns.Observed, error)
+	GetCached(ctx context.Context, zone, name, typ string) (obs *dns.Observed, fresh bool, err error)
 }
 
 // read reads the record set from a zone read up to dns.ZoneCacheTTL old
 // when that shows it exactly as this resource wants it and holds it: a
 // poll with nothing to do, which would otherwise read the whole zone for
 // each of its records. Anything else (absent, another owner, a
-// difference, a deletion) is decided on a fresh read.
+// difference, a deletion) is decided on a fresh read: the cache's own when
+// it just read the zone, so a poll reads the zone at most once.
 func (e *external) read(ctx context.Context, cr *v1alpha1.DNSRecord) (*dns.Observed, error) {
 	p := cr.Spec.ForProvider
 	if c, ok := e.client.(cachedReader); ok && !meta.WasDeleted(cr) {
-		if obs, err := c.GetCached(ctx, p.Zone, p.Name, string(p.Type)); err == nil && e.settled(cr, obs) {
-			return obs, nil
+		obs, fresh, err := c.GetCached(ctx, p.Zone, p.Name, string(p.Type))
+		if err != nil || fresh || e.settled(cr, obs) {
+			return obs, err
 		}
 	}
 	return e.client.Get(ctx, p.Zone, p.Name, string(p.Type))

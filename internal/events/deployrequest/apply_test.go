@@ -106,3 +106,55 @@ func TestApplyRevisionParameter(t *testing.T) {
 		t.Errorf("a request after runs stamped in 2099: want applied, got %v", err)
 	}
 }
+
+// A redelivery of an older request, after a newer one of the same
+// environment was applied, is acknowledged as done, not dead-lettered as
+// superseded, whichever order the DeployRuns are listed in.
+func TestApplyRedeliveryAfterNewer(t *testing.T) {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{pcv1alpha1.SchemeBuilder.AddToScheme, v1alpha1.SchemeBuilder.AddToScheme} {
+		if err := add(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	orders := map[bool]bool{}
+	for i := 0; i < 8; i++ {
+		older, newer := fmt.Sprintf("old-%d", i), fmt.Sprintf("new-%d", i)
+		// The fake client lists by name: cover the newer run listed first.
+		orders[RunName("shop", "dev", newer) < RunName("shop", "dev", older)] = true
+		p := &v1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: "shop-dev", Namespace: "team",
+			Labels: map[string]string{contract.LabelProject: "shop", contract.LabelEnvironment: "dev"}}}
+		p.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"}
+		kube := fake.NewClientBuilder().WithScheme(s).WithObjects(p, &pcv1alpha1.ProviderConfig{
+			ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "team"},
+			Spec:       pcv1alpha1.ProviderConfigSpec{Jenkins: &pcv1alpha1.JenkinsConfig{URL: "https://jenkins.example.com", DeployUsers: []string{"ci"}}},
+		}).Build()
+		apply := func(token, at string) error {
+			req, err := Parse([]byte(`{"project": "shop", "environment": "dev", "namespace": "team", "requestedAt": "` + at + `"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return Apply(context.Background(), kube, req, Delivery{Token: token, User: "ci"})
+		}
+		if err := apply(older, "2026-11-24T10:00:00Z"); err != nil {
+			t.Fatal(err)
+		}
+		if err := apply(newer, "2026-11-24T10:05:00Z"); err != nil {
+			t.Fatal(err)
+		}
+		if err := apply(older, "2026-11-24T10:00:00Z"); err != nil {
+			t.Errorf("%s redelivered after %s: want acknowledged, got %v", older, newer, err)
+		}
+		// A new request as old as the first is still superseded.
+		if err := apply(fmt.Sprintf("late-%d", i), "2026-11-24T10:00:00Z"); err == nil || !strings.Contains(err.Error(), "superseded") {
+			t.Errorf("a new request older than %s: want superseded, got %v", newer, err)
+		}
+		runs := &pcv1alpha1.DeployRunList{}
+		if err := kube.List(context.Background(), runs); err != nil || len(runs.Items) != 2 {
+			t.Errorf("%d DeployRuns (%v), want 2", len(runs.Items), err)
+		}
+	}
+	if !orders[true] || !orders[false] {
+		t.Fatalf("the tokens cover only one listing order: %v", orders)
+	}
+}

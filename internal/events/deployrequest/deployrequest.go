@@ -262,10 +262,15 @@ func Apply(ctx context.Context, kube client.Client, req *Request, d Delivery) er
 		return errors.Wrap(err, "cannot list DeployRuns")
 	}
 	name := RunName(req.Project, req.Environment, d.Token)
+	// A request already applied is acknowledged before any run is asked
+	// whether it supersedes it: a redelivery of an older request, after a
+	// newer one was applied, is done, not superseded.
 	for _, r := range runs.Items {
 		if r.Name == name || r.GetAnnotations()[AnnotationRequestKey] == d.Token {
 			return nil // a redelivery (or a second publish) of a request already applied
 		}
+	}
+	for _, r := range runs.Items {
 		// Only broker requests order broker requests, and none from the
 		// future: the annotation is the namespace's to edit, and one set
 		// in 2099 by hand must not supersede every request after it.

@@ -1291,13 +1291,41 @@ func (r *Reconciler) deleteOldest(ctx context.Context, done []*v1alpha1.DeployRu
 	if len(done) <= r.o.Keep {
 		return nil
 	}
-	slices.SortFunc(done, func(a, b *v1alpha1.DeployRun) int { return finished(b).Compare(finished(a)) })
+	slices.SortFunc(done, newestFirst)
 	for _, o := range done[r.o.Keep:] {
 		if err := r.kube.Delete(ctx, o, client.Preconditions{UID: &o.UID}); client.IgnoreNotFound(err) != nil {
 			return errors.Wrapf(err, "cannot delete DeployRun %s beyond the history kept", o.Name)
 		}
 	}
 	return nil
+}
+
+// newestFirst orders finished deployments newest first. Status times are
+// whole seconds, so two deployments of one environment that finished in
+// the same second (a failed build right after a success) are told apart by
+// when they started, then by the queue's order, which is the order an
+// environment's deployments run in.
+func newestFirst(a, b *v1alpha1.DeployRun) int {
+	if c := finished(b).Compare(finished(a)); c != 0 {
+		return c
+	}
+	if c := started(b).Compare(started(a)); c != 0 {
+		return c
+	}
+	switch {
+	case before(b, a):
+		return -1
+	case before(a, b):
+		return 1
+	}
+	return 0
+}
+
+func started(d *v1alpha1.DeployRun) time.Time {
+	if d.Status.StartedAt != nil {
+		return d.Status.StartedAt.Time
+	}
+	return d.CreationTimestamp.Time
 }
 
 func finished(d *v1alpha1.DeployRun) time.Time {

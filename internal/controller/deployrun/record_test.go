@@ -144,3 +144,46 @@ func TestAhead(t *testing.T) {
 		t.Fatalf("MaxWaiting %d: the test needs more runs", MaxWaiting)
 	}
 }
+
+// The history keeps the newest deployments of an environment even when
+// several finished, started and were created in the same second (status
+// times are whole seconds): the queue's order tells them apart.
+func TestPruneSameSecond(t *testing.T) {
+	s := runtime.NewScheme()
+	if err := v1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	t0 := metav1.NewTime(time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC))
+	// Names whose order is not the queue's: the queue orders by creation,
+	// then name, so "a" was created a second after "b" and "c".
+	runs := []struct {
+		name    string
+		created time.Duration
+	}{{"c", 0}, {"b", 0}, {"a", time.Second}, {"d", 2 * time.Second}, {"e", 3 * time.Second}}
+	ctx := context.Background()
+	for rep := range 20 {
+		var objs []client.Object
+		for i, x := range runs {
+			objs = append(objs, &v1alpha1.DeployRun{ObjectMeta: metav1.ObjectMeta{Name: x.name, Namespace: "team", UID: types.UID(fmt.Sprint(i)),
+				CreationTimestamp: metav1.NewTime(t0.Add(x.created))},
+				Spec:   v1alpha1.DeployRunSpec{Project: "shop", Environment: "dev"},
+				Status: v1alpha1.DeployRunStatus{Phase: v1alpha1.DeployFailed, StartedAt: &t0, FinishedAt: &t0}})
+		}
+		kube := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).Build()
+		r := NewReconciler(kube, nil, Options{Keep: 3})
+		if err := r.prune(ctx, objs[rep%len(objs)].(*v1alpha1.DeployRun)); err != nil {
+			t.Fatal(err)
+		}
+		l := &v1alpha1.DeployRunList{}
+		if err := kube.List(ctx, l); err != nil {
+			t.Fatal(err)
+		}
+		var kept []string
+		for _, d := range l.Items {
+			kept = append(kept, d.Name)
+		}
+		if got := fmt.Sprint(kept); got != "[a d e]" {
+			t.Fatalf("kept %s, want the 3 last in the queue's order [a d e]", got)
+		}
+	}
+}

@@ -39,11 +39,12 @@ type composer struct {
 	observed map[resource.Name]*structpb.Struct
 	desired  map[resource.Name]*fnv1.Resource
 	ready    map[resource.Name]bool
+	handHost map[string]bool
 	enc      *encoder
 }
 
 func newComposer(rs *requestState) *composer {
-	return &composer{p: rs.project, observed: rs.observed, desired: map[resource.Name]*fnv1.Resource{}, ready: rs.ready, enc: &encoder{}}
+	return &composer{p: rs.project, observed: rs.observed, desired: map[resource.Name]*fnv1.Resource{}, ready: rs.ready, handHost: rs.handHost, enc: &encoder{}}
 }
 
 // projectWide adds the resources the project's environments share: the
@@ -127,7 +128,7 @@ func (c *composer) environment(ep envPlan) error {
 	_, appExists := c.observed[nameApp(e.Name)]
 	withApp := appExists || c.argoReady()
 	if withApp {
-		app, err := c.p.app(e, keep[KindApp])
+		app, err := c.p.app(e, keep[KindApp], c.handHost[e.Name])
 		if err != nil {
 			return err
 		}

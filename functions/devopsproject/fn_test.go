@@ -121,9 +121,21 @@ func allObserved(ready bool, envs ...string) map[string]map[string]any {
 			"conditions": []any{map[string]any{"type": "Ready", "status": map[bool]string{true: "True", false: "False"}[ready]}},
 			"atProvider": map[string]any{"syncStatus": "Synced", "healthStatus": "Healthy"},
 		}})
-		out[e+"-dns"] = observed(KindDNS, ready, nil)
+		out[e+"-dns"] = observed(KindDNS, ready, map[string]any{"status": map[string]any{
+			"conditions": []any{map[string]any{"type": "Ready", "status": map[bool]string{true: "True", false: "False"}[ready]}},
+			"atProvider": map[string]any{"fqdn": domainOf(e) + "."},
+		}})
 	}
 	return out
+}
+
+// domainOf is an environment's domain in xr() and in the tests' lists of
+// environments.
+func domainOf(env string) string {
+	if env == "prod" {
+		return "shop.example.com"
+	}
+	return env + ".shop.example.com"
 }
 
 func newRequest(t *testing.T, x map[string]any, obs map[string]map[string]any, input map[string]any) *fnv1.RunFunctionRequest {

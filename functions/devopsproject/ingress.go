@@ -282,3 +282,36 @@ func dnsTarget(spec DNSSpec, s *settings) (target, typ string) {
 	}
 	return target, typ
 }
+
+// AnnotationIngressHost, on an environment's ArgoApplication, is the host
+// the function handed it: once handed, a host stays with the application.
+const AnnotationIngressHost = "devops.freeleaps.io/ingress-host"
+
+// gateHosts decides which environments' applications are handed their
+// host. The domain is the project's own choice, inside a zone that is its
+// own choice too, so a project could name another team's host and its
+// Ingress would claim that host on a shared ingress controller. The
+// environment's DNSRecord is where ownership is proven: the provider
+// refuses a record set another resource owns. So a host is handed only
+// once the DNSRecord is observed Ready for that very name (its
+// status.atProvider.fqdn, which a refused rename does not change), and
+// kept once handed (the application's annotation), whatever the record
+// does later. An application not yet carrying its host is not Ready: the
+// environment is Ready only when it answers at its URL's host.
+func (rs *requestState) gateHosts() {
+	p := rs.project
+	rs.handHost = make(map[string]bool, len(p.spec.Environments))
+	for _, e := range p.spec.Environments {
+		if !ingressOf(p.spec.Ingress, e.Ingress).enabled {
+			continue
+		}
+		h := host(e)
+		app, ok := rs.observed[nameApp(e.Name)]
+		handed := ok && pbAt(app, "metadata", "annotations", AnnotationIngressHost).GetStringValue() == h
+		proven := rs.ready[nameDNS(e.Name)] && pbAt(rs.observed[nameDNS(e.Name)], "status", "atProvider", "fqdn").GetStringValue() == h+"."
+		rs.handHost[e.Name] = handed || proven
+		if ok && !handed {
+			rs.ready[nameApp(e.Name)] = false
+		}
+	}
+}

@@ -219,3 +219,113 @@ func fatal(t *testing.T, rsp *fnv1.RunFunctionResponse) {
 		}
 	}
 }
+
+// A project may name any domain in any zone: its application is handed the
+// host only once its DNSRecord, where ownership is proven, is Ready for
+// that very name; once handed, the host stays. Until then the application
+// and the environment are not Ready.
+func TestIngressHostProven(t *testing.T) {
+	const h = "pr-7.shop.example.com"
+	dns := func(ready bool, fqdn string) map[string]any {
+		o := observed(KindDNS, ready, nil)
+		o["status"].(map[string]any)["atProvider"] = map[string]any{"fqdn": fqdn}
+		return o
+	}
+	handed := func(host string) map[string]any {
+		o := allObserved(true, "pr-7")["pr-7-app"]
+		o["metadata"] = map[string]any{"name": "x", "annotations": map[string]any{AnnotationIngressHost: host}}
+		return o
+	}
+	cases := map[string]struct {
+		reason    string
+		dns       map[string]any
+		app       map[string]any
+		spec      xrOpt
+		wantHost  bool
+		wantReady bool // the application's readiness
+		wantEnv   bool // the environment's (its DNS record's too)
+	}{
+		"RefusedAsAnothers": {
+			reason: "The DNSRecord is refused (another team holds the name): never Ready, no host.",
+			dns:    dns(false, ""),
+		},
+		"RenamedOntoAnothers": {
+			reason: "The domain was changed to a name another team holds: the record's Ready and fqdn are still the old name's.",
+			dns:    dns(true, "pr-6.shop.example.com."),
+		},
+		"Proven": {
+			reason:   "The DNSRecord is Ready for the name: the host is handed; the application is not Ready until it carries it.",
+			dns:      dns(true, h+"."),
+			wantHost: true,
+		},
+		"ProvenFQDNCase": {
+			reason: "The domain as written in capitals and with a trailing dot is the same name.",
+			dns:    dns(true, h+"."),
+			spec: withSpec(func(s map[string]any) {
+				s["environments"].([]any)[1].(map[string]any)["domain"] = "PR-7.Shop.Example.com."
+			}),
+			wantHost: true,
+		},
+		"KeptOnceHanded": {
+			reason:   "Handed before: kept when the record is not Ready (a DNS outage), and the application is Ready.",
+			dns:      dns(false, ""),
+			app:      handed(h),
+			wantHost: true, wantReady: true,
+		},
+		"HandedAndProven": {
+			reason:   "Handed and the record Ready: the application and the environment are Ready.",
+			dns:      dns(true, h+"."),
+			app:      handed(h),
+			wantHost: true, wantReady: true, wantEnv: true,
+		},
+		"HandedAnotherHost": {
+			reason: "The application carries the old host, the domain changed and the new name is not proven: not handed.",
+			dns:    dns(true, "pr-6.shop.example.com."),
+			app:    handed("pr-6.shop.example.com"),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			obs := allObserved(true, "prod", "pr-7")
+			obs["pr-7-dns"] = tc.dns
+			if tc.app != nil {
+				obs["pr-7-app"] = tc.app
+			}
+			opts := []xrOpt{withIngress("Helm", nil)}
+			if tc.spec != nil {
+				opts = append(opts, tc.spec)
+			}
+			rsp := run(t, t0, newRequest(t, xr(opts...), obs, nil))
+			fatal(t, rsp)
+			values, _ := resourceField(t, rsp, "pr-7-app", "spec", "forProvider", "source", "helm", "values").(string)
+			annotation, _ := resourceField(t, rsp, "pr-7-app", "metadata", "annotations", AnnotationIngressHost).(string)
+			if got := strings.Contains(values, "host: "+h); got != tc.wantHost || (annotation == h) != tc.wantHost {
+				t.Errorf("%s\nhost handed: got values %q annotation %q, want %v", tc.reason, values, annotation, tc.wantHost)
+			}
+			if !tc.wantHost && values != "" {
+				t.Errorf("%s\nno host: want no values at all, got %q", tc.reason, values)
+			}
+			ready := rsp.GetDesired().GetResources()["pr-7-app"].GetReady() == fnv1.Ready_READY_TRUE
+			phase := envStatus(t, rsp, "pr-7")["phase"]
+			if ready != tc.wantReady || (phase == "Ready") != tc.wantEnv {
+				t.Errorf("%s\napplication Ready %v, environment %v; want %v and environment Ready %v", tc.reason, ready, phase, tc.wantReady, tc.wantEnv)
+			}
+			// prod is proven (allObserved): handed its host.
+			if v, _ := resourceField(t, rsp, "prod-app", "spec", "forProvider", "source", "helm", "values").(string); !strings.Contains(v, "host: shop.example.com") {
+				t.Errorf("prod, proven: want its host handed, got %q", v)
+			}
+		})
+	}
+
+	// Ingress off: nothing to hand, nothing waits.
+	obs := allObserved(true, "prod", "pr-7")
+	obs["pr-7-dns"] = dns(false, "")
+	rsp := run(t, t0, newRequest(t, xr(withIngress("Helm", map[string]any{"enabled": false})), obs, nil))
+	fatal(t, rsp)
+	if rsp.GetDesired().GetResources()["pr-7-app"].GetReady() != fnv1.Ready_READY_TRUE {
+		t.Error("ingress off: the application's readiness does not wait for its DNS record")
+	}
+	if a := resourceField(t, rsp, "pr-7-app", "metadata", "annotations", AnnotationIngressHost); a != nil {
+		t.Errorf("ingress off: no host annotation, got %v", a)
+	}
+}

@@ -56,6 +56,9 @@ type requestState struct {
 	// not Ready (zero when unknown). Runs come sooner the more recent it
 	// is (plan).
 	changed time.Time
+	// handHost says which environments' applications are handed their
+	// host (gateHosts).
+	handHost map[string]bool
 }
 
 // readRequest reads and validates what RunFunction needs. Its error is the
@@ -112,6 +115,7 @@ func readRequest(req *fnv1.RunFunctionRequest) (*requestState, error) {
 		rs.observed[resource.Name(n)] = o.GetResource()
 	}
 	rs.ready = observedReady(rs.observed)
+	rs.gateHosts()
 	rs.changed = lastChange(md, rs.observed, rs.ready)
 	return rs, nil
 }

@@ -237,17 +237,18 @@ func (p *project) url(e Environment) string {
 	return ingressOf(p.spec.Ingress, e.Ingress).scheme() + host(e)
 }
 
-// source is an environment's Argo CD source: with ingress on, its host
-// and TLS are handed to the manifests, as Helm values or Kustomize
-// patches (validated: a Directory source with ingress is refused).
-func (p *project) source(e Environment) (argov1alpha1.ApplicationSource, error) {
+// source is an environment's Argo CD source: with ingress on and the host
+// proven the project's (hand, see gateHosts), its host and TLS are handed
+// to the manifests, as Helm values or Kustomize patches (validated: a
+// Directory source with ingress is refused).
+func (p *project) source(e Environment, hand bool) (argov1alpha1.ApplicationSource, error) {
 	path := e.Path
 	if path == "" {
 		path = "deploy/" + e.Name
 	}
 	src := argov1alpha1.ApplicationSource{RepoURL: p.spec.Git.URL, Path: path, TargetRevision: branch(p.spec.Git)}
 	in := ingressOf(p.spec.Ingress, e.Ingress)
-	if !in.enabled {
+	if !in.enabled || !hand {
 		return src, nil
 	}
 	switch sourceTypeOf(p.spec.Source, e) {
@@ -267,10 +268,16 @@ func (p *project) source(e Environment) (argov1alpha1.ApplicationSource, error) 
 	return src, nil
 }
 
-func (p *project) app(e Environment, keep bool) (*argov1alpha1.ArgoApplication, error) {
-	src, err := p.source(e)
+// app is an environment's ArgoApplication; hand says whether its host is
+// handed to it (see gateHosts), and the annotation records that it was.
+func (p *project) app(e Environment, keep, hand bool) (*argov1alpha1.ArgoApplication, error) {
+	src, err := p.source(e, hand)
 	if err != nil {
 		return nil, errors.Wrapf(err, "cannot write the ingress settings of environment %s", e.Name)
+	}
+	annotations := map[string]string{meta.AnnotationKeyExternalName: p.name + "-" + e.Name}
+	if hand && ingressOf(p.spec.Ingress, e.Ingress).enabled {
+		annotations[AnnotationIngressHost] = host(e)
 	}
 	cluster, ns := p.destination(e)
 	var syncOptions []string
@@ -281,7 +288,7 @@ func (p *project) app(e Environment, keep bool) (*argov1alpha1.ArgoApplication, 
 	// name of the resource.
 	return &argov1alpha1.ArgoApplication{
 		TypeMeta:   metav1.TypeMeta{APIVersion: argov1alpha1.SchemeGroupVersion.String(), Kind: KindApp},
-		ObjectMeta: p.meta(e.Name, map[string]string{meta.AnnotationKeyExternalName: p.name + "-" + e.Name}),
+		ObjectMeta: p.meta(e.Name, annotations),
 		Spec: argov1alpha1.ArgoApplicationSpec{ManagedResourceSpec: p.managed(keep), ForProvider: argov1alpha1.ArgoApplicationParameters{
 			Project:     p.argoProjectName(),
 			Source:      src,

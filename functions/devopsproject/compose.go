@@ -40,11 +40,12 @@ type composer struct {
 	desired  map[resource.Name]*fnv1.Resource
 	ready    map[resource.Name]bool
 	handHost map[string]bool
+	hostNote map[string]string
 	enc      *encoder
 }
 
 func newComposer(rs *requestState) *composer {
-	return &composer{p: rs.project, observed: rs.observed, desired: map[resource.Name]*fnv1.Resource{}, ready: rs.ready, handHost: rs.handHost, enc: &encoder{}}
+	return &composer{p: rs.project, observed: rs.observed, desired: map[resource.Name]*fnv1.Resource{}, ready: rs.ready, handHost: rs.handHost, hostNote: rs.hostNote, enc: &encoder{}}
 }
 
 // projectWide adds the resources the project's environments share: the

@@ -18,6 +18,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -707,5 +708,74 @@ func TestStatusEntriesDecodedEach(t *testing.T) {
 	}
 	if len(rs.prev) != 1 || rs.prev[0].Name != "pr-7" || rs.prev[0].ExpiresAt != "2026-11-22T13:30:00Z" {
 		t.Errorf("prev %+v, want pr-7's entry with its expiry kept", rs.prev)
+	}
+}
+
+// The Environments condition says which environments are Ready and what
+// each of the others waits for (the results that report phase changes are
+// dropped by Crossplane's event spam filter during a creation burst).
+func TestEnvironmentsCondition(t *testing.T) {
+	notReady := func(name string) map[string]map[string]any {
+		o := allObserved(true, "prod", "pr-7")
+		o[name]["status"].(map[string]any)["conditions"] = []any{map[string]any{"type": "Ready", "status": "False"}}
+		return o
+	}
+	many := make([]any, 0, 40)
+	for i := range 40 {
+		many = append(many, map[string]any{"name": fmt.Sprintf("preview-with-a-long-name-%02d", i), "domain": fmt.Sprintf("preview-with-a-long-name-%02d.shop.example.com", i)})
+	}
+	cases := map[string]struct {
+		reason   string
+		x        map[string]any
+		observed map[string]map[string]any
+		status   fnv1.Status
+		want     []string
+	}{
+		"FirstRun": {
+			reason: "Nothing exists yet: each environment's resources are being created, its application waits for the AppProject.",
+			x:      xr(), status: fnv1.Status_STATUS_CONDITION_FALSE,
+			want: []string{"Provisioning: prod (being created: JenkinsPipeline, DNSRecord; ArgoApplication waits for the ArgoProject), pr-7 ("},
+		},
+		"AllReady": {
+			reason: "Every environment Ready.",
+			x:      xr(), observed: allObserved(true, "prod", "pr-7"), status: fnv1.Status_STATUS_CONDITION_TRUE,
+			want: []string{"Ready: prod, pr-7."},
+		},
+		"OneNotReady": {
+			reason: "pr-7's DNSRecord is not Ready: prod is, pr-7 says what it waits for.",
+			x:      xr(), observed: notReady("pr-7-dns"), status: fnv1.Status_STATUS_CONDITION_FALSE,
+			want: []string{"Ready: prod. Provisioning: pr-7 (not Ready: DNSRecord)."},
+		},
+		"HostWaits": {
+			reason: "Ingress on and pr-7's DNSRecord not Ready: its host waits for the record.",
+			x:      xr(withIngress("Helm", nil)), observed: notReady("pr-7-dns"), status: fnv1.Status_STATUS_CONDITION_FALSE,
+			want: []string{"pr-7 (not Ready: DNSRecord; host pr-7.shop.example.com waits for the DNSRecord to hold the name)", "prod (host shop.example.com being handed to the ArgoApplication)"},
+		},
+		"Many": {
+			reason: "Forty environments waiting: the message stays bounded and says how many more.",
+			x:      xr(withSpec(func(s map[string]any) { s["environments"] = many })), status: fnv1.Status_STATUS_CONDITION_FALSE,
+			want: []string{"Provisioning: preview-with-a-long-name-00 (", "more."},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp := run(t, t0, newRequest(t, tc.x, tc.observed, nil))
+			fatal(t, rsp)
+			c := condition(rsp, ConditionEnvironments)
+			if c == nil {
+				t.Fatalf("%s\nno %s condition", tc.reason, ConditionEnvironments)
+			}
+			if c.GetStatus() != tc.status {
+				t.Errorf("%s\nstatus %v, want %v (%s)", tc.reason, c.GetStatus(), tc.status, c.GetMessage())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(c.GetMessage(), w) {
+					t.Errorf("%s\nmessage %q, want it to contain %q", tc.reason, c.GetMessage(), w)
+				}
+			}
+			if n := len(c.GetMessage()); n > maxConditionMessage+20 {
+				t.Errorf("%s\nmessage of %d bytes", tc.reason, n)
+			}
+		})
 	}
 }

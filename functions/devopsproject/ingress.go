@@ -301,6 +301,7 @@ const AnnotationIngressHost = "devops.freeleaps.io/ingress-host"
 func (rs *requestState) gateHosts() {
 	p := rs.project
 	rs.handHost = make(map[string]bool, len(p.spec.Environments))
+	rs.hostNote = map[string]string{}
 	for _, e := range p.spec.Environments {
 		if !ingressOf(p.spec.Ingress, e.Ingress).enabled {
 			continue
@@ -310,6 +311,13 @@ func (rs *requestState) gateHosts() {
 		handed := ok && pbAt(app, "metadata", "annotations", AnnotationIngressHost).GetStringValue() == h
 		proven := rs.ready[nameDNS(e.Name)] && pbAt(rs.observed[nameDNS(e.Name)], "status", "atProvider", "fqdn").GetStringValue() == h+"."
 		rs.handHost[e.Name] = handed || proven
+		switch {
+		case handed:
+		case proven:
+			rs.hostNote[e.Name] = "host " + h + " being handed to the ArgoApplication"
+		default:
+			rs.hostNote[e.Name] = "host " + h + " waits for the DNSRecord to hold the name"
+		}
 		if ok && !handed {
 			rs.ready[nameApp(e.Name)] = false
 		}

@@ -59,6 +59,9 @@ type requestState struct {
 	// handHost says which environments' applications are handed their
 	// host (gateHosts).
 	handHost map[string]bool
+	// hostNote says, per environment whose application does not carry
+	// its host yet, what the host waits for.
+	hostNote map[string]string
 }
 
 // readRequest reads and validates what RunFunction needs. Its error is the

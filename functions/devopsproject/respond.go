@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -32,6 +33,14 @@ import (
 
 // ConditionExpiring is the XR condition that reports expiring environments.
 const ConditionExpiring = "Expiring"
+
+// ConditionEnvironments is the XR condition that says which environments
+// are Ready and what each of the others waits for.
+const ConditionEnvironments = "Environments"
+
+// maxConditionMessage bounds the Environments condition's message: a
+// project of many environments says how many more there are.
+const maxConditionMessage = 1024
 
 // respond writes the plan into rsp: the desired composed resources, the
 // XR's status, a result per phase change, the Expiring condition and the
@@ -73,8 +82,96 @@ func respond(rsp *fnv1.RunFunctionResponse, rs *requestState, pl plan) error {
 	} else {
 		response.ConditionFalse(rsp, ConditionExpiring, "NoneExpiring").TargetCompositeAndClaim()
 	}
+	environmentsCondition(rsp, c, pl)
 	rsp.Meta.Ttl = durationpb.New(pl.ttl)
 	return nil
+}
+
+// environmentsCondition sets the Environments condition. The results
+// (events) report phase changes, but Crossplane's event spam filter drops
+// most of them during a project's creation, when its own "not yet ready"
+// events have used the burst: a condition is always there to read.
+// Expiring and expired environments are the Expiring condition's.
+func environmentsCondition(rsp *fnv1.RunFunctionResponse, c *composer, pl plan) {
+	var ready, waiting []string
+	for _, ep := range pl.envs {
+		switch ep.phase {
+		case PhaseReady, PhaseExpiringSoon:
+			ready = append(ready, ep.env.Name)
+		case PhaseProvisioning:
+			waiting = append(waiting, ep.env.Name+" ("+strings.Join(c.waitingFor(ep.env), "; ")+")")
+		}
+	}
+	var msg strings.Builder
+	if len(ready) > 0 {
+		msg.WriteString("Ready: " + strings.Join(ready, ", ") + ".")
+	}
+	for i, w := range waiting {
+		if i == 0 {
+			if msg.Len() > 0 {
+				msg.WriteString(" ")
+			}
+			msg.WriteString("Provisioning: ")
+		}
+		if msg.Len()+len(w) > maxConditionMessage {
+			fmt.Fprintf(&msg, "and %d more.", len(waiting)-i)
+			break
+		}
+		msg.WriteString(w)
+		if i < len(waiting)-1 {
+			msg.WriteString(", ")
+		} else {
+			msg.WriteString(".")
+		}
+	}
+	if len(waiting) > 0 {
+		response.ConditionFalse(rsp, ConditionEnvironments, "Provisioning").WithMessage(msg.String()).TargetCompositeAndClaim()
+		return
+	}
+	if len(ready) == 0 {
+		msg.WriteString("No environment is being provisioned or Ready.")
+	}
+	response.ConditionTrue(rsp, ConditionEnvironments, "Ready").WithMessage(msg.String()).TargetCompositeAndClaim()
+}
+
+// waitingFor says what a provisioning environment waits for: its
+// resources not created yet, those not Ready, the ArgoApplication not
+// composed yet, and its host.
+func (c *composer) waitingFor(e Environment) []string {
+	var creating, notReady, other []string
+	for _, r := range []struct {
+		name resource.Name
+		kind string
+	}{{namePipeline(e.Name), KindPipeline}, {nameApp(e.Name), KindApp}, {nameDNS(e.Name), KindDNS}} {
+		_, composed := c.desired[r.name]
+		switch {
+		case !composed && r.kind == KindApp:
+			what := "ArgoProject"
+			if c.p.spec.Git.CredentialsSecretRef != nil {
+				what = "ArgoProject and ArgoRepository"
+			}
+			other = append(other, "ArgoApplication waits for the "+what)
+		case !composed:
+		case r.kind == KindApp && c.hostNote[e.Name] != "":
+			other = append(other, c.hostNote[e.Name])
+		case !c.exists(r.name):
+			creating = append(creating, r.kind)
+		case !c.ready[r.name]:
+			notReady = append(notReady, r.kind)
+		}
+	}
+	var out []string
+	if len(creating) > 0 {
+		out = append(out, "being created: "+strings.Join(creating, ", "))
+	}
+	if len(notReady) > 0 {
+		out = append(out, "not Ready: "+strings.Join(notReady, ", "))
+	}
+	out = append(out, other...)
+	if len(out) == 0 {
+		out = append(out, "its resources are Ready; reported at the next run")
+	}
+	return out
 }
 
 // setDesired writes the XR's status fields and the composed resources

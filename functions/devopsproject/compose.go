@@ -125,9 +125,10 @@ func (c *composer) environment(ep envPlan) error {
 	all = append(all, res{namePipeline(e.Name), c.p.pipeline(e, keep[KindPipeline])})
 	// Argo CD refuses an application whose AppProject does not exist yet,
 	// and one whose private repository it cannot read: a new application
-	// waits for them, an existing one stays whatever they do.
+	// waits for them, and with ingress on for its host to be proven
+	// (gateHosts); an existing one stays whatever they do.
 	_, appExists := c.observed[nameApp(e.Name)]
-	withApp := appExists || c.argoReady()
+	withApp := appExists || c.argoReady() && (c.handHost[e.Name] || !ingressOf(c.p.spec.Ingress, e.Ingress).enabled)
 	if withApp {
 		app, err := c.p.app(e, keep[KindApp], c.handHost[e.Name])
 		if err != nil {

@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strings"
 
+	"google.golang.org/protobuf/types/known/structpb"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
@@ -232,13 +233,16 @@ func (p *project) helmValues(e Environment, in ingress) (string, error) {
 	return string(b), err
 }
 
+// hostPatchPath is where the Kustomize patch sets an Ingress's host.
+const hostPatchPath = "/spec/rules/0/host"
+
 // ingressTarget selects every Ingress of a Kustomize source.
 var ingressTarget = &argov1alpha1.KustomizeSelector{Group: "networking.k8s.io", Kind: "Ingress"}
 
 // kustomizePatches set the host of the first rule of every Ingress, and
 // its class, TLS and annotations (docs/ingress.md).
 func (p *project) kustomizePatches(e Environment, in ingress) ([]argov1alpha1.KustomizePatch, error) {
-	hostOp, err := yaml.Marshal([]map[string]any{{"op": "add", "path": "/spec/rules/0/host", "value": host(e)}})
+	hostOp, err := yaml.Marshal([]map[string]any{{"op": "add", "path": hostPatchPath, "value": host(e)}})
 	if err != nil {
 		return nil, err
 	}
@@ -289,15 +293,24 @@ const AnnotationIngressHost = "devops.freeleaps.io/ingress-host"
 
 // gateHosts decides which environments' applications are handed their
 // host. The domain is the project's own choice, inside a zone that is its
-// own choice too, so a project could name another team's host and its
-// Ingress would claim that host on a shared ingress controller. The
-// environment's DNSRecord is where ownership is proven: the provider
-// refuses a record set another resource owns. So a host is handed only
-// once the DNSRecord is observed Ready for that very name (its
-// status.atProvider.fqdn, which a refused rename does not change), and
-// kept once handed (the application's annotation), whatever the record
-// does later. An application not yet carrying its host is not Ready: the
-// environment is Ready only when it answers at its URL's host.
+// own choice too, so a project could name another team's host (a
+// copy-paste, a typo) and its Ingress would claim that host on a shared
+// ingress controller. The environment's DNSRecord is where ownership is
+// proven: the provider refuses a record set another resource owns. So:
+//
+//   - a host is proven once the DNSRecord is observed Ready for that very
+//     name (its status.atProvider.fqdn, which a refused rename does not
+//     change);
+//   - with ingress on, a new application is composed only once its host is
+//     proven, and then with it: composed without, it would take over an
+//     existing Argo CD application (an orphaned environment added back)
+//     and strip the Ingress it serves;
+//   - a host is kept once handed: the observed application carries it (the
+//     annotation, or, composed by an earlier version, its source's
+//     values or patches), whatever the record does later;
+//   - an application that exists but does not carry its host yet (ingress
+//     turned on, a domain changed) is handed it once proven, and is not
+//     Ready until it carries it.
 func (rs *requestState) gateHosts() {
 	p := rs.project
 	rs.handHost = make(map[string]bool, len(p.spec.Environments))
@@ -308,7 +321,7 @@ func (rs *requestState) gateHosts() {
 		}
 		h := host(e)
 		app, ok := rs.observed[nameApp(e.Name)]
-		handed := ok && pbAt(app, "metadata", "annotations", AnnotationIngressHost).GetStringValue() == h
+		handed := ok && (pbAt(app, "metadata", "annotations", AnnotationIngressHost).GetStringValue() == h || sourceHost(app) == h)
 		proven := rs.ready[nameDNS(e.Name)] && pbAt(rs.observed[nameDNS(e.Name)], "status", "atProvider", "fqdn").GetStringValue() == h+"."
 		rs.handHost[e.Name] = handed || proven
 		switch {
@@ -322,4 +335,38 @@ func (rs *requestState) gateHosts() {
 			rs.ready[nameApp(e.Name)] = false
 		}
 	}
+}
+
+// sourceHost is the host an observed application's source hands its
+// manifests: its Helm values' ingress.host, or its Kustomize host patch's.
+// Applications composed before the ingress-host annotation carry their
+// host only there.
+func sourceHost(app *structpb.Struct) string {
+	src := pbAt(app, "spec", "forProvider", "source").GetStructValue()
+	if v := pbAt(src, "helm", "values").GetStringValue(); v != "" {
+		var values struct {
+			Ingress struct {
+				Host string `json:"host"`
+			} `json:"ingress"`
+		}
+		if yaml.Unmarshal([]byte(v), &values) == nil {
+			return values.Ingress.Host
+		}
+	}
+	for _, x := range pbAt(src, "kustomize", "patches").GetListValue().GetValues() {
+		var ops []struct {
+			Op    string `json:"op"`
+			Path  string `json:"path"`
+			Value any    `json:"value"`
+		}
+		if yaml.Unmarshal([]byte(pbAt(x.GetStructValue(), "patch").GetStringValue()), &ops) != nil {
+			continue
+		}
+		for _, op := range ops {
+			if h, ok := op.Value.(string); ok && op.Path == hostPatchPath {
+				return h
+			}
+		}
+	}
+	return ""
 }

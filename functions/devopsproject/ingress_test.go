@@ -317,6 +317,58 @@ func TestIngressHostProven(t *testing.T) {
 		})
 	}
 
+	// A new application (an environment added, or added back after it
+	// was orphaned: Argo CD still serves its Ingress) is composed only
+	// once its host is proven, and then with it: composed without, it
+	// would take over the Argo CD application and strip its Ingress.
+	t.Run("NewApplicationWaits", func(t *testing.T) {
+		for _, proven := range []bool{false, true} {
+			obs := allObserved(true, "prod", "pr-7")
+			delete(obs, "pr-7-app")
+			obs["pr-7-dns"] = dns(proven, map[bool]string{true: h + ".", false: ""}[proven])
+			rsp := run(t, t0, newRequest(t, xr(withIngress("Helm", nil)), obs, nil))
+			fatal(t, rsp)
+			_, composed := rsp.GetDesired().GetResources()["pr-7-app"]
+			if composed != proven {
+				t.Errorf("host proven %v: application composed %v", proven, composed)
+			}
+			if !proven {
+				if c := condition(rsp, ConditionEnvironments); !strings.Contains(c.GetMessage(), "host "+h+" waits for the DNSRecord to hold the name") {
+					t.Errorf("the Environments condition does not say what pr-7 waits for: %q", c.GetMessage())
+				}
+				continue
+			}
+			values, _ := resourceField(t, rsp, "pr-7-app", "spec", "forProvider", "source", "helm", "values").(string)
+			if !strings.Contains(values, "host: "+h) || resourceField(t, rsp, "pr-7-app", "metadata", "annotations", AnnotationIngressHost) != h {
+				t.Errorf("a new application is composed with its host, got values %q", values)
+			}
+		}
+	})
+
+	// Applications composed by the version before the annotation carry
+	// their host in their source only: it is theirs, kept through an
+	// upgrade whatever the DNS record says, and they stay Ready.
+	t.Run("UpgradeKeepsHost", func(t *testing.T) {
+		for _, typ := range []string{"Helm", "Kustomize"} {
+			old := run(t, t0, newRequest(t, xr(withIngress(typ, nil)), allObserved(true, "prod", "pr-7"), nil))
+			fatal(t, old)
+			app := allObserved(true, "pr-7")["pr-7-app"]
+			src := resourceField(t, old, "pr-7-app", "spec", "forProvider", "source").(map[string]any)
+			app["spec"] = map[string]any{"forProvider": map[string]any{"source": src}}
+			obs := allObserved(true, "prod", "pr-7")
+			obs["pr-7-app"] = app
+			obs["pr-7-dns"] = dns(false, "")
+			rsp := run(t, t0, newRequest(t, xr(withIngress(typ, nil)), obs, nil))
+			fatal(t, rsp)
+			if a := resourceField(t, rsp, "pr-7-app", "metadata", "annotations", AnnotationIngressHost); a != h {
+				t.Errorf("%s: host carried in the source: want it kept and annotated, got annotation %v", typ, a)
+			}
+			if rsp.GetDesired().GetResources()["pr-7-app"].GetReady() != fnv1.Ready_READY_TRUE {
+				t.Errorf("%s: an application that carries its host stays Ready through the upgrade", typ)
+			}
+		}
+	})
+
 	// Ingress off: nothing to hand, nothing waits.
 	obs := allObserved(true, "prod", "pr-7")
 	obs["pr-7-dns"] = dns(false, "")

@@ -146,11 +146,16 @@ func (c *composer) waitingFor(e Environment) []string {
 		_, composed := c.desired[r.name]
 		switch {
 		case !composed && r.kind == KindApp:
-			what := "ArgoProject"
-			if c.p.spec.Git.CredentialsSecretRef != nil {
-				what = "ArgoProject and ArgoRepository"
+			if !c.argoReady() {
+				what := "ArgoProject"
+				if c.p.spec.Git.CredentialsSecretRef != nil {
+					what = "ArgoProject and ArgoRepository"
+				}
+				other = append(other, "ArgoApplication waits for the "+what)
 			}
-			other = append(other, "ArgoApplication waits for the "+what)
+			if n := c.hostNote[e.Name]; n != "" {
+				other = append(other, n)
+			}
 		case !composed:
 		case r.kind == KindApp && c.hostNote[e.Name] != "":
 			other = append(other, c.hostNote[e.Name])

@@ -66,7 +66,17 @@ func (r readiness) P50() time.Duration {
 	}
 	s := slices.Clone(r.Gaps)
 	slices.Sort(s)
-	return s[len(s)/2]
+	return s[len(s)/2].Round(10 * time.Millisecond)
+}
+
+// GapList is the environments' gaps as printed: to a tenth of a second,
+// as the backend's whole-second times allow no better.
+func (r readiness) GapList() string {
+	out := make([]string, 0, len(r.Gaps))
+	for _, g := range r.Gaps {
+		out = append(out, fmt.Sprintf("%.1fs", g.Seconds()))
+	}
+	return "[" + strings.Join(out, " ") + "]"
 }
 
 // readinessTimeline reads the times: a backend object is ready when Argo

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -38,7 +39,9 @@ import (
 func (c *Cluster) packageRuntime(ctx context.Context) {
 	for {
 		for _, kind := range []string{"ProviderRevision", "FunctionRevision"} {
-			if err := c.runRevisions(ctx, kind); err != nil && ctx.Err() == nil {
+			// A conflict with Crossplane's own write of the revision is
+			// tried again in a second, as it would be in a cluster.
+			if err := c.runRevisions(ctx, kind); err != nil && ctx.Err() == nil && !kerrors.IsConflict(err) {
 				c.logf("  package runtime: %s: %v", kind, err)
 			}
 		}

@@ -173,7 +173,7 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 	if r.Readiness, err = c.readinessTimeline(ctx, envReady); err != nil {
 		return r, err
 	}
-	c.logf("when each backend object became ready and each resource, environment and the project reported Ready (seconds since the project was created); environment gaps p50 %s, project gap %s:\n%sCrossplane's XR circuit breaker: %s", r.Readiness.P50(), r.Readiness.XRGap, r.Readiness.Table, r.Readiness.Breaker)
+	c.logf("when each backend object became ready and each resource, environment and the project reported Ready (seconds since the project was created); environment gaps p50 %.1fs, project gap %s:\n%sCrossplane's XR circuit breaker: %s", r.Readiness.P50().Seconds(), r.Readiness.XRGap, r.Readiness.Table, r.Readiness.Breaker)
 	if r.Table, err = c.environmentTable(ctx, true); err != nil {
 		return r, err
 	}
@@ -888,7 +888,7 @@ func (r *Report) Summary() string {
 	}
 	mib := func(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 	row("DevOpsProject created → Ready", "%s", r.Ready.Round(100*time.Millisecond))
-	row("last backend object ready → Ready", "environments p50 %s %v; project %s", r.Readiness.P50(), r.Readiness.Gaps, r.Readiness.XRGap)
+	row("last backend object ready → Ready", "environments p50 %.1fs %s; project %s", r.Readiness.P50().Seconds(), r.Readiness.GapList(), r.Readiness.XRGap)
 	row("steady state, "+r.Steady.String(), "Kubernetes API requests by the provider %v; backend requests %v", r.SteadyAPI, r.SteadyBackend)
 	row("deploy request → build queued", "%s (%s)", r.DeployQueued.Round(100*time.Millisecond), r.Build)
 	short := r.Revision

@@ -26,10 +26,13 @@ import (
 // one is being provisioned.
 const phaseRequeue = 10 * time.Second
 
+// minRequeue is the soonest the function asks to run again.
+const minRequeue = 500 * time.Millisecond
+
 // provisioningRequeue is how soon the function asks to run again while an
 // environment is being provisioned: an eighth of the time since the
 // composition last grew (changed: the latest creation of the XR or of a
-// resource not yet Ready), between a second and phaseRequeue; phaseRequeue
+// resource not yet Ready), between minRequeue and phaseRequeue; phaseRequeue
 // when that time is unknown or in the future. Crossplane's watch of the
 // composed resources would run it as soon as one turns Ready, but the XR
 // circuit breaker drops those events during a project's creation burst (in
@@ -40,7 +43,7 @@ func provisioningRequeue(changed, now time.Time) time.Duration {
 	if changed.IsZero() || changed.After(now) {
 		return phaseRequeue
 	}
-	return min(max(now.Sub(changed)/8, time.Second), phaseRequeue)
+	return min(max(now.Sub(changed)/8, minRequeue), phaseRequeue)
 }
 
 // envPlan is what becomes of one environment in this run.
@@ -114,7 +117,7 @@ func planRun(rs *requestState, now time.Time) plan {
 			}
 		}
 	}
-	pl.ttl = max(next, time.Second)
+	pl.ttl = max(next, minRequeue)
 	return pl
 }
 

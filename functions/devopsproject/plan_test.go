@@ -121,12 +121,12 @@ func TestPlanRun(t *testing.T) {
 				expiring: []string{"pr-7 expires at 2026-11-22T14:00:00Z"},
 			},
 		},
-		"TTLAtLeastASecond": {
-			reason: "Half a second before expiry the response TTL is still one second: never less.",
-			args:   args{envs: []Environment{pr7}, prev: []EnvStatus{persisted(PhaseExpiringSoon)}, observed: allObserved(true, "pr-7"), now: expires.Add(-500 * time.Millisecond)},
+		"TTLAtLeastMinRequeue": {
+			reason: "A tenth of a second before expiry the response TTL is still minRequeue (half a second): never less.",
+			args:   args{envs: []Environment{pr7}, prev: []EnvStatus{persisted(PhaseExpiringSoon)}, observed: allObserved(true, "pr-7"), now: expires.Add(-100 * time.Millisecond)},
 			want: plan{
 				envs:     []envPlan{{env: pr7, prev: ptr(persisted(PhaseExpiringSoon)), expiry: pr7Expiry, phase: PhaseExpiringSoon, policy: PolicyDelete}},
-				ttl:      time.Second,
+				ttl:      minRequeue,
 				expiring: []string{"pr-7 expires at 2026-11-22T14:00:00Z"},
 			},
 		},
@@ -249,7 +249,7 @@ func TestPlanOrphans(t *testing.T) {
 
 // TestProvisioningRequeue: while an environment is provisioning, the
 // function runs again at an eighth of the time since the composition last
-// grew (the XR's or a not-Ready resource's creation), between 1s and 10s,
+// grew (the XR's or a not-Ready resource's creation), between 0.5s and 10s,
 // so a resource that turns Ready is reported soon although Crossplane's
 // circuit breaker may drop its event.
 func TestProvisioningRequeue(t *testing.T) {
@@ -261,7 +261,8 @@ func TestProvisioningRequeue(t *testing.T) {
 		want    time.Duration
 	}{
 		"Unknown":   {reason: "no times: the 10s of before", want: phaseRequeue},
-		"JustMade":  {reason: "a project made 2s ago runs again in 1s", created: at(2 * time.Second), want: time.Second},
+		"JustMade":  {reason: "a project made 2s ago runs again in 0.5s", created: at(2 * time.Second), want: minRequeue},
+		"AppReady":  {reason: "an application made 6s ago, not Ready: in 0.75s", created: at(time.Hour), changed: at(6 * time.Second), want: 750 * time.Millisecond},
 		"AppSyncs":  {reason: "an application made 16s ago, not Ready: in 2s", created: at(time.Hour), changed: at(16 * time.Second), want: 2 * time.Second},
 		"LongStuck": {reason: "made an hour ago and not Ready: every 10s", created: at(2 * time.Hour), changed: at(time.Hour), want: phaseRequeue},
 		"Future":    {reason: "a creation time in the future (a skewed clock) changes nothing", created: at(-time.Hour), want: phaseRequeue},

@@ -50,7 +50,10 @@ import (
 // MinNotReadyPollInterval is the shortest (see PollInterval).
 const (
 	NotReadyPollInterval    = 15 * time.Second
-	MinNotReadyPollInterval = time.Second
+	MinNotReadyPollInterval = 500 * time.Millisecond
+	// notReadyPollFraction: a resource not Ready is polled at this
+	// fraction of its age (see PollInterval).
+	notReadyPollFraction = 6
 )
 
 // Kind describes a managed-resource kind: what its controller and its
@@ -220,9 +223,9 @@ func busy[T resource.Managed](f func(T) bool) func(resource.Managed) bool {
 }
 
 // PollInterval returns a poll-interval hook. A resource that is not Ready
-// is polled the sooner the younger it is: at a quarter of its age, at least
+// is polled the sooner the younger it is: at a sixth of its age, at least
 // MinNotReadyPollInterval and at most NotReadyPollInterval. So a new Argo
-// CD application that syncs in 6 s is seen Ready within about 1.5 s of it,
+// CD application that syncs in 6 s is seen Ready within about 1 s of it,
 // at the cost of a few more polls in its first minute, and one that stays
 // unready settles at the cap within a minute. The age runs from the
 // creation, which the API server sets: not from the Ready condition's last
@@ -238,7 +241,7 @@ func PollInterval(jitter time.Duration, rnd func() float64, now func() time.Time
 		switch {
 		case mg.GetCondition(xpv2.TypeReady).Status != "True":
 			age := now().Sub(mg.GetCreationTimestamp().Time)
-			interval = min(interval, max(age/4, MinNotReadyPollInterval), NotReadyPollInterval)
+			interval = min(interval, max(age/notReadyPollFraction, MinNotReadyPollInterval), NotReadyPollInterval)
 			j = min(j, interval/10)
 		case busy != nil && busy(mg) && interval > NotReadyPollInterval:
 			interval = NotReadyPollInterval

@@ -39,7 +39,7 @@ type composer struct {
 	observed map[resource.Name]*structpb.Struct
 	desired  map[resource.Name]*fnv1.Resource
 	ready    map[resource.Name]bool
-	handHost map[string]bool
+	handHost map[string]string
 	hostNote map[string]string
 	enc      *encoder
 }
@@ -128,7 +128,7 @@ func (c *composer) environment(ep envPlan) error {
 	// waits for them, and with ingress on for its host to be proven
 	// (gateHosts); an existing one stays whatever they do.
 	_, appExists := c.observed[nameApp(e.Name)]
-	withApp := appExists || c.argoReady() && (c.handHost[e.Name] || !ingressOf(c.p.spec.Ingress, e.Ingress).enabled)
+	withApp := appExists || c.argoReady() && (c.handHost[e.Name] != "" || !ingressOf(c.p.spec.Ingress, e.Ingress).enabled)
 	if withApp {
 		app, err := c.p.app(e, keep[KindApp], c.handHost[e.Name])
 		if err != nil {

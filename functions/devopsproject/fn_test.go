@@ -724,6 +724,17 @@ func TestEnvironmentsCondition(t *testing.T) {
 	for i := range 40 {
 		many = append(many, map[string]any{"name": fmt.Sprintf("preview-with-a-long-name-%02d", i), "domain": fmt.Sprintf("preview-with-a-long-name-%02d.shop.example.com", i)})
 	}
+	longName := func(i int) string { return fmt.Sprintf("%s-%02d", strings.Repeat("e", 60), i) }
+	longReady := make([]any, 0, 64)
+	var longNames []string
+	for i := range 64 {
+		longReady = append(longReady, map[string]any{"name": longName(i), "domain": longName(i) + ".shop.example.com"})
+		longNames = append(longNames, longName(i))
+	}
+	longObserved := allObserved(true, longNames...)
+	for _, n := range longNames {
+		longObserved[n+"-dns"]["status"].(map[string]any)["atProvider"] = map[string]any{"fqdn": n + ".shop.example.com."}
+	}
 	cases := map[string]struct {
 		reason   string
 		x        map[string]any
@@ -750,6 +761,11 @@ func TestEnvironmentsCondition(t *testing.T) {
 			reason: "Ingress on and pr-7's DNSRecord not Ready: its host waits for the record.",
 			x:      xr(withIngress("Helm", nil)), observed: notReady("pr-7-dns"), status: fnv1.Status_STATUS_CONDITION_FALSE,
 			want: []string{"pr-7 (not Ready: DNSRecord; host pr-7.shop.example.com waits for the DNSRecord to hold the name)", "prod (host shop.example.com being handed to the ArgoApplication)"},
+		},
+		"ManyReady": {
+			reason: "Sixty-four Ready environments with the longest names: the Ready list takes at most a quarter of the message.",
+			x:      xr(withSpec(func(s map[string]any) { s["environments"] = longReady })), observed: longObserved, status: fnv1.Status_STATUS_CONDITION_TRUE,
+			want: []string{"Ready: " + longName(0) + ", ", "more."},
 		},
 		"Many": {
 			reason: "Forty environments waiting: the message stays bounded and says how many more.",

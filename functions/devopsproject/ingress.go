@@ -218,8 +218,8 @@ func (in ingress) ingressAnnotations() map[string]string {
 
 // helmValues is the values contract: what a chart reads to make the
 // environment's Ingress (docs/ingress.md).
-func (p *project) helmValues(e Environment, in ingress) (string, error) {
-	ing := map[string]any{"enabled": true, "host": host(e)}
+func (p *project) helmValues(e Environment, in ingress, h string) (string, error) {
+	ing := map[string]any{"enabled": true, "host": h}
 	if in.className != "" {
 		ing["className"] = in.className
 	}
@@ -241,8 +241,8 @@ var ingressTarget = &argov1alpha1.KustomizeSelector{Group: "networking.k8s.io", 
 
 // kustomizePatches set the host of the first rule of every Ingress, and
 // its class, TLS and annotations (docs/ingress.md).
-func (p *project) kustomizePatches(e Environment, in ingress) ([]argov1alpha1.KustomizePatch, error) {
-	hostOp, err := yaml.Marshal([]map[string]any{{"op": "add", "path": hostPatchPath, "value": host(e)}})
+func (p *project) kustomizePatches(e Environment, in ingress, h string) ([]argov1alpha1.KustomizePatch, error) {
+	hostOp, err := yaml.Marshal([]map[string]any{{"op": "add", "path": hostPatchPath, "value": h}})
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +255,7 @@ func (p *project) kustomizePatches(e Environment, in ingress) ([]argov1alpha1.Ku
 		spec["ingressClassName"] = in.className
 	}
 	if in.tls {
-		spec["tls"] = []any{map[string]any{"hosts": []string{host(e)}, "secretName": p.tlsSecretName(e)}}
+		spec["tls"] = []any{map[string]any{"hosts": []string{h}, "secretName": p.tlsSecretName(e)}}
 	}
 	smp, err := yaml.Marshal(map[string]any{"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": md, "spec": spec})
 	if err != nil {
@@ -291,29 +291,34 @@ func dnsTarget(spec DNSSpec, s *settings) (target, typ string) {
 // the function handed it: once handed, a host stays with the application.
 const AnnotationIngressHost = "devops.freeleaps.io/ingress-host"
 
-// gateHosts decides which environments' applications are handed their
-// host. The domain is the project's own choice, inside a zone that is its
-// own choice too, so a project could name another team's host (a
+// gateHosts decides which host, if any, each environment's application is
+// handed. The domain is the project's own choice, inside a zone that is
+// its own choice too, so a project could name another team's host (a
 // copy-paste, a typo) and its Ingress would claim that host on a shared
 // ingress controller. The environment's DNSRecord is where ownership is
 // proven: the provider refuses a record set another resource owns. So:
 //
 //   - a host is proven once the DNSRecord is observed Ready for that very
 //     name (its status.atProvider.fqdn, which a refused rename does not
-//     change);
-//   - with ingress on, a new application is composed only once its host is
-//     proven, and then with it: composed without, it would take over an
-//     existing Argo CD application (an orphaned environment added back)
-//     and strip the Ingress it serves;
-//   - a host is kept once handed: the observed application carries it (the
-//     annotation, or, composed by an earlier version, its source's
-//     values or patches), whatever the record does later;
-//   - an application that exists but does not carry its host yet (ingress
-//     turned on, a domain changed) is handed it once proven, and is not
-//     Ready until it carries it.
+//     change), and is then handed, and recorded on the application (the
+//     annotation);
+//   - with ingress on, a new application is composed only once it has a
+//     host to be handed, and then with it: composed without, it would take
+//     over an existing Argo CD application (an orphaned environment added
+//     back) and strip the Ingress it serves;
+//   - the host recorded on the application stays handed until another is
+//     proven: a DNS outage does not take the Ingress away, and a changed
+//     domain serves the old host until the new one is proven (a DNSRecord's
+//     name cannot change in place, so that is after the environment is
+//     removed and added back);
+//   - an application composed before the annotation existed keeps its host
+//     only if it is proven: one that named another team's host by mistake
+//     loses it on upgrade;
+//   - an application that does not carry the environment's host is not
+//     Ready: the environment is Ready only when it answers at its URL.
 func (rs *requestState) gateHosts() {
 	p := rs.project
-	rs.handHost = make(map[string]bool, len(p.spec.Environments))
+	rs.handHost = make(map[string]string, len(p.spec.Environments))
 	rs.hostNote = map[string]string{}
 	for _, e := range p.spec.Environments {
 		if !ingressOf(p.spec.Ingress, e.Ingress).enabled {
@@ -321,29 +326,47 @@ func (rs *requestState) gateHosts() {
 		}
 		h := host(e)
 		app, ok := rs.observed[nameApp(e.Name)]
-		handed := ok && (pbAt(app, "metadata", "annotations", AnnotationIngressHost).GetStringValue() == h || sourceHost(app) == h)
-		proven := rs.ready[nameDNS(e.Name)] && pbAt(rs.observed[nameDNS(e.Name)], "status", "atProvider", "fqdn").GetStringValue() == h+"."
-		rs.handHost[e.Name] = handed || proven
+		recorded := pbAt(app, "metadata", "annotations", AnnotationIngressHost).GetStringValue()
+		fqdn := pbAt(rs.observed[nameDNS(e.Name)], "status", "atProvider", "fqdn").GetStringValue()
+		proven := rs.ready[nameDNS(e.Name)] && fqdn == h+"."
+		// An application composed before the annotation, whose source
+		// carries the proven host, carries it already: no Ready flap.
+		carries := ok && (recorded == h || recorded == "" && proven && sourceHost(app) == h)
 		switch {
-		case handed:
+		case recorded == h || proven:
+			rs.handHost[e.Name] = h
+		case recorded != "":
+			rs.handHost[e.Name] = recorded
+		}
+		switch {
+		case carries:
 		case proven:
 			rs.hostNote[e.Name] = "host " + h + " being handed to the ArgoApplication"
+		case fqdn != "" && fqdn != h+".":
+			rs.hostNote[e.Name] = "host " + h + " waits: the DNSRecord holds " + strings.TrimSuffix(fqdn, ".") + " and a DNSRecord's name cannot change in place (remove the environment and add it back to move it)"
 		default:
 			rs.hostNote[e.Name] = "host " + h + " waits for the DNSRecord to hold the name"
 		}
-		if ok && !handed {
+		if n := rs.hostNote[e.Name]; n != "" && rs.handHost[e.Name] != "" && rs.handHost[e.Name] != h {
+			rs.hostNote[e.Name] = n + "; " + rs.handHost[e.Name] + " is served until then"
+		}
+		if ok && !carries {
 			rs.ready[nameApp(e.Name)] = false
 		}
 	}
 }
 
+// maxSourceHostParse bounds what sourceHost parses: the values and patches
+// the function writes are small, and anything larger is not read.
+const maxSourceHostParse = 64 << 10
+
 // sourceHost is the host an observed application's source hands its
 // manifests: its Helm values' ingress.host, or its Kustomize host patch's.
 // Applications composed before the ingress-host annotation carry their
-// host only there.
+// host only there; it is read only once the host is proven.
 func sourceHost(app *structpb.Struct) string {
 	src := pbAt(app, "spec", "forProvider", "source").GetStructValue()
-	if v := pbAt(src, "helm", "values").GetStringValue(); v != "" {
+	if v := pbAt(src, "helm", "values").GetStringValue(); v != "" && len(v) <= maxSourceHostParse {
 		var values struct {
 			Ingress struct {
 				Host string `json:"host"`
@@ -359,7 +382,8 @@ func sourceHost(app *structpb.Struct) string {
 			Path  string `json:"path"`
 			Value any    `json:"value"`
 		}
-		if yaml.Unmarshal([]byte(pbAt(x.GetStructValue(), "patch").GetStringValue()), &ops) != nil {
+		patch := pbAt(x.GetStructValue(), "patch").GetStringValue()
+		if len(patch) > maxSourceHostParse || yaml.Unmarshal([]byte(patch), &ops) != nil {
 			continue
 		}
 		for _, op := range ops {

@@ -278,8 +278,8 @@ func TestIngressHostProven(t *testing.T) {
 			app:      handed(h),
 			wantHost: true, wantReady: true, wantEnv: true,
 		},
-		"HandedAnotherHost": {
-			reason: "The application carries the old host, the domain changed and the new name is not proven: not handed.",
+		"RenamedNotProven": {
+			reason: "The domain changed from pr-6 and the new name is not proven: the new host is not handed (the old one is served meanwhile, below).",
 			dns:    dns(true, "pr-6.shop.example.com."),
 			app:    handed("pr-6.shop.example.com"),
 		},
@@ -302,7 +302,7 @@ func TestIngressHostProven(t *testing.T) {
 			if got := strings.Contains(values, "host: "+h); got != tc.wantHost || (annotation == h) != tc.wantHost {
 				t.Errorf("%s\nhost handed: got values %q annotation %q, want %v", tc.reason, values, annotation, tc.wantHost)
 			}
-			if !tc.wantHost && values != "" {
+			if !tc.wantHost && values != "" && tc.app == nil {
 				t.Errorf("%s\nno host: want no values at all, got %q", tc.reason, values)
 			}
 			ready := rsp.GetDesired().GetResources()["pr-7-app"].GetReady() == fnv1.Ready_READY_TRUE
@@ -348,24 +348,68 @@ func TestIngressHostProven(t *testing.T) {
 	// Applications composed by the version before the annotation carry
 	// their host in their source only: it is theirs, kept through an
 	// upgrade whatever the DNS record says, and they stay Ready.
-	t.Run("UpgradeKeepsHost", func(t *testing.T) {
+	// A changed domain: the DNSRecord's name cannot change in place, so
+	// the new host is not proven; the application keeps serving the host
+	// it was handed, is not Ready, and the condition says why.
+	t.Run("RenamedServesOld", func(t *testing.T) {
+		const old = "pr-6.shop.example.com"
+		obs := allObserved(true, "prod", "pr-7")
+		obs["pr-7-dns"] = dns(true, old+".")
+		obs["pr-7-app"] = handed(old)
+		rsp := run(t, t0, newRequest(t, xr(withIngress("Helm", nil)), obs, nil))
+		fatal(t, rsp)
+		values, _ := resourceField(t, rsp, "pr-7-app", "spec", "forProvider", "source", "helm", "values").(string)
+		if !strings.Contains(values, "host: "+old) || resourceField(t, rsp, "pr-7-app", "metadata", "annotations", AnnotationIngressHost) != old {
+			t.Errorf("want the old host served until the new one is proven, got values %q", values)
+		}
+		if rsp.GetDesired().GetResources()["pr-7-app"].GetReady() == fnv1.Ready_READY_TRUE {
+			t.Error("an application serving the old host is not Ready")
+		}
+		msg := condition(rsp, ConditionEnvironments).GetMessage()
+		for _, want := range []string{"host " + h + " waits: the DNSRecord holds " + old, "cannot change in place", old + " is served until then"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("Environments condition %q, want it to say %q", msg, want)
+			}
+		}
+	})
+
+	// Applications composed by the version before the annotation carry
+	// their host in their source only: kept without a Ready flap when it
+	// is proven, dropped when it is not (a host another team holds, named
+	// by mistake before the gate).
+	t.Run("Upgrade", func(t *testing.T) {
 		for _, typ := range []string{"Helm", "Kustomize"} {
-			old := run(t, t0, newRequest(t, xr(withIngress(typ, nil)), allObserved(true, "prod", "pr-7"), nil))
-			fatal(t, old)
-			app := allObserved(true, "pr-7")["pr-7-app"]
-			src := resourceField(t, old, "pr-7-app", "spec", "forProvider", "source").(map[string]any)
-			app["spec"] = map[string]any{"forProvider": map[string]any{"source": src}}
-			obs := allObserved(true, "prod", "pr-7")
-			obs["pr-7-app"] = app
-			obs["pr-7-dns"] = dns(false, "")
-			rsp := run(t, t0, newRequest(t, xr(withIngress(typ, nil)), obs, nil))
-			fatal(t, rsp)
-			if a := resourceField(t, rsp, "pr-7-app", "metadata", "annotations", AnnotationIngressHost); a != h {
-				t.Errorf("%s: host carried in the source: want it kept and annotated, got annotation %v", typ, a)
+			for _, proven := range []bool{true, false} {
+				old := run(t, t0, newRequest(t, xr(withIngress(typ, nil)), allObserved(true, "prod", "pr-7"), nil))
+				fatal(t, old)
+				app := allObserved(true, "pr-7")["pr-7-app"]
+				src := resourceField(t, old, "pr-7-app", "spec", "forProvider", "source").(map[string]any)
+				app["spec"] = map[string]any{"forProvider": map[string]any{"source": src}}
+				obs := allObserved(true, "prod", "pr-7")
+				obs["pr-7-app"] = app
+				if !proven {
+					obs["pr-7-dns"] = dns(false, "")
+				}
+				rsp := run(t, t0, newRequest(t, xr(withIngress(typ, nil)), obs, nil))
+				fatal(t, rsp)
+				a := resourceField(t, rsp, "pr-7-app", "metadata", "annotations", AnnotationIngressHost)
+				ready := rsp.GetDesired().GetResources()["pr-7-app"].GetReady() == fnv1.Ready_READY_TRUE
+				if proven && (a != h || !ready) {
+					t.Errorf("%s, proven: want the host kept, annotated and the application still Ready; annotation %v, Ready %v", typ, a, ready)
+				}
+				if !proven && (a != nil || ready) {
+					t.Errorf("%s, not proven: want the host dropped and the application not Ready; annotation %v, Ready %v", typ, a, ready)
+				}
 			}
-			if rsp.GetDesired().GetResources()["pr-7-app"].GetReady() != fnv1.Ready_READY_TRUE {
-				t.Errorf("%s: an application that carries its host stays Ready through the upgrade", typ)
-			}
+		}
+	})
+
+	// sourceHost reads only what is small enough to be the function's.
+	t.Run("SourceHostBounded", func(t *testing.T) {
+		big := "ingress:\n  host: " + h + "\n# " + strings.Repeat("x", maxSourceHostParse) + "\n"
+		app := st(t, map[string]any{"spec": map[string]any{"forProvider": map[string]any{"source": map[string]any{"helm": map[string]any{"values": big}}}}})
+		if got := sourceHost(app); got != "" {
+			t.Errorf("values larger than %d bytes: want them unread, got host %q", maxSourceHostParse, got)
 		}
 	})
 

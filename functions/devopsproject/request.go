@@ -56,9 +56,9 @@ type requestState struct {
 	// not Ready (zero when unknown). Runs come sooner the more recent it
 	// is (plan).
 	changed time.Time
-	// handHost says which environments' applications are handed their
-	// host (gateHosts).
-	handHost map[string]bool
+	// handHost is the host each environment's application is handed
+	// (gateHosts); absent for none.
+	handHost map[string]string
 	// hostNote says, per environment whose application does not carry
 	// its host yet, what the host waits for.
 	hostNote map[string]string

@@ -237,29 +237,29 @@ func (p *project) url(e Environment) string {
 	return ingressOf(p.spec.Ingress, e.Ingress).scheme() + host(e)
 }
 
-// source is an environment's Argo CD source: with ingress on and the host
-// proven the project's (hand, see gateHosts), its host and TLS are handed
-// to the manifests, as Helm values or Kustomize patches (validated: a
-// Directory source with ingress is refused).
-func (p *project) source(e Environment, hand bool) (argov1alpha1.ApplicationSource, error) {
+// source is an environment's Argo CD source: with ingress on and a host
+// to hand (h, see gateHosts), the host and TLS are handed to the
+// manifests, as Helm values or Kustomize patches (validated: a Directory
+// source with ingress is refused).
+func (p *project) source(e Environment, h string) (argov1alpha1.ApplicationSource, error) {
 	path := e.Path
 	if path == "" {
 		path = "deploy/" + e.Name
 	}
 	src := argov1alpha1.ApplicationSource{RepoURL: p.spec.Git.URL, Path: path, TargetRevision: branch(p.spec.Git)}
 	in := ingressOf(p.spec.Ingress, e.Ingress)
-	if !in.enabled || !hand {
+	if !in.enabled || h == "" {
 		return src, nil
 	}
 	switch sourceTypeOf(p.spec.Source, e) {
 	case SourceHelm:
-		v, err := p.helmValues(e, in)
+		v, err := p.helmValues(e, in, h)
 		if err != nil {
 			return src, err
 		}
 		src.Helm = &argov1alpha1.HelmSource{Values: v}
 	case SourceKustomize:
-		patches, err := p.kustomizePatches(e, in)
+		patches, err := p.kustomizePatches(e, in, h)
 		if err != nil {
 			return src, err
 		}
@@ -268,16 +268,16 @@ func (p *project) source(e Environment, hand bool) (argov1alpha1.ApplicationSour
 	return src, nil
 }
 
-// app is an environment's ArgoApplication; hand says whether its host is
-// handed to it (see gateHosts), and the annotation records that it was.
-func (p *project) app(e Environment, keep, hand bool) (*argov1alpha1.ArgoApplication, error) {
-	src, err := p.source(e, hand)
+// app is an environment's ArgoApplication; h is the host handed to it (see
+// gateHosts; "" for none), which the annotation records.
+func (p *project) app(e Environment, keep bool, h string) (*argov1alpha1.ArgoApplication, error) {
+	src, err := p.source(e, h)
 	if err != nil {
 		return nil, errors.Wrapf(err, "cannot write the ingress settings of environment %s", e.Name)
 	}
 	annotations := map[string]string{meta.AnnotationKeyExternalName: p.name + "-" + e.Name}
-	if hand && ingressOf(p.spec.Ingress, e.Ingress).enabled {
-		annotations[AnnotationIngressHost] = host(e)
+	if h != "" && ingressOf(p.spec.Ingress, e.Ingress).enabled {
+		annotations[AnnotationIngressHost] = h
 	}
 	cluster, ns := p.destination(e)
 	var syncOptions []string

@@ -102,27 +102,19 @@ func environmentsCondition(rsp *fnv1.RunFunctionResponse, c *composer, pl plan) 
 			waiting = append(waiting, ep.env.Name+" ("+strings.Join(c.waitingFor(ep.env), "; ")+")")
 		}
 	}
+	// The waiting environments are what the condition is for: the Ready
+	// ones take at most a quarter of the message.
 	var msg strings.Builder
 	if len(ready) > 0 {
-		msg.WriteString("Ready: " + strings.Join(ready, ", ") + ".")
+		msg.WriteString("Ready: ")
+		bounded(&msg, ready, maxConditionMessage/4)
 	}
-	for i, w := range waiting {
-		if i == 0 {
-			if msg.Len() > 0 {
-				msg.WriteString(" ")
-			}
-			msg.WriteString("Provisioning: ")
+	if len(waiting) > 0 {
+		if msg.Len() > 0 {
+			msg.WriteString(" ")
 		}
-		if msg.Len()+len(w) > maxConditionMessage {
-			fmt.Fprintf(&msg, "and %d more.", len(waiting)-i)
-			break
-		}
-		msg.WriteString(w)
-		if i < len(waiting)-1 {
-			msg.WriteString(", ")
-		} else {
-			msg.WriteString(".")
-		}
+		msg.WriteString("Provisioning: ")
+		bounded(&msg, waiting, maxConditionMessage)
 	}
 	if len(waiting) > 0 {
 		response.ConditionFalse(rsp, ConditionEnvironments, "Provisioning").WithMessage(msg.String()).TargetCompositeAndClaim()
@@ -132,6 +124,23 @@ func environmentsCondition(rsp *fnv1.RunFunctionResponse, c *composer, pl plan) 
 		msg.WriteString("No environment is being provisioned or Ready.")
 	}
 	response.ConditionTrue(rsp, ConditionEnvironments, "Ready").WithMessage(msg.String()).TargetCompositeAndClaim()
+}
+
+// bounded writes items to msg, comma-separated and ending in a full stop,
+// until msg would pass limit: then how many more there are.
+func bounded(msg *strings.Builder, items []string, limit int) {
+	for i, it := range items {
+		if i > 0 && msg.Len()+len(it) > limit {
+			fmt.Fprintf(msg, "and %d more.", len(items)-i)
+			return
+		}
+		msg.WriteString(it)
+		if i < len(items)-1 {
+			msg.WriteString(", ")
+		} else {
+			msg.WriteString(".")
+		}
+	}
 }
 
 // waitingFor says what a provisioning environment waits for: its

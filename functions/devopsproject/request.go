@@ -185,7 +185,7 @@ func decodeEach[T any](v *structpb.Value) []T {
 }
 
 // lastChange is the latest creation among the XR and the observed
-// resources that are not Ready (Usages aside): the API server sets those
+// resources that are not Ready (Usages count as Ready): the API server sets those
 // times. Not a Ready condition's last transition, which a changing message
 // resets on every poll and whoever may write a status can set to the
 // future.
@@ -196,7 +196,7 @@ func lastChange(xrMeta *structpb.Struct, observed map[resource.Name]*structpb.St
 	}
 	last := at(pbAt(xrMeta, "creationTimestamp"))
 	for n, o := range observed {
-		if ready[n] || pbAt(o, "kind").GetStringValue() == "Usage" {
+		if ready[n] {
 			continue
 		}
 		if t := at(pbAt(o, "metadata", "creationTimestamp")); t.After(last) {

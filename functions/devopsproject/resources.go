@@ -276,7 +276,7 @@ func (p *project) app(e Environment, keep bool, h string) (*argov1alpha1.ArgoApp
 		return nil, errors.Wrapf(err, "cannot write the ingress settings of environment %s", e.Name)
 	}
 	annotations := map[string]string{meta.AnnotationKeyExternalName: p.name + "-" + e.Name}
-	if h != "" && ingressOf(p.spec.Ingress, e.Ingress).enabled {
+	if h != "" {
 		annotations[AnnotationIngressHost] = h
 	}
 	cluster, ns := p.destination(e)

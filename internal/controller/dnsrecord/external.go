@@ -19,7 +19,6 @@ package dnsrecord
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -121,11 +120,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.DNSRecord) (managed
 	cr.Status.AtProvider = v1alpha1.DNSRecordObservation{FQDN: fqdn, Values: obs.RRset.Values, TTL: int64(obs.RRset.TTL / time.Second)}
 	cr.SetConditions(xpv2.Available())
 
-	want := Desired(cr)
-	diff := cmp.Diff(dns.NormalizeValues(want.Type, want.Values), obs.RRset.Values)
-	if ttl := e.client.EffectiveTTL(want.TTL); ttl != obs.RRset.TTL {
-		diff += fmt.Sprintf("ttl: want %s, got %s\n", ttl, obs.RRset.TTL)
-	}
+	diff := e.diff(cr, obs.RRset)
 	if adopting {
 		diff += "ownership record to be written (adoptExisting)\n"
 	}
@@ -157,11 +152,18 @@ func (e *external) read(ctx context.Context, cr *v1alpha1.DNSRecord) (*dns.Obser
 
 // settled is true when obs is the record set cr wants, owned by cr.
 func (e *external) settled(cr *v1alpha1.DNSRecord, obs *dns.Observed) bool {
-	if obs.RRset == nil || obs.Owner != e.owner(cr) {
-		return false
-	}
+	return obs.RRset != nil && obs.Owner == e.owner(cr) && e.diff(cr, obs.RRset) == ""
+}
+
+// diff is how have differs from the record set cr wants: its values and
+// its TTL as the backend keeps it ("" when they are the same).
+func (e *external) diff(cr *v1alpha1.DNSRecord, have *dns.RRset) string {
 	want := Desired(cr)
-	return slices.Equal(dns.NormalizeValues(want.Type, want.Values), obs.RRset.Values) && e.client.EffectiveTTL(want.TTL) == obs.RRset.TTL
+	diff := cmp.Diff(dns.NormalizeValues(want.Type, want.Values), have.Values)
+	if ttl := e.client.EffectiveTTL(want.TTL); ttl != have.TTL {
+		diff += fmt.Sprintf("ttl: want %s, got %s\n", ttl, have.TTL)
+	}
+	return diff
 }
 
 // neighbourhood refuses a new record set at, above or below a name whose

@@ -227,7 +227,7 @@ func busy[T resource.Managed](f func(T) bool) func(resource.Managed) bool {
 // MinNotReadyPollInterval and at most NotReadyPollInterval. So a new Argo
 // CD application that syncs in 6 s is seen Ready within about 1 s of it,
 // at the cost of a few more polls in its first minute, and one that stays
-// unready settles at the cap within a minute. The age runs from the
+// unready settles at the cap within a minute and a half. The age runs from the
 // creation, which the API server sets: not from the Ready condition's last
 // transition, which a changing message resets on every poll and whoever
 // may write the status can set to the future. A Ready resource that is busy

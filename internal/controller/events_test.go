@@ -198,7 +198,7 @@ func TestEventStream(t *testing.T) {
 	defer jenkins.Close()
 	c := env.Client
 	ctx := context.Background()
-	ns := "events"
+	ns := envtest.Unique("events")
 	create(t, c,
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "jenkins", Namespace: ns}, StringData: map[string]string{"credentials": `{"username": "ci", "token": "` + secretText + `"}`}},
@@ -251,13 +251,13 @@ func TestEventStream(t *testing.T) {
 	}
 
 	// One request, delivered twice (at least once): one build.
-	send("req-1", `{"project": "shop", "environment": "dev", "namespace": "events", "revision": "abc123"}`)
+	send("req-1", `{"project": "shop", "environment": "dev", "namespace": "`+ns+`", "revision": "abc123"}`)
 	envtest.Eventually(t, "the request queued a build", func() bool { return jenkins.Queued(path) == 1 })
-	send("req-1", `{"project": "shop", "environment": "dev", "namespace": "events", "revision": "abc123"}`)
+	send("req-1", `{"project": "shop", "environment": "dev", "namespace": "`+ns+`", "revision": "abc123"}`)
 	// Poison and unknown targets go to the dead-letter queue.
 	send("bad-json", `{"project": "shop", `)
 	send("typo", `{"project": "shop", "enviroment": "dev"}`) //nolint:misspell // the misspelt field is the test
-	send("nobody", `{"project": "nope", "environment": "dev", "namespace": "events"}`)
+	send("nobody", `{"project": "nope", "environment": "dev", "namespace": "`+ns+`"}`)
 	envtest.Eventually(t, "five requests settled", func() bool {
 		return testutil.ToFloat64(m.Requests.WithLabelValues("done"))+testutil.ToFloat64(m.Requests.WithLabelValues("dead-lettered")) == 5
 	})

@@ -44,7 +44,7 @@ func TestRequestedByPolicy(t *testing.T) {
 	ctx := context.Background()
 	raw, err := os.ReadFile("../../examples/deployments/requested-by-policy.yaml")
 	envtest.Must(t, err)
-	ns := "requested-by"
+	ns := envtest.Unique("requested-by")
 	var names []string
 	for _, doc := range strings.Split(string(raw), "\n---\n") {
 		u := &unstructured.Unstructured{}

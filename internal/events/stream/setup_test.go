@@ -102,7 +102,7 @@ func TestSetupDeploymentEvents(t *testing.T) {
 
 	c := env.Client
 	ctx := context.Background()
-	ns := "deploy-events"
+	ns := envtest.Unique("deploy-events")
 	for _, o := range []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "rabbitmq", Namespace: ns}, StringData: map[string]string{"url": providerURL}},

@@ -17,6 +17,7 @@ limitations under the License.
 package envtest
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -49,4 +50,17 @@ func Must(t testing.TB, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Unique returns prefix followed by a dash and five random lowercase
+// letters and digits: a name (a namespace, a broker user) no earlier run in
+// the same process or the same API server holds, so a test run twice
+// (-count=2) or after an interrupted one starts from nothing.
+func Unique(prefix string) string {
+	const chars = "abcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, 5)
+	for i := range b {
+		b[i] = chars[rand.IntN(len(chars))]
+	}
+	return prefix + "-" + string(b)
 }

@@ -56,7 +56,10 @@ func classify(err error, what string) error {
 	e := &Error{msg: what + ": " + text, cause: err}
 	var ne net.Error
 	var he *httpapi.Error
+	var big errZoneTooLarge
 	switch {
+	case errors.As(err, &big):
+		e.terminal = true
 	case errors.As(err, &he):
 		e.transient, e.terminal = he.Transient(), he.Terminal()
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne), strings.Contains(text, "connection refused"), strings.Contains(text, "i/o timeout"):

@@ -1,0 +1,137 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package dns
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/libdns/libdns"
+	"github.com/libdns/rfc2136"
+	"github.com/miekg/dns"
+)
+
+// Bounds of a zone read over RFC 2136 (AXFR). The server is a tenant's
+// choice: a transfer must neither outlive the reconcile that asked for it
+// nor hold more than a zone this provider could manage.
+const (
+	// MaxZoneRecords is the most records a zone transfer may carry; one
+	// carrying more is a terminal error on the resource that asked.
+	MaxZoneRecords = 200_000
+	// maxTransfer bounds a transfer whose context has no deadline.
+	maxTransfer = 2 * time.Minute
+)
+
+// errZoneTooLarge is the terminal error of an over-size transfer.
+type errZoneTooLarge struct {
+	zone string
+	max  int
+}
+
+func (e errZoneTooLarge) Error() string {
+	return fmt.Sprintf("the zone transfer of %s carried more than %d records: the server is not one this provider can manage a zone on", e.zone, e.max)
+}
+
+// rfc2136Provider is libdns/rfc2136's provider with GetRecords bounded:
+// its own transfer stops when the context ends (libdns/rfc2136's sets a
+// fresh 2 s read deadline per message and never looks at the context, so
+// a server sending one record every 1.9 s held a worker for ever) and
+// after maxRecords records (it kept every record a server sent).
+type rfc2136Provider struct {
+	*rfc2136.Provider
+	maxRecords int
+}
+
+// GetRecords transfers the zone (AXFR, signed with the TSIG key).
+func (p *rfc2136Provider) GetRecords(ctx context.Context, zone string) ([]libdns.Record, error) {
+	zone = dns.Fqdn(zone)
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, maxTransfer)
+		defer cancel()
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", p.Server)
+	if err != nil {
+		return nil, fmt.Errorf("dial: %w", err)
+	}
+	// Closing the connection is the only way to stop the transfer's reads
+	// (each resets its own deadline); it then ends with an error.
+	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
+	defer stop()
+	key := dns.Fqdn(p.KeyName)
+	tn := dns.Transfer{Conn: &dns.Conn{Conn: conn}, TsigSecret: map[string]string{key: p.Key}}
+	q := &dns.Msg{}
+	q.SetAxfr(zone)
+	q.SetTsig(key, dns.Fqdn(p.KeyAlg), 300, time.Now().Unix())
+	envelopes, err := tn.In(q, p.Server)
+	if err != nil {
+		_ = conn.Close()
+		return nil, fmt.Errorf("start zone transfer: %w", err)
+	}
+	// Whatever ends the loop, the transfer's goroutine is let finish: the
+	// connection is closed and the rest of its envelopes drained.
+	defer func() {
+		_ = conn.Close()
+		go func() {
+			for range envelopes { //nolint:revive // draining
+			}
+		}()
+	}()
+	records := make([]libdns.Record, 0, 64)
+	for e := range envelopes {
+		if e.Error != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("zone transfer: %w", ctx.Err())
+			}
+			return nil, fmt.Errorf("zone transfer: %w", e.Error)
+		}
+		if len(records)+len(e.RR) > p.maxRecords {
+			return nil, errZoneTooLarge{zone: zone, max: p.maxRecords}
+		}
+		for _, rr := range e.RR {
+			rec, err := rrRecord(rr, zone).Parse()
+			if err != nil {
+				return nil, fmt.Errorf("parse record: %w", err)
+			}
+			records = append(records, rec)
+		}
+	}
+	return records, nil
+}
+
+// rrRecord is rr as a libdns record relative to zone: its value is the
+// presentation form without the header (a TXT record's strings joined).
+func rrRecord(rr dns.RR, zone string) libdns.RR {
+	h := rr.Header()
+	r := libdns.RR{Name: libdns.RelativeName(h.Name, zone), TTL: time.Duration(h.Ttl) * time.Second, Type: dns.TypeToString[h.Rrtype]}
+	if txt, ok := rr.(*dns.TXT); ok {
+		r.Data = strings.Join(txt.Txt, "")
+		return r
+	}
+	prefix := h.String()
+	if _, ok := rr.(*dns.RFC3597); ok {
+		// Unknown types print their header as "TYPEn" in class "CLASSn".
+		r.Type = fmt.Sprintf("TYPE%d", h.Rrtype)
+		prefix = fmt.Sprintf("%s\t%d\tCLASS%d\t%s\t", strings.SplitN(prefix, "\t", 2)[0], h.Ttl, h.Class, r.Type)
+	}
+	r.Data = strings.TrimPrefix(rr.String(), prefix)
+	return r
+}

@@ -178,7 +178,8 @@ type ArgoCDConfig struct {
 // of the resource being reconciled.
 type ArgoCDTenancy struct {
 	// DestinationNamespaces are the namespaces (shell globs) an AppProject
-	// may deploy to. Default: ["{namespace}", "{namespace}-*"]. A
+	// may deploy to. Default: ["{namespace}", "{namespace}--*"] ("--", so
+	// that namespace "team" cannot reach namespace "team-b"). A
 	// destination that is itself a glob must be matched as written, so
 	// "shop-*" needs a pattern such as "shop-*" or "*".
 	// +kubebuilder:validation:MaxItems=64
@@ -389,8 +390,9 @@ type RegistryTenancy struct {
 	// Repositories are the repositories, as "<namespace>/<name>" (Docker
 	// Hub organisation, Harbor project or OCI path prefix, then the name;
 	// shell globs, "*" also matching "/"), a namespace may manage. Default:
-	// ["{namespace}/*", "*/{namespace}-*"]: those in a registry namespace
-	// named like the Kubernetes namespace, or named with its prefix.
+	// ["{namespace}/*"]: those in a registry namespace named like the
+	// Kubernetes namespace (a prefix rule such as "*/{namespace}-*" would
+	// let namespace "team" manage "acme/team-b-shop").
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:Pattern=`^[a-z0-9._*?{}\[\]/-]{1,512}$`
 	// +listType=atomic

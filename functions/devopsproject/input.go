@@ -49,7 +49,27 @@ type settings struct {
 	// createNamespace is true when Namespace is among them.
 	clusterResources []argov1alpha1.ProjectGroupKind
 	createNamespace  bool
+	// config is the config of a project whose spec names none.
+	config ConfigRef
+	// destinationNamespaces (with "{namespace}" unexpanded) and
+	// destinationClusters bound projects on a ClusterProviderConfig.
+	destinationNamespaces, destinationClusters []string
+	// pipelineFolder is the folder template of a project that names none.
+	pipelineFolder string
 }
+
+// Kinds of config a project's managed resources may use.
+const (
+	KindProviderConfig        = "ProviderConfig"
+	KindClusterProviderConfig = "ClusterProviderConfig"
+)
+
+// Defaults of the destination bounds: the provider's own defaults for a
+// ClusterProviderConfig's spec.argocd.tenancy.
+var (
+	defaultDestinationNamespaces = []string{"{namespace}", "{namespace}--*"}
+	defaultDestinationClusters   = []string{"*"}
+)
 
 // Values of input.ttlStart.
 const (
@@ -100,7 +120,9 @@ func parseInput(in *v1beta1.Input) (*settings, error) {
 	s := &settings{
 		registryVisibility: defaultVisibility, dnsRecordTTL: defaultDNSRecordTTL,
 		expiryWarning: defaultExpiryWarning, pollInterval: defaultPollInterval,
-		teardown: []string{KindDNS, KindApp, KindPipeline},
+		teardown:              []string{KindDNS, KindApp, KindPipeline},
+		config:                ConfigRef{Kind: KindProviderConfig, Name: "default"},
+		destinationNamespaces: defaultDestinationNamespaces, destinationClusters: defaultDestinationClusters,
 	}
 	pattern := defaultPreview
 	s.protected = map[string]bool{"prod": true, "production": true, "main": true}
@@ -186,6 +208,25 @@ func parseInput(in *v1beta1.Input) (*settings, error) {
 			s.createNamespace = true
 		}
 	}
+	if r := in.ProviderConfigRef; r != nil {
+		ref := ConfigRef(*r)
+		if err := ref.validate("input.providerConfigRef"); err != nil {
+			return nil, err
+		}
+		s.config = ref
+	}
+	if len(in.DestinationNamespaces) > 0 {
+		s.destinationNamespaces = in.DestinationNamespaces
+	}
+	if f := in.PipelineFolder; f != "" {
+		if strings.Contains(f, "..") || strings.HasPrefix(f, "/") || strings.HasSuffix(f, "/") {
+			return nil, fieldErr("input.pipelineFolder", "%q must be a relative folder path such as teams/{namespace}/{project}", f)
+		}
+		s.pipelineFolder = f
+	}
+	if len(in.DestinationClusters) > 0 {
+		s.destinationClusters = in.DestinationClusters
+	}
 	return s, nil
 }
 
@@ -227,11 +268,15 @@ func (s *settings) ttlOf(e Environment, prev *EnvStatus) (time.Duration, string)
 }
 
 // policyOf is an environment's deletion policy: its own, else Orphan
-// without a ttl (production) and Delete with one.
-func policyOf(e Environment, x expiry) string {
+// without a ttl (production) and Delete with one. An environment that was
+// Orphan (it started without a ttl) stays Orphan when a ttl is added: only
+// an explicit deletionPolicy Delete lets its expiry delete what it holds.
+func policyOf(e Environment, x expiry, prev *EnvStatus) string {
 	switch {
 	case e.DeletionPolicy != "":
 		return e.DeletionPolicy
+	case prev != nil && prev.DeletionPolicy == PolicyOrphan:
+		return PolicyOrphan
 	case x.at.IsZero():
 		return PolicyOrphan
 	default:

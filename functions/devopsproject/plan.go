@@ -87,7 +87,7 @@ func planRun(rs *requestState, now time.Time) plan {
 	for _, e := range envs {
 		cur, last := rs.deployments(e.Name, prev[e.Name])
 		x := expiryOf(s, e, prev[e.Name], rs.annotations, last.finishedAt(), now)
-		ep := envPlan{env: e, prev: prev[e.Name], expiry: x, policy: policyOf(e, x), deployment: cur, last: last}
+		ep := envPlan{env: e, prev: prev[e.Name], expiry: x, policy: policyOf(e, x, prev[e.Name]), deployment: cur, last: last}
 		ep.phase = phaseAt(x, now, rs.envReady(e.Name), ep.prev, e, rs.observed)
 		pl.envs = append(pl.envs, ep)
 

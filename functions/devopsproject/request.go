@@ -96,6 +96,9 @@ func readRequest(req *fnv1.RunFunctionRequest) (*requestState, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := p.checkEnvironments(); err != nil {
+		return nil, err
+	}
 	for i, e := range spec.Environments {
 		if err := s.allowed(fmt.Sprintf("spec.environments[%d]", i), ingressOf(spec.Ingress, e.Ingress)); err != nil {
 			return nil, err
@@ -129,7 +132,7 @@ func readRequest(req *fnv1.RunFunctionRequest) (*requestState, error) {
 func projectOf(md *structpb.Struct, spec *ProjectSpec, s *settings) (*project, error) {
 	name, namespace := pbAt(md, "name").GetStringValue(), pbAt(md, "namespace").GetStringValue()
 	labels := pbAt(md, "labels").GetStructValue()
-	p := &project{name: name, spec: spec, in: s, tenant: namespace, stable: name}
+	p := &project{name: name, spec: spec, in: s, tenant: namespace, stable: name, config: spec.configOf(s)}
 	if claim := pbAt(labels, "crossplane.io/claim-name").GetStringValue(); claim != "" {
 		p.stable = claim
 	}

@@ -78,6 +78,9 @@ type project struct {
 	tenant    string // the namespace the MRs end up in, always set
 	spec      *ProjectSpec
 	in        *settings
+	// config is the ProviderConfig or ClusterProviderConfig every
+	// managed resource uses.
+	config ConfigRef
 	// stable names the project across its lifetimes: the XR's name, or a
 	// legacy XR's claim name. Composed resources are named
 	// "<stable>.<resource>", so a project deleted and created again gets
@@ -103,11 +106,18 @@ func (p *project) composedName(name resource.Name) string {
 func (p *project) argoProjectName() string { return p.tenant + "-" + p.name }
 
 // destination is where an environment deploys: its own namespace and
-// cluster, or the defaults.
+// cluster, or the defaults. The default namespace is
+// "<project>-<environment>", and "<namespace>--<project>-<environment>"
+// on a ClusterProviderConfig, whose tenancy keeps each team to its own
+// namespace and those named "<namespace>--*" (and two teams' projects of
+// one name apart).
 func (p *project) destination(e Environment) (cluster, ns string) {
 	ns, cluster = e.Namespace, e.Cluster
 	if ns == "" {
 		ns = p.name + "-" + e.Name
+		if p.config.Kind == KindClusterProviderConfig {
+			ns = p.tenant + "--" + ns
+		}
 	}
 	if cluster == "" {
 		cluster = "https://kubernetes.default.svc"
@@ -173,7 +183,7 @@ func (p *project) meta(env string, annotations map[string]string) metav1.ObjectM
 }
 
 func (p *project) managed(keep bool) xpv2.ManagedResourceSpec {
-	s := xpv2.ManagedResourceSpec{ProviderConfigReference: &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: p.spec.ProviderConfigName}}
+	s := xpv2.ManagedResourceSpec{ProviderConfigReference: &xpv2.ProviderConfigReference{Kind: p.config.Kind, Name: p.config.Name}}
 	if keep {
 		s.ManagementPolicies = keepPolicies
 	}
@@ -204,6 +214,9 @@ func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPip
 	g, folder := p.spec.Git, p.spec.Pipeline.Folder
 	if folder == "" {
 		folder = p.name
+		if f := p.in.pipelineFolder; f != "" && p.config.Kind == KindClusterProviderConfig {
+			folder = strings.NewReplacer("{namespace}", p.tenant, "{project}", p.name).Replace(f)
+		}
 	}
 	script := p.spec.Pipeline.ScriptPath
 	if script == "" {

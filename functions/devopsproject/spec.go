@@ -29,6 +29,10 @@ import (
 // the checks a schema cannot make, so a Composition used with an older XRD
 // still fails clearly.
 type ProjectSpec struct {
+	// ProviderConfigRef, or the older ProviderConfigName (a
+	// ProviderConfig), names the config of the managed resources; neither:
+	// the Composition input's default.
+	ProviderConfigRef  *ConfigRef   `json:"providerConfigRef,omitempty"`
 	ProviderConfigName string       `json:"providerConfigName"`
 	Git                GitSpec      `json:"git"`
 	Registry           RegistrySpec `json:"registry"`
@@ -39,6 +43,39 @@ type ProjectSpec struct {
 	Source       SourceSpec    `json:"source"`
 	Ingress      *IngressSpec  `json:"ingress,omitempty"`
 	Environments []Environment `json:"environments"`
+}
+
+// ConfigRef names a ProviderConfig of the project's namespace or a
+// ClusterProviderConfig.
+type ConfigRef struct {
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+}
+
+var configName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
+
+func (r ConfigRef) validate(path string) error {
+	if r.Kind != KindProviderConfig && r.Kind != KindClusterProviderConfig {
+		return fieldErr(path+".kind", "%q must be ClusterProviderConfig or ProviderConfig", r.Kind)
+	}
+	if !configName.MatchString(r.Name) {
+		return fieldErr(path+".name", "%q is not the name of a config", r.Name)
+	}
+	return nil
+}
+
+// configOf is the config the project's managed resources use: its
+// spec.providerConfigRef, its spec.providerConfigName (a ProviderConfig),
+// or the Composition input's default.
+func (s *ProjectSpec) configOf(in *settings) ConfigRef {
+	switch {
+	case s.ProviderConfigRef != nil:
+		return *s.ProviderConfigRef
+	case s.ProviderConfigName != "":
+		return ConfigRef{Kind: KindProviderConfig, Name: s.ProviderConfigName}
+	default:
+		return in.config
+	}
 }
 
 // GitSpec is the project's repository.
@@ -132,6 +169,14 @@ func fieldErr(path, format string, a ...any) error {
 // validate checks what the function relies on and returns the first
 // problem, naming its field.
 func (s *ProjectSpec) validate() error {
+	if r := s.ProviderConfigRef; r != nil {
+		if s.ProviderConfigName != "" {
+			return fieldErr("spec.providerConfigRef", "set either providerConfigRef or providerConfigName, not both")
+		}
+		if err := r.validate("spec.providerConfigRef"); err != nil {
+			return err
+		}
+	}
 	u, err := url.Parse(s.Git.URL)
 	switch {
 	case s.Git.URL == "":
@@ -194,6 +239,11 @@ func (s *ProjectSpec) validate() error {
 			if err != nil || ttl < time.Minute {
 				return fieldErr(p+".ttl", "%q must be a duration of at least 1m, such as 72h", e.TTL)
 			}
+		}
+		if strings.ContainsAny(e.Cluster, "*?[") {
+			// The AppProject lists it as a destination: a pattern there
+			// would open every cluster it matches.
+			return fieldErr(p+".cluster", "%q must be one cluster's API server URL, not a pattern", e.Cluster)
 		}
 		for k, kind := range e.Retain {
 			if !retainable[kind] {

@@ -134,13 +134,19 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 		want string
 	}{
 		"DuplicateEnvironment": {func(s map[string]any) { envAt(s, 1)["name"] = "prod" }, `spec.environments[1]: Duplicate value`},
-		"NameNotDNSLabel":      {func(s map[string]any) { envAt(s, 0)["name"] = "Prod_1" }, `spec.environments[0].name`},
-		"DomainOutsideZone":    {func(s map[string]any) { envAt(s, 0)["domain"] = "shop.example.org" }, `every environments[].domain must be inside dns.zone`},
-		"TTLTooShort":          {func(s map[string]any) { envAt(s, 2)["ttl"] = "30s" }, `spec.environments[2].ttl: Invalid value: "30s": ttl must be at least 1m`},
-		"TTLNotDuration":       {func(s map[string]any) { envAt(s, 2)["ttl"] = "3 days" }, `spec.environments[2].ttl`},
-		"GitURLHTTP":           {func(s map[string]any) { s["git"].(map[string]any)["url"] = "http://git.example.com/a.git" }, `spec.git.url`},
-		"RetainUnknown":        {func(s map[string]any) { envAt(s, 2)["retain"] = []any{"Namespace"} }, `spec.environments[2].retain[0]: Unsupported value: "Namespace"`},
-		"NoEnvironments":       {func(s map[string]any) { s["environments"] = []any{} }, `spec.environments`},
+		"BothConfigs": {func(s map[string]any) {
+			s["providerConfigName"] = "default"
+			s["providerConfigRef"] = map[string]any{"kind": "ClusterProviderConfig", "name": "default"}
+		}, `set either providerConfigRef or providerConfigName, not both`},
+		"ConfigKind":        {func(s map[string]any) { s["providerConfigRef"] = map[string]any{"kind": "Secret", "name": "x"} }, `spec.providerConfigRef.kind: Unsupported value: "Secret"`},
+		"ClusterPattern":    {func(s map[string]any) { envAt(s, 0)["cluster"] = "https://*" }, `spec.environments[0].cluster`},
+		"NameNotDNSLabel":   {func(s map[string]any) { envAt(s, 0)["name"] = "Prod_1" }, `spec.environments[0].name`},
+		"DomainOutsideZone": {func(s map[string]any) { envAt(s, 0)["domain"] = "shop.example.org" }, `every environments[].domain must be inside dns.zone`},
+		"TTLTooShort":       {func(s map[string]any) { envAt(s, 2)["ttl"] = "30s" }, `spec.environments[2].ttl: Invalid value: "30s": ttl must be at least 1m`},
+		"TTLNotDuration":    {func(s map[string]any) { envAt(s, 2)["ttl"] = "3 days" }, `spec.environments[2].ttl`},
+		"GitURLHTTP":        {func(s map[string]any) { s["git"].(map[string]any)["url"] = "http://git.example.com/a.git" }, `spec.git.url`},
+		"RetainUnknown":     {func(s map[string]any) { envAt(s, 2)["retain"] = []any{"Namespace"} }, `spec.environments[2].retain[0]: Unsupported value: "Namespace"`},
+		"NoEnvironments":    {func(s map[string]any) { s["environments"] = []any{} }, `spec.environments`},
 		"IngressOnDirectory": {func(s map[string]any) {
 			s["ingress"] = map[string]any{"enabled": true, "tls": false}
 		}, `an environment with ingress on needs a Helm or Kustomize source`},

@@ -38,13 +38,14 @@ const (
 	errFmtSourceRepo      = "%s: source repository %q is not allowed: %s spec.argocd.tenancy.sourceRepos allows %s"
 	errFmtProjectMissing  = "Argo CD project %q does not exist yet: create its ArgoProject first (retrying)"
 	errFmtDestination     = "%s: destination %s namespace %q is not allowed for namespace %q: %s spec.argocd.tenancy.destinationNamespaces allows %s"
+	errFmtSourceNamespace = "%s: Applications in namespace %q may not use this project: for namespace %q, %s spec.argocd.tenancy.destinationNamespaces allows %s"
 	errFmtDestCluster     = "%s: destination cluster %q is not allowed: %s spec.argocd.tenancy.destinationClusters allows %s"
 	errFmtClusterResource = "%s: cluster-scoped kind %s is not allowed: %s spec.argocd.tenancy.clusterResources allows %s"
 )
 
 // Default tenancy of a ClusterProviderConfig without spec.argocd.tenancy.
 var (
-	DefaultDestinationNamespaces = []string{"{namespace}", "{namespace}-*"}
+	DefaultDestinationNamespaces = []string{"{namespace}", "{namespace}--*"}
 	DefaultDestinationClusters   = []string{"*"}
 	DefaultProjectNames          = []string{"{namespace}-*"}
 	DefaultSourceRepos           = []string{"*"}
@@ -165,6 +166,13 @@ func (t *Tenancy) CheckProjectSpec(name string, p v1alpha1.ArgoProjectParameters
 		}
 		if !matchAny(t.DestinationNamespaces, d.Namespace) {
 			return errors.Errorf(errFmtDestination, field, cluster, d.Namespace, t.Namespace, t.Config, providerconfig.QuoteAll(t.DestinationNamespaces))
+		}
+	}
+	// Applications living in another namespace (Argo CD's apps in any
+	// namespace) would deploy with this project's rights: the same bound.
+	for i, ns := range p.SourceNamespaces {
+		if !matchAny(t.DestinationNamespaces, ns) {
+			return errors.Errorf(errFmtSourceNamespace, fmt.Sprintf("spec.forProvider.sourceNamespaces[%d]", i), ns, t.Namespace, t.Config, providerconfig.QuoteAll(t.DestinationNamespaces))
 		}
 	}
 	for i, gk := range p.ClusterResourceWhitelist {

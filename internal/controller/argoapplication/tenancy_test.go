@@ -50,7 +50,7 @@ func TestTenancyOf(t *testing.T) {
 			pc:     cpc,
 			s:      &pcv1alpha1.ArgoCDConfig{},
 			want: &Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig platform", Bounded: true,
-				DestinationNamespaces: []string{"team-a", "team-a-*"}, DestinationClusters: []string{"*"}, ProjectNames: []string{"team-a-*"}, SourceRepos: []string{"*"}},
+				DestinationNamespaces: []string{"team-a", "team-a--*"}, DestinationClusters: []string{"*"}, ProjectNames: []string{"team-a-*"}, SourceRepos: []string{"*"}},
 		},
 		"Set": {
 			reason: "{namespace} is expanded in every pattern.",
@@ -105,8 +105,8 @@ func TestCheckProjectSpec(t *testing.T) {
 			want:   `sourceRepos[0]`,
 		},
 		"Own": {
-			reason: "The namespace itself and its prefixed namespaces, on any cluster, with the allowed kind.",
-			p: v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "team-a"}, {Name: "prod", Namespace: "team-a-*"}},
+			reason: "The namespace itself and its team-a--* namespaces, on any cluster, with the allowed kind.",
+			p: v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "team-a"}, {Name: "prod", Namespace: "team-a--*"}},
 				ClusterResourceWhitelist: []v1alpha1.ProjectGroupKind{{Kind: "Namespace"}}},
 		},
 		"OtherNamespace": {
@@ -125,8 +125,27 @@ func TestCheckProjectSpec(t *testing.T) {
 			want:   `namespace "team-a*" is not allowed`,
 		},
 		"GlobWithinPrefix": {
-			reason: "team-a-x* lies within team-a-*.",
-			p:      v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "team-a-x*"}}},
+			reason: "team-a--x* lies within team-a--*.",
+			p:      v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "team-a--x*"}}},
+		},
+		"SourceNamespaceOwn": {
+			reason: "Applications of the namespace's own namespaces may use its project.",
+			p:      v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "team-a"}}, SourceNamespaces: []string{"team-a", "team-a--apps"}},
+		},
+		"SourceNamespaceOther": {
+			reason: "Applications in any namespace may not use it: they would deploy with its rights.",
+			p:      v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "team-a"}}, SourceNamespaces: []string{"team-a", "*"}},
+			want:   `spec.forProvider.sourceNamespaces[1]: Applications in namespace "*" may not use this project`,
+		},
+		"OtherTeamByPrefix": {
+			reason: "Namespace team-a may not reach team-a-b, another team's namespace named with its prefix (the default was team-a-*).",
+			p:      v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "team-a-b"}}},
+			want:   `namespace "team-a-b" is not allowed for namespace "team-a"`,
+		},
+		"OtherTeamsPrefixGlob": {
+			reason: "Nor every namespace starting team-a-.",
+			p:      v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "team-a-*"}}},
+			want:   `namespace "team-a-*" is not allowed`,
 		},
 		"ClusterKind": {
 			reason: "A cluster-scoped kind not listed is refused.",

@@ -137,7 +137,7 @@ func TestRegistryRepo(t *testing.T) {
 
 	t.Run("DockerHub", func(t *testing.T) {
 		const token = "dckr_pat_never-printed"
-		hub := dockerhub.New("alice", token, "acme")
+		hub := dockerhub.New("alice", token, "acme", "reg-tenant")
 		defer hub.Close()
 		setup(t, c, "reg-hub", pcv1alpha1.RegistryConfig{Kind: pcv1alpha1.RegistryDockerHub, URL: hub.URL}, "alice", token)
 		cr := newRepo("reg-hub", "shop", v1alpha1.RegistryRepoParameters{Namespace: "acme", Name: "shop", Visibility: v1alpha1.VisibilityPrivate, Description: "the shop"})
@@ -253,20 +253,24 @@ func TestRegistryRepo(t *testing.T) {
 					`repository "acme/base" is not allowed for namespace "reg-tenant"`},
 				"OthersRepo": {viaPlatform("shop", v1alpha1.RegistryRepoParameters{Namespace: "acme", Name: "shop", Visibility: v1alpha1.VisibilityPublic, DeleteImages: true}),
 					`repository "acme/shop" is not allowed`},
-				"OwnAdopt": {viaPlatform("own", v1alpha1.RegistryRepoParameters{Namespace: "acme", Name: "reg-tenant-app", AdoptExisting: true}),
+				"OwnAdopt": {viaPlatform("own", v1alpha1.RegistryRepoParameters{Namespace: "reg-tenant", Name: "app", AdoptExisting: true}),
 					"spec.forProvider.adoptExisting is not allowed"},
+				// The old default */{namespace}-* let a tenant name
+				// repositories of any registry namespace after its prefix.
+				"PrefixInOthersNamespace": {viaPlatform("prefix", v1alpha1.RegistryRepoParameters{Namespace: "acme", Name: "reg-tenant-app", Visibility: v1alpha1.VisibilityPrivate}),
+					`repository "acme/reg-tenant-app" is not allowed`},
 			}
 			for _, a := range attacks {
 				envtest.Must(t, c.Create(ctx, a.cr))
 			}
-			own := viaPlatform("app", v1alpha1.RegistryRepoParameters{Namespace: "acme", Name: "reg-tenant-app", Visibility: v1alpha1.VisibilityPrivate, DeleteImages: true})
+			own := viaPlatform("app", v1alpha1.RegistryRepoParameters{Namespace: "reg-tenant", Name: "app", Visibility: v1alpha1.VisibilityPrivate, DeleteImages: true})
 			envtest.Must(t, c.Create(ctx, own))
 			for name, a := range attacks {
 				envtest.Eventually(t, name+" refused", func() bool {
 					return get(c, a.cr) && strings.Contains(a.cr.GetCondition(xpv2.TypeSynced).Message, a.want)
 				})
 			}
-			envtest.Eventually(t, "the tenant's own repository created", func() bool { return get(c, own) && ready(own) && hub.Repo("acme", "reg-tenant-app") != nil })
+			envtest.Eventually(t, "the tenant's own repository created", func() bool { return get(c, own) && ready(own) && hub.Repo("reg-tenant", "app") != nil && hub.Repo("acme", "reg-tenant-app") == nil })
 			for _, a := range attacks {
 				envtest.Must(t, c.Delete(ctx, a.cr))
 				envtest.Eventually(t, "let go", func() bool { return gone(c, a.cr) })
@@ -278,7 +282,7 @@ func TestRegistryRepo(t *testing.T) {
 				t.Errorf("another resource's repository was changed or deleted: %+v", r)
 			}
 			envtest.Must(t, c.Delete(ctx, own))
-			envtest.Eventually(t, "own deleted", func() bool { return gone(c, own) && hub.Repo("acme", "reg-tenant-app") == nil })
+			envtest.Eventually(t, "own deleted", func() bool { return gone(c, own) && hub.Repo("reg-tenant", "app") == nil })
 		})
 
 		t.Run("RateLimited", func(t *testing.T) {

@@ -26,7 +26,7 @@ import (
 
 // DefaultRepositories bound a namespace through a ClusterProviderConfig
 // without spec.registry.tenancy.
-var DefaultRepositories = []string{"{namespace}/*", "*/{namespace}-*"}
+var DefaultRepositories = []string{"{namespace}/*"}
 
 const (
 	errFmtRepository = "repository %q is not allowed for namespace %q: %s spec.registry.tenancy.repositories allows %s"

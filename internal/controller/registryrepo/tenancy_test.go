@@ -39,15 +39,16 @@ func TestRegistryTenancy(t *testing.T) {
 		p      v1alpha1.RegistryRepoParameters
 		want   string
 	}{
-		"OwnNamespace":   {reason: "A registry namespace named like the tenant.", t: defaults, p: repo("team-a", "shop/api", false)},
-		"OwnPrefix":      {reason: "A repository named with the tenant's prefix.", t: defaults, p: repo("acme", "team-a-shop", false)},
-		"Platform":       {reason: "The platform's base images: refused (they could be adopted and deleted with deleteImages).", t: defaults, p: repo("platform", "base", false), want: `repository "platform/base" is not allowed for namespace "team-a"`},
-		"OtherTeam":      {reason: "Another team's repository, also on OCI where nothing records an owner.", t: defaults, p: repo("team-b", "app", false), want: "is not allowed"},
-		"PrefixOverlap":  {reason: "team-a- is not team-ab-.", t: defaults, p: repo("acme", "team-ab-shop", false), want: "is not allowed"},
-		"AdoptRefused":   {reason: "Adoption needs the platform's consent.", t: defaults, p: repo("team-a", "shop", true), want: "adoptExisting is not allowed"},
-		"SetPattern":     {reason: "{namespace} expands in a nested path.", t: set, p: repo("acme", "team-a/api", true)},
-		"SetOther":       {reason: "Outside the set pattern.", t: set, p: repo("team-a", "shop", false), want: `allows "acme/team-a/*"`},
-		"ProviderConfig": {reason: "A namespace's own credentials: its registry's rights decide.", t: own, p: repo("platform", "base", true)},
+		"OwnNamespace":        {reason: "A registry namespace named like the tenant.", t: defaults, p: repo("team-a", "shop/api", false)},
+		"OwnPrefix":           {reason: "A repository named with the tenant's prefix in another registry namespace: namespace team-a must not reach team-a-b's acme/team-a-b-x, nor team-evil team-b's team-b/team-evil-x (the default was */{namespace}-*).", t: defaults, p: repo("acme", "team-a-shop", false), want: `allows "team-a/*"`},
+		"OtherTeamsNamespace": {reason: "team-a may not name repositories in team-a-b's registry namespace.", t: defaults, p: repo("team-a-b", "shop", false), want: "is not allowed"},
+		"Platform":            {reason: "The platform's base images: refused (they could be adopted and deleted with deleteImages).", t: defaults, p: repo("platform", "base", false), want: `repository "platform/base" is not allowed for namespace "team-a"`},
+		"OtherTeam":           {reason: "Another team's repository, also on OCI where nothing records an owner.", t: defaults, p: repo("team-b", "app", false), want: "is not allowed"},
+		"PrefixOverlap":       {reason: "team-a- is not team-ab-.", t: defaults, p: repo("acme", "team-ab-shop", false), want: "is not allowed"},
+		"AdoptRefused":        {reason: "Adoption needs the platform's consent.", t: defaults, p: repo("team-a", "shop", true), want: "adoptExisting is not allowed"},
+		"SetPattern":          {reason: "{namespace} expands in a nested path.", t: set, p: repo("acme", "team-a/api", true)},
+		"SetOther":            {reason: "Outside the set pattern.", t: set, p: repo("team-a", "shop", false), want: `allows "acme/team-a/*"`},
+		"ProviderConfig":      {reason: "A namespace's own credentials: its registry's rights decide.", t: own, p: repo("platform", "base", true)},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

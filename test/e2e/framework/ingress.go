@@ -87,9 +87,10 @@ var issuerAnnotations = map[string]string{
 	"Issuer":        "cert-manager.io/issuer",
 }
 
-// envNamespace is where an environment's application deploys (the
-// function's default <project>-<env>; prod names shop-prod explicitly).
-func envNamespace(env string) string { return Project + "-" + env }
+// envNamespace is where an environment's application deploys: the
+// function's default on a ClusterProviderConfig,
+// <namespace>--<project>-<env>.
+func envNamespace(env string) string { return ProjectNamespace + "--" + Project + "-" + env }
 
 // envURL is the URL the XR reports for an environment.
 func envURL(env string) string {

@@ -33,7 +33,9 @@ import (
 	"github.com/miekg/dns"
 	amqp "github.com/rabbitmq/amqp091-go"
 	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
@@ -68,6 +70,9 @@ const (
 	DeployUser = "ci-shop"
 	// GitUser reads the project's private repository.
 	GitUser = "shop-reader"
+	// TeamUser is the team's Kubernetes user: it may manage DevOpsProjects
+	// and DeployRuns in ProjectNamespace, and nothing else.
+	TeamUser = "shop-developer"
 )
 
 // Environments of the project and the DNS names they get.
@@ -157,9 +162,17 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 	}
 	defer ui.close()
 
-	c.logf("creating the ProviderConfig, its Secret and the DevOpsProject %s/%s", ProjectNamespace, Project)
-	if err := c.Apply(ctx, c.projectYAML()); err != nil {
+	c.logf("the platform: its ClusterProviderConfig and credentials in %s, namespace %s and its team's role (DevOpsProjects and DeployRuns only)", Namespace, ProjectNamespace)
+	if err := c.Apply(ctx, c.platformYAML()); err != nil {
 		return r, err
+	}
+	team, err := c.teamClient(ctx)
+	if err != nil {
+		return r, err
+	}
+	c.logf("the team (user %s) creating the DevOpsProject %s/%s", TeamUser, ProjectNamespace, Project)
+	if err := team.Create(ctx, c.project()); err != nil {
+		return r, fmt.Errorf("the team's DevOpsProject: %w", err)
 	}
 	created := time.Now()
 	stopWatch := c.watchEnvironments(ctx)
@@ -229,16 +242,27 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 
 const xrAPIVersion = "platform.freeleaps.io/v1alpha1"
 
+// project is the team's DevOpsProject. It names no config: the shipped
+// Composition's default, the platform's ClusterProviderConfig, serves it;
+// its environments deploy to the default team-shop--shop-<environment>
+// and its jobs go to the Composition's teams/team-shop/shop.
+func (c *Cluster) project() *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(c.projectYAML()), &u.Object); err != nil {
+		panic(err) // the scenario's own constant YAML
+	}
+	return u
+}
+
 func (c *Cluster) projectYAML() string {
-	return c.configYAML(ProjectNamespace) + fmt.Sprintf(`---
+	return fmt.Sprintf(`
 apiVersion: %[2]s
 kind: DevOpsProject
 metadata: {name: %[3]s, namespace: %[1]s}
 spec:
-  providerConfigName: default
   git: {url: %[7]q, branch: `+appBranch+`, jenkinsCredentialsId: git-readonly, credentialsSecretRef: {name: git-credentials}}
-  registry: {namespace: team, name: shop, visibility: private}
-  pipeline: {folder: team/shop, scriptPath: Jenkinsfile}
+  registry: {namespace: `+ProjectNamespace+`, name: shop, visibility: private}
+  pipeline: {scriptPath: Jenkinsfile}
   dns: {zone: example.com, target: %[8]s., type: CNAME}
   # Each environment's host, class, TLS secret and issuer handed to its
   # manifests (ingresses): Helm values for the charts, Kustomize patches for
@@ -249,7 +273,7 @@ spec:
     className: nginx
     issuer: {kind: ClusterIssuer, name: letsencrypt}
   environments:
-  - {name: prod, domain: shop.example.com, namespace: shop-prod}
+  - {name: prod, domain: shop.example.com}
   - {name: staging, domain: staging.shop.example.com, deletionPolicy: Delete}
   - name: %[4]s
     domain: dev.shop.example.com
@@ -265,8 +289,111 @@ spec:
 `, ProjectNamespace, xrAPIVersion, Project, deployEnv, previewEnv, ShortTTL, c.Argo.Apps.URL, IngressAddress)
 }
 
+// platformYAML is what a platform team sets up: the backends' credentials
+// in the provider's namespace, the ClusterProviderConfig "default" the
+// shipped Composition names (serving the team's namespace only, bounded
+// by its default tenancy), the team's namespace with the Secret Argo CD
+// reads the team's private repository with, and a Role that lets the team
+// manage DevOpsProjects and DeployRuns and nothing else: no Secrets, no
+// ProviderConfigs.
+func (c *Cluster) platformYAML() string {
+	sb := c.Sandbox
+	jenkins, _ := json.Marshal(map[string]string{"username": sb.Jenkins.User, "token": sb.Jenkins.Secret})
+	reg, _ := json.Marshal(map[string]string{"username": distribution.User, "password": distribution.Password})
+	return fmt.Sprintf(`
+apiVersion: v1
+kind: Secret
+metadata: {name: devops-platform-backends, namespace: %[13]s}
+stringData:
+  jenkins: '%[3]s'
+  argocd: %[5]q
+  tsig: %[8]q
+  registry: '%[10]s'
+---
+apiVersion: devops.freeleaps.io/v1alpha1
+kind: ClusterProviderConfig
+metadata: {name: default}
+spec:
+  allowedNamespaces: [%[1]s]
+  jenkins:
+    url: %[2]s
+    deployUsers: [`+DeployUser+`]
+    credentials: {source: Secret, secretRef: {name: devops-platform-backends, namespace: %[13]s, key: jenkins}}
+  argocd:
+    url: %[4]s
+    namespace: argocd
+    credentials: {source: Secret, secretRef: {name: devops-platform-backends, namespace: %[13]s, key: argocd}}
+    tenancy:
+      clusterResources: [{group: "", kind: Namespace}]
+  dns:
+    provider: rfc2136
+    rfc2136: {server: %[6]q, keyName: %[7]q, keyAlgorithm: hmac-sha256}
+    credentials: {source: Secret, secretRef: {name: devops-platform-backends, namespace: %[13]s, key: tsig}}
+  registry:
+    kind: oci
+    url: %[9]s
+    credentials: {source: Secret, secretRef: {name: devops-platform-backends, namespace: %[13]s, key: registry}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: %[1]s}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: git-credentials, namespace: %[1]s}
+stringData:
+  username: %[11]s
+  password: %[12]q
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: devops-team, namespace: %[1]s}
+rules:
+- apiGroups: [platform.freeleaps.io]
+  resources: [devopsprojects]
+  verbs: [get, list, watch, create, update, patch, delete]
+- apiGroups: [devops.freeleaps.io]
+  resources: [deployruns]
+  verbs: [get, list, watch, create, update, patch, delete]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: devops-team, namespace: %[1]s}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: devops-team}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: %[14]s}
+`, ProjectNamespace, sb.Jenkins.URL, jenkins, c.Argo.URL, c.Argo.Token, c.BIND.Addr, bind.KeyName, c.BIND.Secret,
+		c.Registry.URL, reg, GitUser, c.GitPassword, Namespace, TeamUser)
+}
+
+// teamClient is a client acting as the team's user, after checking that
+// RBAC grants it DevOpsProjects and no Secret: the platform path must
+// work with exactly those rights.
+func (c *Cluster) teamClient(ctx context.Context) (client.Client, error) {
+	cfg := rest.CopyConfig(c.REST)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: TeamUser, Groups: []string{"system:authenticated"}}
+	team, err := client.New(cfg, client.Options{Scheme: c.Kube.Scheme()})
+	if err != nil {
+		return nil, err
+	}
+	if err := team.List(ctx, &corev1.SecretList{}, client.InNamespace(ProjectNamespace)); !kerrors.IsForbidden(err) {
+		return nil, fmt.Errorf("the team may list Secrets in %s (%v): the role must grant DevOpsProjects and DeployRuns only", ProjectNamespace, err)
+	}
+	secrets := &corev1.SecretList{}
+	if err := c.Kube.List(ctx, secrets, client.InNamespace(ProjectNamespace)); err != nil {
+		return nil, err
+	}
+	for _, s := range secrets.Items {
+		if s.Name != "git-credentials" {
+			return nil, fmt.Errorf("secret %s/%s: no backend credential may sit in the team's namespace", s.Namespace, s.Name)
+		}
+	}
+	return team, nil
+}
+
 // configYAML is a team's namespace with its backends' credentials and a
-// ProviderConfig "default" for the scenario's backends.
+// ProviderConfig "default" for the scenario's backends: the team's own
+// credentials path, which the soak runs.
 func (c *Cluster) configYAML(namespace string) string {
 	sb := c.Sandbox
 	jenkins, _ := json.Marshal(map[string]string{"username": sb.Jenkins.User, "token": sb.Jenkins.Secret})
@@ -739,16 +866,7 @@ func (c *Cluster) waitProjectReady(ctx context.Context, what string, timeout tim
 // deleted again, orphaning prod again.
 func (c *Cluster) recreateProject(ctx context.Context, r *Report) error {
 	c.logf("creating the deleted DevOpsProject again, with prod only")
-	var xr *unstructured.Unstructured
-	for _, doc := range strings.Split(c.projectYAML(), "\n---\n") {
-		u := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
-			return err
-		}
-		if u.GetKind() == "DevOpsProject" {
-			xr = u
-		}
-	}
+	xr := c.project()
 	envs, _, _ := unstructured.NestedSlice(xr.Object, "spec", "environments")
 	if err := unstructured.SetNestedSlice(xr.Object, envs[:1], "spec", "environments"); err != nil {
 		return err
@@ -757,8 +875,12 @@ func (c *Cluster) recreateProject(ctx context.Context, r *Report) error {
 	if err != nil || before == nil {
 		return fmt.Errorf("the orphaned application %s-prod: %v", Project, err)
 	}
+	team, err := c.teamClient(ctx)
+	if err != nil {
+		return err
+	}
 	t0 := time.Now()
-	if err := c.Kube.Create(ctx, xr); err != nil {
+	if err := team.Create(ctx, xr); err != nil {
 		return err
 	}
 	// Crossplane's circuit breaker for this XR name, opened by the first

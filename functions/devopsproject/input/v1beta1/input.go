@@ -134,6 +134,65 @@ type Input struct {
 	// +listType=atomic
 	// +optional
 	ArgoCDClusterResources []GroupKind `json:"argoCDClusterResources,omitempty"`
+
+	// ProviderConfigRef is the config the managed resources of a project
+	// that names none use (spec.providerConfigRef, or the older
+	// spec.providerConfigName). A platform that keeps every backend
+	// credential to itself names its ClusterProviderConfig here, so teams
+	// need no Secret and no ProviderConfig of their own. Default: the
+	// ProviderConfig "default" of the project's namespace.
+	// +optional
+	ProviderConfigRef *ProviderConfigRef `json:"providerConfigRef,omitempty"`
+
+	// DestinationNamespaces are the namespaces (shell globs) the
+	// environments of a project on a ClusterProviderConfig may deploy to;
+	// "{namespace}" stands for the project's namespace. A project naming
+	// another is refused with a message naming this rule. Keep it equal to
+	// (or narrower than) the ClusterProviderConfig's
+	// spec.argocd.tenancy.destinationNamespaces, which the provider
+	// enforces again on the AppProject. Such a project's environments
+	// deploy to "<namespace>--<project>-<environment>" unless they say.
+	// Default: ["{namespace}", "{namespace}--*"], the provider's default
+	// ("--": namespace "team" must not reach namespace "team-b").
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9*?{}\[\]-]{1,80}$`
+	// +listType=atomic
+	// +optional
+	DestinationNamespaces []string `json:"destinationNamespaces,omitempty"`
+
+	// PipelineFolder is the Jenkins folder of a project on a
+	// ClusterProviderConfig that names none in spec.pipeline.folder:
+	// "{namespace}" stands for the project's namespace and "{project}" for
+	// its name. With a ClusterProviderConfig whose jenkins.rootFolder is
+	// "teams/{namespace}", "teams/{namespace}/{project}" keeps every
+	// team's jobs in its own folder without the team knowing the layout.
+	// Default, and always for a project on its namespace's ProviderConfig
+	// (whose folders were named so before this field): "{project}".
+	// +kubebuilder:validation:Pattern=`^([A-Za-z0-9_]|\{namespace\}|\{project\})([A-Za-z0-9_.-]|\{namespace\}|\{project\})*(/([A-Za-z0-9_]|\{namespace\}|\{project\})([A-Za-z0-9_.-]|\{namespace\}|\{project\})*)*$`
+	// +kubebuilder:validation:MaxLength=256
+	// +optional
+	PipelineFolder string `json:"pipelineFolder,omitempty"`
+
+	// DestinationClusters are the clusters (shell globs of the server URL)
+	// the environments of a project on a ClusterProviderConfig may deploy
+	// to. Default: ["*"].
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=2048
+	// +listType=atomic
+	// +optional
+	DestinationClusters []string `json:"destinationClusters,omitempty"`
+}
+
+// ProviderConfigRef names a ProviderConfig of the project's namespace or a
+// ClusterProviderConfig.
+type ProviderConfigRef struct {
+	// Kind: ClusterProviderConfig (the platform's) or ProviderConfig (the
+	// project's namespace's own).
+	// +kubebuilder:validation:Enum=ClusterProviderConfig;ProviderConfig
+	Kind string `json:"kind"`
+	// Name of the config.
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`
+	Name string `json:"name"`
 }
 
 // GroupKind names a Kubernetes kind; "" is the core group.

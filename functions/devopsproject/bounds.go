@@ -1,0 +1,87 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"fmt"
+	"path"
+	"strings"
+)
+
+// checkEnvironments refuses what the platform bounds, before anything is
+// composed: a ttl on a protected environment (it would schedule that
+// environment's deletion), and, for a project on a ClusterProviderConfig
+// (the platform's credentials), a destination outside the Composition
+// input's destinationNamespaces and destinationClusters. The provider
+// checks the AppProject against the ClusterProviderConfig's own tenancy
+// again; this check says it on the DevOpsProject, naming the field.
+func (p *project) checkEnvironments() error {
+	for i, e := range p.spec.Environments {
+		f := fmt.Sprintf("spec.environments[%d]", i)
+		if e.TTL != "" && p.in.protected[e.Name] {
+			return fieldErr(f+".ttl", "environment %q is protected (the Composition's input.protectedEnvironments) and never expires: remove its ttl", e.Name)
+		}
+		if p.config.Kind != KindClusterProviderConfig {
+			continue
+		}
+		cluster, ns := p.destination(e)
+		if dnsLabel.MatchString(ns) && !matchGlobs(p.in.destinationNamespaces, p.tenant, ns) {
+			return fieldErr(f+".namespace", "%q is not a namespace this project may deploy to through %s %s: the Composition's input.destinationNamespaces allows %s",
+				ns, p.config.Kind, p.config.Name, quoteGlobs(p.in.destinationNamespaces, p.tenant))
+		}
+		if !dnsLabel.MatchString(ns) {
+			// Only a default name can be too long: the XRD checks the field.
+			return fieldErr(f+".namespace", "the default destination %q is longer than 63 characters: name the environment's namespace", ns)
+		}
+		if !matchGlobs(p.in.destinationClusters, p.tenant, cluster) {
+			return fieldErr(f+".cluster", "%q is not a cluster this project may deploy to through %s %s: the Composition's input.destinationClusters allows %s",
+				cluster, p.config.Kind, p.config.Name, quoteGlobs(p.in.destinationClusters, p.tenant))
+		}
+	}
+	return nil
+}
+
+// matchGlobs is true when one shell glob of globs, "{namespace}" standing
+// for tenant, matches s, "*" matching "/" too (cluster URLs). A value that
+// is itself a glob matches only "*" or the same glob written out: it would
+// widen the AppProject, not name one place.
+func matchGlobs(globs []string, tenant, s string) bool {
+	const sep = "\x00"
+	isGlob := strings.ContainsAny(s, "*?[")
+	for _, g := range globs {
+		g = strings.ReplaceAll(g, "{namespace}", tenant)
+		if isGlob {
+			if g == "*" || g == s {
+				return true
+			}
+			continue
+		}
+		if ok, _ := path.Match(strings.ReplaceAll(g, "/", sep), strings.ReplaceAll(s, "/", sep)); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// quoteGlobs lists globs for a message, "{namespace}" expanded.
+func quoteGlobs(globs []string, tenant string) string {
+	q := make([]string, len(globs))
+	for i, g := range globs {
+		q[i] = fmt.Sprintf("%q", strings.ReplaceAll(g, "{namespace}", tenant))
+	}
+	return strings.Join(q, ", ")
+}

@@ -1,0 +1,238 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"strings"
+	"testing"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+)
+
+// platform is the Composition input of a platform that keeps its
+// credentials: projects that name no config use its ClusterProviderConfig.
+func platform() map[string]any {
+	return map[string]any{"providerConfigRef": map[string]any{"kind": "ClusterProviderConfig", "name": "platform"}}
+}
+
+// noConfig drops the spec's providerConfigName: the project names no
+// config, as a team's project on the platform path does.
+func noConfig() xrOpt {
+	return withSpec(func(s map[string]any) { delete(s, "providerConfigName") })
+}
+
+func configOf(t *testing.T, rsp *fnv1.RunFunctionResponse, name string) string {
+	t.Helper()
+	ref, _ := resourceField(t, rsp, name, "spec", "providerConfigRef").(map[string]any)
+	return ref["kind"].(string) + "/" + ref["name"].(string)
+}
+
+// Every managed resource of a project uses the config its spec names, or
+// else the Composition input's, or else the namespace's ProviderConfig
+// "default".
+func TestProviderConfigRef(t *testing.T) {
+	ref := func(kind, name string) xrOpt {
+		return withSpec(func(s map[string]any) { s["providerConfigRef"] = map[string]any{"kind": kind, "name": name} })
+	}
+	cases := map[string]struct {
+		xr    map[string]any
+		input map[string]any
+		want  string
+	}{
+		"InputDefault":         {xr: xr(noConfig()), input: platform(), want: "ClusterProviderConfig/platform"},
+		"NoInput":              {xr: xr(noConfig()), want: "ProviderConfig/default"},
+		"SpecName":             {xr: xr(withSpec(func(s map[string]any) { s["providerConfigName"] = "own" })), input: platform(), want: "ProviderConfig/own"},
+		"SpecRefCluster":       {xr: xr(noConfig(), ref("ClusterProviderConfig", "other")), want: "ClusterProviderConfig/other"},
+		"SpecRefNamespaced":    {xr: xr(noConfig(), ref("ProviderConfig", "team")), input: platform(), want: "ProviderConfig/team"},
+		"InputOtherFieldsKept": {xr: xr(noConfig()), input: map[string]any{"providerConfigRef": map[string]any{"kind": "ProviderConfig", "name": "shared"}, "dnsRecordTTL": 60}, want: "ProviderConfig/shared"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp := run(t, t0, newRequest(t, tc.xr, allObserved(true, "prod", "pr-7"), tc.input))
+			fatal(t, rsp)
+			for _, n := range names(rsp) {
+				if strings.Contains(n, "-usage-") {
+					continue // a Usage is Crossplane's, not the provider's
+				}
+				if got := configOf(t, rsp, n); got != tc.want {
+					t.Errorf("%s uses %s, want %s", n, got, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// On a ClusterProviderConfig a project's environments deploy by default to
+// "<namespace>--<project>-<environment>", inside the platform's default
+// bound; on the namespace's own ProviderConfig to "<project>-<environment>"
+// as before.
+func TestDefaultDestination(t *testing.T) {
+	for name, tc := range map[string]struct {
+		input map[string]any
+		want  string
+	}{
+		"ClusterProviderConfig": {input: platform(), want: "team-shop--shop-prod"},
+		"ProviderConfig":        {want: "shop-prod"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rsp := run(t, t0, newRequest(t, xr(noConfig()), allObserved(true, "prod", "pr-7"), tc.input))
+			fatal(t, rsp)
+			if got := resourceField(t, rsp, "prod-app", "spec", "forProvider", "destination", "namespace"); got != tc.want {
+				t.Errorf("prod deploys to %v, want %s", got, tc.want)
+			}
+			dests, _ := resourceField(t, rsp, "argo-project", "spec", "forProvider", "destinations").([]any)
+			if len(dests) == 0 || dests[0].(map[string]any)["namespace"] != tc.want {
+				t.Errorf("AppProject destinations %v, want %s first", dests, tc.want)
+			}
+		})
+	}
+}
+
+// A project on the platform's ClusterProviderConfig cannot aim its
+// environments at namespaces or clusters outside the Composition input's
+// bounds; the refusal names the field and the rule, and nothing is
+// composed. A protected environment cannot be given a ttl (it would
+// schedule production's deletion).
+func TestPlatformBounds(t *testing.T) {
+	env := func(i int, k string, v any) xrOpt {
+		return withSpec(func(s map[string]any) { s["environments"].([]any)[i].(map[string]any)[k] = v })
+	}
+	cases := map[string]struct {
+		xr    map[string]any
+		input map[string]any
+		want  string
+	}{
+		"KubeSystem": {xr: xr(noConfig(), env(0, "namespace", "kube-system")), input: platform(),
+			want: `spec.environments[0].namespace: "kube-system" is not a namespace this project may deploy to through ClusterProviderConfig platform: the Composition's input.destinationNamespaces allows "team-shop", "team-shop--*"`},
+		"ArgoCD":           {xr: xr(noConfig(), env(1, "namespace", "argocd")), input: platform(), want: `spec.environments[1].namespace: "argocd" is not a namespace`},
+		"OtherTeam":        {xr: xr(noConfig(), env(0, "namespace", "team-other-prod")), input: platform(), want: `"team-other-prod" is not a namespace`},
+		"PrefixOfOther":    {xr: xr(noConfig(), env(0, "namespace", "team-shopping")), input: platform(), want: `"team-shopping" is not a namespace`},
+		"OtherTeamsPrefix": {xr: xr(noConfig(), env(0, "namespace", "team-shop-b")), input: platform(), want: `"team-shop-b" is not a namespace`},
+		"Cluster": {xr: xr(noConfig(), env(0, "cluster", "https://prod.example.com")),
+			input: map[string]any{"providerConfigRef": map[string]any{"kind": "ClusterProviderConfig", "name": "platform"}, "destinationClusters": []any{"https://kubernetes.default.svc"}},
+			want:  `spec.environments[0].cluster: "https://prod.example.com" is not a cluster this project may deploy to`},
+		"ClusterPattern": {xr: xr(env(0, "cluster", "https://*")), want: `spec.environments[0].cluster: "https://*" must be one cluster's API server URL, not a pattern`},
+		"TooLongDefault": {xr: func() map[string]any {
+			x := xr(noConfig())
+			x["metadata"].(map[string]any)["name"] = strings.Repeat("s", 50)
+			return x
+		}(), input: platform(), want: "spec.environments[0].namespace: the default destination"},
+		"ProtectedTTL":      {xr: xr(env(0, "ttl", "72h")), want: `spec.environments[0].ttl: environment "prod" is protected`},
+		"ProtectedTTLInput": {xr: xr(env(1, "name", "live"), env(1, "ttl", "72h")), input: map[string]any{"protectedEnvironments": []any{"live"}}, want: `environment "live" is protected`},
+		"BothRefs": {xr: xr(withSpec(func(s map[string]any) { s["providerConfigRef"] = map[string]any{"kind": "ProviderConfig", "name": "x"} })),
+			want: "spec.providerConfigRef: set either providerConfigRef or providerConfigName, not both"},
+		"BadKind": {xr: xr(noConfig(), withSpec(func(s map[string]any) { s["providerConfigRef"] = map[string]any{"kind": "Secret", "name": "x"} })),
+			want: `spec.providerConfigRef.kind: "Secret" must be ClusterProviderConfig or ProviderConfig`},
+		"BadInputKind": {xr: xr(noConfig()), input: map[string]any{"providerConfigRef": map[string]any{"kind": "X", "name": "x"}}, want: `input.providerConfigRef.kind: "X"`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp := run(t, t0, newRequest(t, tc.xr, allObserved(true, "prod", "pr-7"), tc.input))
+			r := rsp.GetResults()
+			if len(r) != 1 || r[0].GetSeverity() != fnv1.Severity_SEVERITY_FATAL || !strings.Contains(r[0].GetMessage(), tc.want) {
+				t.Fatalf("want one Fatal result containing %q, got %v", tc.want, r)
+			}
+			if n := len(rsp.GetDesired().GetResources()); n != 0 {
+				t.Errorf("a refused project must compose nothing, got %d resources", n)
+			}
+		})
+	}
+
+	// Within the bounds: the namespace itself, one of its own prefix, and
+	// the namespace's ProviderConfig, which the input does not bound (its
+	// token is the team's own, bounded by Argo CD's RBAC).
+	for name, x := range map[string]map[string]any{
+		"Own":       xr(noConfig(), env(0, "namespace", "team-shop")),
+		"OwnPrefix": xr(noConfig(), env(0, "namespace", "team-shop--live")),
+	} {
+		t.Run(name, func(t *testing.T) {
+			fatal(t, run(t, t0, newRequest(t, x, allObserved(true, "prod", "pr-7"), platform())))
+		})
+	}
+	t.Run("NamespacedConfigUnbounded", func(t *testing.T) {
+		fatal(t, run(t, t0, newRequest(t, xr(env(0, "namespace", "shop-prod")), allObserved(true, "prod", "pr-7"), platform())))
+	})
+}
+
+// An environment that started without a ttl (Orphan: what it holds
+// outlives it) stays Orphan when a ttl is added later: only an explicit
+// deletionPolicy Delete lets its expiry delete its Jenkins job, Argo CD
+// application and DNS record.
+func TestAddedTTLKeepsOrphan(t *testing.T) {
+	staging := func(extra map[string]any) xrOpt {
+		return withSpec(func(s map[string]any) {
+			e := map[string]any{"name": "staging", "domain": "staging.shop.example.com"}
+			for k, v := range extra {
+				e[k] = v
+			}
+			s["environments"] = append(s["environments"].([]any), e)
+		})
+	}
+	prev := withStatus(prodReady(), map[string]any{"name": "pr-7", "phase": "Ready", "deletionPolicy": "Delete"},
+		map[string]any{"name": "staging", "phase": "Ready", "deletionPolicy": "Orphan"})
+	obs := allObserved(true, "prod", "pr-7", "staging")
+	rsp := run(t, t0, newRequest(t, xr(staging(map[string]any{"ttl": "1h"}), prev), obs, nil))
+	fatal(t, rsp)
+	if got := envStatus(t, rsp, "staging")["deletionPolicy"]; got != "Orphan" {
+		t.Errorf("staging with a ttl added: deletionPolicy %v, want Orphan", got)
+	}
+	rsp = run(t, t0, newRequest(t, xr(staging(map[string]any{"ttl": "1h", "deletionPolicy": "Delete"}), prev), obs, nil))
+	fatal(t, rsp)
+	if got := envStatus(t, rsp, "staging")["deletionPolicy"]; got != "Delete" {
+		t.Errorf("staging with deletionPolicy Delete: %v, want Delete", got)
+	}
+	// A new environment with a ttl is Delete, as before.
+	if got := envStatus(t, rsp, "pr-7")["deletionPolicy"]; got != "Delete" {
+		t.Errorf("pr-7: deletionPolicy %v, want Delete", got)
+	}
+}
+
+// A project on the platform's ClusterProviderConfig that names no Jenkins
+// folder gets the Composition input's template, so a platform can keep
+// each team's jobs below its own root; one on its namespace's
+// ProviderConfig keeps the folder it always had.
+func TestPipelineFolder(t *testing.T) {
+	noFolder := withSpec(func(s map[string]any) { delete(s, "pipeline") })
+	for name, tc := range map[string]struct {
+		xr    map[string]any
+		input map[string]any
+		want  string
+	}{
+		"Default": {xr: xr(noFolder), want: "shop"},
+		"Template": {xr: xr(noFolder, noConfig()), input: map[string]any{"pipelineFolder": "teams/{namespace}/{project}", "providerConfigRef": platform()["providerConfigRef"]},
+			want: "teams/team-shop/shop"},
+		"NamespacedConfigKeepsName": {xr: xr(noFolder), input: map[string]any{"pipelineFolder": "teams/{namespace}/{project}"}, want: "shop"},
+		"SpecWins": {xr: xr(noConfig()), input: map[string]any{"pipelineFolder": "teams/{namespace}/{project}", "providerConfigRef": platform()["providerConfigRef"]},
+			want: "team/shop"},
+		"NotATemplate":  {xr: xr(noFolder), input: map[string]any{"pipelineFolder": "../x"}, want: "fatal"},
+		"AbsoluteSlash": {xr: xr(noFolder), input: map[string]any{"pipelineFolder": "/x"}, want: "fatal"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rsp := run(t, t0, newRequest(t, tc.xr, allObserved(true, "prod", "pr-7"), tc.input))
+			if tc.want == "fatal" {
+				if r := results(rsp); len(r) != 1 || !strings.Contains(r[0], "input.pipelineFolder") {
+					t.Fatalf("results %v, want input.pipelineFolder refused", r)
+				}
+				return
+			}
+			fatal(t, rsp)
+			if got := resourceField(t, rsp, "prod-pipeline", "spec", "forProvider", "folder"); got != tc.want {
+				t.Errorf("folder %v, want %s", got, tc.want)
+			}
+		})
+	}
+}

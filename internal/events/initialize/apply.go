@@ -123,10 +123,19 @@ func Apply(ctx context.Context, projects Projects, configs client.Reader, req *R
 	return nil
 }
 
-// providerConfigOf is u's spec.providerConfigName, "" for none.
+// providerConfigOf is the namespaced ProviderConfig u names
+// (spec.providerConfigRef of kind ProviderConfig, or
+// spec.providerConfigName), "" for none or a ClusterProviderConfig.
 func providerConfigOf(u *unstructured.Unstructured) string {
 	if u == nil {
 		return ""
+	}
+	if kind, ok, _ := unstructured.NestedString(u.Object, "spec", "providerConfigRef", "kind"); ok {
+		if kind != "ProviderConfig" {
+			return ""
+		}
+		s, _, _ := unstructured.NestedString(u.Object, "spec", "providerConfigRef", "name")
+		return s
 	}
 	s, _, _ := unstructured.NestedString(u.Object, "spec", "providerConfigName")
 	return s
@@ -134,8 +143,10 @@ func providerConfigOf(u *unstructured.Unstructured) string {
 
 // authorise checks that user is among the initializeUsers of the
 // ProviderConfig pc in the project's namespace. A ClusterProviderConfig is
-// never asked: the function composes a DevOpsProject's resources with the
-// namespaced ProviderConfig only.
+// never asked, even when the project's resources use one: it serves many
+// namespaces, and who may write a namespace's projects is that
+// namespace's to say (its ProviderConfig "default" then, which may hold
+// no credentials at all).
 func authorise(ctx context.Context, configs client.Reader, req *Request, pc, user string) error {
 	where := "ProviderConfig " + req.Namespace + "/" + pc
 	cfg := &v1alpha1.ProviderConfig{}

@@ -84,8 +84,10 @@ type Request struct {
 	// property, stand in when it is absent.
 	RequestedAt *time.Time `json:"requestedAt,omitempty"`
 
-	// ProviderConfigName is spec.providerConfigName, "" when the spec
-	// does not set it.
+	// ProviderConfigName is the namespaced ProviderConfig the spec names
+	// (spec.providerConfigRef of kind ProviderConfig, or
+	// spec.providerConfigName), "" when it names none or a
+	// ClusterProviderConfig.
 	ProviderConfigName string `json:"-"`
 }
 
@@ -144,7 +146,7 @@ func Parse(body []byte) (*Request, error) {
 }
 
 // parseSpec checks that spec is an object without CrossplaneField and
-// returns its providerConfigName.
+// returns the namespaced ProviderConfig it names (ProviderConfigName).
 func parseSpec(spec json.RawMessage) (string, error) {
 	var fields map[string]json.RawMessage
 	if len(spec) == 0 || string(spec) == "null" {
@@ -156,16 +158,28 @@ func parseSpec(spec json.RawMessage) (string, error) {
 	if _, ok := fields[CrossplaneField]; ok {
 		return "", errors.Errorf("malformed DevOpsInitialize: spec.%s is not a field a message may set: it chooses the Composition, which is the platform's", CrossplaneField)
 	}
-	raw, ok := fields["providerConfigName"]
-	if !ok {
+	var pc string
+	if raw, ok := fields["providerConfigRef"]; ok {
+		var ref struct{ Kind, Name string }
+		if err := json.Unmarshal(raw, &ref); err != nil {
+			return "", errors.Errorf("malformed DevOpsInitialize: spec.providerConfigRef is not an object with kind and name")
+		}
+		if ref.Kind != "ProviderConfig" {
+			// A ClusterProviderConfig never authorises: the namespace's
+			// default ProviderConfig does (the API server refuses
+			// another kind).
+			return "", nil
+		}
+		pc = ref.Name
+	} else if raw, ok := fields["providerConfigName"]; ok {
+		if err := json.Unmarshal(raw, &pc); err != nil {
+			return "", errors.Errorf("malformed DevOpsInitialize: spec.providerConfigName is not a string")
+		}
+	} else {
 		return "", nil
 	}
-	var pc string
-	if err := json.Unmarshal(raw, &pc); err != nil {
-		return "", errors.Errorf("malformed DevOpsInitialize: spec.providerConfigName is not a string")
-	}
 	if errs := validation.IsDNS1123Subdomain(pc); len(errs) > 0 {
-		return "", errors.Errorf("malformed DevOpsInitialize: spec.providerConfigName %q: %s", truncate(pc), strings.Join(errs, "; "))
+		return "", errors.Errorf("malformed DevOpsInitialize: spec.providerConfigRef or providerConfigName %q: %s", truncate(pc), strings.Join(errs, "; "))
 	}
 	return pc, nil
 }

@@ -463,8 +463,10 @@ type ProviderConfigSpec struct {
 	// create and update DevOpsProjects in this namespace through
 	// DevOpsInitialize messages: a message is authorised by its AMQP
 	// user_id property, which the broker checks against the user that
-	// published it, and only by the ProviderConfig the project's
-	// spec.providerConfigName names, the one its resources use. Empty:
+	// published it, and only by the ProviderConfig the project names
+	// (spec.providerConfigRef of kind ProviderConfig, or
+	// spec.providerConfigName), or by the namespace's "default" when it
+	// names none or a ClusterProviderConfig. Empty:
 	// such messages are refused. "{namespace}" stands for this namespace,
 	// so the same ProviderConfig in every namespace can let each
 	// namespace's CI user write only its own projects (e.g.
@@ -536,7 +538,7 @@ type ClusterProviderConfig struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	// +kubebuilder:validation:XValidation:rule="!has(self.initializeUsers)",message="initializeUsers is for a namespaced ProviderConfig: a DevOpsProject's resources use the ProviderConfig its spec.providerConfigName names in its own namespace, so that one alone says who may write it",fieldPath=".initializeUsers"
+	// +kubebuilder:validation:XValidation:rule="!has(self.initializeUsers)",message="initializeUsers is for a namespaced ProviderConfig: a namespace's own ProviderConfig says who may write its DevOpsProjects, also those whose resources use a ClusterProviderConfig",fieldPath=".initializeUsers"
 	Spec   ProviderConfigSpec   `json:"spec"`
 	Status ProviderConfigStatus `json:"status,omitempty"`
 }

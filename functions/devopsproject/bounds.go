@@ -20,6 +20,9 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/crossplane/function-sdk-go/resource"
+	"google.golang.org/protobuf/types/known/structpb"
 )
 
 // checkEnvironments refuses what the platform bounds, before anything is
@@ -44,8 +47,8 @@ func (p *project) checkEnvironments() error {
 				ns, p.config.Kind, p.config.Name, quoteGlobs(p.in.destinationNamespaces, p.tenant))
 		}
 		if !dnsLabel.MatchString(ns) {
-			// Only a default name can be too long: the XRD checks the field.
-			return fieldErr(f+".namespace", "the default destination %q is longer than 63 characters: name the environment's namespace", ns)
+			// Only a default name can be wrong: the XRD checks the field.
+			return fieldErr(f+".namespace", "the default destination %q is not a namespace name (a DNS label: lower case letters, digits and '-', at most 63): name the environment's namespace", ns)
 		}
 		if !matchGlobs(p.in.destinationClusters, p.tenant, cluster) {
 			return fieldErr(f+".cluster", "%q is not a cluster this project may deploy to through %s %s: the Composition's input.destinationClusters allows %s",
@@ -84,4 +87,35 @@ func quoteGlobs(globs []string, tenant string) string {
 		q[i] = fmt.Sprintf("%q", strings.ReplaceAll(g, "{namespace}", tenant))
 	}
 	return strings.Join(q, ", ")
+}
+
+// keep takes from the observed composed resources what a default would
+// otherwise decide anew for an existing project: the config (when the
+// spec names none, a project keeps the one its resources use, so a
+// manifest applied again without providerConfigName, or a Composition
+// whose default changed, never moves it to other credentials), and each
+// environment's destination namespace and Jenkins folder when the spec
+// names none (a default that changed would move a running application,
+// and Argo CD would prune it from where it runs). Naming them in the spec
+// is how a project moves.
+func (p *project) keep(observed map[resource.Name]*structpb.Struct) {
+	if p.spec.ProviderConfigRef == nil && p.spec.ProviderConfigName == "" {
+		for _, n := range []resource.Name{nameArgoProject, nameRegistry} {
+			ref := pbAt(observed[n], "spec", "providerConfigRef").GetStructValue()
+			kind, name := pbAt(ref, "kind").GetStringValue(), pbAt(ref, "name").GetStringValue()
+			if r := (ConfigRef{Kind: kind, Name: name}); r.validate("") == nil {
+				p.config = r
+				break
+			}
+		}
+	}
+	p.keptNamespace, p.keptFolder = map[string]string{}, map[string]string{}
+	for _, e := range p.spec.Environments {
+		if ns := pbAt(observed[nameApp(e.Name)], "spec", "forProvider", "destination", "namespace").GetStringValue(); ns != "" && e.Namespace == "" {
+			p.keptNamespace[e.Name] = ns
+		}
+		if f := pbAt(observed[namePipeline(e.Name)], "spec", "forProvider", "folder").GetStringValue(); f != "" && p.spec.Pipeline.Folder == "" {
+			p.keptFolder[e.Name] = f
+		}
+	}
 }

@@ -17,8 +17,10 @@ limitations under the License.
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 )
@@ -126,6 +128,12 @@ func TestPlatformBounds(t *testing.T) {
 			input: map[string]any{"providerConfigRef": map[string]any{"kind": "ClusterProviderConfig", "name": "platform"}, "destinationClusters": []any{"https://kubernetes.default.svc"}},
 			want:  `spec.environments[0].cluster: "https://prod.example.com" is not a cluster this project may deploy to`},
 		"ClusterPattern": {xr: xr(env(0, "cluster", "https://*")), want: `spec.environments[0].cluster: "https://*" must be one cluster's API server URL, not a pattern`},
+		"ClusterBraces":  {xr: xr(env(0, "cluster", "https://{a.example,b.example}")), want: `must be one cluster's API server URL, not a pattern`},
+		"DottedName": {xr: func() map[string]any {
+			x := xr(noConfig())
+			x["metadata"].(map[string]any)["name"] = "shop.v2"
+			return x
+		}(), input: platform(), want: `the default destination "team-shop--shop.v2-prod" is not a namespace name`},
 		"TooLongDefault": {xr: func() map[string]any {
 			x := xr(noConfig())
 			x["metadata"].(map[string]any)["name"] = strings.Repeat("s", 50)
@@ -234,5 +242,80 @@ func TestPipelineFolder(t *testing.T) {
 				t.Errorf("folder %v, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// What an existing project has is kept when the spec names none: a
+// manifest applied again without providerConfigName, or a Composition
+// whose default changed, never moves the project to other credentials,
+// and never moves a running application to another namespace (Argo CD
+// would prune it where it runs) or a job to another folder.
+func TestExistingProjectKeepsItsDefaults(t *testing.T) {
+	obs := allObserved(true, "prod", "pr-7")
+	obs["argo-project"]["spec"] = map[string]any{"providerConfigRef": map[string]any{"kind": "ProviderConfig", "name": "default"}}
+	obs["prod-app"]["spec"] = map[string]any{"forProvider": map[string]any{"destination": map[string]any{"namespace": "shop-prod"}}}
+	obs["prod-pipeline"]["spec"] = map[string]any{"forProvider": map[string]any{"folder": "shop"}}
+	input := map[string]any{"providerConfigRef": platform()["providerConfigRef"], "pipelineFolder": "teams/{namespace}/{project}"}
+	noFolder := withSpec(func(s map[string]any) { delete(s, "pipeline") })
+
+	rsp := run(t, t0, newRequest(t, xr(noConfig(), noFolder), obs, input))
+	fatal(t, rsp)
+	for _, n := range []string{"prod-app", "registry", "argo-project", "pr-7-dns"} {
+		if got := configOf(t, rsp, n); got != "ProviderConfig/default" {
+			t.Errorf("%s moved to %s: an existing project keeps its config", n, got)
+		}
+	}
+	if got := resourceField(t, rsp, "prod-app", "spec", "forProvider", "destination", "namespace"); got != "shop-prod" {
+		t.Errorf("prod moved to %v", got)
+	}
+	if got := resourceField(t, rsp, "prod-pipeline", "spec", "forProvider", "folder"); got != "shop" {
+		t.Errorf("prod's job moved to %v", got)
+	}
+
+	// Moving to the platform's config is said in the spec; the kept
+	// destination is then checked against its bounds, not silently moved.
+	explicit := withSpec(func(s map[string]any) {
+		s["providerConfigRef"] = map[string]any{"kind": "ClusterProviderConfig", "name": "platform"}
+	})
+	rsp = run(t, t0, newRequest(t, xr(noConfig(), noFolder, explicit), obs, input))
+	if r := results(rsp); len(r) != 1 || !strings.Contains(r[0], `spec.environments[0].namespace: "shop-prod" is not a namespace this project may deploy to`) {
+		t.Errorf("results %v, want the kept destination refused on the platform's config", r)
+	}
+}
+
+// A protected environment never expires, whatever its status says (a ttl
+// it had before it was protected, or one written by whoever may write the
+// status).
+func TestProtectedIgnoresStatusTTL(t *testing.T) {
+	past := t0.Add(-time.Hour).Format(time.RFC3339)
+	rsp := run(t, t0, newRequest(t, xr(withStatus(map[string]any{"name": "prod", "phase": "Ready", "ttl": "1m0s", "expiresAt": past}, prStatus("Ready"))),
+		allObserved(true, "prod", "pr-7"), nil))
+	fatal(t, rsp)
+	if got := envStatus(t, rsp, "prod"); got["phase"] == "Expired" || got["expiresAt"] != nil || got["deletionPolicy"] != "Orphan" {
+		t.Errorf("prod's status %v: a protected environment must not expire", got)
+	}
+	if _, ok := rsp.GetDesired().GetResources()["prod-app"]; !ok {
+		t.Error("prod's application was dropped")
+	}
+}
+
+// An orphaned environment's destination in the status is kept in the
+// AppProject only within the platform's bounds: a status naming
+// kube-system widens nothing.
+func TestOrphanedDestinationsBounded(t *testing.T) {
+	orphaned := func(x map[string]any) {
+		x["status"] = map[string]any{"orphanedEnvironments": []any{
+			map[string]any{"name": "gone", "cluster": "https://kubernetes.default.svc", "namespace": "kube-system"},
+			map[string]any{"name": "old", "cluster": "https://kubernetes.default.svc", "namespace": "team-shop--old"},
+		}}
+	}
+	rsp := run(t, t0, newRequest(t, xr(noConfig(), orphaned), allObserved(true, "prod", "pr-7"), platform()))
+	fatal(t, rsp)
+	var got []string
+	for _, d := range resourceField(t, rsp, "argo-project", "spec", "forProvider", "destinations").([]any) {
+		got = append(got, d.(map[string]any)["namespace"].(string))
+	}
+	if slices.Contains(got, "kube-system") || !slices.Contains(got, "team-shop--old") {
+		t.Errorf("AppProject destinations %v: want team-shop--old kept and kube-system dropped", got)
 	}
 }

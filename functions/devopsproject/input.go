@@ -251,6 +251,11 @@ func (s *settings) ttlOf(e Environment, prev *EnvStatus) (time.Duration, string)
 		d, _ := time.ParseDuration(e.TTL) // validated
 		return d, ttlFromSpec
 	}
+	if s.protected[e.Name] {
+		// Never from its status either: whoever may write the status, or a
+		// ttl it had before it was protected, must not expire it.
+		return 0, ""
+	}
 	if prev != nil {
 		// Statuses written before ttlFrom existed: a ttl without a spec
 		// ttl came from the default.

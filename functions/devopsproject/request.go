@@ -96,9 +96,6 @@ func readRequest(req *fnv1.RunFunctionRequest) (*requestState, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := p.checkEnvironments(); err != nil {
-		return nil, err
-	}
 	for i, e := range spec.Environments {
 		if err := s.allowed(fmt.Sprintf("spec.environments[%d]", i), ingressOf(spec.Ingress, e.Ingress)); err != nil {
 			return nil, err
@@ -119,6 +116,10 @@ func readRequest(req *fnv1.RunFunctionRequest) (*requestState, error) {
 			return nil, errors.Errorf("cannot read the observed composed resource %s: it has no content", n)
 		}
 		rs.observed[resource.Name(n)] = o.GetResource()
+	}
+	p.keep(rs.observed)
+	if err := p.checkEnvironments(); err != nil {
+		return nil, err
 	}
 	rs.ready = observedReady(rs.observed)
 	rs.gateHosts()

@@ -81,6 +81,10 @@ type project struct {
 	// config is the ProviderConfig or ClusterProviderConfig every
 	// managed resource uses.
 	config ConfigRef
+	// kept are the defaults an existing project already has (keep): the
+	// destination namespace and the Jenkins folder of each environment,
+	// by name.
+	keptNamespace, keptFolder map[string]string
 	// stable names the project across its lifetimes: the XR's name, or a
 	// legacy XR's claim name. Composed resources are named
 	// "<stable>.<resource>", so a project deleted and created again gets
@@ -113,11 +117,14 @@ func (p *project) argoProjectName() string { return p.tenant + "-" + p.name }
 // one name apart).
 func (p *project) destination(e Environment) (cluster, ns string) {
 	ns, cluster = e.Namespace, e.Cluster
-	if ns == "" {
+	switch {
+	case ns != "":
+	case p.keptNamespace[e.Name] != "":
+		ns = p.keptNamespace[e.Name]
+	case p.config.Kind == KindClusterProviderConfig:
+		ns = p.tenant + "--" + p.stable + "-" + e.Name
+	default:
 		ns = p.name + "-" + e.Name
-		if p.config.Kind == KindClusterProviderConfig {
-			ns = p.tenant + "--" + ns
-		}
 	}
 	if cluster == "" {
 		cluster = "https://kubernetes.default.svc"
@@ -145,8 +152,12 @@ func (p *project) argoProject(keep bool, orphaned []OrphanedEnvironment) *argov1
 		cluster, ns := p.destination(e)
 		dest(argov1alpha1.ProjectDestination{Server: cluster, Namespace: ns})
 	}
-	// An orphaned environment's application keeps deploying where it did.
+	// An orphaned environment's application keeps deploying where it did,
+	// within the platform's bounds (its status is not proof of anything).
 	for _, o := range orphaned {
+		if p.config.Kind == KindClusterProviderConfig && (!matchGlobs(p.in.destinationNamespaces, p.tenant, o.Namespace) || !matchGlobs(p.in.destinationClusters, p.tenant, o.Cluster)) {
+			continue
+		}
 		dest(argov1alpha1.ProjectDestination{Server: o.Cluster, Namespace: o.Namespace})
 	}
 	return &argov1alpha1.ArgoProject{
@@ -212,11 +223,14 @@ func (p *project) registry() *registryv1alpha1.RegistryRepo {
 
 func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPipeline {
 	g, folder := p.spec.Git, p.spec.Pipeline.Folder
-	if folder == "" {
+	switch {
+	case folder != "":
+	case p.keptFolder[e.Name] != "":
+		folder = p.keptFolder[e.Name]
+	case p.in.pipelineFolder != "" && p.config.Kind == KindClusterProviderConfig:
+		folder = strings.NewReplacer("{namespace}", p.tenant, "{project}", p.stable).Replace(p.in.pipelineFolder)
+	default:
 		folder = p.name
-		if f := p.in.pipelineFolder; f != "" && p.config.Kind == KindClusterProviderConfig {
-			folder = strings.NewReplacer("{namespace}", p.tenant, "{project}", p.name).Replace(f)
-		}
 	}
 	script := p.spec.Pipeline.ScriptPath
 	if script == "" {

@@ -240,7 +240,7 @@ func (s *ProjectSpec) validate() error {
 				return fieldErr(p+".ttl", "%q must be a duration of at least 1m, such as 72h", e.TTL)
 			}
 		}
-		if strings.ContainsAny(e.Cluster, "*?[") {
+		if strings.ContainsAny(e.Cluster, `*?[]{}!\`) {
 			// The AppProject lists it as a destination: a pattern there
 			// would open every cluster it matches.
 			return fieldErr(p+".cluster", "%q must be one cluster's API server URL, not a pattern", e.Cluster)

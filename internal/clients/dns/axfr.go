@@ -35,18 +35,21 @@ const (
 	// MaxZoneRecords is the most records a zone transfer may carry; one
 	// carrying more is a terminal error on the resource that asked.
 	MaxZoneRecords = 200_000
+	// MaxZoneBytes bounds the names and values a transfer may carry in
+	// all (one message holds at most 64 KiB): 200,000 ordinary records
+	// are about 10 MiB, a few huge TXT records could be gigabytes.
+	MaxZoneBytes = 32 << 20
 	// maxTransfer bounds a transfer whose context has no deadline.
 	maxTransfer = 2 * time.Minute
 )
 
 // errZoneTooLarge is the terminal error of an over-size transfer.
 type errZoneTooLarge struct {
-	zone string
-	max  int
+	zone, what string
 }
 
 func (e errZoneTooLarge) Error() string {
-	return fmt.Sprintf("the zone transfer of %s carried more than %d records: the server is not one this provider can manage a zone on", e.zone, e.max)
+	return fmt.Sprintf("the zone transfer of %s carried more than %s: the server is not one this provider can manage a zone on", e.zone, e.what)
 }
 
 // rfc2136Provider is libdns/rfc2136's provider with GetRecords bounded:
@@ -56,7 +59,7 @@ func (e errZoneTooLarge) Error() string {
 // after maxRecords records (it kept every record a server sent).
 type rfc2136Provider struct {
 	*rfc2136.Provider
-	maxRecords int
+	maxRecords, maxBytes int
 }
 
 // GetRecords transfers the zone (AXFR, signed with the TSIG key).
@@ -96,6 +99,7 @@ func (p *rfc2136Provider) GetRecords(ctx context.Context, zone string) ([]libdns
 		}()
 	}()
 	records := make([]libdns.Record, 0, 64)
+	size := 0
 	for e := range envelopes {
 		if e.Error != nil {
 			if ctx.Err() != nil {
@@ -104,10 +108,14 @@ func (p *rfc2136Provider) GetRecords(ctx context.Context, zone string) ([]libdns
 			return nil, fmt.Errorf("zone transfer: %w", e.Error)
 		}
 		if len(records)+len(e.RR) > p.maxRecords {
-			return nil, errZoneTooLarge{zone: zone, max: p.maxRecords}
+			return nil, errZoneTooLarge{zone: zone, what: fmt.Sprintf("%d records", p.maxRecords)}
 		}
 		for _, rr := range e.RR {
-			rec, err := rrRecord(rr, zone).Parse()
+			r := rrRecord(rr, zone)
+			if size += len(r.Name) + len(r.Data); size > p.maxBytes {
+				return nil, errZoneTooLarge{zone: zone, what: fmt.Sprintf("%d MiB of names and values", p.maxBytes>>20)}
+			}
+			rec, err := r.Parse()
 			if err != nil {
 				return nil, fmt.Errorf("parse record: %w", err)
 			}

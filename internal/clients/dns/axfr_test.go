@@ -136,3 +136,22 @@ func TestZoneTransferBoundedInSize(t *testing.T) {
 		t.Errorf("stopped by the deadline, not by the bound: %v", err)
 	}
 }
+
+// Few records but huge ones (a 60 KiB TXT record per message) are bounded
+// by their size: 200,000 of them would be 12 GiB.
+func TestZoneTransferBoundedInBytes(t *testing.T) {
+	chunk := strings.Repeat("x", 250)
+	addr := hostileAXFR(t, func(i int) ([]mdns.RR, time.Duration) {
+		txt := make([]string, 240) // 240 strings of 250 bytes: 60,000 bytes
+		for k := range txt {
+			txt[k] = chunk
+		}
+		return []mdns.RR{&mdns.TXT{Hdr: mdns.RR_Header{Name: fmt.Sprintf("t%d.example.test.", i), Rrtype: mdns.TypeTXT, Class: mdns.ClassINET, Ttl: 300}, Txt: txt}}, 0
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	_, err := hostileClient(t, addr).Get(ctx, "example.test", "www", "A")
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than %d MiB", dns.MaxZoneBytes>>20)) || !httpapi.IsTerminal(err) {
+		t.Fatalf("got %v, want a terminal error past %d MiB", err, dns.MaxZoneBytes>>20)
+	}
+}

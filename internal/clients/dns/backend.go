@@ -79,7 +79,7 @@ var backends = map[string]backend{
 		if alg == "" {
 			alg = "hmac-sha256"
 		}
-		return &rfc2136Provider{Provider: &rfc2136.Provider{Server: c.Server, KeyName: c.KeyName, KeyAlg: alg, Key: c.Secret}, maxRecords: MaxZoneRecords}, nil
+		return &rfc2136Provider{Provider: &rfc2136.Provider{Server: c.Server, KeyName: c.KeyName, KeyAlg: alg, Key: c.Secret}, maxRecords: MaxZoneRecords, maxBytes: MaxZoneBytes}, nil
 	}, atomic: true},
 	"godaddy": {new: func(c Config) (Provider, error) {
 		k, s, ok := strings.Cut(strings.TrimSpace(c.Secret), ":")

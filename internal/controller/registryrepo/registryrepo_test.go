@@ -270,7 +270,9 @@ func TestRegistryRepo(t *testing.T) {
 					return get(c, a.cr) && strings.Contains(a.cr.GetCondition(xpv2.TypeSynced).Message, a.want)
 				})
 			}
-			envtest.Eventually(t, "the tenant's own repository created", func() bool { return get(c, own) && ready(own) && hub.Repo("reg-tenant", "app") != nil && hub.Repo("acme", "reg-tenant-app") == nil })
+			envtest.Eventually(t, "the tenant's own repository created", func() bool {
+				return get(c, own) && ready(own) && hub.Repo("reg-tenant", "app") != nil && hub.Repo("acme", "reg-tenant-app") == nil
+			})
 			for _, a := range attacks {
 				envtest.Must(t, c.Delete(ctx, a.cr))
 				envtest.Eventually(t, "let go", func() bool { return gone(c, a.cr) })

@@ -764,7 +764,7 @@ func (c *Cluster) deleteProject(ctx context.Context, r *Report) error {
 	orphaned := []string{
 		"Argo CD application " + Project + "-prod",
 		"Argo CD repository " + ProjectNamespace + "-" + Project + " " + c.Argo.Apps.URL + " Successful",
-		"Jenkins job team/" + Project + "/prod",
+		"Jenkins job teams/" + ProjectNamespace + "/" + Project + "/prod",
 	}
 	kinds := []struct{ apiVersion, kind string }{
 		{"jenkins.devops.freeleaps.io/v1alpha1", "JenkinsPipeline"},

@@ -122,6 +122,17 @@ type quietClient struct {
 	client.Client
 }
 
+// List counts only the usages managed resources really hold (realUsages).
+func (c quietClient) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if err := c.Client.List(ctx, list, opts...); err != nil {
+		return err
+	}
+	if l, ok := list.(*v1alpha1.ProviderConfigUsageList); ok {
+		l.Items = realUsages(ctx, c.Client, c.Scheme(), l.Items)
+	}
+	return nil
+}
+
 func (c quietClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
 	if len(opts) == 0 && unchanged(ctx, c.Client, obj) {
 		return nil

@@ -19,6 +19,7 @@ package deployrun
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/contract"
@@ -114,5 +116,42 @@ func TestAbortOnlyOwnJob(t *testing.T) {
 				t.Errorf("Jenkins was asked %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// An observe-only pipeline may name any job, another team's included: a
+// forged status never makes a cancel act on it, and a deployment of it is
+// refused before anything is asked.
+func TestObserveOnlyPipelineIsNeverActedOn(t *testing.T) {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{v1alpha1.SchemeBuilder.AddToScheme, jenkinsv1alpha1.SchemeBuilder.AddToScheme, argov1alpha1.SchemeBuilder.AddToScheme} {
+		if err := add(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const theirs = "teams/team-b/shop/prod"
+	p := &jenkinsv1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: "watch-b", Namespace: "team-a",
+		Labels: map[string]string{contract.LabelProject: "shop", contract.LabelEnvironment: "dev"}}}
+	p.SetManagementPolicies(xpv2.ManagementPolicies{xpv2.ManagementActionObserve})
+	meta.SetExternalName(p, theirs)
+	p.Status.AtProvider.HandledBuildRequest = "deployrun-1"
+	p.Status.AtProvider.HandledBuildNumber = 42
+	kube := fake.NewClientBuilder().WithScheme(s).WithObjects(p).WithStatusSubresource(p).Build()
+	if err := kube.Status().Update(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	jc := &builds{}
+	r := NewReconciler(kube, record.NewFakeRecorder(10), Options{NewBuilds: func(context.Context, *jenkinsv1alpha1.JenkinsPipeline) (Builds, error) { return jc, nil }})
+	d := &v1alpha1.DeployRun{ObjectMeta: metav1.ObjectMeta{Name: "forged", Namespace: "team-a"},
+		Spec:   v1alpha1.DeployRunSpec{Project: "shop", Environment: "dev"},
+		Status: v1alpha1.DeployRunStatus{Phase: v1alpha1.DeployBuilding, Build: &v1alpha1.DeployBuild{Request: "deployrun-1", Job: theirs, Number: 42}}}
+	if err := r.abort(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+	if len(jc.calls) != 0 {
+		t.Errorf("Jenkins was asked %v for an observe-only pipeline's job", jc.calls)
+	}
+	if msg := checkRequest(d, p); !strings.Contains(msg, "only observes its job") {
+		t.Errorf("checkRequest: %q, want the deployment refused", msg)
 	}
 }

@@ -55,6 +55,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/contract"
@@ -445,6 +446,14 @@ func (r *Reconciler) pending(ctx context.Context, d *v1alpha1.DeployRun, e *env)
 	return reconcile.Result{RequeueAfter: Poll}, nil // the status write wakes it at once
 }
 
+// observeOnly is true for a pipeline whose management policies do not let
+// the provider change its job (no Update, no "*"): it may name a job that
+// another team owns.
+func observeOnly(p *jenkinsv1alpha1.JenkinsPipeline) bool {
+	pol := p.GetManagementPolicies()
+	return len(pol) > 0 && !slices.Contains(pol, xpv2.ManagementActionAll) && !slices.Contains(pol, xpv2.ManagementActionUpdate)
+}
+
 // wantsApp is true for a pipeline whose builds an ArgoApplication deploys.
 func wantsApp(p *jenkinsv1alpha1.JenkinsPipeline) bool {
 	return p.GetAnnotations()[contract.AnnotationDeployedBy] == argov1alpha1.ArgoApplicationKind
@@ -515,6 +524,9 @@ func before(a, b *v1alpha1.DeployRun) bool {
 
 // checkRequest holds the request to what the pipeline declares.
 func checkRequest(d *v1alpha1.DeployRun, p *jenkinsv1alpha1.JenkinsPipeline) string {
+	if observeOnly(p) {
+		return fmt.Sprintf("JenkinsPipeline %s only observes its job (spec.managementPolicies): it builds nothing, so it cannot be deployed", p.Name)
+	}
 	if p.Spec.ForProvider.Disabled {
 		return fmt.Sprintf("JenkinsPipeline %s is disabled (spec.forProvider.disabled): enable it to deploy", p.Name)
 	}
@@ -1185,7 +1197,12 @@ func (r *Reconciler) abort(ctx context.Context, d *v1alpha1.DeployRun) error {
 			return nil
 		}
 		// The pipeline handled this deployment's request: its build is the
-		// one the pipeline recorded.
+		// one the pipeline recorded. An observe-only pipeline builds
+		// nothing, and its job may be anyone's: its status (the tenant's to
+		// write) never makes a cancel act on it.
+		if observeOnly(p) {
+			return nil
+		}
 		jc, err := r.o.NewBuilds(ctx, p)
 		if err != nil {
 			return err

@@ -143,3 +143,79 @@ func rrRecord(rr dns.RR, zone string) libdns.RR {
 	r.Data = strings.TrimPrefix(rr.String(), prefix)
 	return r
 }
+
+// errRaced is a create refused because a record set it would write
+// appeared after the read that decided to create it.
+type errRaced struct{ what string }
+
+func (e errRaced) Error() string {
+	return "another writer created " + e.what + " after it was read; it is read again"
+}
+
+// CreateRecords adds records in one update that applies only if none of
+// their record sets exists (RFC 2136 prerequisites, "RRset does not
+// exist"): a create decided on a read never overwrites what another
+// writer made in between.
+func (p *rfc2136Provider) CreateRecords(ctx context.Context, zone string, records []libdns.Record) error {
+	zone = dns.Fqdn(zone)
+	m := &dns.Msg{}
+	m.SetUpdate(zone)
+	seen := map[string]bool{}
+	var absent, add []dns.RR
+	for _, r := range records {
+		rr, err := toRR(r.RR(), zone)
+		if err != nil {
+			return err
+		}
+		h := rr.Header()
+		if k := h.Name + "/" + dns.TypeToString[h.Rrtype]; !seen[k] {
+			seen[k] = true
+			absent = append(absent, &dns.ANY{Hdr: dns.RR_Header{Name: h.Name, Rrtype: h.Rrtype, Class: dns.ClassINET}})
+		}
+		add = append(add, rr)
+	}
+	m.RRsetNotUsed(absent)
+	m.Insert(add)
+	key := dns.Fqdn(p.KeyName)
+	m.SetTsig(key, dns.Fqdn(p.KeyAlg), 300, time.Now().Unix())
+	c := &dns.Client{Net: "tcp", TsigSecret: map[string]string{key: p.Key}}
+	in, _, err := c.ExchangeContext(ctx, m, p.Server)
+	if err != nil {
+		return err
+	}
+	switch in.Rcode {
+	case dns.RcodeSuccess:
+		return nil
+	case dns.RcodeYXRrset:
+		names := make([]string, 0, len(seen))
+		for k := range seen {
+			names = append(names, k)
+		}
+		return errRaced{what: strings.Join(names, ", ")}
+	default:
+		return fmt.Errorf("update failed: %s", dns.RcodeToString[in.Rcode])
+	}
+}
+
+// toRR is r as a record of zone in miekg/dns's form.
+func toRR(r libdns.RR, zone string) (dns.RR, error) {
+	name := libdns.AbsoluteName(r.Name, zone)
+	hdr := dns.RR_Header{Name: name, Class: dns.ClassINET, Ttl: uint32(r.TTL / time.Second)}
+	if strings.EqualFold(r.Type, "TXT") {
+		hdr.Rrtype = dns.TypeTXT
+		var parts []string
+		for s := r.Data; ; s = s[255:] {
+			if len(s) <= 255 {
+				parts = append(parts, s)
+				break
+			}
+			parts = append(parts, s[:255])
+		}
+		return &dns.TXT{Hdr: hdr, Txt: parts}, nil
+	}
+	rr, err := dns.NewRR(fmt.Sprintf("%s %d IN %s %s", name, hdr.Ttl, r.Type, r.Data))
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode record %s %s: %w", r.Name, r.Type, err)
+	}
+	return rr, nil
+}

@@ -150,6 +150,28 @@ func (c *Client) Set(ctx context.Context, zone string, want RRset, owner Owner) 
 	return nil
 }
 
+// creator is a provider that can add records only where none are
+// (RFC 2136 prerequisites).
+type creator interface {
+	CreateRecords(ctx context.Context, zone string, records []libdns.Record) error
+}
+
+// Create writes a new record set and its ownership record. Where the
+// provider can, the write applies only if neither exists (one atomic
+// update with prerequisites), so a create decided on a read never
+// overwrites a record set another writer made since; elsewhere it is Set.
+func (c *Client) Create(ctx context.Context, zone string, want RRset, owner Owner) error {
+	p, ok := c.p.(creator)
+	if !ok || !c.b.atomic {
+		return c.Set(ctx, zone, want, owner)
+	}
+	defer c.forget(zone)
+	if err := p.CreateRecords(ctx, zone, append(c.records(want), c.ownership(want, owner)...)); err != nil {
+		return classify(err, "cannot create the record set")
+	}
+	return nil
+}
+
 // Delete removes exactly the values of have and then the ownership record
 // (in one atomic update where the provider supports it).
 func (c *Client) Delete(ctx context.Context, zone string, have RRset, owner Owner) error {

@@ -208,3 +208,46 @@ func sorted(in []string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// A create decided on a read never overwrites a record set another writer
+// made since: against BIND, Create is one update with "RRset does not
+// exist" prerequisites, refused as a transient error, leaving BIND as the
+// other writer left it. Without anything in the way it writes the record
+// set and its ownership record, as Set does.
+func TestCreateDoesNotOverwrite(t *testing.T) {
+	s := bind.Start(t)
+	c := rfc2136Client(t, s, s.Secret)
+	ctx := context.Background()
+	mine := dns.Owner{ID: dns.DefaultOwnerID, Resource: "team-a/www"}
+	www := dns.RRset{Name: "race", Type: "A", TTL: 300 * time.Second, Values: []string{"192.0.2.1"}}
+
+	// Another writer (another control plane, a person) got there first.
+	if err := c.Set(ctx, bind.Zone, dns.RRset{Name: "race", Type: "A", TTL: 300 * time.Second, Values: []string{"198.51.100.7"}}, dns.Owner{}); err != nil {
+		t.Fatal(err)
+	}
+	err := c.Create(ctx, bind.Zone, www, mine)
+	if err == nil || !strings.Contains(err.Error(), "another writer created") || !httpapi.IsTransient(err) {
+		t.Fatalf("Create over an existing record set: %v, want a transient refusal", err)
+	}
+	if got := s.Values("race.example.test.", mdns.TypeA); !slices.Equal(got, []string{"198.51.100.7"}) {
+		t.Errorf("BIND serves %v, want the other writer's record untouched", got)
+	}
+	obs, err := c.Get(ctx, bind.Zone, "race", "A")
+	if err != nil || obs.Owner != (dns.Owner{}) {
+		t.Errorf("ownership written by a refused create: %+v %v", obs, err)
+	}
+
+	// Free name: created with its ownership record.
+	free := dns.RRset{Name: "free", Type: "TXT", TTL: 60 * time.Second, Values: []string{strings.Repeat("long text ", 40)}}
+	if err := c.Create(ctx, bind.Zone, free, mine); err != nil {
+		t.Fatal(err)
+	}
+	obs, err = c.Get(ctx, bind.Zone, "free", "TXT")
+	if err != nil || obs.RRset == nil || obs.Owner != mine || !slices.Equal(obs.RRset.Values, dns.NormalizeValues("TXT", free.Values)) {
+		t.Fatalf("created: %+v %v", obs, err)
+	}
+	// Created twice (a retry after a lost answer): refused, nothing changed.
+	if err := c.Create(ctx, bind.Zone, free, mine); err == nil || !httpapi.IsTransient(err) {
+		t.Errorf("a second create: %v, want a transient refusal", err)
+	}
+}

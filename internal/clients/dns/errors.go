@@ -57,7 +57,11 @@ func classify(err error, what string) error {
 	var ne net.Error
 	var he *httpapi.Error
 	var big errZoneTooLarge
+	var raced errRaced
 	switch {
+	case errors.As(err, &raced):
+		// Read again at once: the next observation says whose it is.
+		e.transient = true
 	case errors.As(err, &big):
 		e.terminal = true
 	case errors.As(err, &he):

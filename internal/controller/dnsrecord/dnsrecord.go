@@ -60,6 +60,9 @@ var Kind = mrcontroller.Kind[*v1alpha1.DNSRecord]{
 type Client interface {
 	Get(ctx context.Context, zone, name, typ string) (*dns.Observed, error)
 	Set(ctx context.Context, zone string, want dns.RRset, owner dns.Owner) error
+	// Create is Set for a record set read as absent: where the backend
+	// can, it fails rather than overwrite one written since the read.
+	Create(ctx context.Context, zone string, want dns.RRset, owner dns.Owner) error
 	Delete(ctx context.Context, zone string, have dns.RRset, owner dns.Owner) error
 	EffectiveTTL(want time.Duration) time.Duration
 }

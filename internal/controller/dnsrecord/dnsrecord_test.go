@@ -69,6 +69,13 @@ func (c counting) Set(ctx context.Context, zone string, want dns.RRset, owner dn
 	return c.Client.Set(ctx, zone, want, owner)
 }
 
+func (c counting) Create(ctx context.Context, zone string, want dns.RRset, owner dns.Owner) error {
+	if want.Name == "www" {
+		c.writes.Add(1)
+	}
+	return c.Client.Create(ctx, zone, want, owner)
+}
+
 func (c counting) Delete(ctx context.Context, zone string, have dns.RRset, owner dns.Owner) error {
 	if have.Name == "www" {
 		c.writes.Add(1)

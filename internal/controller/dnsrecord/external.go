@@ -206,7 +206,7 @@ func (e *external) ownedByOther(cr *v1alpha1.DNSRecord, o dns.Owner) error {
 // Create writes the record set and its ownership record.
 func (e *external) Create(ctx context.Context, cr *v1alpha1.DNSRecord) (managed.ExternalCreation, error) {
 	cr.SetConditions(xpv2.Creating())
-	err := e.client.Set(ctx, cr.Spec.ForProvider.Zone, Desired(cr), e.owner(cr))
+	err := e.client.Create(ctx, cr.Spec.ForProvider.Zone, Desired(cr), e.owner(cr))
 	return managed.ExternalCreation{}, errors.Wrap(err, errSet)
 }
 

@@ -58,6 +58,10 @@ func (z zone) Set(context.Context, string, dns.RRset, dns.Owner) error {
 	z.t.Error("the record set was written")
 	return nil
 }
+func (z zone) Create(context.Context, string, dns.RRset, dns.Owner) error {
+	z.t.Error("the record set was created")
+	return nil
+}
 func (z zone) Delete(context.Context, string, dns.RRset, dns.Owner) error {
 	z.t.Error("the record set was deleted")
 	return nil
@@ -138,6 +142,11 @@ func (z *mockZone) Get(context.Context, string, string, string) (*dns.Observed, 
 func (z *mockZone) Set(_ context.Context, zone string, want dns.RRset, owner dns.Owner) error {
 	z.sets = append(z.sets, write{Zone: zone, RRset: want, Owner: owner})
 	return z.setErr
+}
+
+// Create is recorded as a Set: the tests ask what was written.
+func (z *mockZone) Create(ctx context.Context, zone string, want dns.RRset, owner dns.Owner) error {
+	return z.Set(ctx, zone, want, owner)
 }
 
 func (z *mockZone) Delete(_ context.Context, zone string, have dns.RRset, owner dns.Owner) error {

@@ -297,54 +297,16 @@ spec:
 // manage DevOpsProjects and DeployRuns and nothing else: no Secrets, no
 // ProviderConfigs.
 func (c *Cluster) platformYAML() string {
-	sb := c.Sandbox
-	jenkins, _ := json.Marshal(map[string]string{"username": sb.Jenkins.User, "token": sb.Jenkins.Secret})
-	reg, _ := json.Marshal(map[string]string{"username": distribution.User, "password": distribution.Password})
-	return fmt.Sprintf(`
-apiVersion: v1
-kind: Secret
-metadata: {name: devops-platform-backends, namespace: %[13]s}
-stringData:
-  jenkins: '%[3]s'
-  argocd: %[5]q
-  tsig: %[8]q
-  registry: '%[10]s'
----
+	return c.backendsSecret(Namespace, "devops-platform-backends") + fmt.Sprintf(`---
 apiVersion: devops.freeleaps.io/v1alpha1
 kind: ClusterProviderConfig
 metadata: {name: default}
 spec:
   allowedNamespaces: [%[1]s]
-  jenkins:
-    url: %[2]s
-    deployUsers: [`+DeployUser+`]
-    credentials: {source: Secret, secretRef: {name: devops-platform-backends, namespace: %[13]s, key: jenkins}}
-  argocd:
-    url: %[4]s
-    namespace: argocd
-    credentials: {source: Secret, secretRef: {name: devops-platform-backends, namespace: %[13]s, key: argocd}}
-    tenancy:
+%[2]s---
+`, ProjectNamespace, c.backendsSpec("devops-platform-backends", Namespace, `    tenancy:
       clusterResources: [{group: "", kind: Namespace}]
-  dns:
-    provider: rfc2136
-    rfc2136: {server: %[6]q, keyName: %[7]q, keyAlgorithm: hmac-sha256}
-    credentials: {source: Secret, secretRef: {name: devops-platform-backends, namespace: %[13]s, key: tsig}}
-  registry:
-    kind: oci
-    url: %[9]s
-    credentials: {source: Secret, secretRef: {name: devops-platform-backends, namespace: %[13]s, key: registry}}
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: %[1]s}
----
-apiVersion: v1
-kind: Secret
-metadata: {name: git-credentials, namespace: %[1]s}
-stringData:
-  username: %[11]s
-  password: %[12]q
----
+`)) + c.teamNamespaceYAML(ProjectNamespace) + fmt.Sprintf(`---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
 metadata: {name: devops-team, namespace: %[1]s}
@@ -361,9 +323,8 @@ kind: RoleBinding
 metadata: {name: devops-team, namespace: %[1]s}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: devops-team}
 subjects:
-- {apiGroup: rbac.authorization.k8s.io, kind: User, name: %[14]s}
-`, ProjectNamespace, sb.Jenkins.URL, jenkins, c.Argo.URL, c.Argo.Token, c.BIND.Addr, bind.KeyName, c.BIND.Secret,
-		c.Registry.URL, reg, GitUser, c.GitPassword, Namespace, TeamUser)
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: %[2]s}
+`, ProjectNamespace, TeamUser)
 }
 
 // teamClient is a client acting as the team's user, after checking that
@@ -395,9 +356,17 @@ func (c *Cluster) teamClient(ctx context.Context) (client.Client, error) {
 // ProviderConfig "default" for the scenario's backends: the team's own
 // credentials path, which the soak runs.
 func (c *Cluster) configYAML(namespace string) string {
-	sb := c.Sandbox
-	jenkins, _ := json.Marshal(map[string]string{"username": sb.Jenkins.User, "token": sb.Jenkins.Secret})
-	reg, _ := json.Marshal(map[string]string{"username": distribution.User, "password": distribution.Password})
+	return c.teamNamespaceYAML(namespace) + "---" + c.backendsSecret(namespace, "devops-backends") + fmt.Sprintf(`---
+apiVersion: devops.freeleaps.io/v1alpha1
+kind: ProviderConfig
+metadata: {name: default, namespace: %s}
+spec:
+%s`, namespace, c.backendsSpec("devops-backends", "", ""))
+}
+
+// teamNamespaceYAML is a team's namespace and the Secret Argo CD reads the
+// team's private repository with.
+func (c *Cluster) teamNamespaceYAML(namespace string) string {
 	return fmt.Sprintf(`
 apiVersion: v1
 kind: Namespace
@@ -405,42 +374,56 @@ metadata: {name: %[1]s}
 ---
 apiVersion: v1
 kind: Secret
-metadata: {name: devops-backends, namespace: %[1]s}
-stringData:
-  jenkins: '%[3]s'
-  argocd: %[5]q
-  tsig: %[8]q
-  registry: '%[10]s'
----
-apiVersion: v1
-kind: Secret
 metadata: {name: git-credentials, namespace: %[1]s}
 stringData:
-  username: %[11]s
-  password: %[12]q
----
-apiVersion: devops.freeleaps.io/v1alpha1
-kind: ProviderConfig
-metadata: {name: default, namespace: %[1]s}
-spec:
-  jenkins:
+  username: %[2]s
+  password: %[3]q
+`, namespace, GitUser, c.GitPassword)
+}
+
+// backendsSecret is the Secret name in namespace holding the scenario's
+// backend credentials.
+func (c *Cluster) backendsSecret(namespace, name string) string {
+	sb := c.Sandbox
+	jenkins, _ := json.Marshal(map[string]string{"username": sb.Jenkins.User, "token": sb.Jenkins.Secret})
+	reg, _ := json.Marshal(map[string]string{"username": distribution.User, "password": distribution.Password})
+	return fmt.Sprintf(`
+apiVersion: v1
+kind: Secret
+metadata: {name: %s, namespace: %s}
+stringData:
+  jenkins: '%s'
+  argocd: %q
+  tsig: %q
+  registry: '%s'
+`, name, namespace, jenkins, c.Argo.Token, c.BIND.Secret, reg)
+}
+
+// backendsSpec is a config's backend sections (indented as spec fields),
+// reading their credentials from the Secret secret in secretNamespace
+// ("": the config's own namespace); argocdExtra ends the argocd section.
+func (c *Cluster) backendsSpec(secret, secretNamespace, argocdExtra string) string {
+	ref := "{name: " + secret
+	if secretNamespace != "" {
+		ref += ", namespace: " + secretNamespace
+	}
+	return fmt.Sprintf(`  jenkins:
     url: %[2]s
     deployUsers: [`+DeployUser+`]
-    credentials: {source: Secret, secretRef: {name: devops-backends, key: jenkins}}
+    credentials: {source: Secret, secretRef: %[1]s, key: jenkins}}
   argocd:
-    url: %[4]s
+    url: %[3]s
     namespace: argocd
-    credentials: {source: Secret, secretRef: {name: devops-backends, key: argocd}}
-  dns:
+    credentials: {source: Secret, secretRef: %[1]s, key: argocd}}
+%[7]s  dns:
     provider: rfc2136
-    rfc2136: {server: %[6]q, keyName: %[7]q, keyAlgorithm: hmac-sha256}
-    credentials: {source: Secret, secretRef: {name: devops-backends, key: tsig}}
+    rfc2136: {server: %[4]q, keyName: %[5]q, keyAlgorithm: hmac-sha256}
+    credentials: {source: Secret, secretRef: %[1]s, key: tsig}}
   registry:
     kind: oci
-    url: %[9]s
-    credentials: {source: Secret, secretRef: {name: devops-backends, key: registry}}
-`, namespace, sb.Jenkins.URL, jenkins, c.Argo.URL, c.Argo.Token, c.BIND.Addr, bind.KeyName, c.BIND.Secret,
-		c.Registry.URL, reg, GitUser, c.GitPassword)
+    url: %[6]s
+    credentials: {source: Secret, secretRef: %[1]s, key: registry}}
+`, ref, c.Sandbox.Jenkins.URL, c.Argo.URL, c.BIND.Addr, bind.KeyName, c.Registry.URL, argocdExtra)
 }
 
 // environmentTable renders the XR's status.environments, each with the URL

@@ -19,6 +19,7 @@ package dns
 import (
 	"context"
 	"fmt"
+	"math"
 	"net"
 	"strings"
 	"time"
@@ -93,10 +94,7 @@ func (p *rfc2136Provider) GetRecords(ctx context.Context, zone string) ([]libdns
 	// connection is closed and the rest of its envelopes drained.
 	defer func() {
 		_ = conn.Close()
-		go func() {
-			for range envelopes { //nolint:revive // draining
-			}
-		}()
+		go drain(envelopes)
 	}()
 	records := make([]libdns.Record, 0, 64)
 	size := 0
@@ -123,6 +121,13 @@ func (p *rfc2136Provider) GetRecords(ctx context.Context, zone string) ([]libdns
 		}
 	}
 	return records, nil
+}
+
+// drain reads what is left of a transfer, so its goroutine can end.
+func drain(envelopes chan *dns.Envelope) {
+	for range envelopes {
+		// Discarded: the transfer has already failed or been refused.
+	}
 }
 
 // rrRecord is rr as a libdns record relative to zone: its value is the
@@ -200,7 +205,9 @@ func (p *rfc2136Provider) CreateRecords(ctx context.Context, zone string, record
 // toRR is r as a record of zone in miekg/dns's form.
 func toRR(r libdns.RR, zone string) (dns.RR, error) {
 	name := libdns.AbsoluteName(r.Name, zone)
-	hdr := dns.RR_Header{Name: name, Class: dns.ClassINET, Ttl: uint32(r.TTL / time.Second)}
+	// A TTL is at most 2^31-1 seconds (RFC 2181); a DNSRecord's is far less.
+	ttl := min(max(int64(r.TTL/time.Second), 0), math.MaxInt32)
+	hdr := dns.RR_Header{Name: name, Class: dns.ClassINET, Ttl: uint32(ttl)}
 	if strings.EqualFold(r.Type, "TXT") {
 		hdr.Rrtype = dns.TypeTXT
 		var parts []string

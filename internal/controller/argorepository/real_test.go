@@ -246,7 +246,7 @@ func TestRealArgoRepository(t *testing.T) {
 		// A project within them is fine.
 		own := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "argo-repo-other-own", Namespace: otherNS}}
 		own.Spec.ProviderConfigReference = cpc
-		own.Spec.ForProvider = v1alpha1.ArgoProjectParameters{SourceRepos: []string{"*"}, Destinations: []v1alpha1.ProjectDestination{{Server: argocdserver.InClusterServer, Namespace: otherNS + "-dev"}}}
+		own.Spec.ForProvider = v1alpha1.ArgoProjectParameters{SourceRepos: []string{"*"}, Destinations: []v1alpha1.ProjectDestination{{Server: argocdserver.InClusterServer, Namespace: otherNS + "--dev"}}}
 		envtest.Must(t, c.Create(ctx, own))
 		// A project under the name another namespace's DevOpsProject will
 		// need (<namespace>-<project>): squatting it is refused.

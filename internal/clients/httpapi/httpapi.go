@@ -31,6 +31,8 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
+	"fmt"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -106,6 +108,7 @@ func NewClient(o Options) (*http.Client, error) {
 		sum := sha256.Sum256([]byte(o.Identity))
 		rt = gated{next: rt, gate: o.Gate, backend: o.Backend, section: o.Section, id: hex.EncodeToString(sum[:8])}
 	}
+	rt = bounded{next: rt, backend: o.Backend, max: MaxResponseBody}
 	timeout := o.Timeout
 	if timeout == 0 {
 		timeout = DefaultTimeout
@@ -198,3 +201,61 @@ func (g gated) key(req *http.Request) string {
 // canceled is true for an error the caller caused by giving up: it is
 // neither the backend's fault nor worth reporting as one.
 func canceled(err error) bool { return errors.Is(err, context.Canceled) }
+
+// MaxResponseBody bounds what one answer of a backend may carry. Backends
+// are often a tenant's choice: a body past it is a terminal error on the
+// resource that asked, instead of the provider's memory.
+const MaxResponseBody = 32 << 20
+
+// BodyTooLargeError is an answer that carried more than MaxResponseBody.
+type BodyTooLargeError struct {
+	Backend string
+	Max     int64
+}
+
+func (e *BodyTooLargeError) Error() string {
+	return fmt.Sprintf("%s answered with more than %d MiB: refused (this provider never reads more from one answer)", e.Backend, e.Max>>20)
+}
+
+// Terminal is true: the same request gets the same answer.
+func (e *BodyTooLargeError) Terminal() bool { return true }
+
+// bounded stops every response body at max bytes.
+type bounded struct {
+	next    http.RoundTripper
+	backend string
+	max     int64
+}
+
+func (b bounded) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := b.next.RoundTrip(r)
+	if err != nil || resp.Body == nil {
+		return resp, err
+	}
+	resp.Body = &boundedBody{ReadCloser: resp.Body, left: b.max, err: &BodyTooLargeError{Backend: b.backend, Max: b.max}}
+	return resp, nil
+}
+
+type boundedBody struct {
+	io.ReadCloser
+	left int64
+	err  error
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// At the bound: the body must end here.
+		var one [1]byte
+		n, err := b.ReadCloser.Read(one[:])
+		if n > 0 || err == nil {
+			return 0, b.err
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
+}

@@ -307,3 +307,45 @@ func TestBadCA(t *testing.T) {
 		t.Error("two clients with the same TLS settings do not share a transport")
 	}
 }
+
+// An answer is read up to MaxResponseBody and no further: a backend (often
+// a tenant's choice) that sends more gets a terminal error, not the
+// provider's memory. An answer of exactly the bound is read whole.
+func TestResponseBodyBounded(t *testing.T) {
+	chunk := make([]byte, 1<<20)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := MaxResponseBody >> 20
+		if r.URL.Path == "/endless" {
+			n = 1 << 30 // a terabyte, were it read
+		}
+		for i := 0; i < n; i++ {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	c, err := NewClient(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(path string) (int, error) {
+		resp, err := c.Get(srv.URL + path)
+		if err != nil {
+			return 0, err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return len(b), err
+	}
+	if n, err := read("/exact"); err != nil || n != MaxResponseBody {
+		t.Errorf("an answer of exactly the bound: read %d bytes, %v", n, err)
+	}
+	n, err := read("/endless")
+	if !IsTerminal(err) || !strings.Contains(err.Error(), "Jenkins answered with more than 32 MiB") {
+		t.Errorf("an endless answer: %v, want a terminal error naming the backend", err)
+	}
+	if n > MaxResponseBody {
+		t.Errorf("read %d bytes, more than the bound", n)
+	}
+}

@@ -110,6 +110,22 @@ func decodeError(resp *http.Response) error {
 	return e
 }
 
+// MaxRecords bounds the records a zone read may carry, as for RFC 2136
+// (dns.MaxZoneRecords): the API's URL is a ProviderConfig's to set, and a
+// server that answers full pages for ever must not fill the provider's
+// memory.
+const MaxRecords = 200_000
+
+// errTooManyRecords is a terminal error: the same zone answers the same.
+type errTooManyRecords struct{ domain string }
+
+func (e errTooManyRecords) Error() string {
+	return fmt.Sprintf("the records of %s run past %d: the server is not one this provider can manage a zone on", e.domain, MaxRecords)
+}
+
+// Terminal is true: reading again gets the same.
+func (e errTooManyRecords) Terminal() bool { return true }
+
 // GetRecords lists every record of the zone, page by page. GoDaddy reads
 // offset as a page number and answers 422 past the last page.
 func (p *Provider) GetRecords(ctx context.Context, zone string) ([]libdns.Record, error) {
@@ -124,6 +140,9 @@ func (p *Provider) GetRecords(ctx context.Context, zone string) ([]libdns.Record
 		}
 		if err != nil {
 			return nil, err
+		}
+		if len(out)+len(recs) > MaxRecords {
+			return nil, errTooManyRecords{domain: domain}
 		}
 		for _, r := range recs {
 			out = append(out, r.toRR(domain))

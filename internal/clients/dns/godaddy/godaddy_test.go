@@ -18,9 +18,11 @@ package godaddy_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -206,6 +208,25 @@ func TestGoDaddyProvider(t *testing.T) {
 		}
 		if c := s.Count(http.MethodGet); c != 3 {
 			t.Errorf("%d records take 3 pages of 500, made %d GETs", n, c)
+		}
+	})
+
+	t.Run("EndlessPages", func(t *testing.T) {
+		// A server of the tenant's that answers every page full: the read
+		// stops at godaddy.MaxRecords with a terminal error.
+		page, _ := json.Marshal(slices.Repeat([]map[string]any{{"type": "A", "name": "x", "data": "192.0.2.1", "ttl": 600}}, 500))
+		pages := 0
+		endless := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			pages++
+			_, _ = w.Write(page)
+		}))
+		defer endless.Close()
+		_, err := (&godaddy.Provider{URL: endless.URL, Key: gdKey, Secret: gdSecret}).GetRecords(ctx, gdZone)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("run past %d", godaddy.MaxRecords)) || !httpapi.IsTerminal(err) {
+			t.Fatalf("got %v, want a terminal error past %d records", err, godaddy.MaxRecords)
+		}
+		if want := godaddy.MaxRecords/500 + 1; pages != want {
+			t.Errorf("read %d pages, want %d", pages, want)
 		}
 	})
 

@@ -42,8 +42,11 @@ import (
 // controller is kept: crossplane-runtime's reconciler deletes it.
 func realUsages(ctx context.Context, c client.Reader, scheme *runtime.Scheme, in []v1alpha1.ProviderConfigUsage) []v1alpha1.ProviderConfigUsage {
 	out := in[:0]
+	// One count lists every usage of one config: its ClusterProviderConfig
+	// is read once, not once per usage.
+	cpcs := map[string]*v1alpha1.ClusterProviderConfig{}
 	for _, u := range in {
-		if real, err := isReal(ctx, c, scheme, &u); err != nil || real {
+		if real, err := isReal(ctx, c, scheme, cpcs, &u); err != nil || real {
 			// When the answer is unknown (the API server failed), the
 			// usage counts: a config in use must not be let go.
 			out = append(out, u)
@@ -52,7 +55,7 @@ func realUsages(ctx context.Context, c client.Reader, scheme *runtime.Scheme, in
 	return out
 }
 
-func isReal(ctx context.Context, c client.Reader, scheme *runtime.Scheme, u *v1alpha1.ProviderConfigUsage) (bool, error) {
+func isReal(ctx context.Context, c client.Reader, scheme *runtime.Scheme, cpcs map[string]*v1alpha1.ClusterProviderConfig, u *v1alpha1.ProviderConfigUsage) (bool, error) {
 	owner := metav1.GetControllerOf(u)
 	if owner == nil {
 		return true, nil
@@ -82,9 +85,13 @@ func isReal(ctx context.Context, c client.Reader, scheme *runtime.Scheme, u *v1a
 	if kind != v1alpha1.ClusterProviderConfigKind {
 		return true, nil
 	}
-	cpc := &v1alpha1.ClusterProviderConfig{}
-	if err := c.Get(ctx, client.ObjectKey{Name: name}, cpc); err != nil {
-		return kerrors.IsNotFound(err), client.IgnoreNotFound(err)
+	cpc, ok := cpcs[name]
+	if !ok {
+		cpc = &v1alpha1.ClusterProviderConfig{}
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, cpc); err != nil {
+			return kerrors.IsNotFound(err), client.IgnoreNotFound(err)
+		}
+		cpcs[name] = cpc
 	}
 	return providerconfig.NamespaceAllowed(cpc.Spec.AllowedNamespaces, u.GetNamespace()), nil
 }

@@ -20,6 +20,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -80,20 +81,79 @@ func (o *oci) repo(r Repo) (name.Repository, error) {
 	return name.NewRepository(o.host+"/"+r.FullName(), o.opts...)
 }
 
-func (o *oci) options(ctx context.Context) ([]remote.Option, error) {
-	opts := make([]remote.Option, 0, 4)
-	opts = append(opts, remote.WithContext(ctx), remote.WithAuth(o.auth), remote.WithTransport(o.rt))
+func (o *oci) puller(ctx context.Context) (*remote.Puller, error) {
 	ociPullers.Lock()
 	defer ociPullers.Unlock()
 	p, ok := ociPullers.m[o.key]
 	if !ok {
 		var err error
-		if p, err = remote.NewPuller(opts...); err != nil {
+		if p, err = remote.NewPuller(remote.WithContext(ctx), remote.WithAuth(o.auth), remote.WithTransport(o.rt)); err != nil {
 			return nil, err
 		}
 		ociPullers.m[o.key] = p
 	}
-	return append(opts, remote.Reuse(p)), nil
+	return p, nil
+}
+
+func (o *oci) options(ctx context.Context) ([]remote.Option, error) {
+	p, err := o.puller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return []remote.Option{remote.WithContext(ctx), remote.WithAuth(o.auth), remote.WithTransport(o.rt), remote.Reuse(p)}, nil
+}
+
+// MaxTags bounds the tags one listing of a repository may carry, and
+// MaxTagPages its pages (a registry may answer fewer tags per page than
+// asked, 100 is common): the registry's URL is a ProviderConfig's to set,
+// and one answering Link pages for ever, or millions of tags, must hold
+// neither a worker nor the provider's memory. Each page is also bounded by
+// httpapi.MaxResponseBody.
+const (
+	MaxTags     = 100_000
+	MaxTagPages = 1_000
+)
+
+// TooManyTagsError is a tag listing that ran past MaxTags or MaxTagPages.
+type TooManyTagsError struct {
+	Repository string
+	// Past is the bound it ran past: "100000 tags", "1000 pages".
+	Past string
+}
+
+func (e *TooManyTagsError) Error() string {
+	return fmt.Sprintf("the tag list of %s runs past %s: this provider does not manage a repository that large, or a registry that pages without end", e.Repository, e.Past)
+}
+
+// Terminal is true: listing again gets the same.
+func (e *TooManyTagsError) Terminal() bool { return true }
+
+// tags lists the repository's tags page by page, up to MaxTags and
+// MaxTagPages (remote.List follows pages without a bound).
+func (o *oci) tags(ctx context.Context, repo name.Repository) ([]string, error) {
+	p, err := o.puller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, err := p.Lister(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	var tags []string
+	for pages := 1; l.HasNext(); pages++ {
+		if pages > MaxTagPages {
+			return nil, &TooManyTagsError{Repository: repo.String(), Past: fmt.Sprintf("%d pages", MaxTagPages)}
+		}
+		page, err := l.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if len(tags)+len(page.Tags) > MaxTags {
+			return nil, &TooManyTagsError{Repository: repo.String(), Past: fmt.Sprintf("%d tags", MaxTags)}
+		}
+		tags = append(tags, page.Tags...)
+	}
+	return tags, nil
 }
 
 // Get lists the tags: the repository is available (Implicit) with none.
@@ -102,11 +162,7 @@ func (o *oci) Get(ctx context.Context, r Repo) (*Observed, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts, err := o.options(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tags, err := remote.List(repo, opts...)
+	tags, err := o.tags(ctx, repo)
 	if err != nil && !isUnknown(err) {
 		return nil, ociError(err)
 	}
@@ -142,7 +198,7 @@ func (o *oci) Delete(ctx context.Context, r Repo) error {
 	if err != nil {
 		return err
 	}
-	tags, err := remote.List(repo, opts...)
+	tags, err := o.tags(ctx, repo)
 	if isUnknown(err) {
 		return nil
 	}
@@ -199,8 +255,21 @@ const ociBackend = "the registry"
 // registry's answer, or, through httpapi.Unreached like every client's, a
 // request it did not answer (held by the gate, unreachable, or a
 // certificate that does not verify).
+//
+// A bound the provider itself drew (a tag list or an answer too large) is
+// kept as it is: it is terminal, not a registry that went unreached.
 func ociError(err error) error {
-	var te *transport.Error
+	var (
+		te    *transport.Error
+		tags  *TooManyTagsError
+		large *httpapi.BodyTooLargeError
+	)
+	switch {
+	case errors.As(err, &tags):
+		return tags
+	case errors.As(err, &large):
+		return large
+	}
 	if errors.As(err, &te) {
 		return &httpapi.Error{Backend: ociBackend, Section: "registry", Status: te.StatusCode, Message: httpapi.Redact(err.Error()), Denied: denied}
 	}

@@ -50,6 +50,11 @@ func TestOCIError(t *testing.T) {
 			err:       &url.Error{Op: "Get", URL: "https://registry.example.com/v2/", Err: &httpapi.Error{Backend: ociBackend, Message: "connection refused"}},
 			transient: true,
 		},
+		"BodyTooLarge": {
+			reason:   "A tag list page past httpapi.MaxResponseBody is the provider's own bound: terminal, not a registry that went unreached.",
+			err:      &httpapi.BodyTooLargeError{Backend: ociBackend, Max: httpapi.MaxResponseBody},
+			terminal: true, contains: "more than 32 MiB",
+		},
 		"Answered": {
 			reason:   "The registry's own answer keeps its status.",
 			err:      &transport.Error{StatusCode: http.StatusUnauthorized},

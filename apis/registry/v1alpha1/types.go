@@ -34,7 +34,11 @@ const (
 
 // HarborOptions apply only to Harbor registries.
 type HarborOptions struct {
-	// CreateProject creates the Harbor project (the namespace) when missing.
+	// CreateProject creates the Harbor project (the namespace) when
+	// missing, private. Through a ClusterProviderConfig only a project its
+	// spec.registry.tenancy.repositories name exactly (no glob in the
+	// project segment, as in the default {namespace}/*) is created: ask the
+	// platform team for any other.
 	// +optional
 	CreateProject bool `json:"createProject,omitempty"`
 	// StorageQuotaBytes of a project this resource creates; -1 is unlimited.
@@ -61,8 +65,11 @@ type RegistryRepoParameters struct {
 	Name string `json:"name"`
 
 	// Visibility of the repository. On Harbor visibility is the project's:
-	// it is set only on a project this resource creates, and an existing
-	// project's is left as it is (status.atProvider.visibility shows it).
+	// it is set only on a project this resource creates through a
+	// namespaced ProviderConfig (one created through a
+	// ClusterProviderConfig stays private, for the platform team to
+	// change), and any other project's is left as it is
+	// (status.atProvider.visibility shows it).
 	// +kubebuilder:default=private
 	// +optional
 	Visibility Visibility `json:"visibility,omitempty"`

@@ -19,6 +19,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -123,16 +124,30 @@ func (h *harbor) Get(ctx context.Context, r Repo) (*Observed, error) {
 	return o, nil
 }
 
+// ProjectMissingError is Create's answer for a Harbor project that does
+// not exist and was not to be created: the caller may know better what the
+// user should do about it.
+type ProjectMissingError struct{ Project string }
+
+func (e *ProjectMissingError) Error() string {
+	return fmt.Sprintf("Harbor project %q does not exist: create it, or set forProvider.harbor.createProject", e.Project)
+}
+
 // Create makes the project when asked to. The repository itself appears
 // with the first push.
+//
+// The project is always created private: until the resource's claim on it
+// is recorded (status.atProvider.createdProject) nothing manages its
+// visibility, and a failure in between must not leave a public project
+// behind. Update then sets the visibility the resource asks for.
 //
 // A project that appeared meanwhile (409) is not this resource's: its
 // settings, immutable tag rules included, are left to whoever made it.
 func (h *harbor) Create(ctx context.Context, r Repo) (Created, error) {
 	if !r.CreateProject {
-		return Created{}, errors.Errorf("Harbor project %q does not exist: create it, or set forProvider.harbor.createProject", r.Namespace)
+		return Created{}, &ProjectMissingError{Project: r.Namespace}
 	}
-	in := map[string]any{"project_name": r.Namespace, "metadata": map[string]string{"public": strconv.FormatBool(!r.Private)}}
+	in := map[string]any{"project_name": r.Namespace, "metadata": map[string]string{"public": "false"}}
 	if r.StorageQuotaBytes != nil {
 		in["storage_limit"] = *r.StorageQuotaBytes
 	}

@@ -18,6 +18,7 @@ package registry_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -143,8 +144,10 @@ func TestHarborAgainstFake(t *testing.T) {
 	if o, err := c.Get(ctx, r); o != nil || err != nil {
 		t.Fatalf("no project, no repository: %+v, %v", o, err)
 	}
-	if _, err := c.Create(ctx, r); err == nil || !strings.Contains(err.Error(), "createProject") {
-		t.Errorf("without createProject the missing project is named: %v", err)
+	_, err = c.Create(ctx, r)
+	var missing *registry.ProjectMissingError
+	if !errors.As(err, &missing) || missing.Project != "team" || !strings.Contains(err.Error(), "createProject") {
+		t.Errorf("without createProject the missing project is named, in an error the controller can tell apart: %v", err)
 	}
 	r.CreateProject = true
 	if created, err := c.Create(ctx, r); err != nil || !created.Project {
@@ -183,6 +186,18 @@ func TestHarborAgainstFake(t *testing.T) {
 	if p := s.Project("team"); p.Metadata["public"] != "true" {
 		t.Errorf("visibility after Update: %v", p.Metadata)
 	}
+
+	t.Run("CreatedPrivate", func(t *testing.T) {
+		// Nothing manages a project's visibility until the resource's
+		// claim on it is recorded: it must not start out public.
+		open := registry.Repo{Namespace: "open", Name: "x", Private: false, CreateProject: true}
+		if created, err := c.Create(ctx, open); err != nil || !created.Project {
+			t.Fatalf("the project is created: %+v, %v", created, err)
+		}
+		if p := s.Project("open"); p == nil || p.Metadata["public"] != "false" {
+			t.Errorf("a project the provider creates must be private, even for a public repository: %+v", p)
+		}
+	})
 
 	t.Run("ExistingProjectAdopted", func(t *testing.T) {
 		s.AddProject("shared", true)

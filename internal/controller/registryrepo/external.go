@@ -44,11 +44,15 @@ const (
 	errFmtOtherOwner  = "repository %s is managed by RegistryRepo %s, not by this resource: it was left untouched, whatever adoptExisting says"
 	errFmtNotOwned    = "repository %s already exists and no RegistryRepo owns it: it was left untouched. Set spec.forProvider.adoptExisting: true to take it over (deleting this resource then deletes it only with deleteImages), or use another name"
 	errFmtUnknownTags = "repository %s may hold images (this registry does not report its tags in one read) and was left in place: set spec.forProvider.deleteImages: true to delete it with whatever images it holds, or remove Delete from spec.managementPolicies to keep it"
+	errFmtNoProject   = "Harbor project %q does not exist, and namespace %q may not create it: %s spec.registry.tenancy.repositories does not name it exactly (a glob there could name another team's project). Ask the platform team to create project %q"
 )
 
 type external struct {
 	client registry.Client
 	kube   client.Client
+	// tenancy bounds the namespace through a ClusterProviderConfig; nil
+	// for a namespaced ProviderConfig.
+	tenancy *Tenancy
 }
 
 // Owner is the owner value recorded on cr's repository.
@@ -121,7 +125,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RegistryRepo) (mana
 	}
 	cr.SetConditions(xpv2.Available())
 
-	if o.Private != nil && *o.Private != want.Private && (!o.ProjectWide || want.ProjectOwned) {
+	if o.Private != nil && *o.Private != want.Private && (!o.ProjectWide || e.managesProject(want.ProjectOwned)) {
 		diff += fmt.Sprintf("visibility: want private=%t, got private=%t\n", want.Private, *o.Private)
 	}
 	if o.Description != nil && *o.Description != want.Description {
@@ -146,11 +150,23 @@ func createdAfter(t *time.Time, cr *v1alpha1.RegistryRepo) bool {
 
 // Create makes the repository. One that appeared since Observe (409) is
 // checked for its owner on the next observation.
+//
+// Through a ClusterProviderConfig the platform's account would create a
+// missing Harbor project: only one the tenancy names exactly for this
+// namespace, never one a glob reaches, which could be another team's
+// project created first to squat it.
 func (e *external) Create(ctx context.Context, cr *v1alpha1.RegistryRepo) (managed.ExternalCreation, error) {
 	cr.SetConditions(xpv2.Creating())
-	created, err := e.client.Create(ctx, Desired(cr))
-	if registry.IsConflict(err) {
+	want := Desired(cr)
+	mayCreate := e.tenancy.MayCreateProject(want.Namespace, want.Name)
+	want.CreateProject = want.CreateProject && mayCreate
+	created, err := e.client.Create(ctx, want)
+	var missing *registry.ProjectMissingError
+	switch {
+	case registry.IsConflict(err):
 		err = nil
+	case !mayCreate && errors.As(err, &missing):
+		return managed.ExternalCreation{}, errors.Errorf(errFmtNoProject, missing.Project, e.tenancy.Namespace, e.tenancy.Config, missing.Project)
 	}
 	if created.Project {
 		// Recorded at once, outside the reconciler's own status write: a
@@ -168,9 +184,18 @@ func (e *external) Create(ctx context.Context, cr *v1alpha1.RegistryRepo) (manag
 	return managed.ExternalCreation{}, errors.Wrap(err, errCreate)
 }
 
+// managesProject says whether the resource sets the visibility of the
+// Harbor project it created (owned). Through a ClusterProviderConfig it
+// does not: the project stays private, for the platform team to publish.
+// A pattern may give several namespaces one project (acme/{namespace}/*),
+// and whichever created it first must not publish the others' images.
+func (e *external) managesProject(owned bool) bool { return owned && e.tenancy == nil }
+
 // Update sets visibility and description.
 func (e *external) Update(ctx context.Context, cr *v1alpha1.RegistryRepo) (managed.ExternalUpdate, error) {
-	return managed.ExternalUpdate{}, errors.Wrap(e.client.Update(ctx, Desired(cr)), errUpdate)
+	want := Desired(cr)
+	want.ProjectOwned = e.managesProject(want.ProjectOwned)
+	return managed.ExternalUpdate{}, errors.Wrap(e.client.Update(ctx, want), errUpdate)
 }
 
 // Delete removes the repository and its images, but only an empty one

@@ -37,8 +37,10 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
+	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/clients/registry"
+	"github.com/freeleaps/provider-devops/internal/providerconfig"
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
 )
 
@@ -153,11 +155,12 @@ func TestObserve(t *testing.T) {
 		atProvider v1alpha1.RegistryRepoObservation
 	}
 	cases := map[string]struct {
-		reason string
-		cr     *v1alpha1.RegistryRepo
-		repo   *registry.Observed
-		getErr error
-		want   want
+		reason  string
+		cr      *v1alpha1.RegistryRepo
+		tenancy *Tenancy
+		repo    *registry.Observed
+		getErr  error
+		want    want
 	}{
 		"Absent": {
 			reason: "A repository the registry does not have does not exist: it is created, and no error is raised.",
@@ -265,6 +268,16 @@ func TestObserve(t *testing.T) {
 			want: want{obs: managed.ExternalObservation{ResourceExists: true}, diff: "owner: to be recorded on the repository\nvisibility: want private=true, got private=false\n",
 				atProvider: v1alpha1.RegistryRepoObservation{URL: "harbor.example.com/team-a/shop", FullName: "team-a/shop", TagCount: ptr[int64](2), CreatedProject: true, Visibility: v1alpha1.VisibilityPublic}},
 		},
+		"OwnProjectThroughTenancy": {
+			reason: "Through a ClusterProviderConfig, the visibility of the project this resource created is not the resource's: it stays private (another namespace's repositories may share it), shown, never drift.",
+			cr: repo(claimsProject, func(cr *v1alpha1.RegistryRepo) {
+				cr.Spec.ForProvider.Visibility = v1alpha1.VisibilityPublic
+			}),
+			tenancy: TenancyOf(&providerconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}, &pcv1alpha1.RegistryConfig{}, "team-a"),
+			repo:    harbor(ptr("team-a/shop"), func(o *registry.Observed) { o.ProjectCreated = ptr(created) }),
+			want: want{obs: managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true},
+				atProvider: v1alpha1.RegistryRepoObservation{URL: "harbor.example.com/team-a/shop", FullName: "team-a/shop", TagCount: ptr[int64](2), CreatedProject: true, Visibility: v1alpha1.VisibilityPrivate}},
+		},
 		"ForgedProjectClaim": {
 			reason: "status.createdProject written by the resource's editors does not hand them a project older than the resource: its unowned repositories are refused without adoptExisting.",
 			cr:     repo(claimsProject),
@@ -318,7 +331,7 @@ func TestObserve(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			m := &mockClient{repo: tc.repo, getErr: tc.getErr}
-			e := &external{client: m}
+			e := &external{client: m, tenancy: tc.tenancy}
 			got, err := e.Observe(context.Background(), tc.cr)
 			if diff := cmp.Diff(tc.want.err, err, test.EquateErrors()); diff != "" {
 				t.Fatalf("%s\nObserve(...): -want error, +got error:\n%s", tc.reason, diff)
@@ -364,9 +377,17 @@ func TestCreate(t *testing.T) {
 		}
 		return []registry.Repo{r}
 	}
+	// squat names a repository team-b/team-a-x, asking for its project.
+	squat := func(cr *v1alpha1.RegistryRepo) {
+		cr.Spec.ForProvider.Namespace, cr.Spec.ForProvider.Name = "team-b", "team-a-x"
+		cr.Spec.ForProvider.Harbor = &v1alpha1.HarborOptions{CreateProject: true}
+	}
+	cpc := &providerconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}
+	permissive := TenancyOf(cpc, &pcv1alpha1.RegistryConfig{Tenancy: &pcv1alpha1.RegistryTenancy{Repositories: []string{"{namespace}/*", "*/{namespace}-*"}}}, "team-a")
 	cases := map[string]struct {
 		reason    string
 		cr        *v1alpha1.RegistryRepo
+		tenancy   *Tenancy
 		created   registry.Created
 		createErr error
 		failPatch error
@@ -410,6 +431,33 @@ func TestCreate(t *testing.T) {
 			creates:  want(),
 			recorded: true,
 		},
+		"ProjectNotNamedByTenancy": {
+			reason:    "Through a ClusterProviderConfig whose pattern reaches project team-b by a glob, namespace team-a may not create team-b (squatting another team's project): the client is not asked to, and the user is told to ask the platform team.",
+			cr:        repo(squat),
+			tenancy:   permissive,
+			createErr: &registry.ProjectMissingError{Project: "team-b"},
+			want:      errors.Errorf(errFmtNoProject, "team-b", "team-a", "ClusterProviderConfig platform", "team-b"),
+			creates: []registry.Repo{{Namespace: "team-b", Name: "team-a-x", Private: true, Description: "The shop", Owner: "team-a/shop",
+				CreateProject: false}},
+		},
+		"ProjectNamedByTenancy": {
+			reason: "Through the same ClusterProviderConfig, the project {namespace}/* names exactly is created as asked.",
+			cr: repo(func(cr *v1alpha1.RegistryRepo) {
+				cr.Spec.ForProvider.Harbor = &v1alpha1.HarborOptions{CreateProject: true}
+			}),
+			tenancy:  permissive,
+			created:  registry.Created{Project: true},
+			creates:  want(func(r *registry.Repo) { r.CreateProject = true }),
+			recorded: true,
+		},
+		"ProjectMissingOwnConfig": {
+			reason:    "With a namespaced ProviderConfig (no tenancy) the client's own explanation stands.",
+			cr:        repo(squat),
+			createErr: &registry.ProjectMissingError{Project: "team-b"},
+			want:      errors.Wrap(&registry.ProjectMissingError{Project: "team-b"}, errCreate),
+			creates: []registry.Repo{{Namespace: "team-b", Name: "team-a-x", Private: true, Description: "The shop", Owner: "team-a/shop",
+				CreateProject: true}},
+		},
 		"ProjectRecordFails": {
 			reason:    "A created project that cannot be recorded fails the create, so the reconciler retries and writes status.",
 			cr:        repo(),
@@ -423,7 +471,7 @@ func TestCreate(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			m := &mockClient{created: tc.created, createErr: tc.createErr}
 			kc := kube(t, tc.cr, tc.failPatch)
-			e := &external{client: m, kube: kc}
+			e := &external{client: m, kube: kc, tenancy: tc.tenancy}
 			_, err := e.Create(context.Background(), tc.cr)
 			if diff := cmp.Diff(tc.want, err, test.EquateErrors()); diff != "" {
 				t.Errorf("%s\nCreate(...): -want error, +got error:\n%s", tc.reason, diff)
@@ -449,6 +497,7 @@ func TestUpdate(t *testing.T) {
 	cases := map[string]struct {
 		reason    string
 		cr        *v1alpha1.RegistryRepo
+		tenancy   *Tenancy
 		updateErr error
 		want      error
 		updates   []registry.Repo
@@ -457,6 +506,12 @@ func TestUpdate(t *testing.T) {
 			reason:  "Visibility, description and owner are written; a project the resource created is said to be its own, so its visibility may change.",
 			cr:      repo(claimsProject),
 			updates: []registry.Repo{{Namespace: "team-a", Name: "shop", Private: true, Description: "The shop", Owner: "team-a/shop", ProjectOwned: true}},
+		},
+		"ThroughTenancy": {
+			reason:  "Through a ClusterProviderConfig, the project the resource created is not said to be its own: its visibility is never changed.",
+			cr:      repo(claimsProject),
+			tenancy: TenancyOf(&providerconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}, &pcv1alpha1.RegistryConfig{}, "team-a"),
+			updates: []registry.Repo{{Namespace: "team-a", Name: "shop", Private: true, Description: "The shop", Owner: "team-a/shop"}},
 		},
 		"UpdateFails": {
 			reason:    "A failed update is an error wrapping the registry's answer.",
@@ -469,7 +524,7 @@ func TestUpdate(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			m := &mockClient{updateErr: tc.updateErr}
-			e := &external{client: m}
+			e := &external{client: m, tenancy: tc.tenancy}
 			_, err := e.Update(context.Background(), tc.cr)
 			if diff := cmp.Diff(tc.want, err, test.EquateErrors()); diff != "" {
 				t.Errorf("%s\nUpdate(...): -want error, +got error:\n%s", tc.reason, diff)

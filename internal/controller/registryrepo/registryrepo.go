@@ -75,7 +75,8 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.RegistryRepo) (man
 	// repositories it allows, and adopt none unless it says so: anything
 	// else is refused before the registry is touched, and let go
 	// untouched on delete.
-	if err := TenancyOf(pc, s, cr.GetNamespace()).Check(cr.Spec.ForProvider); err != nil {
+	tenancy := TenancyOf(pc, s, cr.GetNamespace())
+	if err := tenancy.Check(cr.Spec.ForProvider); err != nil {
 		return mrcontroller.Refused[*v1alpha1.RegistryRepo](err), nil
 	}
 	data, err := pc.Credentials(ctx, c.kube, "spec.registry.credentials", s.Credentials)
@@ -90,5 +91,5 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.RegistryRepo) (man
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
-	return &external{client: cl, kube: c.kube}, nil
+	return &external{client: cl, kube: c.kube, tenancy: tenancy}, nil
 }

@@ -317,8 +317,10 @@ func TestRegistryRepo(t *testing.T) {
 			cr.Spec.ForProvider.Harbor = &v1alpha1.HarborOptions{CreateProject: true}
 			return c.Update(ctx, cr) == nil
 		})
-		envtest.Eventually(t, "project created, repository available", func() bool {
-			return get(c, cr) && ready(cr) && h.Project("team") != nil && tags(cr) == 0
+		// The project is created private, and published by the next
+		// Update once the resource's claim on it is recorded.
+		envtest.Eventually(t, "project created and published, repository available", func() bool {
+			return get(c, cr) && ready(cr) && h.Project("team") != nil && tags(cr) == 0 && cr.Status.AtProvider.Visibility == v1alpha1.VisibilityPublic
 		})
 		if p := h.Project("team"); p.Metadata["public"] != "true" {
 			t.Errorf("project visibility %v", p.Metadata)
@@ -375,6 +377,49 @@ func TestRegistryRepo(t *testing.T) {
 			t.Errorf("the repository pushed after the resource was created is not claimed: %+v", r)
 		}
 
+		t.Run("ClusterProviderConfigProjects", func(t *testing.T) {
+			// Through the platform's account, a pattern with a glob in its
+			// project segment reaches other teams' project names: namespace
+			// reg-squat must not create project team-b first (public, tiny
+			// quota) and so squat it. The project {namespace}/* names
+			// exactly is created, and stays private whatever the
+			// resource's visibility says.
+			envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "reg-squat"}}))
+			envtest.Must(t, c.Create(ctx, &pcv1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "reg-harbor-platform"}, Spec: pcv1alpha1.ProviderConfigSpec{
+				AllowedNamespaces: []string{"reg-squat"},
+				Registry: &pcv1alpha1.RegistryConfig{Kind: pcv1alpha1.RegistryHarbor, URL: h.URL,
+					Tenancy: &pcv1alpha1.RegistryTenancy{Repositories: []string{"{namespace}/*", "*/{namespace}-*"}},
+					Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret,
+						SecretRef: &pcv1alpha1.SecretKeySelector{Name: "registry", Key: "credentials", Namespace: "reg-harbor"}}},
+			}}))
+			viaPlatform := func(name string, p v1alpha1.RegistryRepoParameters) *v1alpha1.RegistryRepo {
+				cr := newRepo("reg-squat", name, p)
+				cr.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: "reg-harbor-platform"}
+				return cr
+			}
+			squat := viaPlatform("squat", v1alpha1.RegistryRepoParameters{Namespace: "team-b", Name: "reg-squat-app", Visibility: v1alpha1.VisibilityPublic,
+				Harbor: &v1alpha1.HarborOptions{CreateProject: true, StorageQuotaBytes: ptr[int64](1)}})
+			own := viaPlatform("own", v1alpha1.RegistryRepoParameters{Namespace: "reg-squat", Name: "app", Visibility: v1alpha1.VisibilityPublic,
+				Harbor: &v1alpha1.HarborOptions{CreateProject: true}})
+			envtest.Must(t, c.Create(ctx, squat))
+			envtest.Must(t, c.Create(ctx, own))
+			envtest.Eventually(t, "another team's project is not created", func() bool {
+				return get(c, squat) && strings.Contains(squat.GetCondition(xpv2.TypeSynced).Message, `Ask the platform team to create project "team-b"`)
+			})
+			envtest.Eventually(t, "the namespace's own project is created", func() bool {
+				return get(c, own) && ready(own) && h.Project("reg-squat") != nil
+			})
+			if p := h.Project("team-b"); p != nil {
+				t.Errorf("a tenant created another team's project: %+v", p)
+			}
+			if p := h.Project("reg-squat"); p.Metadata["public"] != "false" || !own.Status.AtProvider.CreatedProject || own.Status.AtProvider.Visibility != v1alpha1.VisibilityPrivate {
+				t.Errorf("a project created through the platform's account must stay private: %v, status %+v", p.Metadata, own.Status.AtProvider)
+			}
+			envtest.Must(t, c.Delete(ctx, squat))
+			envtest.Must(t, c.Delete(ctx, own))
+			envtest.Eventually(t, "both let go", func() bool { return gone(c, squat) && gone(c, own) })
+		})
+
 		deleteGuarded(t, c, cr, "holds 3 tags and was left in place", func() bool { return h.Repository("team", "shop/api") != nil })
 		envtest.Eventually(t, "repository deleted, project kept", func() bool {
 			return gone(c, cr) && h.Repository("team", "shop/api") == nil && h.Project("team") != nil
@@ -406,3 +451,5 @@ func deleteGuarded(t *testing.T, c client.Client, cr *v1alpha1.RegistryRepo, wan
 func get2(c client.Client, o client.Object) error {
 	return c.Get(context.Background(), client.ObjectKeyFromObject(o), o)
 }
+
+func ptr[T any](v T) *T { return &v }

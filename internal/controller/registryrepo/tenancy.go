@@ -17,6 +17,8 @@ limitations under the License.
 package registryrepo
 
 import (
+	"strings"
+
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
@@ -55,6 +57,27 @@ func TenancyOf(pc *providerconfig.Config, s *pcv1alpha1.RegistryConfig, ns strin
 		t.AdoptExisting = tn.AdoptExisting
 	}
 	return t
+}
+
+// MayCreateProject is true when t lets its namespace create the missing
+// Harbor project of repository project/name: one of its patterns that
+// allows the repository names the project outright, with no glob (the
+// default {namespace}/* names project <namespace>). A glob there would let
+// a namespace create, and so squat, a project named for another team
+// (*/{namespace}-* lets team-evil name team-b/team-evil-x). nil t allows
+// all: a namespaced ProviderConfig's credentials are the namespace's own.
+func (t *Tenancy) MayCreateProject(project, name string) bool {
+	if t == nil {
+		return true
+	}
+	full := project + "/" + name
+	for _, p := range t.Repositories {
+		seg, _, ok := strings.Cut(p, "/")
+		if ok && seg == project && !strings.ContainsAny(seg, `*?[\`) && providerconfig.MatchPath([]string{p}, full) {
+			return true
+		}
+	}
+	return false
 }
 
 // Check returns an error naming what of p t does not allow; nil t allows

@@ -59,3 +59,52 @@ func TestRegistryTenancy(t *testing.T) {
 		})
 	}
 }
+
+func TestMayCreateProject(t *testing.T) {
+	cpc := &providerconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}
+	tenancy := func(patterns ...string) *Tenancy {
+		return TenancyOf(cpc, &pcv1alpha1.RegistryConfig{Tenancy: &pcv1alpha1.RegistryTenancy{Repositories: patterns}}, "team-a")
+	}
+	cases := map[string]struct {
+		reason        string
+		t             *Tenancy
+		project, name string
+		want          bool
+	}{
+		"Default": {
+			reason: "The default {namespace}/* names the namespace's own project exactly.",
+			t:      TenancyOf(cpc, &pcv1alpha1.RegistryConfig{}, "team-a"), project: "team-a", name: "shop/api", want: true,
+		},
+		"GlobbedProject": {
+			reason: "*/{namespace}-* reaches team-b/team-a-x: team-a must not create project team-b first and so squat it.",
+			t:      tenancy("{namespace}/*", "*/{namespace}-*"), project: "team-b", name: "team-a-x",
+		},
+		"PrefixGlob": {
+			reason: "{namespace}-*/* names projects team-a-anything, which another team may be called.",
+			t:      tenancy("{namespace}-*/*"), project: "team-a-b", name: "x",
+		},
+		"StarMatchesSlash": {
+			reason: "{namespace}* reaches team-ab/x too (* matches /): no project is fixed.",
+			t:      tenancy("{namespace}*"), project: "team-a", name: "x",
+		},
+		"FixedOtherProject": {
+			reason: "A pattern whose project segment the platform wrote out names that project exactly.",
+			t:      tenancy("acme/{namespace}/*"), project: "acme", name: "team-a/api", want: true,
+		},
+		"FixedButNotThisRepository": {
+			reason: "The project is fixed only by a pattern that allows the repository.",
+			t:      tenancy("acme/{namespace}/*", "*/{namespace}-*"), project: "acme", name: "team-a-x",
+		},
+		"ProviderConfig": {
+			reason: "A namespace's own credentials: its registry's rights decide.",
+			t:      nil, project: "team-b", name: "x", want: true,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := tc.t.MayCreateProject(tc.project, tc.name); got != tc.want {
+				t.Errorf("%s\nMayCreateProject(%q, %q): want %t, got %t", tc.reason, tc.project, tc.name, tc.want, got)
+			}
+		})
+	}
+}

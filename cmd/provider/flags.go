@@ -45,6 +45,7 @@ type flags struct {
 	metricsAddr             string
 	healthAddr              string
 	tenantBackendHosts      []string
+	tenantBackendNetworks   []string
 	ownerID                 string
 	deployHistory           int
 	deployHTTPCheck         bool
@@ -62,7 +63,8 @@ func registerFlags(app *kingpin.Application) *flags {
 	app.Flag("enable-management-policies", "Honour spec.managementPolicies (Observe-only, no Delete, ...).").Default("true").Envar("ENABLE_MANAGEMENT_POLICIES").BoolVar(&f.managementPolicies)
 	app.Flag("metrics-bind-address", "Address the Prometheus metrics endpoint listens on; 0 disables it.").Default(":8080").Envar("METRICS_BIND_ADDRESS").StringVar(&f.metricsAddr)
 	app.Flag("health-probe-bind-address", "Address the /healthz and /readyz probes listen on.").Default(":8081").Envar("HEALTH_PROBE_BIND_ADDRESS").StringVar(&f.healthAddr)
-	app.Flag("tenant-backend-hosts", "Host patterns (shell globs, e.g. *.corp.example.com) that namespaced ProviderConfigs may point the provider at; repeat or comma-separate. Empty (the default): any host. ClusterProviderConfigs are not limited.").Envar("TENANT_BACKEND_HOSTS").StringsVar(&f.tenantBackendHosts)
+	app.Flag("tenant-backend-hosts", "Host patterns (shell globs, e.g. *.corp.example.com) that namespaced ProviderConfigs may point the provider at; repeat or comma-separate. Empty (the default): any host whose addresses are public. ClusterProviderConfigs are not limited.").Envar("TENANT_BACKEND_HOSTS").StringsVar(&f.tenantBackendHosts)
+	app.Flag("tenant-backend-networks", "Internal networks (CIDRs, e.g. 10.20.0.0/16) that namespaced ProviderConfigs may reach; repeat or comma-separate. Empty (the default): public addresses only; loopback, link-local (cloud metadata), private and reserved addresses are refused when dialled. ClusterProviderConfigs are not limited.").Envar("TENANT_BACKEND_NETWORKS").StringsVar(&f.tenantBackendNetworks)
 	app.Flag("enable-changelogs", "Send a change log entry for every change made to an external object to the change-logs sidecar (Crossplane's alpha change logs).").Default("false").Envar("ENABLE_CHANGELOGS").BoolVar(&f.changeLogs)
 	app.Flag("changelogs-socket", "Unix socket of the change-logs sidecar, with --enable-changelogs.").Default("/var/run/changelogs/changelogs.sock").Envar("CHANGELOGS_SOCKET").StringVar(&f.changeLogsSocket)
 	app.Flag("owner-id", "Identifies this control plane in the ownership records it writes next to DNS record sets (like external-dns's --txt-owner-id). Give each control plane that shares a DNS zone its own id: a record set owned by another id is never changed or deleted.").Default("default").Envar("OWNER_ID").StringVar(&f.ownerID)

@@ -60,11 +60,10 @@ func main() {
 	if err := f.validate(); err != nil {
 		app.Fatalf("invalid flags: %v", err)
 	}
-	hosts := make([]string, 0, len(f.tenantBackendHosts))
-	for _, h := range f.tenantBackendHosts {
-		hosts = append(hosts, strings.Split(h, ",")...)
+	if err := providerconfig.SetTenantHosts(splitAll(f.tenantBackendHosts)); err != nil {
+		app.Fatalf("invalid flags: %v", err)
 	}
-	if err := providerconfig.SetTenantHosts(hosts); err != nil {
+	if err := providerconfig.SetTenantNetworks(splitAll(f.tenantBackendNetworks)); err != nil {
 		app.Fatalf("invalid flags: %v", err)
 	}
 
@@ -133,3 +132,12 @@ func main() {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// splitAll splits each comma-separated value of a repeatable flag.
+func splitAll(values []string) []string {
+	out := make([]string, 0, len(values))
+	for _, v := range values {
+		out = append(out, strings.Split(v, ",")...)
+	}
+	return out
+}

@@ -19,59 +19,39 @@ package providerconfig
 import (
 	"net"
 	"net/url"
-	"path"
 	"strings"
-	"sync"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-)
 
-const errFmtHostNotAllowed = "%s: host %q is not among the backend hosts a namespaced ProviderConfig may name (--tenant-backend-hosts %s): use one of them, or a ClusterProviderConfig"
-
-var (
-	tenantHostsMu sync.RWMutex
-	tenantHosts   []string
+	"github.com/freeleaps/provider-devops/internal/clients/netguard"
 )
 
 // SetTenantHosts limits the backend hosts a namespaced ProviderConfig may
 // point the provider at to those matching one of patterns (shell globs
 // matched against the host name, e.g. "*.corp.example.com"). With none, the
-// default, any host is allowed. ClusterProviderConfigs are never limited:
-// only the platform team writes them.
+// default, any host is allowed whose addresses are public (see
+// SetTenantNetworks). ClusterProviderConfigs are never limited: only the
+// platform team writes them.
 func SetTenantHosts(patterns []string) error {
-	clean := make([]string, 0, len(patterns))
-	for _, p := range patterns {
-		p = strings.ToLower(strings.TrimSpace(p))
-		if p == "" {
-			continue
-		}
-		if _, err := path.Match(p, ""); err != nil {
-			return errors.Errorf("--tenant-backend-hosts: %q is not a valid host pattern", p)
-		}
-		clean = append(clean, p)
-	}
-	tenantHostsMu.Lock()
-	defer tenantHostsMu.Unlock()
-	tenantHosts = clean
-	return nil
+	return errors.Wrap(netguard.SetTenantHosts(patterns), "--tenant-backend-hosts")
+}
+
+// SetTenantNetworks lets namespaced ProviderConfigs reach the internal
+// addresses (loopback, link-local, private, reserved) in cidrs. None, the
+// default, lets them reach public addresses only. Every connection made
+// for them is checked when it is dialled.
+func SetTenantNetworks(cidrs []string) error {
+	return errors.Wrap(netguard.SetTenantNetworks(cidrs), "--tenant-backend-networks")
 }
 
 // checkTenantHost refuses an endpoint (a URL or host:port) of a namespaced
-// config whose host matches none of the allowed patterns.
+// config whose host matches none of the allowed patterns: early, with the
+// field to fix. Connections are checked again when dialled.
 func checkTenantHost(where, endpoint string) error {
-	tenantHostsMu.RLock()
-	allowed := tenantHosts
-	tenantHostsMu.RUnlock()
-	if len(allowed) == 0 || endpoint == "" {
+	if endpoint == "" {
 		return nil
 	}
-	host := hostOf(endpoint)
-	for _, p := range allowed {
-		if ok, _ := path.Match(p, host); ok {
-			return nil
-		}
-	}
-	return errors.Errorf(errFmtHostNotAllowed, where, host, strings.Join(allowed, ","))
+	return errors.Wrap(netguard.CheckHost(hostOf(endpoint)), where)
 }
 
 // hostOf is the lower-case host name of a URL or host:port.

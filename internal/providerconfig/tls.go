@@ -22,9 +22,10 @@ import (
 )
 
 // TLS is a section's insecureSkipTLSVerify and caBundle, as the clients take
-// them. Every section has the same two fields.
-func TLS(t v1alpha1.TLSConfig) httpapi.TLS {
-	h := httpapi.TLS{InsecureSkipVerify: t.InsecureSkipTLSVerify}
+// them (every section has the same two fields), and whether the config is a
+// namespace's: the clients then check every address they dial.
+func (c *Config) TLS(t v1alpha1.TLSConfig) httpapi.TLS {
+	h := httpapi.TLS{InsecureSkipVerify: t.InsecureSkipTLSVerify, Tenant: c.Namespace != ""}
 	if t.CABundle != "" {
 		h.CABundle = []byte(t.CABundle)
 	}

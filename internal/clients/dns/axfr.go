@@ -20,13 +20,14 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net"
 	"strings"
 	"time"
 
 	"github.com/libdns/libdns"
 	"github.com/libdns/rfc2136"
 	"github.com/miekg/dns"
+
+	"github.com/freeleaps/provider-devops/internal/clients/netguard"
 )
 
 // Bounds of a zone read over RFC 2136 (AXFR). The server is a tenant's
@@ -61,6 +62,8 @@ func (e errZoneTooLarge) Error() string {
 type rfc2136Provider struct {
 	*rfc2136.Provider
 	maxRecords, maxBytes int
+	// tenant: a namespaced config names the server (guard.go).
+	tenant bool
 }
 
 // GetRecords transfers the zone (AXFR, signed with the TSIG key).
@@ -71,8 +74,11 @@ func (p *rfc2136Provider) GetRecords(ctx context.Context, zone string) ([]libdns
 		ctx, cancel = context.WithTimeout(ctx, maxTransfer)
 		defer cancel()
 	}
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", p.Server)
+	server, err := p.server(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := netguard.DialContext(ctx, p.tenant, "tcp", server)
 	if err != nil {
 		return nil, fmt.Errorf("dial: %w", err)
 	}
@@ -85,7 +91,7 @@ func (p *rfc2136Provider) GetRecords(ctx context.Context, zone string) ([]libdns
 	q := &dns.Msg{}
 	q.SetAxfr(zone)
 	q.SetTsig(key, dns.Fqdn(p.KeyAlg), 300, time.Now().Unix())
-	envelopes, err := tn.In(q, p.Server)
+	envelopes, err := tn.In(q, server)
 	if err != nil {
 		_ = conn.Close()
 		return nil, fmt.Errorf("start zone transfer: %w", err)
@@ -183,8 +189,15 @@ func (p *rfc2136Provider) CreateRecords(ctx context.Context, zone string, record
 	m.Insert(add)
 	key := dns.Fqdn(p.KeyName)
 	m.SetTsig(key, dns.Fqdn(p.KeyAlg), 300, time.Now().Unix())
+	server, err := p.server(ctx)
+	if err != nil {
+		return err
+	}
 	c := &dns.Client{Net: "tcp", TsigSecret: map[string]string{key: p.Key}}
-	in, _, err := c.ExchangeContext(ctx, m, p.Server)
+	if p.tenant {
+		c.Dialer = netguard.Dialer(0)
+	}
+	in, _, err := c.ExchangeContext(ctx, m, server)
 	if err != nil {
 		return err
 	}

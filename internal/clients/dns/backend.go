@@ -52,7 +52,9 @@ type Config struct {
 	Server, KeyName, KeyAlgorithm string
 	// URL is a REST provider's API endpoint ("" for its default).
 	URL string
-	// TLS is how a REST provider's certificate is verified.
+	// TLS is how a REST provider's certificate is verified, and whether
+	// a namespaced config names the server (TLS.Tenant): then every
+	// provider's connections are checked, RFC 2136's too.
 	TLS httpapi.TLS
 }
 
@@ -79,7 +81,7 @@ var backends = map[string]backend{
 		if alg == "" {
 			alg = "hmac-sha256"
 		}
-		return &rfc2136Provider{Provider: &rfc2136.Provider{Server: c.Server, KeyName: c.KeyName, KeyAlg: alg, Key: c.Secret}, maxRecords: MaxZoneRecords, maxBytes: MaxZoneBytes}, nil
+		return &rfc2136Provider{Provider: &rfc2136.Provider{Server: c.Server, KeyName: c.KeyName, KeyAlg: alg, Key: c.Secret}, maxRecords: MaxZoneRecords, maxBytes: MaxZoneBytes, tenant: c.TLS.Tenant}, nil
 	}, atomic: true},
 	"godaddy": {new: func(c Config) (Provider, error) {
 		k, s, ok := strings.Cut(strings.TrimSpace(c.Secret), ":")

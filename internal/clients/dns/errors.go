@@ -24,6 +24,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
+	"github.com/freeleaps/provider-devops/internal/clients/netguard"
 )
 
 // Error is a failed DNS provider call, classified for the reconciler
@@ -58,6 +59,8 @@ func classify(err error, what string) error {
 	var he *httpapi.Error
 	var big errZoneTooLarge
 	var raced errRaced
+	var mine *Error
+	var addr *netguard.AddressError
 	switch {
 	case errors.As(err, &raced):
 		// Read again at once: the next observation says whose it is.
@@ -66,6 +69,13 @@ func classify(err error, what string) error {
 		e.terminal = true
 	case errors.As(err, &he):
 		e.transient, e.terminal = he.Transient(), he.Terminal()
+	case errors.As(err, &mine) && mine.terminal:
+		// Refused before any I/O (guard.go): kept as said.
+		e.terminal = true
+	case errors.As(err, &addr):
+		// A namespaced config's name server dialled at an internal address.
+		e.terminal = true
+		e.msg = what + ": refused to reach the DNS server: " + addr.Error()
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne), strings.Contains(text, "connection refused"), strings.Contains(text, "i/o timeout"):
 		e.transient = true
 		e.msg = what + ": cannot reach the DNS server: " + text

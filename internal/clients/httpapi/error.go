@@ -28,6 +28,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
+	"github.com/freeleaps/provider-devops/internal/clients/netguard"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
 )
 
@@ -58,10 +59,16 @@ type Error struct {
 	// Untrusted marks a server whose certificate did not verify: a
 	// configuration to fix (caBundle), not an outage to wait out.
 	Untrusted bool
+	// Refused marks a request the provider would not make: a redirect to
+	// another server, or an address or host a namespaced ProviderConfig
+	// may not reach. A configuration to fix.
+	Refused bool
 }
 
 func (e *Error) Error() string {
 	switch {
+	case e.Refused:
+		return fmt.Sprintf("refused to call %s: %s", e.Backend, e.Message)
 	case e.Untrusted:
 		return fmt.Sprintf("cannot verify %s's certificate: %s", e.Backend, e.Message)
 	case e.Status == 0:
@@ -90,14 +97,14 @@ func (e *Error) Error() string {
 // Transient is true for failures worth retrying soon: no answer, 429, 5xx,
 // or an outage behind the backend.
 func (e *Error) Transient() bool {
-	return (e.Status == 0 && !e.Untrusted) || e.Status == http.StatusTooManyRequests || e.Status >= 500 || e.Unavailable
+	return (e.Status == 0 && !e.Untrusted && !e.Refused) || e.Status == http.StatusTooManyRequests || e.Status >= 500 || e.Unavailable
 }
 
 // Terminal is true for answers the same request will get again until
 // someone changes the credentials, the backend's permissions, the
 // configuration or the spec.
 func (e *Error) Terminal() bool {
-	if e.Untrusted {
+	if e.Untrusted || e.Refused {
 		return true
 	}
 	if e.Unavailable {
@@ -144,6 +151,17 @@ func Unreached(err error, o Options) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
+	}
+	var (
+		badAddr *netguard.AddressError
+		badHost *netguard.HostError
+	)
+	// Both say what the platform allows; neither carries an answer.
+	switch {
+	case errors.As(err, &badAddr):
+		return &Error{Backend: o.Backend, Section: o.Section, Refused: true, Message: "spec." + o.Section + ": " + badAddr.Error()}
+	case errors.As(err, &badHost):
+		return &Error{Backend: o.Backend, Section: o.Section, Refused: true, Message: "spec." + o.Section + ": " + badHost.Error()}
 	}
 	var (
 		verify *tls.CertificateVerificationError

@@ -33,12 +33,15 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
+	"github.com/freeleaps/provider-devops/internal/clients/netguard"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
 )
 
@@ -55,6 +58,12 @@ type TLS struct {
 	InsecureSkipVerify bool
 	// CABundle is PEM; nil means the system roots.
 	CABundle []byte
+	// Tenant is true when a namespaced ProviderConfig names the server:
+	// every connection is then checked where it is dialled (package
+	// netguard: the platform's host patterns, no internal address unless
+	// allowed), and no proxy of the environment is used (the check can
+	// only hold on the addresses this process dials itself).
+	Tenant bool
 }
 
 // Config returns the crypto/tls configuration for t.
@@ -113,11 +122,33 @@ func NewClient(o Options) (*http.Client, error) {
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
-	return &http.Client{Transport: rt, Timeout: timeout}, nil
+	return &http.Client{Transport: rt, Timeout: timeout, CheckRedirect: sameOrigin(o)}, nil
+}
+
+// maxRedirects is how many redirects one request follows.
+const maxRedirects = 5
+
+// sameOrigin follows a redirect only to the scheme and host the request
+// was sent to. A backend that sends the provider elsewhere (another host,
+// or https to http) gets a clear error instead: the provider must never
+// carry a request, or read an answer, from a server nobody configured.
+func sameOrigin(o Options) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		first := via[0].URL
+		if req.URL.Scheme != first.Scheme || !strings.EqualFold(req.URL.Host, first.Host) {
+			return &Error{Backend: o.Backend, Section: o.Section, Refused: true,
+				Message: fmt.Sprintf("it redirected %s://%s to %s://%s, another server: set the ProviderConfig's %s url to the server that answers", first.Scheme, first.Host, req.URL.Scheme, req.URL.Host, o.Section)}
+		}
+		if len(via) >= maxRedirects {
+			return &Error{Backend: o.Backend, Section: o.Section, Message: fmt.Sprintf("stopped after %d redirects", maxRedirects)}
+		}
+		return nil
+	}
 }
 
 type key struct {
 	insecure bool
+	tenant   bool
 	ca       [sha256.Size]byte
 }
 
@@ -133,7 +164,7 @@ var pool = struct {
 }{m: map[key]*http.Transport{}}
 
 func shared(t TLS) (http.RoundTripper, error) {
-	k := key{insecure: t.InsecureSkipVerify}
+	k := key{insecure: t.InsecureSkipVerify, tenant: t.Tenant}
 	if len(t.CABundle) > 0 {
 		k.ca = sha256.Sum256(t.CABundle)
 	}
@@ -148,6 +179,12 @@ func shared(t TLS) (http.RoundTripper, error) {
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = c
+	if t.Tenant {
+		tr.Proxy = nil
+		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return netguard.DialContext(ctx, true, network, addr)
+		}
+	}
 	if len(pool.order) >= maxTransports {
 		old := pool.order[0]
 		pool.order = pool.order[1:]

@@ -137,7 +137,7 @@ func (c *ArgoConnector[C]) Connect(ctx context.Context, mr resource.ModernManage
 	if err != nil {
 		return zero, err
 	}
-	cl, err := c.newClient(argocd.Config{URL: s.URL, Token: string(token), TLS: providerconfig.TLS(s.TLSConfig), Namespace: s.Namespace, RetryAfter: c.retryAfter})
+	cl, err := c.newClient(argocd.Config{URL: s.URL, Token: string(token), TLS: pc.TLS(s.TLSConfig), Namespace: s.Namespace, RetryAfter: c.retryAfter})
 	if err != nil {
 		return zero, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}

@@ -122,3 +122,34 @@ func get(t *testing.T, c client.Client, cr *v1alpha1.ArgoApplication) bool {
 	t.Helper()
 	return c.Get(context.Background(), client.ObjectKeyFromObject(cr), cr) == nil
 }
+
+// TestTenantBackendOnInternalAddress: a team's own ProviderConfig that
+// points the provider at the cloud's metadata address or a cluster-internal
+// service is refused when the provider dials, with a message naming the
+// platform's setting; nothing is sent there.
+func TestTenantBackendOnInternalAddress(t *testing.T) {
+	env := envtest.Shared(t)
+	c := env.Client
+	ctx := context.Background()
+	ns := envtest.Unique("argo-ssrf")
+	envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	envtest.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "argocd", Namespace: ns}, StringData: map[string]string{"token": token}}))
+	for name, url := range map[string]string{"metadata": "http://169.254.169.254", "internal": "https://10.96.0.1:443"} {
+		envtest.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
+			ArgoCD: &pcv1alpha1.ArgoCDConfig{URL: url, Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "argocd", Key: "token"}}},
+		}}))
+	}
+	startController(t, env, time.Minute)
+	for _, name := range []string{"metadata", "internal"} {
+		cr := newApp(ns, "shop-"+name)
+		cr.Spec.ProviderConfigReference.Name = name
+		envtest.Must(t, c.Create(ctx, cr))
+		envtest.Eventually(t, name+": refused with a message naming the setting", func() bool {
+			if !get(t, c, cr) {
+				return false
+			}
+			s := cr.GetCondition(xpv2.TypeSynced)
+			return s.Status == corev1.ConditionFalse && strings.Contains(s.Message, "is internal") && strings.Contains(s.Message, "--tenant-backend-networks")
+		})
+	}
+}

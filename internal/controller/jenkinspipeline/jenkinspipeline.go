@@ -141,7 +141,7 @@ func clientConfig(ctx context.Context, kube client.Reader, usage providerconfig.
 	if err := allowed(cr, s); err != nil {
 		return cfg, pc, errors.Wrapf(err, "refused by %s", pc), nil
 	}
-	return jenkins.Config{URL: s.URL, Username: user, Token: token, TLS: providerconfig.TLS(s.TLSConfig), Root: s.RootFolder}, pc, nil, nil
+	return jenkins.Config{URL: s.URL, Username: user, Token: token, TLS: pc.TLS(s.TLSConfig), Root: s.RootFolder}, pc, nil, nil
 }
 
 // forNamespace returns s with "{namespace}" in its root folder and allowed

@@ -87,7 +87,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.RegistryRepo) (man
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
-	cl, err := c.newClient(registry.Config{Kind: string(s.Kind), URL: s.URL, Username: creds.Username, Password: creds.Password, TLS: providerconfig.TLS(s.TLSConfig), RetryAfter: c.retryAfter})
+	cl, err := c.newClient(registry.Config{Kind: string(s.Kind), URL: s.URL, Username: creds.Username, Password: creds.Password, TLS: pc.TLS(s.TLSConfig), RetryAfter: c.retryAfter})
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}

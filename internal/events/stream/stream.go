@@ -132,7 +132,7 @@ func (f *Config) brokerSource(kube client.Reader) events.Source {
 		if err != nil {
 			return events.Broker{}, err
 		}
-		tc, err := providerconfig.TLS(s.TLSConfig).Config()
+		tc, err := pc.TLS(s.TLSConfig).Config()
 		if err != nil {
 			return events.Broker{}, errors.Wrapf(err, "ClusterProviderConfig %s: spec.events.caBundle", f.ProviderConfig)
 		}

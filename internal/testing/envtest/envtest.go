@@ -41,6 +41,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/freeleaps/provider-devops/apis"
+	"github.com/freeleaps/provider-devops/internal/clients/netguard"
 )
 
 // Env is a running control plane.
@@ -97,6 +98,13 @@ func (e *Env) KubeConfigFor(name string, groups ...string) ([]byte, error) {
 // Main runs a package's tests and then stops the shared control plane. Use it
 // as the package's TestMain.
 func Main(m *testing.M) {
+	// The backends tests start listen on loopback, which namespaced
+	// ProviderConfigs may not reach unless the platform allows it: allowed
+	// here as --tenant-backend-networks=127.0.0.0/8,::1 does. Link-local
+	// and private addresses stay refused (tests check that).
+	if err := netguard.SetTenantNetworks([]string{"127.0.0.0/8", "::1/128"}); err != nil {
+		panic(err)
+	}
 	code := m.Run()
 	Stop()
 	os.Exit(code)

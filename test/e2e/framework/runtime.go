@@ -178,6 +178,9 @@ stringData: {url: %q}
 		// and the replaced operator's heartbeats, on the default routing
 		// key its UI's queue is bound with.
 		"--events-format=both",
+		// The backends run on this host's loopback, which a team's own
+		// ProviderConfig may not reach unless the platform allows it.
+		"--tenant-backend-networks=127.0.0.0/8,::1/128",
 	}, c.cfg.ProviderArgs...)
 	p, err := c.start("provider", []string{"KUBECONFIG=" + kubeconfig}, c.cfg.Provider, args...)
 	if err != nil {

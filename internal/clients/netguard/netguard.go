@@ -1,0 +1,215 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package netguard decides where the provider may connect on a tenant's
+// behalf. A namespaced ProviderConfig names its backends' addresses, and
+// the provider connects from inside the cluster with its own network
+// position: without a check, a tenant points it at the cluster's internal
+// services or the cloud's metadata address and reads parts of their
+// answers in a condition. Every connection made for a namespaced config is
+// checked when it is dialled, on the address actually dialled (so a name
+// that resolves to an internal address, or changes what it resolves to
+// between a check and the dial, is caught), against two platform settings:
+// the host names such configs may use (--tenant-backend-hosts) and the
+// networks they may reach besides the public ones
+// (--tenant-backend-networks). ClusterProviderConfigs are the platform's
+// and are not limited.
+package netguard
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"path"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+var (
+	mu       sync.RWMutex
+	hosts    []string
+	networks []netip.Prefix
+)
+
+// internal are the networks a namespaced config may not reach unless the
+// platform allows them: this host, link-local (cloud metadata services
+// live at 169.254.169.254 and fd00:ec2::254), the private ranges a
+// cluster's pods, services and nodes use, carrier-grade NAT (some
+// clouds' metadata and VPC services), and addresses that are no host.
+var internal = func() []netip.Prefix {
+	var ps []netip.Prefix
+	for _, s := range []string{
+		"0.0.0.0/8", "127.0.0.0/8", "169.254.0.0/16", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16",
+		"100.64.0.0/10", "192.0.0.0/24", "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4",
+		"::/128", "::1/128", "fe80::/10", "fc00::/7", "ff00::/8", "64:ff9b::/96", "64:ff9b:1::/48",
+	} {
+		ps = append(ps, netip.MustParsePrefix(s))
+	}
+	return ps
+}()
+
+// SetTenantHosts limits the host names a namespaced ProviderConfig may
+// point the provider at to those matching one of patterns (shell globs,
+// e.g. "*.corp.example.com"). None, the default, allows any public host.
+func SetTenantHosts(patterns []string) error {
+	clean := make([]string, 0, len(patterns))
+	for _, p := range patterns {
+		p = strings.ToLower(strings.TrimSpace(p))
+		if p == "" {
+			continue
+		}
+		if _, err := path.Match(p, ""); err != nil {
+			return fmt.Errorf("%q is not a valid host pattern", p)
+		}
+		clean = append(clean, p)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	hosts = clean
+	return nil
+}
+
+// SetTenantNetworks lets namespaced ProviderConfigs reach addresses in
+// cidrs (e.g. "10.20.0.0/16" for the platform's own Argo CD) although
+// they are internal. None, the default, allows public addresses only.
+func SetTenantNetworks(cidrs []string) error {
+	clean := make([]netip.Prefix, 0, len(cidrs))
+	for _, c := range cidrs {
+		c = strings.TrimSpace(c)
+		if c == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(c)
+		if err != nil {
+			a, aerr := netip.ParseAddr(c)
+			if aerr != nil {
+				return fmt.Errorf("%q is not a CIDR or an address", c)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		clean = append(clean, p.Masked())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	networks = clean
+	return nil
+}
+
+// HostsAllowed are the host patterns set, for messages.
+func HostsAllowed() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	return append([]string(nil), hosts...)
+}
+
+// HostError is a host name the platform does not let tenants use.
+type HostError struct {
+	Host    string
+	Allowed []string
+}
+
+func (e *HostError) Error() string {
+	return fmt.Sprintf("host %q is not among the backend hosts a namespaced ProviderConfig may name (--tenant-backend-hosts %s): use one of them, or a ClusterProviderConfig", e.Host, strings.Join(e.Allowed, ","))
+}
+
+// Terminal is true: the same host is refused until the config changes.
+func (e *HostError) Terminal() bool { return true }
+
+// CheckHost refuses a host name (no port) that matches none of the
+// patterns of SetTenantHosts; with none set every name passes.
+func CheckHost(host string) error {
+	mu.RLock()
+	allowed := hosts
+	mu.RUnlock()
+	host = strings.ToLower(strings.Trim(host, "[]"))
+	if len(allowed) == 0 {
+		return nil
+	}
+	for _, p := range allowed {
+		if ok, _ := path.Match(p, host); ok {
+			return nil
+		}
+	}
+	return &HostError{Host: host, Allowed: allowed}
+}
+
+// AddressError is an address a namespaced config may not reach.
+type AddressError struct{ Addr netip.Addr }
+
+func (e *AddressError) Error() string {
+	return fmt.Sprintf("address %s is internal (loopback, link-local, private or reserved): a namespaced ProviderConfig may not reach it unless the platform lists its network in --tenant-backend-networks", e.Addr)
+}
+
+// Terminal is true: the address stays refused until the config changes.
+func (e *AddressError) Terminal() bool { return true }
+
+// CheckAddr refuses an internal address, unless a network of
+// SetTenantNetworks holds it.
+func CheckAddr(a netip.Addr) error {
+	a = a.Unmap()
+	mu.RLock()
+	allowed := networks
+	mu.RUnlock()
+	for _, p := range allowed {
+		if p.Contains(a) {
+			return nil
+		}
+	}
+	if a.Zone() != "" {
+		return &AddressError{Addr: a}
+	}
+	for _, p := range internal {
+		if p.Contains(a) {
+			return &AddressError{Addr: a}
+		}
+	}
+	return nil
+}
+
+// control checks the address a socket is about to connect to.
+func control(_, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("refusing to dial %q: not an IP address", address)
+	}
+	return CheckAddr(ap.Addr())
+}
+
+// Dialer returns a dialer for connections made for a namespaced config:
+// every address it connects to, after name resolution, is checked.
+func Dialer(timeout time.Duration) *net.Dialer {
+	return &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second, Control: control}
+}
+
+// DialContext dials address for a namespaced config when tenant is true,
+// checking the host name and every address tried; a plain dial otherwise.
+func DialContext(ctx context.Context, tenant bool, network, address string) (net.Conn, error) {
+	if !tenant {
+		var d net.Dialer
+		return d.DialContext(ctx, network, address)
+	}
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckHost(host); err != nil {
+		return nil, err
+	}
+	return Dialer(0).DialContext(ctx, network, address)
+}

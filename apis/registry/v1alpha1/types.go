@@ -99,7 +99,9 @@ type RegistryRepoParameters struct {
 	// The owner is recorded on the repository (Docker Hub: a comment line
 	// in its README; Harbor: in its description); a repository another
 	// RegistryRepo owns is never taken over. An OCI registry keeps no such
-	// text: there, ownership is not recorded and deleteImages is the guard.
+	// text: there a repository that already holds images when this
+	// resource first observes it counts as one no RegistryRepo owns, and
+	// one first observed empty is claimed (status.atProvider.fullName).
 	// +optional
 	AdoptExisting bool `json:"adoptExisting,omitempty"`
 }
@@ -108,7 +110,10 @@ type RegistryRepoParameters struct {
 type RegistryRepoObservation struct {
 	// URL to pull from, e.g. registry.example.com/team/app.
 	URL string `json:"url,omitempty"`
-	// FullName is namespace/name.
+	// FullName is namespace/name. On an OCI registry, which records no
+	// owner, it is recorded only for a repository this resource claimed
+	// (first observed empty, or adopted): until then one holding images
+	// is not this resource's.
 	FullName string `json:"fullName,omitempty"`
 	// TagCount of the repository (Harbor: artifacts); absent where the
 	// registry does not tell in one read (Docker Hub).

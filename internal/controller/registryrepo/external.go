@@ -112,7 +112,19 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RegistryRepo) (mana
 			return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, want.FullName())
 		}
 	}
+	foreign := unclaimedWithImages(o, cr, want.FullName())
+	switch {
+	case foreign && meta.WasDeleted(cr):
+		// Never claimed: let go, its images untouched.
+		return managed.ExternalObservation{ResourceExists: false}, nil
+	case foreign && mrcontroller.MayWrite(cr):
+		return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, want.FullName())
+	}
 	cr.Status.AtProvider = v1alpha1.RegistryRepoObservation{URL: o.URL, FullName: want.FullName(), TagCount: o.TagCount, CreatedProject: want.ProjectOwned}
+	if foreign {
+		// Observe-only: shown, not claimed.
+		cr.Status.AtProvider.FullName = ""
+	}
 	if o.Private != nil && o.ProjectWide {
 		cr.Status.AtProvider.Visibility = v1alpha1.VisibilityPublic
 		if *o.Private {
@@ -132,6 +144,18 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RegistryRepo) (mana
 		diff += fmt.Sprintf("description: want %q, got %q\n", want.Description, *o.Description)
 	}
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
+}
+
+// unclaimedWithImages is true for a repository on a registry that records
+// no owner (OCI: no owner text, yet tags) that held images before this
+// resource claimed it, and that it was not asked to adopt: whatever its
+// name, it is another's, and deleteImages must not delete its images.
+// The resource claims such a repository by recording
+// status.atProvider.fullName, on the first observation that finds it
+// empty or adopts it; status is the provider's to write.
+func unclaimedWithImages(o *registry.Observed, cr *v1alpha1.RegistryRepo, full string) bool {
+	return o.Owner == nil && o.TagCount != nil && *o.TagCount > 0 &&
+		cr.Status.AtProvider.FullName != full && !cr.Spec.ForProvider.AdoptExisting
 }
 
 // createdSince is true when t is known and not before cr was created

@@ -145,8 +145,21 @@ func harbor(owner *string, mod ...func(*registry.Observed)) *registry.Observed {
 	return o
 }
 
+// oci is the repository as an OCI registry shows it: tags counted, no
+// owner, no visibility.
+func oci(tags int64) *registry.Observed {
+	return &registry.Observed{URL: "registry.example.com/team-a/shop", Implicit: true, TagCount: ptr(tags)}
+}
+
+// claimed is a resource that has claimed team-a/shop on an earlier
+// observation.
+func claimed(cr *v1alpha1.RegistryRepo) { cr.Status.AtProvider.FullName = "team-a/shop" }
+
 func TestObserve(t *testing.T) {
 	hub := v1alpha1.RegistryRepoObservation{URL: "docker.io/team-a/shop", FullName: "team-a/shop"}
+	ociSeen := func(tags int64) v1alpha1.RegistryRepoObservation {
+		return v1alpha1.RegistryRepoObservation{URL: "registry.example.com/team-a/shop", FullName: "team-a/shop", TagCount: ptr(tags)}
+	}
 	type want struct {
 		obs managed.ExternalObservation
 		// diff is a part of obs.Diff.
@@ -319,6 +332,51 @@ func TestObserve(t *testing.T) {
 			repo:   harbor(ptr("team-a/shop")),
 			want: want{obs: managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true},
 				atProvider: v1alpha1.RegistryRepoObservation{URL: "harbor.example.com/team-a/shop", FullName: "team-a/shop", TagCount: ptr[int64](2), Visibility: v1alpha1.VisibilityPrivate}},
+		},
+		"OCIEmptyClaimed": {
+			reason: "An OCI repository first seen empty is claimed: fullName is recorded, and what is pushed later is this resource's.",
+			cr:     repo(),
+			repo:   oci(0),
+			want:   want{obs: managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, atProvider: ociSeen(0)},
+		},
+		"OCIClaimedWithImages": {
+			reason: "An OCI repository claimed earlier holds this resource's images.",
+			cr:     repo(claimed),
+			repo:   oci(3),
+			want:   want{obs: managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, atProvider: ociSeen(3)},
+		},
+		"OCIExistingImages": {
+			reason: "An OCI registry records no owner: a repository holding images when the resource first sees it is another's, refused like any unowned repository without adoptExisting.",
+			cr:     repo(deleteImages),
+			repo:   oci(3),
+			want:   want{err: errors.Errorf(errFmtNotOwned, "team-a/shop")},
+		},
+		"OCIExistingImagesRenamed": {
+			reason: "A claim is on the repository it names: after the spec is pointed elsewhere, a repository holding images there is not claimed.",
+			cr: repo(func(cr *v1alpha1.RegistryRepo) {
+				cr.Status.AtProvider.FullName = "team-a/old"
+			}),
+			repo: oci(3),
+			want: want{err: errors.Errorf(errFmtNotOwned, "team-a/shop")},
+		},
+		"OCIExistingImagesAdopt": {
+			reason: "With adoptExisting an OCI repository holding images is taken over, and claimed.",
+			cr:     repo(adopt),
+			repo:   oci(3),
+			want:   want{obs: managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, atProvider: ociSeen(3)},
+		},
+		"OCIExistingImagesDeleted": {
+			reason: "Being deleted, an OCI repository never claimed is let go: its images are never deleted, deleteImages or not.",
+			cr:     repo(deleted, deleteImages),
+			repo:   oci(3),
+			want:   want{obs: managed.ExternalObservation{ResourceExists: false}},
+		},
+		"OCIExistingImagesObserveOnly": {
+			reason: "Observe-only, an unclaimed OCI repository holding images is shown but not claimed: a later switch to full management must still refuse it.",
+			cr:     repo(observeOnly),
+			repo:   oci(3),
+			want: want{obs: managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true},
+				atProvider: v1alpha1.RegistryRepoObservation{URL: "registry.example.com/team-a/shop", TagCount: ptr[int64](3)}},
 		},
 		"LastPushed": {
 			reason: "When the registry says when an image was last pushed, status says so.",

@@ -132,6 +132,24 @@ func TestRegistryRepo(t *testing.T) {
 
 		deleteGuarded(t, c, cr, "holds 2 tags and was left in place", func() bool { return len(reg.Tags(t, "team/shop/api")) == 2 })
 		envtest.Eventually(t, "images deleted, resource gone", func() bool { return gone(c, cr) && len(reg.Tags(t, "team/shop/api")) == 0 })
+
+		t.Run("ExistingImagesNotTaken", func(t *testing.T) {
+			// An OCI registry records no owner: a repository that held
+			// images before the resource first saw it is another's. It
+			// is refused without adoptExisting, and deleting the
+			// resource leaves its images, deleteImages or not.
+			reg.Push(t, "other/app", "v1")
+			taker := newRepo("reg-oci", "taker", v1alpha1.RegistryRepoParameters{Namespace: "other", Name: "app", DeleteImages: true})
+			envtest.Must(t, c.Create(ctx, taker))
+			envtest.Eventually(t, "an existing repository with images refused", func() bool {
+				return get(c, taker) && strings.Contains(taker.GetCondition(xpv2.TypeSynced).Message, "repository other/app already exists and no RegistryRepo owns it")
+			})
+			envtest.Must(t, c.Delete(ctx, taker))
+			envtest.Eventually(t, "let go", func() bool { return gone(c, taker) })
+			if tags := reg.Tags(t, "other/app"); len(tags) != 1 {
+				t.Errorf("another's images were deleted: tags left %v", tags)
+			}
+		})
 		noSecretInEvents(t, c, "reg-oci", regtest.Password)
 	})
 

@@ -205,10 +205,11 @@ type ArgoCDTenancy struct {
 	ClusterResources []ArgoCDGroupKind `json:"clusterResources,omitempty"`
 
 	// ProjectNames are the AppProject names (shell globs) an ArgoProject
-	// may create or manage. Default: ["{namespace}-*"], so one namespace
-	// cannot take the name another's project will need. Namespaces whose
-	// names prefix each other ("team" and "team-b") should use a
-	// separator no namespace name holds, such as "{namespace}.*".
+	// may create or manage. Default: ["{namespace}.*"] (a DevOpsProject's
+	// AppProject is "<namespace>.<name>"): no namespace name holds a dot,
+	// so one namespace cannot take a name another's project will need,
+	// as "{namespace}-*" let "team" take "team-b"'s. An ArgoProject that
+	// already holds an AppProject under a name no longer allowed keeps it.
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:Pattern=`^[a-z0-9*?{}\[\].-]{1,253}$`
 	// +listType=atomic

@@ -21,8 +21,10 @@ import (
 	"path"
 	"strings"
 
-	"github.com/crossplane/function-sdk-go/resource"
 	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/function-sdk-go/resource"
 )
 
 // checkEnvironments refuses what the platform bounds, before anything is
@@ -96,8 +98,9 @@ func quoteGlobs(globs []string, tenant string) string {
 // whose default changed, never moves it to other credentials), and each
 // environment's destination namespace and Jenkins folder when the spec
 // names none (a default that changed would move a running application,
-// and Argo CD would prune it from where it runs). Naming them in the spec
-// is how a project moves.
+// and Argo CD would prune it from where it runs), and the names of its
+// AppProject and applications. Naming them in the spec is how a project
+// moves.
 func (p *project) keep(observed map[resource.Name]*structpb.Struct) {
 	if p.spec.ProviderConfigRef == nil && p.spec.ProviderConfigName == "" {
 		for _, n := range []resource.Name{nameArgoProject, nameRegistry} {
@@ -109,8 +112,15 @@ func (p *project) keep(observed map[resource.Name]*structpb.Struct) {
 			}
 		}
 	}
-	p.keptNamespace, p.keptFolder = map[string]string{}, map[string]string{}
+	// The Argo CD names too: a project composed before they gained the
+	// namespace keeps its AppProject and applications, never recreated
+	// under the new names.
+	p.keptProject = pbAt(observed[nameArgoProject], "metadata", "annotations", meta.AnnotationKeyExternalName).GetStringValue()
+	p.keptNamespace, p.keptFolder, p.keptApp = map[string]string{}, map[string]string{}, map[string]string{}
 	for _, e := range p.spec.Environments {
+		if n := pbAt(observed[nameApp(e.Name)], "metadata", "annotations", meta.AnnotationKeyExternalName).GetStringValue(); n != "" {
+			p.keptApp[e.Name] = n
+		}
 		if ns := pbAt(observed[nameApp(e.Name)], "spec", "forProvider", "destination", "namespace").GetStringValue(); ns != "" && e.Namespace == "" {
 			p.keptNamespace[e.Name] = ns
 		}

@@ -212,7 +212,9 @@ func TestAddedTTLKeepsOrphan(t *testing.T) {
 // A project on the platform's ClusterProviderConfig that names no Jenkins
 // folder gets the Composition input's template, so a platform can keep
 // each team's jobs below its own root; one on its namespace's
-// ProviderConfig keeps the folder it always had.
+// ProviderConfig gets "<namespace>/<name>", so two teams' projects of one
+// name on one Jenkins never share a folder (an existing project keeps
+// its folder: TestExistingProjectKeepsItsDefaults).
 func TestPipelineFolder(t *testing.T) {
 	noFolder := withSpec(func(s map[string]any) { delete(s, "pipeline") })
 	for name, tc := range map[string]struct {
@@ -220,10 +222,10 @@ func TestPipelineFolder(t *testing.T) {
 		input map[string]any
 		want  string
 	}{
-		"Default": {xr: xr(noFolder), want: "shop"},
+		"Default": {xr: xr(noFolder), want: "team-shop/shop"},
 		"Template": {xr: xr(noFolder, noConfig()), input: map[string]any{"pipelineFolder": "teams/{namespace}/{project}", "providerConfigRef": platform()["providerConfigRef"]},
 			want: "teams/team-shop/shop"},
-		"NamespacedConfigKeepsName": {xr: xr(noFolder), input: map[string]any{"pipelineFolder": "teams/{namespace}/{project}"}, want: "shop"},
+		"NamespacedConfigNoTemplate": {xr: xr(noFolder), input: map[string]any{"pipelineFolder": "teams/{namespace}/{project}"}, want: "team-shop/shop"},
 		"SpecWins": {xr: xr(noConfig()), input: map[string]any{"pipelineFolder": "teams/{namespace}/{project}", "providerConfigRef": platform()["providerConfigRef"]},
 			want: "team/shop"},
 		"NotATemplate":  {xr: xr(noFolder), input: map[string]any{"pipelineFolder": "../x"}, want: "fatal"},
@@ -255,6 +257,15 @@ func TestExistingProjectKeepsItsDefaults(t *testing.T) {
 	obs["argo-project"]["spec"] = map[string]any{"providerConfigRef": map[string]any{"kind": "ProviderConfig", "name": "default"}}
 	obs["prod-app"]["spec"] = map[string]any{"forProvider": map[string]any{"destination": map[string]any{"namespace": "shop-prod"}}}
 	obs["prod-pipeline"]["spec"] = map[string]any{"forProvider": map[string]any{"folder": "shop"}}
+	// The Argo CD names of before: "<namespace>-<name>", "<name>-<env>".
+	for res, name := range map[string]string{"argo-project": "team-shop-shop", "prod-app": "shop-prod"} {
+		m, _ := obs[res]["metadata"].(map[string]any)
+		if m == nil {
+			m = map[string]any{}
+			obs[res]["metadata"] = m
+		}
+		m["annotations"] = map[string]any{"crossplane.io/external-name": name}
+	}
 	input := map[string]any{"providerConfigRef": platform()["providerConfigRef"], "pipelineFolder": "teams/{namespace}/{project}"}
 	noFolder := withSpec(func(s map[string]any) { delete(s, "pipeline") })
 
@@ -270,6 +281,19 @@ func TestExistingProjectKeepsItsDefaults(t *testing.T) {
 	}
 	if got := resourceField(t, rsp, "prod-pipeline", "spec", "forProvider", "folder"); got != "shop" {
 		t.Errorf("prod's job moved to %v", got)
+	}
+	// Argo CD's objects keep their names (renaming would recreate them),
+	// and every resource keeps pointing at the project it has; a new
+	// environment gets the new, unambiguous name.
+	for res, want := range map[string]string{"argo-project": "team-shop-shop", "prod-app": "shop-prod", "pr-7-app": "team-shop.shop.pr-7"} {
+		if got := resourceField(t, rsp, res, "metadata", "annotations", "crossplane.io/external-name"); got != want {
+			t.Errorf("%s: external name %v, want %s", res, got, want)
+		}
+	}
+	for _, res := range []string{"prod-app", "pr-7-app"} {
+		if got := resourceField(t, rsp, res, "spec", "forProvider", "project"); got != "team-shop-shop" {
+			t.Errorf("%s: project %v, want the kept team-shop-shop", res, got)
+		}
 	}
 
 	// Moving to the platform's config is said in the spec; the kept
@@ -317,5 +341,34 @@ func TestOrphanedDestinationsBounded(t *testing.T) {
 	}
 	if slices.Contains(got, "kube-system") || !slices.Contains(got, "team-shop--old") {
 		t.Errorf("AppProject destinations %v: want team-shop--old kept and kube-system dropped", got)
+	}
+}
+
+// Two teams' projects never share an Argo CD name: not when both are
+// called shop, and not when namespace and project name split one string
+// differently ("team" + "a-shop" and "team-a" + "shop" met under the
+// older "<namespace>-<name>").
+func TestArgoNamesNeverMeet(t *testing.T) {
+	pairs := [][2]*project{
+		{{tenant: "team-a", name: "shop"}, {tenant: "team-b", name: "shop"}},
+		{{tenant: "team", name: "a-shop"}, {tenant: "team-a", name: "shop"}},
+		{{tenant: "team", name: "a.shop"}, {tenant: "team-a", name: "shop"}},
+	}
+	for _, pr := range pairs {
+		a, b := pr[0], pr[1]
+		if a.argoProjectName() == b.argoProjectName() {
+			t.Errorf("%s/%s and %s/%s share the AppProject %s", a.tenant, a.name, b.tenant, b.name, a.argoProjectName())
+		}
+		for _, env := range []string{"dev", "prod"} {
+			if a.appName(env) == b.appName(env) {
+				t.Errorf("%s/%s and %s/%s share the application %s", a.tenant, a.name, b.tenant, b.name, a.appName(env))
+			}
+		}
+	}
+	// Within one project, environments never meet either.
+	p := &project{tenant: "team", name: "shop-dev"}
+	q := &project{tenant: "team", name: "shop"}
+	if p.appName("x") == q.appName("dev-x") {
+		t.Errorf("shop-dev/x and shop/dev-x share %s", p.appName("x"))
 	}
 }

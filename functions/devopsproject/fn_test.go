@@ -275,12 +275,12 @@ func TestFirstRun(t *testing.T) {
 	}{
 		"JobPath":      {"pr-7-pipeline", []string{"spec", "forProvider", "folder"}, "team/shop"},
 		"JobName":      {"pr-7-pipeline", []string{"spec", "forProvider", "name"}, "pr-7"},
-		"AppName":      {"pr-7-app", []string{"metadata", "annotations", "crossplane.io/external-name"}, "shop-pr-7"},
+		"AppName":      {"pr-7-app", []string{"metadata", "annotations", "crossplane.io/external-name"}, "team-shop.shop.pr-7"},
 		"AppPath":      {"pr-7-app", []string{"spec", "forProvider", "source", "path"}, "deploy/pr-7"},
 		"AppNamespace": {"pr-7-app", []string{"spec", "forProvider", "destination", "namespace"}, "shop-pr-7"},
-		"AppProject":   {"pr-7-app", []string{"spec", "forProvider", "project"}, "team-shop-shop"},
+		"AppProject":   {"pr-7-app", []string{"spec", "forProvider", "project"}, "team-shop.shop"},
 		"NoCreateNS":   {"pr-7-app", []string{"spec", "forProvider", "syncPolicy", "syncOptions"}, nil},
-		"ProjectName":  {"argo-project", []string{"metadata", "annotations", "crossplane.io/external-name"}, "team-shop-shop"},
+		"ProjectName":  {"argo-project", []string{"metadata", "annotations", "crossplane.io/external-name"}, "team-shop.shop"},
 		"ProjectRepos": {"argo-project", []string{"spec", "forProvider", "sourceRepos"}, []any{"https://git.example.com/team/shop.git"}},
 		"ProjectDests": {"argo-project", []string{"spec", "forProvider", "destinations"}, []any{
 			map[string]any{"server": "https://kubernetes.default.svc", "namespace": "shop-prod"},
@@ -438,7 +438,7 @@ func TestArgoRepository(t *testing.T) {
 	rsp := run(t, t0, newRequest(t, xr(private), projectReady(), nil))
 	for field, wantV := range map[string]any{
 		"url":                       "https://git.example.com/team/shop.git",
-		"project":                   "team-shop-shop",
+		"project":                   "team-shop.shop",
 		"credentialsSecretRef.name": "git-credentials",
 	} {
 		if got := resourceField(t, rsp, "argo-repository", append([]string{"spec", "forProvider"}, strings.Split(field, ".")...)...); got != wantV {

@@ -121,8 +121,13 @@ func TestIngressWithoutTLS(t *testing.T) {
 func TestIngressOffLeavesSourceAlone(t *testing.T) {
 	rsp := run(t, t0, newRequest(t, xr(withIngress("Helm", map[string]any{"enabled": false})), allObserved(true, "prod", "pr-7"), nil))
 	fatal(t, rsp)
-	if h := resourceField(t, rsp, "pr-7-app", "spec", "forProvider", "source", "helm"); h != nil {
+	if h := resourceField(t, rsp, "pr-7-app", "spec", "forProvider", "source", "helm", "values"); h != nil {
 		t.Errorf("pr-7 has ingress off: its source gets no values, got %v", h)
+	}
+	// The release keeps the name it had before applications gained the
+	// namespace (a dotted one would make invalid object names).
+	if r := resourceField(t, rsp, "pr-7-app", "spec", "forProvider", "source", "helm", "releaseName"); r != "shop-pr-7" {
+		t.Errorf("pr-7's Helm release %v, want shop-pr-7", r)
 	}
 }
 

@@ -85,6 +85,10 @@ type project struct {
 	// destination namespace and the Jenkins folder of each environment,
 	// by name.
 	keptNamespace, keptFolder map[string]string
+	// keptProject and keptApp (by environment) are the Argo CD names an
+	// existing project's resources already have.
+	keptProject string
+	keptApp     map[string]string
 	// stable names the project across its lifetimes: the XR's name, or a
 	// legacy XR's claim name. Composed resources are named
 	// "<stable>.<resource>", so a project deleted and created again gets
@@ -104,10 +108,37 @@ func (p *project) composedName(name resource.Name) string {
 	return n
 }
 
-// argoProjectName is the Argo CD AppProject of the project: "<namespace>-
-// <name>", so two teams' projects of one name never share an AppProject
-// (one that another resource owns is refused, never taken over).
-func (p *project) argoProjectName() string { return p.tenant + "-" + p.name }
+// argoProjectName is the Argo CD AppProject of the project:
+// "<namespace>.<name>". No namespace holds a dot, so two teams' names
+// never meet ("team" + "a-shop" and "team-a" + "shop" stay apart, as
+// they did not under the older "<namespace>-<name>", which a project
+// composed before keeps).
+func (p *project) argoProjectName() string {
+	if p.keptProject != "" {
+		return p.keptProject
+	}
+	return p.tenant + "." + p.name
+}
+
+// releaseName is a Helm environment's release: "<name>-<env>", cut to
+// Helm's 53 characters.
+func (p *project) releaseName(env string) string {
+	n := p.name + "-" + env
+	if len(n) > 53 {
+		n = strings.TrimRight(n[:53], "-.")
+	}
+	return n
+}
+
+// appName is the Argo CD application of environment env, in Argo CD's
+// one namespace: "<namespace>.<name>.<env>" (an environment's name holds
+// no dot either), or the name an existing environment already has.
+func (p *project) appName(env string) string {
+	if n := p.keptApp[env]; n != "" {
+		return n
+	}
+	return p.tenant + "." + p.name + "." + env
+}
 
 // destination is where an environment deploys: its own namespace and
 // cluster, or the defaults. The default namespace is
@@ -230,7 +261,9 @@ func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPip
 	case p.in.pipelineFolder != "" && p.config.Kind == KindClusterProviderConfig:
 		folder = strings.NewReplacer("{namespace}", p.tenant, "{project}", p.stable).Replace(p.in.pipelineFolder)
 	default:
-		folder = p.name
+		// Two teams' projects of one name on one Jenkins never share
+		// a folder (Jenkins folder names hold no "/").
+		folder = p.tenant + "/" + p.name
 	}
 	script := p.spec.Pipeline.ScriptPath
 	if script == "" {
@@ -274,6 +307,13 @@ func (p *project) source(e Environment, h string) (argov1alpha1.ApplicationSourc
 		path = "deploy/" + e.Name
 	}
 	src := argov1alpha1.ApplicationSource{RepoURL: p.spec.Git.URL, Path: path, TargetRevision: branch(p.spec.Git)}
+	if sourceTypeOf(p.spec.Source, e) == SourceHelm {
+		// Argo CD names the release after the application unless told:
+		// "<name>-<env>", as before applications gained the namespace, so
+		// charts keep naming their objects as they did (a dot there would
+		// make invalid Service names).
+		src.Helm = &argov1alpha1.HelmSource{ReleaseName: p.releaseName(e.Name)}
+	}
 	in := ingressOf(p.spec.Ingress, e.Ingress)
 	if !in.enabled || h == "" {
 		return src, nil
@@ -284,7 +324,7 @@ func (p *project) source(e Environment, h string) (argov1alpha1.ApplicationSourc
 		if err != nil {
 			return src, err
 		}
-		src.Helm = &argov1alpha1.HelmSource{Values: v}
+		src.Helm.Values = v
 	case SourceKustomize:
 		patches, err := p.kustomizePatches(e, in, h)
 		if err != nil {
@@ -302,7 +342,7 @@ func (p *project) app(e Environment, keep bool, h string) (*argov1alpha1.ArgoApp
 	if err != nil {
 		return nil, errors.Wrapf(err, "cannot write the ingress settings of environment %s", e.Name)
 	}
-	annotations := map[string]string{meta.AnnotationKeyExternalName: p.name + "-" + e.Name}
+	annotations := map[string]string{meta.AnnotationKeyExternalName: p.appName(e.Name)}
 	if h != "" {
 		annotations[AnnotationIngressHost] = h
 	}

@@ -69,7 +69,7 @@ type ArgoRepositoryParameters struct {
 	// belong to: only that project's applications use them (a project-scoped
 	// repository), so one team's credentials never serve another team's
 	// applications. Immutable.
-	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="project is immutable: create another ArgoRepository"
 	Project string `json:"project"`

@@ -233,10 +233,11 @@ type SyncPolicy struct {
 
 // ArgoApplicationParameters are the Application fields this resource manages.
 type ArgoApplicationParameters struct {
-	// Project the application belongs to.
+	// Project the application belongs to: an AppProject name (a DNS
+	// subdomain; a DevOpsProject's is "<namespace>.<name>").
 	// +kubebuilder:default=default
-	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
-	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	Project string `json:"project,omitempty"`
 

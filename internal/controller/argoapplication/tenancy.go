@@ -47,8 +47,10 @@ const (
 var (
 	DefaultDestinationNamespaces = []string{"{namespace}", "{namespace}--*"}
 	DefaultDestinationClusters   = []string{"*"}
-	DefaultProjectNames          = []string{"{namespace}-*"}
-	DefaultSourceRepos           = []string{"*"}
+	// DefaultProjectNames: no namespace name holds a dot, so "team" can
+	// never take a name "team-a" needs (as "{namespace}-*" let it).
+	DefaultProjectNames = []string{"{namespace}.*"}
+	DefaultSourceRepos  = []string{"*"}
 )
 
 // Tenancy is what one namespace may ask of Argo CD. Through a namespaced
@@ -140,15 +142,21 @@ func (t *Tenancy) owns(what, name string, p *argocd.Project) error {
 	return nil
 }
 
-// CheckProjectSpec returns an error naming the first part of the AppProject
-// name and p that t does not allow: the name, a destination, a source
-// repository or a cluster-scoped kind. Only a Bounded t bounds these.
-func (t *Tenancy) CheckProjectSpec(name string, p v1alpha1.ArgoProjectParameters) error {
-	if t == nil || !t.Bounded {
+// CheckProjectName returns an error when a Bounded t does not allow an
+// AppProject of that name.
+func (t *Tenancy) CheckProjectName(name string) error {
+	if t == nil || !t.Bounded || matchAny(t.ProjectNames, name) {
 		return nil
 	}
-	if !matchAny(t.ProjectNames, name) {
-		return errors.Errorf(errFmtProjectName, name, t.Config, providerconfig.QuoteAll(t.ProjectNames))
+	return errors.Errorf(errFmtProjectName, name, t.Config, providerconfig.QuoteAll(t.ProjectNames))
+}
+
+// CheckProjectSpec returns an error naming the first part of p that t does
+// not allow: a destination, a source repository or a cluster-scoped kind.
+// Only a Bounded t bounds these.
+func (t *Tenancy) CheckProjectSpec(p v1alpha1.ArgoProjectParameters) error {
+	if t == nil || !t.Bounded {
+		return nil
 	}
 	for i, r := range p.SourceRepos {
 		if !matchAny(t.SourceRepos, r) {

@@ -50,7 +50,7 @@ func TestTenancyOf(t *testing.T) {
 			pc:     cpc,
 			s:      &pcv1alpha1.ArgoCDConfig{},
 			want: &Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig platform", Bounded: true,
-				DestinationNamespaces: []string{"team-a", "team-a--*"}, DestinationClusters: []string{"*"}, ProjectNames: []string{"team-a-*"}, SourceRepos: []string{"*"}},
+				DestinationNamespaces: []string{"team-a", "team-a--*"}, DestinationClusters: []string{"*"}, ProjectNames: []string{"team-a.*"}, SourceRepos: []string{"*"}},
 		},
 		"Set": {
 			reason: "{namespace} is expanded in every pattern.",
@@ -81,14 +81,24 @@ func TestCheckProjectSpec(t *testing.T) {
 	in := "https://kubernetes.default.svc"
 	cases := map[string]struct {
 		reason string
-		name   string // the AppProject's name; team-a-shop when ""
+		name   string // the AppProject's name; team-a.shop when ""
 		p      v1alpha1.ArgoProjectParameters
 		want   string // a part of the error; "" for none
 	}{
 		"OtherNamespacesName": {
-			reason: "A name outside {namespace}-*: team-a cannot take the project name team-b's DevOpsProject will need.",
-			name:   "team-b-shop",
-			want:   `"team-b-shop": this namespace may not manage an Argo CD project of that name: ClusterProviderConfig platform spec.argocd.tenancy.projectNames allows "team-a-*"`,
+			reason: "A name outside {namespace}.*: team-a cannot take the project name team-b's DevOpsProject will need.",
+			name:   "team-b.shop",
+			want:   `"team-b.shop": this namespace may not manage an Argo CD project of that name: ClusterProviderConfig platform spec.argocd.tenancy.projectNames allows "team-a.*"`,
+		},
+		"PrefixedNamespacesName": {
+			reason: "Nor the name of team-a-b's project shop (team-a-* allowed it).",
+			name:   "team-a-b.shop",
+			want:   `may not manage an Argo CD project of that name`,
+		},
+		"OlderName": {
+			reason: "The older <namespace>-<name> is not given to a new project (an ArgoProject already holding one keeps it: TestLegacyProjectNameKept).",
+			name:   "team-a-shop",
+			want:   `may not manage an Argo CD project of that name`,
 		},
 		"OwnSourceRepos": {
 			reason: "Repositories under the allowed prefix.",
@@ -164,20 +174,29 @@ func TestCheckProjectSpec(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			name := tc.name
 			if name == "" {
-				name = "team-a-shop"
+				name = "team-a.shop"
 			}
-			err := tn.CheckProjectSpec(name, tc.p)
+			err := tn.CheckProjectName(name)
+			if err == nil {
+				err = tn.CheckProjectSpec(tc.p)
+			}
 			if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 				t.Errorf("%s\nCheckProjectSpec(...): want an error containing %q, got %v", tc.reason, tc.want, err)
 			}
 		})
 	}
 	var none *Tenancy
-	if err := none.CheckProjectSpec("x", v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "*"}}}); err != nil {
+	if err := none.CheckProjectName("x"); err != nil {
+		t.Errorf("a nil tenancy allows any name: %v", err)
+	}
+	if err := none.CheckProjectSpec(v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "*"}}}); err != nil {
 		t.Errorf("a nil tenancy allows anything: %v", err)
 	}
 	own := TenancyOf(&providerconfig.Config{Kind: "ProviderConfig", Name: "default", Namespace: "team-a"}, &pcv1alpha1.ArgoCDConfig{}, "team-a")
-	if err := own.CheckProjectSpec("team-b-x", v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "*"}}}); err != nil {
+	if err := own.CheckProjectName("team-b-x"); err != nil {
+		t.Errorf("a namespaced ProviderConfig's token is bounded by Argo CD's RBAC only: %v", err)
+	}
+	if err := own.CheckProjectSpec(v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "*"}}}); err != nil {
 		t.Errorf("a namespaced ProviderConfig's token is bounded by Argo CD's RBAC only: %v", err)
 	}
 }

@@ -35,6 +35,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	"github.com/freeleaps/provider-devops/apis/contract"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
@@ -239,21 +240,36 @@ func TestRealArgoRepository(t *testing.T) {
 		peek.Spec.ForProvider = app.Spec.ForProvider
 		envtest.Must(t, c.Create(ctx, peek))
 		// A project deploying outside the namespace's own namespaces.
-		escape := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "argo-repo-other-escape", Namespace: otherNS}}
+		escape := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "argo-repo-other.escape", Namespace: otherNS}}
 		escape.Spec.ProviderConfigReference = cpc
 		escape.Spec.ForProvider = v1alpha1.ArgoProjectParameters{SourceRepos: []string{"*"}, Destinations: []v1alpha1.ProjectDestination{{Server: argocdserver.InClusterServer, Namespace: "kube-system"}}}
 		envtest.Must(t, c.Create(ctx, escape))
 		// A project within them is fine.
-		own := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "argo-repo-other-own", Namespace: otherNS}}
+		own := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "argo-repo-other.own", Namespace: otherNS}}
 		own.Spec.ProviderConfigReference = cpc
 		own.Spec.ForProvider = v1alpha1.ArgoProjectParameters{SourceRepos: []string{"*"}, Destinations: []v1alpha1.ProjectDestination{{Server: argocdserver.InClusterServer, Namespace: otherNS + "--dev"}}}
 		envtest.Must(t, c.Create(ctx, own))
 		// A project under the name another namespace's DevOpsProject will
-		// need (<namespace>-<project>): squatting it is refused.
-		squat := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "argo-repo-squat", Namespace: otherNS}}
+		// need (<namespace>.<project>): squatting it is refused.
+		squat := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "argo-repo.squat", Namespace: otherNS}}
 		squat.Spec.ProviderConfigReference = cpc
 		squat.Spec.ForProvider = own.Spec.ForProvider
 		envtest.Must(t, c.Create(ctx, squat))
+		// A project made under the older default name ("<namespace>-*")
+		// stays managed where it is; a name the resource does not
+		// already hold is refused, owner label or not.
+		for name, owner := range map[string]string{"argo-repo-other-legacy": argoapplication.OwnerValue(otherNS, "legacy"), "argo-repo-other-planted": argoapplication.OwnerValue(ns, "x")} {
+			envtest.Must(t, api.CreateProject(ctx, &argocd.Project{Metadata: argocd.ObjectMeta{Name: name, Labels: map[string]string{contract.LabelOwner: owner, contract.LabelOwnerNamespace: otherNS}},
+				Spec: argocd.ProjectSpec{SourceRepos: []string{"*"}, Destinations: []argocd.ProjectDestination{{Server: argocdserver.InClusterServer, Namespace: otherNS + "--dev"}}}}))
+		}
+		legacy := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "legacy", Namespace: otherNS, Annotations: map[string]string{meta.AnnotationKeyExternalName: "argo-repo-other-legacy"}}}
+		legacy.Spec.ProviderConfigReference = cpc
+		legacy.Spec.ForProvider = own.Spec.ForProvider
+		envtest.Must(t, c.Create(ctx, legacy))
+		planted := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "planted", Namespace: otherNS, Annotations: map[string]string{meta.AnnotationKeyExternalName: "argo-repo-other-planted"}}}
+		planted.Spec.ProviderConfigReference = cpc
+		planted.Spec.ForProvider = own.Spec.ForProvider
+		envtest.Must(t, c.Create(ctx, planted))
 
 		envtest.Eventually(t, "the repository refused", func() bool {
 			return get(repo) && strings.Contains(cond(repo, xpv2.TypeSynced).Message, `Argo CD project "argo-repo-shop" belongs to namespace "argo-repo"`)
@@ -268,7 +284,13 @@ func TestRealArgoRepository(t *testing.T) {
 			t.Errorf("the observe-only peek shows another namespace's application: %+v", peek.Status.AtProvider)
 		}
 		envtest.Eventually(t, "the squatting project refused", func() bool {
-			return get(squat) && strings.Contains(cond(squat, xpv2.TypeSynced).Message, `"argo-repo-squat": this namespace may not manage an Argo CD project of that name`)
+			return get(squat) && strings.Contains(cond(squat, xpv2.TypeSynced).Message, `"argo-repo.squat": this namespace may not manage an Argo CD project of that name`)
+		})
+		envtest.Eventually(t, "the project under its older name kept", func() bool {
+			return get(legacy) && cond(legacy, xpv2.TypeReady).Status == corev1.ConditionTrue
+		})
+		envtest.Eventually(t, "a project under an older name not held refused", func() bool {
+			return get(planted) && strings.Contains(cond(planted, xpv2.TypeSynced).Message, `"argo-repo-other-planted": this namespace may not manage an Argo CD project of that name`)
 		})
 		envtest.Eventually(t, "the escaping project refused", func() bool {
 			return get(escape) && strings.Contains(cond(escape, xpv2.TypeSynced).Message, `namespace "kube-system" is not allowed for namespace "argo-repo-other"`)
@@ -281,12 +303,12 @@ func TestRealArgoRepository(t *testing.T) {
 		// namespace's ArgoProject manages (a squatter's trap).
 		trap := &v1alpha1.ArgoRepository{ObjectMeta: metav1.ObjectMeta{Name: "into-other", Namespace: ns}}
 		trap.Spec.ProviderConfigReference = project.Spec.ProviderConfigReference
-		trap.Spec.ForProvider = v1alpha1.ArgoRepositoryParameters{URL: private.URL + "/y", Project: "argo-repo-other-own", CredentialsSecretRef: &v1alpha1.RepositorySecretReference{Name: "git"}}
+		trap.Spec.ForProvider = v1alpha1.ArgoRepositoryParameters{URL: private.URL + "/y", Project: "argo-repo-other.own", CredentialsSecretRef: &v1alpha1.RepositorySecretReference{Name: "git"}}
 		envtest.Must(t, c.Create(ctx, trap))
 		envtest.Eventually(t, "credentials never go into another namespace's project", func() bool {
-			return get(trap) && strings.Contains(cond(trap, xpv2.TypeSynced).Message, `Argo CD project "argo-repo-other-own" belongs to namespace "argo-repo-other"`)
+			return get(trap) && strings.Contains(cond(trap, xpv2.TypeSynced).Message, `Argo CD project "argo-repo-other.own" belongs to namespace "argo-repo-other"`)
 		})
-		for _, name := range []string{"argo-repo-other-escape", "argo-repo-squat"} {
+		for _, name := range []string{"argo-repo-other.escape", "argo-repo.squat"} {
 			if _, err := api.GetProject(ctx, name); !argocd.IsNotFound(err) {
 				t.Errorf("the refused project %s reached Argo CD: %v", name, err)
 			}
@@ -294,14 +316,14 @@ func TestRealArgoRepository(t *testing.T) {
 		if _, err := api.Get(ctx, "intruder"); !argocd.IsNotFound(err) {
 			t.Errorf("the intruding application reached Argo CD: %v", err)
 		}
-		if _, err := api.GetRepository(ctx, private.URL+"/y", "argo-repo-other-own", false); !argocd.IsNotFound(err) {
+		if _, err := api.GetRepository(ctx, private.URL+"/y", "argo-repo-other.own", false); !argocd.IsNotFound(err) {
 			t.Errorf("the trapped repository reached Argo CD: %v", err)
 		}
-		for _, o := range []client.Object{repo, intruderApp, peek, escape, own, squat, trap} {
+		for _, o := range []client.Object{repo, intruderApp, peek, escape, own, squat, trap, legacy, planted} {
 			envtest.Must(t, c.Delete(ctx, o))
 		}
 		envtest.Eventually(t, "all let go or deleted", func() bool {
-			for _, o := range []client.Object{repo, intruderApp, peek, escape, own, squat, trap} {
+			for _, o := range []client.Object{repo, intruderApp, peek, escape, own, squat, trap, legacy, planted} {
 				if get(o) {
 					return false
 				}

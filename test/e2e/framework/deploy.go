@@ -233,7 +233,7 @@ func (c *Cluster) checkDeployed(ctx context.Context, run *unstructured.Unstructu
 			return fmt.Errorf("DeployRun %s has %s %q, want %q", run.GetName(), f.what, f.got, f.want)
 		}
 	}
-	name := Project + "-" + deployEnv
+	name := appName(deployEnv)
 	app, err := c.Argo.Application(ctx, argocdserver.Namespace, name)
 	if err != nil || app == nil {
 		return fmt.Errorf("application %s not in Argo CD (%v)", name, err)

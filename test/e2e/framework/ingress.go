@@ -92,6 +92,12 @@ var issuerAnnotations = map[string]string{
 // <namespace>--<project>-<env>.
 func envNamespace(env string) string { return ProjectNamespace + "--" + Project + "-" + env }
 
+// appProjectName is the project's AppProject: "<namespace>.<name>".
+func appProjectName() string { return ProjectNamespace + "." + Project }
+
+// appName is an environment's Argo CD application: "<namespace>.<name>.<env>".
+func appName(env string) string { return ProjectNamespace + "." + Project + "." + env }
+
 // envURL is the URL the XR reports for an environment.
 func envURL(env string) string {
 	if ingresses[env].tls {

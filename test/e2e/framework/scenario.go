@@ -471,9 +471,9 @@ func (c *Cluster) argoTable(ctx context.Context) (string, error) {
 	_, _ = fmt.Fprintln(w, "APPLICATION\tPROJECT\tSYNC\tHEALTH\tREVISION\tDESTINATION\tRESOURCES")
 	// The applications belong to the project's own AppProject, which
 	// allows exactly their destinations.
-	appProject := ProjectNamespace + "-" + Project
+	appProject := appProjectName()
 	for _, env := range envOrder {
-		name := Project + "-" + env
+		name := appName(env)
 		app, err := c.Argo.Application(ctx, argocdserver.Namespace, name)
 		if err != nil || app == nil {
 			return "", fmt.Errorf("application %s not in Argo CD (%v)", name, err)
@@ -746,7 +746,7 @@ func (c *Cluster) deleteProject(ctx context.Context, r *Report) error {
 	// the AppProject and repository credentials its application uses.
 	orphaned := []string{
 		"Argo CD application " + Project + "-prod",
-		"Argo CD repository " + ProjectNamespace + "-" + Project + " " + c.Argo.Apps.URL + " Successful",
+		"Argo CD repository " + appProjectName() + " " + c.Argo.Apps.URL + " Successful",
 		"Jenkins job teams/" + ProjectNamespace + "/" + Project + "/prod",
 	}
 	kinds := []struct{ apiVersion, kind string }{
@@ -805,10 +805,10 @@ func (c *Cluster) deleteProject(ctx context.Context, r *Report) error {
 	if err := c.checkDNS(map[string]string{previewEnv: Environments[previewEnv], "prod": Environments["prod"]}, absent); err != nil {
 		return err
 	}
-	if _, err := c.Argo.Project(ctx, ProjectNamespace+"-"+Project); err != nil {
+	if _, err := c.Argo.Project(ctx, appProjectName()); err != nil {
 		return fmt.Errorf("the orphaned application's AppProject: %w", err)
 	}
-	app, err := c.Argo.Application(ctx, argocdserver.Namespace, Project+"-prod")
+	app, err := c.Argo.Application(ctx, argocdserver.Namespace, appName("prod"))
 	if err != nil || app == nil {
 		return fmt.Errorf("the orphaned application %s-prod: %v", Project, err)
 	}
@@ -854,7 +854,7 @@ func (c *Cluster) recreateProject(ctx context.Context, r *Report) error {
 	if err := unstructured.SetNestedSlice(xr.Object, envs[:1], "spec", "environments"); err != nil {
 		return err
 	}
-	before, err := c.Argo.Application(ctx, argocdserver.Namespace, Project+"-prod")
+	before, err := c.Argo.Application(ctx, argocdserver.Namespace, appName("prod"))
 	if err != nil || before == nil {
 		return fmt.Errorf("the orphaned application %s-prod: %v", Project, err)
 	}
@@ -895,7 +895,7 @@ func (c *Cluster) recreateProject(ctx context.Context, r *Report) error {
 		return err
 	}
 	r.Recreated = time.Since(t0)
-	after, err := c.Argo.Application(ctx, argocdserver.Namespace, Project+"-prod")
+	after, err := c.Argo.Application(ctx, argocdserver.Namespace, appName("prod"))
 	if err != nil || after == nil || after.GetUID() != before.GetUID() {
 		return fmt.Errorf("prod's application must be the orphaned one, taken back (uid %s), got %v, %v", before.GetUID(), after, err)
 	}

@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net"
 	"strings"
 	"time"
 
@@ -78,7 +79,12 @@ func (p *rfc2136Provider) GetRecords(ctx context.Context, zone string) ([]libdns
 	if err != nil {
 		return nil, err
 	}
-	conn, err := netguard.DialContext(ctx, p.tenant, "tcp", server)
+	// server() checked the host name; the address is checked again here.
+	var d net.Dialer
+	if p.tenant {
+		d = *netguard.Dialer(0)
+	}
+	conn, err := d.DialContext(ctx, "tcp", server)
 	if err != nil {
 		return nil, fmt.Errorf("dial: %w", err)
 	}

@@ -91,4 +91,18 @@ func TestTenantNameServerOnInternalAddress(t *testing.T) {
 	if accepted.Load() == 0 {
 		t.Fatal("the cluster config's client never connected")
 	}
+
+	// With host patterns and the network allowed, a tenant's read is not
+	// refused (the pinned address is not a host name to match against the
+	// patterns again); it fails as the closing server makes it fail.
+	_ = netguard.SetTenantHosts([]string{"localhost"})
+	_ = netguard.SetTenantNetworks([]string{"127.0.0.0/8", "::1/128"})
+	t.Cleanup(func() { _ = netguard.SetTenantHosts(nil) })
+	c, err = dns.New(dns.Config{Provider: "rfc2136", Server: "localhost:" + port, KeyName: "tenant", Secret: tenantSecret, TLS: httpapi.TLS{Tenant: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Get(ctx, "example.test", "www", "A"); err == nil || httpapi.IsTerminal(err) {
+		t.Fatalf("an allowed tenant server that closes: want a transient failure, got %v", err)
+	}
 }

@@ -128,6 +128,11 @@ func (h *dockerHub) token(ctx context.Context, fresh bool) (string, error) {
 		return "", errors.New("Docker Hub returned no access token")
 	}
 	hubTokens.Lock()
+	if len(hubTokens.m) >= maxPullers {
+		// Tenants vary credentials at will: start over rather than
+		// keep every token for good.
+		clear(hubTokens.m)
+	}
 	hubTokens.m[h.cacheKey] = hubToken{token: out.AccessToken, expires: h.now().Add(hubTokenTTL)}
 	hubTokens.Unlock()
 	return out.AccessToken, nil

@@ -45,6 +45,9 @@ var ociPullers = struct {
 	m map[string]*remote.Puller
 }{m: map[string]*remote.Puller{}}
 
+// maxPullers bounds ociPullers.
+const maxPullers = 256
+
 // oci talks to any OCI distribution registry. A repository exists from
 // its first push; observing lists its tags.
 type oci struct {
@@ -73,7 +76,9 @@ func newOCI(c Config) (*oci, error) {
 	}
 	sum := sha256.Sum256([]byte(c.Password))
 	ca := sha256.Sum256(c.TLS.CABundle)
-	o.key = strings.Join([]string{c.URL, c.Username, hex.EncodeToString(sum[:]), map[bool]string{true: "insecure"}[c.TLS.InsecureSkipVerify], hex.EncodeToString(ca[:])}, "\x00")
+	// The tenant flag too: a puller keeps the transport it was built
+	// with, and a namespaced config's must be the guarded one.
+	o.key = strings.Join([]string{c.URL, c.Username, hex.EncodeToString(sum[:]), map[bool]string{true: "insecure"}[c.TLS.InsecureSkipVerify], hex.EncodeToString(ca[:]), map[bool]string{true: "tenant"}[c.TLS.Tenant]}, "\x00")
 	return o, nil
 }
 
@@ -89,6 +94,11 @@ func (o *oci) puller(ctx context.Context) (*remote.Puller, error) {
 		var err error
 		if p, err = remote.NewPuller(remote.WithContext(ctx), remote.WithAuth(o.auth), remote.WithTransport(o.rt)); err != nil {
 			return nil, err
+		}
+		if len(ociPullers.m) >= maxPullers {
+			// URLs and passwords are a tenant's to vary: start over
+			// rather than keep every one for good.
+			clear(ociPullers.m)
 		}
 		ociPullers.m[o.key] = p
 	}

@@ -23,8 +23,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"syscall"
 	"time"
+
+	"github.com/freeleaps/provider-devops/internal/clients/netguard"
 )
 
 // httpCheckTimeout bounds one look at a live URL.
@@ -83,12 +86,14 @@ func errorKind(err error) string {
 
 // errRefusedAddress is a live URL whose name points at an address no
 // environment answers on: the check never connects there.
-var errRefusedAddress = errors.New("its name points at a loopback, link-local, unspecified or multicast address")
+var errRefusedAddress = errors.New("its name points at an internal address (loopback, link-local, private or reserved) outside --tenant-backend-networks")
 
 // NewHTTPCheckClient is the client of the live URL check: no redirects
 // followed, no proxy, the system's roots for TLS, and never a connection
-// to a loopback, link-local (cloud metadata), unspecified or multicast
-// address, whatever the tenant's name resolves to.
+// to an internal address (package netguard: loopback, link-local such as
+// cloud metadata, private, reserved) outside the networks the platform
+// allows tenants (--tenant-backend-networks), whatever the tenant's name
+// resolves to: a status is otherwise a port scan of the cluster.
 func NewHTTPCheckClient() *http.Client { return newHTTPCheckClient(true) }
 
 func newHTTPCheckClient(guard bool) *http.Client {
@@ -100,7 +105,8 @@ func newHTTPCheckClient(guard bool) *http.Client {
 			if err != nil {
 				return err
 			}
-			if ip := net.ParseIP(host); ip == nil || ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified() || ip.IsMulticast() {
+			a, err := netip.ParseAddr(host)
+			if err != nil || netguard.CheckAddr(a) != nil {
 				return errRefusedAddress
 			}
 			return nil

@@ -54,13 +54,15 @@ func TestCheckURL(t *testing.T) {
 		"Redirect":   {srv.URL + "/moved", true, true, "answered 302"}, // not followed
 		"NotHere":    {gone, false, false, "does not answer on this network"},
 		"NoSuchName": {"http://no-such-name.invalid/", false, false, "does not answer on this network"},
-		// The provider's client never connects to loopback or link-local
-		// addresses, wherever a tenant's name points.
-		"Guarded": {srv.URL + "/", true, false, "not sent: its name points at a loopback"},
+		// The provider's client never connects to an internal address
+		// the platform does not allow (this test binary allows loopback
+		// only), wherever a tenant's name points: a private one here.
+		"Guarded":         {"http://10.255.255.1:1/", true, false, "not sent: its name points at an internal address"},
+		"GuardedMetadata": {"http://169.254.169.254/", true, false, "not sent: its name points at an internal address"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := c
-			if name == "Guarded" {
+			if strings.HasPrefix(name, "Guarded") {
 				c = NewHTTPCheckClient()
 			}
 			a := checkURL(context.Background(), c, tc.url)

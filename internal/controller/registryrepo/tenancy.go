@@ -43,6 +43,9 @@ type Tenancy struct {
 	// Repositories with {namespace} expanded.
 	Repositories  []string
 	AdoptExisting bool
+	// own are the expanded patterns whose project segment is exactly
+	// {namespace}: the only ones that may create a project.
+	own []string
 }
 
 // TenancyOf returns the tenancy of namespace ns under pc's registry
@@ -51,33 +54,38 @@ func TenancyOf(pc *providerconfig.Config, s *pcv1alpha1.RegistryConfig, ns strin
 	if pc.Namespace != "" {
 		return nil
 	}
-	t := &Tenancy{Namespace: ns, Config: pc.String(), Repositories: providerconfig.ExpandNamespace(nil, DefaultRepositories, ns)}
+	raw := DefaultRepositories
+	t := &Tenancy{Namespace: ns, Config: pc.String()}
 	if tn := s.Tenancy; tn != nil {
-		t.Repositories = providerconfig.ExpandNamespace(tn.Repositories, DefaultRepositories, ns)
+		if len(tn.Repositories) > 0 {
+			raw = tn.Repositories
+		}
 		t.AdoptExisting = tn.AdoptExisting
+	}
+	t.Repositories = providerconfig.ExpandNamespace(raw, DefaultRepositories, ns)
+	for _, p := range raw {
+		if seg, _, ok := strings.Cut(p, "/"); ok && seg == "{namespace}" {
+			t.own = append(t.own, providerconfig.ExpandNamespace([]string{p}, nil, ns)...)
+		}
 	}
 	return t
 }
 
 // MayCreateProject is true when t lets its namespace create the missing
 // Harbor project of repository project/name: one of its patterns that
-// allows the repository names the project outright, with no glob (the
-// default {namespace}/* names project <namespace>). A glob there would let
-// a namespace create, and so squat, a project named for another team
-// (*/{namespace}-* lets team-evil name team-b/team-evil-x). nil t allows
-// all: a namespaced ProviderConfig's credentials are the namespace's own.
+// allows the repository has the project segment {namespace} exactly (the
+// default {namespace}/* names project <namespace>), so the project is the
+// namespace's alone. A glob there would let a namespace create, and so
+// squat, a project named for another team (*/{namespace}-* lets team-evil
+// name team-b/team-evil-x), and a fixed name (acme/{namespace}/*) is
+// shared: the first team to create it would set its quota and tag rules
+// for all. nil t allows all: a namespaced ProviderConfig's credentials
+// are the namespace's own.
 func (t *Tenancy) MayCreateProject(project, name string) bool {
 	if t == nil {
 		return true
 	}
-	full := project + "/" + name
-	for _, p := range t.Repositories {
-		seg, _, ok := strings.Cut(p, "/")
-		if ok && seg == project && !strings.ContainsAny(seg, `*?[\`) && providerconfig.MatchPath([]string{p}, full) {
-			return true
-		}
-	}
-	return false
+	return project == t.Namespace && providerconfig.MatchPath(t.own, project+"/"+name)
 }
 
 // Check returns an error naming what of p t does not allow; nil t allows

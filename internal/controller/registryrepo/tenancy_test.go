@@ -88,8 +88,8 @@ func TestMayCreateProject(t *testing.T) {
 			t:      tenancy("{namespace}*"), project: "team-a", name: "x",
 		},
 		"FixedOtherProject": {
-			reason: "A pattern whose project segment the platform wrote out names that project exactly.",
-			t:      tenancy("acme/{namespace}/*"), project: "acme", name: "team-a/api", want: true,
+			reason: "A project the platform wrote out (acme/{namespace}/*) is shared by every team: the first to create it would set its quota and tag rules for all. The platform creates it.",
+			t:      tenancy("acme/{namespace}/*"), project: "acme", name: "team-a/api",
 		},
 		"FixedButNotThisRepository": {
 			reason: "The project is fixed only by a pattern that allows the repository.",

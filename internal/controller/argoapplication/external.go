@@ -106,6 +106,9 @@ func (e *external) Create(ctx context.Context, cr *v1alpha1.ArgoApplication) (ma
 	if err := e.tenancy.CheckProject(ctx, e.client, "spec.forProvider.project", cr.Spec.ForProvider.Project); err != nil {
 		return managed.ExternalCreation{}, err
 	}
+	if err := e.tenancy.CheckNewApplication(meta.GetExternalName(cr)); err != nil {
+		return managed.ExternalCreation{}, err
+	}
 	cr.SetConditions(xpv2.Creating())
 	_, err := e.client.Create(ctx, Desired(cr))
 	if argocd.IsAlreadyExists(err) {

@@ -34,6 +34,7 @@ const (
 	errFmtProjectGet      = "cannot check Argo CD project %q"
 	errFmtProjectNotOurs  = "%s: Argo CD project %q is not managed by an ArgoProject in namespace %q (its label %s is %q): through a ClusterProviderConfig a resource may use only its own namespace's projects. Create an ArgoProject for it in this namespace"
 	errFmtProjectOthers   = "%s: Argo CD project %q belongs to namespace %q (its label %s), not to %q: a resource never uses another namespace's project"
+	errFmtAppName         = "Argo CD application %q: through %s a new application's name must begin with %q, so that no namespace takes another's: set the annotation crossplane.io/external-name"
 	errFmtProjectName     = "spec.forProvider.name (external name) %q: this namespace may not manage an Argo CD project of that name: %s spec.argocd.tenancy.projectNames allows %s"
 	errFmtSourceRepo      = "%s: source repository %q is not allowed: %s spec.argocd.tenancy.sourceRepos allows %s"
 	errFmtProjectMissing  = "Argo CD project %q does not exist yet: create its ArgoProject first (retrying)"
@@ -140,6 +141,19 @@ func (t *Tenancy) owns(what, name string, p *argocd.Project) error {
 		return errors.Errorf(errFmtProjectNotOurs, what, name, t.Namespace, contract.LabelOwnerNamespace, got)
 	}
 	return nil
+}
+
+// CheckNewApplication returns an error when a Bounded t does not let its
+// namespace create an Argo CD application of that name: only names that
+// begin "<namespace>." (a DevOpsProject's are "<namespace>.<name>.<env>"),
+// so no namespace can take the name another's project will need. An
+// application the resource already holds keeps its name (Create is not
+// called for it).
+func (t *Tenancy) CheckNewApplication(name string) error {
+	if t == nil || !t.Bounded || strings.HasPrefix(name, t.Namespace+".") {
+		return nil
+	}
+	return errors.Errorf(errFmtAppName, name, t.Config, t.Namespace+".")
 }
 
 // CheckProjectName returns an error when a Bounded t does not allow an

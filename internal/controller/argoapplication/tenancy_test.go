@@ -264,3 +264,20 @@ func TestMatchAnyGlobs(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckNewApplication: through a ClusterProviderConfig a namespace
+// creates only applications named "<namespace>.…", so it cannot take the
+// name another namespace's DevOpsProject will need ("team-b.shop.prod");
+// through its own ProviderConfig Argo CD's RBAC decides.
+func TestCheckNewApplication(t *testing.T) {
+	cpc := TenancyOf(&providerconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}, &pcv1alpha1.ArgoCDConfig{}, "team-a")
+	for name, want := range map[string]bool{"team-a.shop.prod": true, "team-b.shop.prod": false, "team-a-b.shop.prod": false, "team-a": false, "shop-prod": false} {
+		if err := cpc.CheckNewApplication(name); (err == nil) != want {
+			t.Errorf("%s: allowed %v, want %v (%v)", name, err == nil, want, err)
+		}
+	}
+	own := TenancyOf(&providerconfig.Config{Kind: "ProviderConfig", Name: "default", Namespace: "team-a"}, &pcv1alpha1.ArgoCDConfig{}, "team-a")
+	if err := own.CheckNewApplication("shop-prod"); err != nil {
+		t.Errorf("a namespaced ProviderConfig: %v", err)
+	}
+}

@@ -255,6 +255,14 @@ func TestRealArgoRepository(t *testing.T) {
 		squat.Spec.ProviderConfigReference = cpc
 		squat.Spec.ForProvider = own.Spec.ForProvider
 		envtest.Must(t, c.Create(ctx, squat))
+		// An application under the name another namespace's project
+		// will need, in the namespace's own project: refused.
+		squatApp := &v1alpha1.ArgoApplication{ObjectMeta: metav1.ObjectMeta{Name: "squat-app", Namespace: otherNS, Annotations: map[string]string{meta.AnnotationKeyExternalName: ns + ".shop.prod"}}}
+		squatApp.Spec.ProviderConfigReference = cpc
+		squatApp.Spec.ForProvider = app.Spec.ForProvider
+		squatApp.Spec.ForProvider.Project = "argo-repo-other.own"
+		squatApp.Spec.ForProvider.Destination.Namespace = otherNS + "--dev"
+		envtest.Must(t, c.Create(ctx, squatApp))
 		// A project made under the older default name ("<namespace>-*")
 		// stays managed where it is; a name the resource does not
 		// already hold is refused, owner label or not.
@@ -286,6 +294,9 @@ func TestRealArgoRepository(t *testing.T) {
 		envtest.Eventually(t, "the squatting project refused", func() bool {
 			return get(squat) && strings.Contains(cond(squat, xpv2.TypeSynced).Message, `"argo-repo.squat": this namespace may not manage an Argo CD project of that name`)
 		})
+		envtest.Eventually(t, "the squatting application refused", func() bool {
+			return get(squatApp) && strings.Contains(cond(squatApp, xpv2.TypeSynced).Message, `a new application's name must begin with "argo-repo-other."`)
+		})
 		envtest.Eventually(t, "the project under its older name kept", func() bool {
 			return get(legacy) && cond(legacy, xpv2.TypeReady).Status == corev1.ConditionTrue
 		})
@@ -316,14 +327,17 @@ func TestRealArgoRepository(t *testing.T) {
 		if _, err := api.Get(ctx, "intruder"); !argocd.IsNotFound(err) {
 			t.Errorf("the intruding application reached Argo CD: %v", err)
 		}
+		if _, err := api.Get(ctx, ns+".shop.prod"); !argocd.IsNotFound(err) {
+			t.Errorf("the squatting application reached Argo CD: %v", err)
+		}
 		if _, err := api.GetRepository(ctx, private.URL+"/y", "argo-repo-other.own", false); !argocd.IsNotFound(err) {
 			t.Errorf("the trapped repository reached Argo CD: %v", err)
 		}
-		for _, o := range []client.Object{repo, intruderApp, peek, escape, own, squat, trap, legacy, planted} {
+		for _, o := range []client.Object{repo, intruderApp, peek, escape, own, squat, trap, legacy, planted, squatApp} {
 			envtest.Must(t, c.Delete(ctx, o))
 		}
 		envtest.Eventually(t, "all let go or deleted", func() bool {
-			for _, o := range []client.Object{repo, intruderApp, peek, escape, own, squat, trap, legacy, planted} {
+			for _, o := range []client.Object{repo, intruderApp, peek, escape, own, squat, trap, legacy, planted, squatApp} {
 				if get(o) {
 					return false
 				}

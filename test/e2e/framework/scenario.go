@@ -745,7 +745,7 @@ func (c *Cluster) deleteProject(ctx context.Context, r *Report) error {
 	// its job (build history), application (workloads) and DNS record, and
 	// the AppProject and repository credentials its application uses.
 	orphaned := []string{
-		"Argo CD application " + Project + "-prod",
+		"Argo CD application " + appName("prod"),
 		"Argo CD repository " + appProjectName() + " " + c.Argo.Apps.URL + " Successful",
 		"Jenkins job teams/" + ProjectNamespace + "/" + Project + "/prod",
 	}

@@ -243,6 +243,8 @@ func TestEventStream(t *testing.T) {
 		_, err = c2.QueueDeclarePassive(deployQueue, true, false, false, false, events.QueueArgs(deployQueue, events.DefaultMaxLength))
 		return err == nil
 	})
+	// Consuming: the queue's binding, made before, routes what is sent.
+	waitConsuming(t, broker.URL, deployQueue)
 	ci := publisher(t, ciShopURL)
 	send := func(id, body string) {
 		t.Helper()

@@ -18,6 +18,7 @@ package events
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"time"
 
@@ -82,6 +83,11 @@ type ConsumerOptions struct {
 	// RetryDelay is waited before a message that failed for a passing
 	// reason goes back on the queue. Default 2s.
 	RetryDelay time.Duration
+	// MaxAttempts bounds how often one message is tried: past it, a
+	// message that keeps failing for a passing reason is dead-lettered
+	// with its last error, instead of holding the queue's head for ever
+	// (RetryDelay each time). Default DefaultMaxAttempts.
+	MaxAttempts int
 	// Handler handles each message.
 	Handler Handler
 	Backoff Backoff
@@ -92,7 +98,21 @@ type ConsumerOptions struct {
 // A Consumer handles the messages of a durable queue one at a time, at
 // least once: a message is acked only after its handler succeeded or after
 // it was dead-lettered and the broker confirmed the dead letter.
-type Consumer struct{ o ConsumerOptions }
+type Consumer struct {
+	o ConsumerOptions
+	// attempts counts the failed tries of the messages in flight, by
+	// digest (attemptKey). It lives as long as the process: the broker
+	// keeps no count for a classic queue, and a message may not be
+	// republished with a count (its user_id is the publisher's, which
+	// authorises it, and only that user may send it).
+	attempts map[[32]byte]int
+}
+
+// DefaultMaxAttempts is ConsumerOptions.MaxAttempts' default.
+const DefaultMaxAttempts = 5
+
+// maxTracked bounds Consumer.attempts: past it, counting starts over.
+const maxTracked = 10_000
 
 // NewConsumer returns a consumer; Start connects it.
 func NewConsumer(o ConsumerOptions) *Consumer {
@@ -105,13 +125,21 @@ func NewConsumer(o ConsumerOptions) *Consumer {
 	if o.MaxLength <= 0 {
 		o.MaxLength = DefaultMaxLength
 	}
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = DefaultMaxAttempts
+	}
 	if o.Log == nil {
 		o.Log = logging.NewNopLogger()
 	}
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics(nil)
 	}
-	return &Consumer{o: o}
+	return &Consumer{o: o, attempts: map[[32]byte]int{}}
+}
+
+// attemptKey tells one message from another: who sent it, where, what.
+func attemptKey(d amqp.Delivery) [32]byte {
+	return sha256.Sum256([]byte(d.UserId + "\x00" + d.RoutingKey + "\x00" + d.MessageId + "\x00" + string(d.Body)))
 }
 
 // QueueArgs are the arguments the request queue is declared with: its
@@ -203,7 +231,20 @@ func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, _ string)
 // is unusable.
 func (c *Consumer) handle(ctx context.Context, ch *amqp.Channel, d amqp.Delivery) error {
 	err := c.call(ctx, d)
+	key := attemptKey(d)
 	var reject *RejectError
+	if err != nil && !errors.As(err, &reject) && !canceled(ctx) {
+		if len(c.attempts) >= maxTracked {
+			clear(c.attempts)
+		}
+		c.attempts[key]++
+		if n := c.attempts[key]; n >= c.o.MaxAttempts {
+			err = Reject("failed %d times, the last: %v", n, err)
+		}
+	}
+	if err == nil || errors.As(err, &reject) {
+		delete(c.attempts, key)
+	}
 	switch {
 	case err == nil:
 		c.o.Metrics.Requests.WithLabelValues("done").Inc()
@@ -273,3 +314,7 @@ func (c *Consumer) deadLetter(ctx context.Context, ch *amqp.Channel, d amqp.Deli
 	}
 	return nil
 }
+
+// canceled is true once the consumer is stopping: a failure then is the
+// stop's, not the message's.
+func canceled(ctx context.Context) bool { return ctx.Err() != nil }

@@ -75,8 +75,9 @@ func TestConsumer(t *testing.T) {
 			return false
 		}
 		defer func() { _ = c2.Close() }()
-		_, err = c2.QueueDeclarePassive("devops.requests", true, false, false, false, QueueArgs("devops.requests", DefaultMaxLength))
-		return err == nil
+		// Consuming: the binding to the exchange, made before, exists.
+		q, err := c2.QueueDeclarePassive("devops.requests", true, false, false, false, QueueArgs("devops.requests", DefaultMaxLength))
+		return err == nil && q.Consumers > 0
 	})
 	for _, body := range []string{"ok-1", "poison", "transient", "panic", "ok-2"} {
 		// Through the exchange's binding, as producers do.
@@ -158,8 +159,9 @@ func TestConsumerQueueIsBounded(t *testing.T) {
 			return false
 		}
 		defer func() { _ = c2.Close() }()
-		_, err = c2.QueueDeclarePassive("devops.bounded", true, false, false, false, QueueArgs("devops.bounded", 2))
-		return err == nil
+		// Consuming: the binding to the exchange, made before, exists.
+		q, err := c2.QueueDeclarePassive("devops.bounded", true, false, false, false, QueueArgs("devops.bounded", 2))
+		return err == nil && q.Consumers > 0
 	})
 	if err := ch.Confirm(false); err != nil {
 		t.Fatal(err)
@@ -183,4 +185,79 @@ func TestConsumerQueueIsBounded(t *testing.T) {
 		t.Errorf("with max length 2: %d publishes confirmed, %d refused; want at most 3 confirmed", acked, nacked)
 	}
 	t.Logf("max length 2, prefetch 1: %d confirmed, %d refused by the broker", acked, nacked)
+}
+
+// TestConsumerRedeliveryCap: a message that keeps failing for a passing
+// reason is dead-lettered with its last error after MaxAttempts tries,
+// instead of holding the queue's head (RetryDelay each time) for ever;
+// the requests behind it are then handled.
+func TestConsumerRedeliveryCap(t *testing.T) {
+	b := rabbitmq.Start(t)
+	var (
+		mu       sync.Mutex
+		handled  []string
+		failures int
+	)
+	m := NewMetrics(nil)
+	c := NewConsumer(ConsumerOptions{
+		Source: source(b.URL), Exchange: "devops.deploy", Queue: "devops.capped", BindingKey: "#", Prefetch: 1, RetryDelay: 10 * time.Millisecond, MaxAttempts: 3, Metrics: m,
+		Handler: func(_ context.Context, d amqp.Delivery) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if string(d.Body) == "always-failing" {
+				failures++
+				return errors.New("project lookup failed")
+			}
+			handled = append(handled, string(d.Body))
+			return nil
+		},
+	})
+	start(t, c)
+	conn, err := amqp.Dial(b.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close() }()
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "the request queue", func() bool {
+		c2, err := conn.Channel()
+		if err != nil {
+			return false
+		}
+		defer func() { _ = c2.Close() }()
+		_, err = c2.QueueDeclarePassive("devops.capped", true, false, false, false, QueueArgs("devops.capped", DefaultMaxLength))
+		return err == nil
+	})
+	for _, body := range []string{"always-failing", "behind-it"} {
+		// Straight to the queue: the binding may not exist yet.
+		if err := ch.PublishWithContext(context.Background(), "", "devops.capped", true, false, amqp.Publishing{MessageId: body, Body: []byte(body)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, 30*time.Second, "the request behind it handled", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(handled) == 1
+	})
+	dead, err := ch.Consume(DeadLetter("devops.capped"), "", true, false, false, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case d := <-dead:
+		reason, _ := d.Headers[HeaderReason].(string)
+		if string(d.Body) != "always-failing" || reason != "failed 3 times, the last: project lookup failed" {
+			t.Errorf("dead letter %q with reason %q", d.Body, reason)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the failing request was never dead-lettered")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if failures != 3 {
+		t.Errorf("tried %d times, want 3", failures)
+	}
 }

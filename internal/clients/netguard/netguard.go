@@ -53,8 +53,7 @@ var (
 // cluster's pods, services and nodes use, carrier-grade NAT (some
 // clouds' metadata and VPC services), and addresses that are no host.
 var internal = func() []netip.Prefix {
-	var ps []netip.Prefix
-	for _, s := range []string{
+	list := []string{
 		"0.0.0.0/8", "127.0.0.0/8", "169.254.0.0/16", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16",
 		"100.64.0.0/10", "192.0.0.0/24", "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4",
 		"::/128", "::1/128", "fe80::/10", "fec0::/10", "fc00::/7", "ff00::/8",
@@ -63,7 +62,9 @@ var internal = func() []netip.Prefix {
 		// discard and documentation prefixes, which are no backend.
 		"::/96", "::ffff:0:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48", "2002::/16", "2001::/32",
 		"100::/64", "2001:db8::/32",
-	} {
+	}
+	ps := make([]netip.Prefix, 0, len(list))
+	for _, s := range list {
 		ps = append(ps, netip.MustParsePrefix(s))
 	}
 	return ps

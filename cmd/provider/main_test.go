@@ -97,7 +97,9 @@ func TestBinarySecretsUncached(t *testing.T) {
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := exec.CommandContext(runCtx, bin, "--metrics-bind-address="+freeAddr(t), "--health-probe-bind-address="+freeAddr(t), "--poll=2s")
+	// The test's Jenkins is on loopback, which a namespaced config may
+	// reach only when the platform allows it.
+	cmd := exec.CommandContext(runCtx, bin, "--metrics-bind-address="+freeAddr(t), "--health-probe-bind-address="+freeAddr(t), "--poll=2s", "--tenant-backend-networks=127.0.0.0/8")
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kcPath)
 	logs := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
@@ -137,6 +139,10 @@ func TestBinary(t *testing.T) {
 		out, err = exec.Command(bin, "--tenant-backend-hosts=*.corp.example,[bad").CombinedOutput()
 		if err == nil || !strings.Contains(string(out), `--tenant-backend-hosts: "[bad" is not a valid host pattern`) {
 			t.Fatalf("want a refusal naming --tenant-backend-hosts, got err=%v output=%s", err, out)
+		}
+		out, err = exec.Command(bin, "--tenant-backend-networks=10.0.0.0/8,10.0.0.0/33").CombinedOutput()
+		if err == nil || !strings.Contains(string(out), `--tenant-backend-networks: "10.0.0.0/33" is not a CIDR or an address`) {
+			t.Fatalf("want a refusal naming --tenant-backend-networks, got err=%v output=%s", err, out)
 		}
 	})
 

@@ -469,9 +469,15 @@ func TestCreate(t *testing.T) {
 		},
 		"TenantOwnProject": {
 			reason: "Through a ClusterProviderConfig, an application in the namespace's own project is created.",
-			cr:     application(), tenancy: &Tenancy{Namespace: "team-a", Bounded: true},
+			cr:     named("team-a.shop.dev"), tenancy: &Tenancy{Namespace: "team-a", Bounded: true},
 			projects: map[string]*argocd.Project{"team-a-shop": projectOf("team-a")},
-			want:     want{created: []*argocd.Application{Desired(application())}},
+			want:     want{created: []*argocd.Application{Desired(named("team-a.shop.dev"))}},
+		},
+		"TenantOtherNamespacesName": {
+			reason: "Through a ClusterProviderConfig, a new application named for another namespace is refused before anything is written.",
+			cr:     named("team-b.shop.dev"), tenancy: &Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig platform", Bounded: true},
+			projects: map[string]*argocd.Project{"team-a-shop": projectOf("team-a")},
+			want:     want{err: errors.Errorf(errFmtAppName, "team-b.shop.dev", "ClusterProviderConfig platform", "team-a.")},
 		},
 		"TenantOtherProject": {
 			reason: "An application in another namespace's project is refused before anything is written.",
@@ -657,3 +663,10 @@ func TestDelete(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// named is application() under another external name.
+func named(name string) *v1alpha1.ArgoApplication {
+	cr := application()
+	meta.SetExternalName(cr, name)
+	return cr
+}

@@ -45,6 +45,9 @@ type ProjectSpec struct {
 	NamespaceResourceBlacklist []GroupKind          `json:"namespaceResourceBlacklist,omitempty"`
 	SourceNamespaces           []string             `json:"sourceNamespaces,omitempty"`
 	Roles                      []ProjectRole        `json:"roles,omitempty"`
+	// DestinationServiceAccounts (sync impersonation) is read to be
+	// removed: a project managed here never has any (UpdateProject).
+	DestinationServiceAccounts json.RawMessage `json:"destinationServiceAccounts,omitempty"`
 }
 
 // ProjectDestination is a cluster and namespace the project may deploy to.
@@ -119,7 +122,10 @@ func (c *Client) UpdateProject(ctx context.Context, p *Project) error {
 	if err != nil {
 		return err
 	}
-	for _, k := range []string{"description", "sourceRepos", "destinations", "clusterResourceWhitelist", "namespaceResourceBlacklist", "sourceNamespaces", "roles"} {
+	// destinationServiceAccounts is never managed, so always removed:
+	// sync impersonation would deploy with whatever account a project
+	// planted ahead of its resource, or edited behind its back, names.
+	for _, k := range []string{"description", "sourceRepos", "destinations", "clusterResourceWhitelist", "namespaceResourceBlacklist", "sourceNamespaces", "roles", "destinationServiceAccounts"} {
 		if v, ok := managed[k]; ok {
 			s[k] = v
 		} else {

@@ -139,15 +139,18 @@ func TestRealArgoProject(t *testing.T) {
 		spec := ap.Object["spec"].(map[string]any)
 		spec["destinations"] = append(spec["destinations"].([]any), map[string]any{"server": argocdserver.InClusterServer, "namespace": "kube-system"})
 		spec["syncWindows"] = []any{map[string]any{"kind": "deny", "schedule": "0 22 * * *", "duration": "1h", "applications": []any{"*"}}}
+		// Sync impersonation of a privileged service account: whoever
+		// planted or edited the project would deploy with its rights.
+		spec["destinationServiceAccounts"] = []any{map[string]any{"server": argocdserver.InClusterServer, "namespace": "*", "defaultServiceAccount": "kube-system:admin"}}
 		return c.Update(ctx, ap) == nil
 	})
-	envtest.Eventually(t, "destinations corrected, token and sync window kept", func() bool {
+	envtest.Eventually(t, "destinations and service accounts corrected, token and sync window kept", func() bool {
 		ap := appProject("shop")
 		if !get(ap) {
 			return false
 		}
 		b, _ := json.Marshal(ap.Object["spec"])
-		return !strings.Contains(string(b), "kube-system") && strings.Contains(string(b), `"syncWindows"`) && strings.Contains(string(b), `"jwtTokens"`)
+		return !strings.Contains(string(b), "kube-system") && !strings.Contains(string(b), "destinationServiceAccounts") && strings.Contains(string(b), `"syncWindows"`) && strings.Contains(string(b), `"jwtTokens"`)
 	})
 
 	t.Run("SteadyState", func(t *testing.T) {

@@ -59,26 +59,7 @@ func TestConsumer(t *testing.T) {
 	})
 	start(t, c)
 
-	conn, err := amqp.Dial(b.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = conn.Close() }()
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The consumer declares its topology once connected.
-	waitFor(t, 30*time.Second, "the request queue", func() bool {
-		c2, err := conn.Channel()
-		if err != nil {
-			return false
-		}
-		defer func() { _ = c2.Close() }()
-		// Consuming: the binding to the exchange, made before, exists.
-		q, err := c2.QueueDeclarePassive("devops.requests", true, false, false, false, QueueArgs("devops.requests", DefaultMaxLength))
-		return err == nil && q.Consumers > 0
-	})
+	ch := consuming(t, b.URL, "devops.requests", DefaultMaxLength)
 	for _, body := range []string{"ok-1", "poison", "transient", "panic", "ok-2"} {
 		// Through the exchange's binding, as producers do.
 		if err := ch.PublishWithContext(context.Background(), "devops.deploy", "request.deploy", true, false, amqp.Publishing{MessageId: body, Body: []byte(body)}); err != nil {
@@ -144,25 +125,7 @@ func TestConsumerQueueIsBounded(t *testing.T) {
 		},
 	})
 	start(t, c)
-	conn, err := amqp.Dial(b.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = conn.Close() }()
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, 30*time.Second, "the bounded queue", func() bool {
-		c2, err := conn.Channel()
-		if err != nil {
-			return false
-		}
-		defer func() { _ = c2.Close() }()
-		// Consuming: the binding to the exchange, made before, exists.
-		q, err := c2.QueueDeclarePassive("devops.bounded", true, false, false, false, QueueArgs("devops.bounded", 2))
-		return err == nil && q.Consumers > 0
-	})
+	ch := consuming(t, b.URL, "devops.bounded", 2)
 	if err := ch.Confirm(false); err != nil {
 		t.Fatal(err)
 	}
@@ -213,24 +176,7 @@ func TestConsumerRedeliveryCap(t *testing.T) {
 		},
 	})
 	start(t, c)
-	conn, err := amqp.Dial(b.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = conn.Close() }()
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, 30*time.Second, "the request queue", func() bool {
-		c2, err := conn.Channel()
-		if err != nil {
-			return false
-		}
-		defer func() { _ = c2.Close() }()
-		_, err = c2.QueueDeclarePassive("devops.capped", true, false, false, false, QueueArgs("devops.capped", DefaultMaxLength))
-		return err == nil
-	})
+	ch := consuming(t, b.URL, "devops.capped", DefaultMaxLength)
 	for _, body := range []string{"always-failing", "behind-it"} {
 		// Straight to the queue: the binding may not exist yet.
 		if err := ch.PublishWithContext(context.Background(), "", "devops.capped", true, false, amqp.Publishing{MessageId: body, Body: []byte(body)}); err != nil {
@@ -260,4 +206,30 @@ func TestConsumerRedeliveryCap(t *testing.T) {
 	if failures != 3 {
 		t.Errorf("tried %d times, want 3", failures)
 	}
+}
+
+// consuming waits until the consumer consumes queue (declared with
+// maxLength), which it does after binding it to its exchange, and returns
+// a channel of a connection of its own.
+func consuming(t *testing.T, url, queue string, maxLength int) *amqp.Channel {
+	t.Helper()
+	conn, err := amqp.Dial(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "the consumer consuming "+queue, func() bool {
+		c2, err := conn.Channel()
+		if err != nil {
+			return false
+		}
+		defer func() { _ = c2.Close() }()
+		q, err := c2.QueueDeclarePassive(queue, true, false, false, false, QueueArgs(queue, maxLength))
+		return err == nil && q.Consumers > 0
+	})
+	return ch
 }

@@ -56,6 +56,8 @@ var internal = func() []netip.Prefix {
 	list := []string{
 		"0.0.0.0/8", "127.0.0.0/8", "169.254.0.0/16", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16",
 		"100.64.0.0/10", "192.0.0.0/24", "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4",
+		// Azure's WireServer, a public address that serves the host.
+		"168.63.129.16/32",
 		"::/128", "::1/128", "fe80::/10", "fec0::/10", "fc00::/7", "ff00::/8",
 		// Forms that carry an IPv4 address a node may route to: IPv4-
 		// compatible and SIIT-mapped, NAT64, 6to4, Teredo; and the

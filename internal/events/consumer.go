@@ -20,9 +20,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"net"
+	"syscall"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
@@ -84,9 +87,10 @@ type ConsumerOptions struct {
 	// reason goes back on the queue. Default 2s.
 	RetryDelay time.Duration
 	// MaxAttempts bounds how often one message is tried: past it, a
-	// message that keeps failing for a passing reason is dead-lettered
-	// with its last error, instead of holding the queue's head for ever
-	// (RetryDelay each time). Default DefaultMaxAttempts.
+	// message that keeps failing for a passing reason of its own is
+	// dead-lettered with its last error, instead of holding the queue's
+	// head for ever (RetryDelay each time). Tries during an outage of the
+	// API server are not counted (outage). Default DefaultMaxAttempts.
 	MaxAttempts int
 	// Handler handles each message.
 	Handler Handler
@@ -233,7 +237,7 @@ func (c *Consumer) handle(ctx context.Context, ch *amqp.Channel, d amqp.Delivery
 	err := c.call(ctx, d)
 	key := attemptKey(d)
 	var reject *RejectError
-	if err != nil && !errors.As(err, &reject) && !canceled(ctx) {
+	if err != nil && !errors.As(err, &reject) && !canceled(ctx) && !outage(err) {
 		if len(c.attempts) >= maxTracked {
 			clear(c.attempts)
 		}
@@ -318,3 +322,15 @@ func (c *Consumer) deadLetter(ctx context.Context, ch *amqp.Channel, d amqp.Deli
 // canceled is true once the consumer is stopping: a failure then is the
 // stop's, not the message's.
 func canceled(ctx context.Context) bool { return ctx.Err() != nil }
+
+// outage is true for a failure that is not the message's: the API server
+// unavailable, overloaded or not answering. Every message fails alike
+// then, so holding one at the head of the queue holds back nobody it
+// would not anyway; such tries are not counted, or an outage of a minute
+// would dead-letter good requests one after another.
+func outage(err error) bool {
+	var ne net.Error
+	return kerrors.IsServiceUnavailable(err) || kerrors.IsTimeout(err) || kerrors.IsServerTimeout(err) ||
+		kerrors.IsTooManyRequests(err) || kerrors.IsInternalError(err) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) || errors.Is(err, syscall.ECONNREFUSED)
+}

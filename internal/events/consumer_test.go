@@ -19,12 +19,16 @@ package events
 import (
 	"context"
 	"errors"
+	"net"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	amqp "github.com/rabbitmq/amqp091-go"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/freeleaps/provider-devops/internal/testing/rabbitmq"
 )
@@ -232,4 +236,24 @@ func consuming(t *testing.T, url, queue string, maxLength int) *amqp.Channel {
 		return err == nil && q.Consumers > 0
 	})
 	return ch
+}
+
+// TestOutageNotCounted: a failure that is not the message's (the API
+// server down or overloaded) does not count towards MaxAttempts, or an
+// outage would dead-letter good requests; the message's own do.
+func TestOutageNotCounted(t *testing.T) {
+	gr := schema.GroupResource{Group: "devops.freeleaps.io", Resource: "deployruns"}
+	for err, want := range map[error]bool{
+		kerrors.NewServiceUnavailable("etcd"):                        true,
+		kerrors.NewTimeoutError("slow", 1):                           true,
+		kerrors.NewTooManyRequests("busy", 1):                        true,
+		kerrors.NewInternalError(errors.New("boom")):                 true,
+		&net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}:          true,
+		kerrors.NewConflict(gr, "shop-dev-1", errors.New("changed")): false,
+		errors.New("project lookup failed"):                          false,
+	} {
+		if got := outage(err); got != want {
+			t.Errorf("outage(%v) = %v, want %v", err, got, want)
+		}
+	}
 }

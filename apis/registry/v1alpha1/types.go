@@ -42,6 +42,8 @@ type HarborOptions struct {
 	// +optional
 	CreateProject bool `json:"createProject,omitempty"`
 	// StorageQuotaBytes of a project this resource creates; -1 is unlimited.
+	// Refused through a ClusterProviderConfig: a project made with the
+	// platform's account gets the quota Harbor gives it.
 	// +kubebuilder:validation:Minimum=-1
 	// +optional
 	StorageQuotaBytes *int64 `json:"storageQuotaBytes,omitempty"`

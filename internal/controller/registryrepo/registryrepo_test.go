@@ -416,7 +416,7 @@ func TestRegistryRepo(t *testing.T) {
 				return cr
 			}
 			squat := viaPlatform("squat", v1alpha1.RegistryRepoParameters{Namespace: "team-b", Name: "reg-squat-app", Visibility: v1alpha1.VisibilityPublic,
-				Harbor: &v1alpha1.HarborOptions{CreateProject: true, StorageQuotaBytes: ptr[int64](1)}})
+				Harbor: &v1alpha1.HarborOptions{CreateProject: true}})
 			own := viaPlatform("own", v1alpha1.RegistryRepoParameters{Namespace: "reg-squat", Name: "app", Visibility: v1alpha1.VisibilityPublic,
 				Harbor: &v1alpha1.HarborOptions{CreateProject: true}})
 			envtest.Must(t, c.Create(ctx, squat))

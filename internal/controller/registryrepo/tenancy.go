@@ -32,6 +32,7 @@ var DefaultRepositories = []string{"{namespace}/*"}
 
 const (
 	errFmtRepository = "repository %q is not allowed for namespace %q: %s spec.registry.tenancy.repositories allows %s"
+	errFmtQuota      = "spec.forProvider.harbor.storageQuotaBytes is not allowed through %s: projects made with the platform's account get the quota Harbor gives them (the platform team sets it); remove the field"
 	errFmtAdopt      = "spec.forProvider.adoptExisting is not allowed: %s does not let namespaces take over repositories no RegistryRepo owns (spec.registry.tenancy.adoptExisting)"
 )
 
@@ -100,6 +101,12 @@ func (t *Tenancy) Check(p v1alpha1.RegistryRepoParameters) error {
 	}
 	if p.AdoptExisting && !t.AdoptExisting {
 		return errors.Errorf(errFmtAdopt, t.Config)
+	}
+	// The project is created with the platform's account: its storage is
+	// the platform's to give (Harbor's default quota), not the tenant's
+	// to lift (-1 is unlimited).
+	if p.Harbor != nil && p.Harbor.StorageQuotaBytes != nil {
+		return errors.Errorf(errFmtQuota, t.Config)
 	}
 	return nil
 }

@@ -26,6 +26,7 @@ import (
 )
 
 func TestRegistryTenancy(t *testing.T) {
+	unlimited := int64(-1)
 	cpc := &providerconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}
 	defaults := TenancyOf(cpc, &pcv1alpha1.RegistryConfig{}, "team-a")
 	set := TenancyOf(cpc, &pcv1alpha1.RegistryConfig{Tenancy: &pcv1alpha1.RegistryTenancy{Repositories: []string{"acme/{namespace}/*"}, AdoptExisting: true}}, "team-a")
@@ -49,6 +50,10 @@ func TestRegistryTenancy(t *testing.T) {
 		"SetPattern":          {reason: "{namespace} expands in a nested path.", t: set, p: repo("acme", "team-a/api", true)},
 		"SetOther":            {reason: "Outside the set pattern.", t: set, p: repo("team-a", "shop", false), want: `allows "acme/team-a/*"`},
 		"ProviderConfig":      {reason: "A namespace's own credentials: its registry's rights decide.", t: own, p: repo("platform", "base", true)},
+		"Quota": {reason: "The project is made with the platform's account: its storage is not the tenant's to set (-1 is unlimited).", t: defaults,
+			p: v1alpha1.RegistryRepoParameters{Namespace: "team-a", Name: "shop", Harbor: &v1alpha1.HarborOptions{StorageQuotaBytes: &unlimited}}, want: "storageQuotaBytes is not allowed"},
+		"QuotaOwnAccount": {reason: "With the team's own account the quota is its own.", t: own,
+			p: v1alpha1.RegistryRepoParameters{Namespace: "team-a", Name: "shop", Harbor: &v1alpha1.HarborOptions{StorageQuotaBytes: &unlimited}}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

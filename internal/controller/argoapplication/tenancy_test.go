@@ -96,7 +96,7 @@ func TestCheckProjectSpec(t *testing.T) {
 			want:   `may not manage an Argo CD project of that name`,
 		},
 		"OlderName": {
-			reason: "The older <namespace>-<name> is not given to a new project (an ArgoProject already holding one keeps it: TestLegacyProjectNameKept).",
+			reason: "The older <namespace>-<name> is not given to a new project (an ArgoProject already holding one keeps it: TestRealArgoRepository).",
 			name:   "team-a-shop",
 			want:   `may not manage an Argo CD project of that name`,
 		},

@@ -469,5 +469,3 @@ func deleteGuarded(t *testing.T, c client.Client, cr *v1alpha1.RegistryRepo, wan
 func get2(c client.Client, o client.Object) error {
 	return c.Get(context.Background(), client.ObjectKeyFromObject(o), o)
 }
-
-func ptr[T any](v T) *T { return &v }

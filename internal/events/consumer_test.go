@@ -182,7 +182,7 @@ func TestConsumerRedeliveryCap(t *testing.T) {
 	start(t, c)
 	ch := consuming(t, b.URL, "devops.capped", DefaultMaxLength)
 	for _, body := range []string{"always-failing", "behind-it"} {
-		// Straight to the queue: the binding may not exist yet.
+		// Straight to the queue, through the default exchange.
 		if err := ch.PublishWithContext(context.Background(), "", "devops.capped", true, false, amqp.Publishing{MessageId: body, Body: []byte(body)}); err != nil {
 			t.Fatal(err)
 		}

@@ -153,13 +153,6 @@ func Setup(mgr manager.Manager, o controller.Options, opts Options) error {
 		opts.Live = mgr.GetAPIReader()
 	}
 	r := NewReconciler(mgr.GetClient(), mgr.GetEventRecorderFor("deployrun"), opts) //nolint:staticcheck // the same events API as the managed resources' (crossplane-runtime's recorder).
-	// Deployments are found by environment through the cache's index, not
-	// by listing the namespace: a waiting one looks every Poll, and a
-	// namespace may hold many environments' histories.
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.DeployRun{}, indexEnvironment, environmentOf); err != nil {
-		return errors.Wrap(err, "cannot index DeployRuns by environment")
-	}
-	r.indexed = true
 	// A change of an environment's pipeline (its build request handled)
 	// or application (its sync) wakes the deployments of that environment
 	// at once instead of at the next poll.
@@ -184,30 +177,6 @@ type Reconciler struct {
 	record record.EventRecorder
 	log    logging.Logger
 	o      Options
-	// indexed is true when kube's cache indexes DeployRuns by environment
-	// (Setup); a reconciler built on another client lists the namespace.
-	indexed bool
-}
-
-// indexEnvironment indexes DeployRuns by "<project>/<environment>".
-const indexEnvironment = "devops.freeleaps.io/environment"
-
-func environmentOf(o client.Object) []string {
-	d, ok := o.(*v1alpha1.DeployRun)
-	if !ok || d.Spec.Project == "" || d.Spec.Environment == "" {
-		return nil
-	}
-	return []string{d.Spec.Project + "/" + d.Spec.Environment}
-}
-
-// inEnvironment lists from kube the deployments of one environment: all
-// the namespace's when the cache has no index (the caller filters).
-func (r *Reconciler) inEnvironment(ctx context.Context, l *v1alpha1.DeployRunList, ns, project, env string) error {
-	opts := []client.ListOption{client.InNamespace(ns)}
-	if r.indexed {
-		opts = append(opts, client.MatchingFields{indexEnvironment: project + "/" + env})
-	}
-	return r.kube.List(ctx, l, opts...)
 }
 
 // NewReconciler returns a reconciler.
@@ -255,7 +224,7 @@ func (r *Reconciler) running(ctx context.Context, ns, project, env string) []rec
 		return nil
 	}
 	l := &v1alpha1.DeployRunList{}
-	if err := r.inEnvironment(ctx, l, ns, project, env); err != nil {
+	if err := r.kube.List(ctx, l, client.InNamespace(ns)); err != nil {
 		return nil
 	}
 	var out []reconcile.Request
@@ -506,24 +475,18 @@ func phaseOf(d *v1alpha1.DeployRun) v1alpha1.DeployPhase {
 // come is confirmed from the API server, which has every deployment
 // created a moment ago.
 func (r *Reconciler) ahead(ctx context.Context, d *v1alpha1.DeployRun) (*v1alpha1.DeployRun, int, error) {
-	l := &v1alpha1.DeployRunList{}
-	if err := r.inEnvironment(ctx, l, d.Namespace, d.Spec.Project, d.Spec.Environment); err != nil {
-		return nil, 0, errors.Wrap(err, "cannot list DeployRuns")
+	a, place, err := aheadIn(ctx, r.kube, d)
+	if err != nil || a != nil {
+		return a, place, err
 	}
-	a, place := aheadIn(l, d)
-	if a != nil {
-		return a, place, nil
-	}
-	// The API server has no index of its own: its list is the namespace's.
-	l = &v1alpha1.DeployRunList{}
-	if err := r.live.List(ctx, l, client.InNamespace(d.Namespace)); err != nil {
-		return nil, 0, errors.Wrap(err, "cannot list DeployRuns")
-	}
-	a, place = aheadIn(l, d)
-	return a, place, nil
+	return aheadIn(ctx, r.live, d)
 }
 
-func aheadIn(l *v1alpha1.DeployRunList, d *v1alpha1.DeployRun) (*v1alpha1.DeployRun, int) {
+func aheadIn(ctx context.Context, c client.Reader, d *v1alpha1.DeployRun) (*v1alpha1.DeployRun, int, error) {
+	l := &v1alpha1.DeployRunList{}
+	if err := c.List(ctx, l, client.InNamespace(d.Namespace)); err != nil {
+		return nil, 0, errors.Wrap(err, "cannot list DeployRuns")
+	}
 	var first, running *v1alpha1.DeployRun
 	place := 1
 	for i := range l.Items {
@@ -545,11 +508,11 @@ func aheadIn(l *v1alpha1.DeployRunList, d *v1alpha1.DeployRun) (*v1alpha1.Deploy
 	}
 	switch {
 	case running != nil:
-		return running, place
+		return running, place, nil
 	case first == nil || first.UID == d.UID:
-		return nil, place
+		return nil, place, nil
 	}
-	return first, place
+	return first, place, nil
 }
 
 func before(a, b *v1alpha1.DeployRun) bool {

@@ -24,13 +24,11 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
-	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
@@ -73,32 +71,11 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoProject) (mana
 	// source repositories and cluster-scoped kinds are bounded; anything
 	// else is refused before Argo CD sees it, and let go untouched on
 	// delete.
-	if err := conn.Tenancy.CheckProjectName(meta.GetExternalName(cr)); err != nil {
-		held, herr := holds(ctx, conn.Client, cr)
-		if herr != nil {
-			return nil, herr
-		}
-		if !held {
-			return mrcontroller.Refused[*v1alpha1.ArgoProject](err), nil
-		}
-	}
 	if err := conn.Tenancy.CheckProjectSpec(cr.Spec.ForProvider); err != nil {
 		return mrcontroller.Refused[*v1alpha1.ArgoProject](err), nil
 	}
-	return &external{client: conn.Client, server: strings.TrimSuffix(conn.Server, "/"), tenancy: conn.Tenancy}, nil
-}
-
-// holds is true when the AppProject cr names exists and is already cr's
-// (its owner label): a project created under a name the tenancy no longer
-// allows (the older default "{namespace}-*") stays managed where it is,
-// never recreated or let go. A name cr does not already hold is refused.
-func holds(ctx context.Context, c Client, cr *v1alpha1.ArgoProject) (bool, error) {
-	p, err := c.GetProject(ctx, meta.GetExternalName(cr))
-	switch {
-	case argocd.IsNotFound(err):
-		return false, nil
-	case err != nil:
-		return false, errors.Wrapf(err, "cannot read Argo CD project %q", meta.GetExternalName(cr))
-	}
-	return p.Metadata.Labels[contract.LabelOwner] == Owner(cr), nil
+	// A name the tenancy does not allow is refused by Observe, on the
+	// one read it makes, unless the resource already holds that project.
+	return &external{client: conn.Client, server: strings.TrimSuffix(conn.Server, "/"), tenancy: conn.Tenancy,
+		nameRefused: conn.Tenancy.CheckProjectName(meta.GetExternalName(cr))}, nil
 }

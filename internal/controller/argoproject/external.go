@@ -52,6 +52,12 @@ type external struct {
 	// tenancy keeps an observe-only resource off another namespace's
 	// project.
 	tenancy *argoapplication.Tenancy
+	// nameRefused is why the tenancy does not allow the project's name.
+	// Observe refuses it unless the project exists already held by this
+	// resource (its owner label): one created under a name no longer
+	// allowed (the older default "{namespace}-*") stays managed where it
+	// is, never recreated or let go.
+	nameRefused error
 }
 
 // Owner is the owner label value of cr.
@@ -103,11 +109,18 @@ func compared(s argocd.ProjectSpec) argocd.ProjectSpec {
 func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoProject) (managed.ExternalObservation, error) {
 	name := meta.GetExternalName(cr)
 	p, err := e.client.GetProject(ctx, name)
-	if argocd.IsNotFound(err) {
-		return managed.ExternalObservation{ResourceExists: false}, nil
+	if err != nil && !argocd.IsNotFound(err) {
+		return managed.ExternalObservation{}, errors.Wrap(err, errGet)
+	}
+	if e.nameRefused != nil && (err != nil || p.Metadata.Labels[contract.LabelOwner] != Owner(cr)) {
+		// Refused, and let go untouched on delete.
+		if meta.WasDeleted(cr) {
+			return managed.ExternalObservation{ResourceExists: false}, nil
+		}
+		return managed.ExternalObservation{}, e.nameRefused
 	}
 	if err != nil {
-		return managed.ExternalObservation{}, errors.Wrap(err, errGet)
+		return managed.ExternalObservation{ResourceExists: false}, nil
 	}
 	if p.Metadata.Labels[contract.LabelOwner] != Owner(cr) {
 		switch {

@@ -19,6 +19,7 @@ package argoproject
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -42,12 +43,14 @@ import (
 type mockClient struct {
 	projects map[string]*argocd.Project
 	getErr   error
+	gets     int
 	created  []*argocd.Project
 	updated  []*argocd.Project
 	deleted  []string
 }
 
 func (m *mockClient) GetProject(_ context.Context, name string) (*argocd.Project, error) {
+	m.gets++
 	if m.getErr != nil {
 		return nil, m.getErr
 	}
@@ -238,5 +241,43 @@ func TestWrite(t *testing.T) {
 	}
 	if _, err := e.Delete(context.Background(), project(func(cr *v1alpha1.ArgoProject) { meta.SetExternalName(cr, "gone") })); err != nil {
 		t.Errorf("deleting a project that is already gone is done: %v", err)
+	}
+}
+
+// TestObserveNameNotAllowed: a name the tenancy does not allow is refused,
+// unless the project exists already held by this resource (it stays
+// managed where it is); a deleted resource is let go untouched. Each case
+// costs the one read Observe makes.
+func TestObserveNameNotAllowed(t *testing.T) {
+	refusal := errors.New("may not manage an Argo CD project of that name")
+	cr := project()
+	theirs := observed(cr, func(p *argocd.Project) { p.Metadata.Labels[contract.LabelOwner] = "team-b.shop" })
+	deleted := project(func(cr *v1alpha1.ArgoProject) { cr.SetDeletionTimestamp(&metav1.Time{Time: time.Now()}) })
+	cases := map[string]struct {
+		cr       *v1alpha1.ArgoProject
+		projects map[string]*argocd.Project
+		exists   bool
+		err      error
+	}{
+		"Held":          {cr: cr, projects: map[string]*argocd.Project{"team-a-shop": observed(cr)}, exists: true},
+		"Missing":       {cr: cr, err: refusal},
+		"HeldByAnother": {cr: cr, projects: map[string]*argocd.Project{"team-a-shop": theirs}, err: refusal},
+		"DeletedLetGo":  {cr: deleted, projects: map[string]*argocd.Project{"team-a-shop": theirs}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			m := &mockClient{projects: tc.projects}
+			e := &external{client: m, nameRefused: refusal}
+			o, err := e.Observe(context.Background(), tc.cr)
+			if !errors.Is(err, tc.err) || o.ResourceExists != tc.exists {
+				t.Errorf("Observe: exists %v, err %v; want exists %v, err %v", o.ResourceExists, err, tc.exists, tc.err)
+			}
+			if m.gets != 1 {
+				t.Errorf("Observe read the project %d times, want once", m.gets)
+			}
+			if len(m.created)+len(m.updated)+len(m.deleted) != 0 {
+				t.Error("Observe wrote to Argo CD")
+			}
+		})
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/netip"
 
 	"github.com/libdns/libdns"
 	"github.com/libdns/rfc2136"
@@ -56,13 +55,7 @@ func (p *rfc2136Provider) server(ctx context.Context) (string, error) {
 			return "", refused(fmt.Errorf("spec.dns.rfc2136.server %s: %w", host, err))
 		}
 	}
-	return netip.AddrPortFrom(addrs[0].Unmap(), mustPort(port)).String(), nil
-}
-
-func mustPort(s string) uint16 {
-	var n uint16
-	_, _ = fmt.Sscanf(s, "%d", &n)
-	return n
+	return net.JoinHostPort(addrs[0].Unmap().String(), port), nil
 }
 
 // refused is a server the provider will not talk to for a namespaced

@@ -23,8 +23,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
-	"syscall"
 	"time"
 
 	"github.com/freeleaps/provider-devops/internal/clients/netguard"
@@ -57,7 +55,8 @@ func checkURL(ctx context.Context, client *http.Client, url string) answer {
 	req.Header.Set("User-Agent", "provider-devops-deployrun")
 	resp, err := client.Do(req)
 	if err != nil {
-		if errors.Is(err, errRefusedAddress) {
+		var refused *netguard.AddressError
+		if errors.As(err, &refused) {
 			// Not checked, as a name that answers on no network here:
 			// a private ingress must not fail its deployments, and the
 			// provider must not probe inside the cluster for a tenant.
@@ -103,17 +102,7 @@ func newHTTPCheckClient(guard bool) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.Proxy = nil
 	if guard {
-		d := &net.Dialer{Timeout: httpCheckTimeout, Control: func(_, address string, _ syscall.RawConn) error {
-			host, _, err := net.SplitHostPort(address)
-			if err != nil {
-				return err
-			}
-			a, err := netip.ParseAddr(host)
-			if err != nil || netguard.CheckAddr(a) != nil {
-				return errRefusedAddress
-			}
-			return nil
-		}}
+		d := netguard.Dialer(httpCheckTimeout)
 		t.DialContext = d.DialContext
 	}
 	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

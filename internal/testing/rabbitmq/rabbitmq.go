@@ -76,15 +76,24 @@ func Start(t testing.TB) *Broker {
 		}
 		t.Skip("rabbitmq-server is not installed (apt-get install rabbitmq-server); skipped outside CI")
 	}
-	b, err := New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
+	// The free ports are free when chosen, not when the node binds them:
+	// another process (a parallel test run) may take one in between.
+	// Then the node is started again on new ones.
+	for attempt := 1; ; attempt++ {
+		b, err := New(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = b.Start()
+		if err == nil {
+			t.Cleanup(b.Close)
+			return b
+		}
+		b.Close()
+		if attempt == 3 || !strings.Contains(err.Error(), "eaddrinuse") {
+			t.Fatal(err)
+		}
 	}
-	t.Cleanup(b.Close)
-	if err := b.Start(); err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // New prepares a node in dir with free ports; Start runs it.

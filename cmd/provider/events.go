@@ -39,6 +39,7 @@ func registerEventFlags(app *kingpin.Application) *stream.Config {
 	app.Flag("events-deploy-queue", "Durable queue of DevOpsReconcile deploy requests; empty consumes none.").Default("devops.deploy-requests").StringVar(&f.DeployQueue)
 	app.Flag("events-deploy-binding", "Routing key binding the deploy queue to --events-deploy-exchange.").Default("deploy.#").StringVar(&f.DeployBinding)
 	app.Flag("events-deploy-max-length", "Ready deploy requests the queue holds (more are refused: publishers with confirms get a nack), and dead letters kept (the oldest are dropped).").Default("10000").IntVar(&f.DeployMaxLen)
-	app.Flag("events-deploy-prefetch", "Deploy requests delivered and not yet acknowledged, at most.").Default("16").IntVar(&f.DeployPrefetch)
+	app.Flag("events-deploy-prefetch", "Deploy requests delivered and not yet settled, of all publishers, at most.").Default("512").IntVar(&f.DeployPrefetch)
+	app.Flag("events-deploy-per-publisher", "Deploy requests one broker user has delivered and not yet settled, at most: its further requests are dead-lettered as they arrive, so that one publisher's flood cannot fill the queue for the others.").Default("32").IntVar(&f.DeployPerPublisher)
 	return f
 }

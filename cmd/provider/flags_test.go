@@ -42,6 +42,7 @@ func TestFlagsValidate(t *testing.T) {
 		"EventsOutboxZero":    {reason: "an outbox must hold something", args: []string{"--events-outbox=0"}, want: "--events-outbox must be between 1 and 1000000"},
 		"EventsPrefetch":      {reason: "prefetch is bounded", args: []string{"--events-deploy-prefetch=0"}, want: "--events-deploy-prefetch must be between 1 and 1000"},
 		"DeploySameExchange":  {reason: "requests need their own exchange", args: []string{"--events-deploy-exchange=devops.events"}, want: "--events-deploy-exchange must differ from --events-exchange"},
+		"PerPublisherOver":    {reason: "one publisher cannot hold more than all", args: []string{"--events-deploy-prefetch=8", "--events-deploy-per-publisher=9"}, want: "--events-deploy-per-publisher must be between 1 and --events-deploy-prefetch (8), got 9"},
 		"DeployMaxLenZero":    {reason: "a queue must hold something", args: []string{"--events-deploy-max-length=0"}, want: "--events-deploy-max-length must be between"},
 		"EventsSecretOK":      {reason: "a namespaced Secret enables events", args: []string{"--events-secret=crossplane-system/rabbitmq"}},
 		"OwnerIDComma":        {reason: "',' separates the ownership record's fields", args: []string{"--owner-id=a,resource=x"}, want: "--owner-id must be 1-63 letters"},

@@ -39,8 +39,9 @@ const (
 
 // Defaults of ConsumerOptions.
 const (
-	DefaultPrefetch   = 16
-	DefaultRetryDelay = 2 * time.Second
+	DefaultPrefetch     = 512
+	DefaultPerPublisher = 32
+	DefaultRetryDelay   = 2 * time.Second
 )
 
 // A Handler handles one message. Returning nil acks it; an error made by
@@ -81,8 +82,15 @@ type ConsumerOptions struct {
 	// with confirms sees a nack) and its dead-letter queue (the oldest dead
 	// letters are dropped). Default DefaultMaxLength.
 	MaxLength int
-	// Prefetch bounds the messages delivered and not yet acked. Default 16.
+	// Prefetch bounds the messages delivered and not yet settled, of all
+	// publishers. Default DefaultPrefetch.
 	Prefetch int
+	// PerPublisher bounds the messages one publishing user (user_id) has
+	// delivered and not yet settled: past it, its further messages are
+	// dead-lettered by the broker as they arrive (x-death reason
+	// "rejected"), so that one publisher's flood cannot fill the queue for
+	// the others. Default DefaultPerPublisher.
+	PerPublisher int
 	// RetryDelay is waited before a message that failed for a passing
 	// reason goes back on the queue. Default 2s.
 	RetryDelay time.Duration
@@ -122,6 +130,9 @@ const maxTracked = 10_000
 func NewConsumer(o ConsumerOptions) *Consumer {
 	if o.Prefetch <= 0 {
 		o.Prefetch = DefaultPrefetch
+	}
+	if o.PerPublisher <= 0 {
+		o.PerPublisher = DefaultPerPublisher
 	}
 	if o.RetryDelay <= 0 {
 		o.RetryDelay = DefaultRetryDelay
@@ -216,28 +227,93 @@ func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, _ string)
 		return errors.Wrapf(err, "cannot consume %s", c.o.Queue)
 	}
 	c.o.Log.Info("request consumer connected", "queue", c.o.Queue)
+	// The deliveries are read here as they come, so that the broker's
+	// queue drains even while a message is being handled; the worker
+	// handles what is held, fairly across publishers.
+	q := newFairQueue(c.o.PerPublisher)
+	wctx, stop := context.WithCancel(ctx)
+	worked := make(chan error, 1)
+	go func() { worked <- c.work(wctx, ch, q) }()
+	defer func() {
+		stop()
+		<-worked
+	}()
+	over := map[string]bool{}
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case err := <-worked:
+			worked <- err // for the deferred wait
+			return err
 		case d, ok := <-deliveries:
 			if !ok {
 				return errors.New("delivery channel closed")
 			}
-			if err := c.handle(ctx, ch, d); err != nil {
-				return err
+			if q.add(d) {
+				delete(over, d.UserId)
+				continue
+			}
+			// Over the publisher's share: the broker dead-letters it, at
+			// once, so that one publisher's flood never fills the queue
+			// for the others.
+			if !over[d.UserId] {
+				if len(over) >= maxTracked {
+					clear(over)
+				}
+				over[d.UserId] = true
+				c.o.Log.Info("publisher holds too many requests; its further requests are dead-lettered until it holds fewer", "queue", c.o.Queue, "user", d.UserId, "held", c.o.PerPublisher)
+			}
+			c.o.Metrics.Requests.WithLabelValues("over-limit").Inc()
+			if err := d.Nack(false, false); err != nil {
+				return errors.Wrap(err, "cannot dead-letter a request over the publisher's limit")
 			}
 		}
 	}
 }
 
-// handle settles one delivery. It returns an error only when the channel
-// is unusable.
-func (c *Consumer) handle(ctx context.Context, ch *amqp.Channel, d amqp.Delivery) error {
-	err := c.call(ctx, d)
+// work handles the held messages one at a time until ctx ends or the
+// channel fails.
+func (c *Consumer) work(ctx context.Context, ch *amqp.Channel, q *fairQueue) error {
+	for ctx.Err() == nil {
+		h, at := q.take(time.Now())
+		if h != nil {
+			if err := c.handle(ctx, ch, q, h); err != nil {
+				return err
+			}
+			continue
+		}
+		var retry <-chan time.Time
+		t := time.NewTimer(time.Until(at))
+		if !at.IsZero() {
+			retry = t.C
+		}
+		select {
+		case <-ctx.Done():
+		case <-q.wake:
+		case <-retry:
+		}
+		t.Stop()
+	}
+	return nil
+}
+
+// handle settles one held delivery, or parks it to be tried again after
+// RetryDelay. It returns an error only when the channel is unusable.
+func (c *Consumer) handle(ctx context.Context, ch *amqp.Channel, q *fairQueue, h *held) error {
+	d := h.d
+	var err error
+	if h.tooLarge > 0 {
+		err = Reject("request body of %d bytes is larger than %d: not read", h.tooLarge, MaxRequestBody)
+	} else {
+		err = c.call(ctx, d)
+	}
 	key := attemptKey(d)
 	var reject *RejectError
-	if err != nil && !errors.As(err, &reject) && !canceled(ctx) && !outage(err) {
+	if err != nil && !errors.As(err, &reject) && canceled(ctx) {
+		return nil // stopping: the broker redelivers it
+	}
+	if err != nil && !errors.As(err, &reject) && !outage(err) {
 		if len(c.attempts) >= maxTracked {
 			clear(c.attempts)
 		}
@@ -251,9 +327,11 @@ func (c *Consumer) handle(ctx context.Context, ch *amqp.Channel, d amqp.Delivery
 	}
 	switch {
 	case err == nil:
+		q.pop(d.UserId)
 		c.o.Metrics.Requests.WithLabelValues("done").Inc()
 		return d.Ack(false)
 	case errors.As(err, &reject):
+		q.pop(d.UserId)
 		c.o.Log.Info("request dead-lettered", "queue", c.o.Queue, "messageId", d.MessageId, "reason", reject.Reason)
 		if derr := c.deadLetter(ctx, ch, d, reject.Reason); derr != nil {
 			c.o.Log.Info("cannot dead-letter request; it stays on the queue", "queue", c.o.Queue, "messageId", d.MessageId, "error", derr.Error())
@@ -263,13 +341,12 @@ func (c *Consumer) handle(ctx context.Context, ch *amqp.Channel, d amqp.Delivery
 		c.o.Metrics.Requests.WithLabelValues("dead-lettered").Inc()
 		return d.Ack(false)
 	default:
+		// Parked, not put back: the broker would hand it straight back,
+		// and the other publishers' messages go on meanwhile.
 		c.o.Log.Info("request failed; it will be retried", "queue", c.o.Queue, "messageId", d.MessageId, "error", err.Error(), "retryIn", c.o.RetryDelay.String())
 		c.o.Metrics.Requests.WithLabelValues("retried").Inc()
-		select {
-		case <-ctx.Done():
-		case <-time.After(c.o.RetryDelay):
-		}
-		return d.Nack(false, true)
+		q.park(d.UserId, time.Now().Add(c.o.RetryDelay))
+		return nil
 	}
 }
 

@@ -19,7 +19,9 @@ package events
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"syscall"
 	"testing"
@@ -209,6 +211,122 @@ func TestConsumerRedeliveryCap(t *testing.T) {
 	defer mu.Unlock()
 	if failures != 3 {
 		t.Errorf("tried %d times, want 3", failures)
+	}
+}
+
+// TestConsumerFairToPublishers: one publisher's flood neither fills the
+// queue for the others (its messages past PerPublisher are dead-lettered
+// as they arrive) nor holds them behind its own: a message of its that
+// keeps failing is parked, not retried at the queue's head.
+func TestConsumerFairToPublishers(t *testing.T) {
+	b := rabbitmq.Start(t)
+	urls := map[string]string{}
+	for _, u := range []string{"ci-a", "ci-b"} {
+		url, err := b.AddUserWith(u, "pw-"+u, rabbitmq.DeployerPermissions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		urls[u] = url
+	}
+	const queue, maxLength = "devops.deploy-requests", 100
+	var (
+		mu      sync.Mutex
+		handled []string
+		release = make(chan struct{})
+	)
+	m := NewMetrics(nil)
+	c := NewConsumer(ConsumerOptions{
+		Source: source(b.URL), Exchange: "devops.deploy", Queue: queue, BindingKey: "deploy.#", MaxLength: maxLength, PerPublisher: 4, RetryDelay: time.Hour, Metrics: m,
+		Handler: func(ctx context.Context, d amqp.Delivery) error {
+			switch string(d.Body) {
+			case "block":
+				select {
+				case <-release:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			case "fail":
+				return errors.New("project lookup failed")
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			handled = append(handled, d.UserId+"/"+string(d.Body))
+			return nil
+		},
+	})
+	start(t, c)
+	admin := consuming(t, b.URL, queue, maxLength)
+	publisher := func(user string) func(bodies ...string) bool {
+		conn, err := amqp.Dial(urls[user])
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = conn.Close() })
+		ch, err := conn.Channel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ch.Confirm(false); err != nil {
+			t.Fatal(err)
+		}
+		return func(bodies ...string) bool {
+			var dcs []*amqp.DeferredConfirmation
+			for _, body := range bodies {
+				dc, err := ch.PublishWithDeferredConfirmWithContext(context.Background(), "devops.deploy", "deploy.x", false, false, amqp.Publishing{UserId: user, MessageId: body, Body: []byte(body)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				dcs = append(dcs, dc)
+			}
+			all := true
+			for _, dc := range dcs {
+				all = dc.Wait() && all
+			}
+			return all
+		}
+	}
+	pubA, pubB := publisher("ci-a"), publisher("ci-b")
+	handledBy := func(want string) func() bool {
+		return func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return slices.Contains(handled, want)
+		}
+	}
+
+	// ci-a's first message holds the worker; its flood follows, ten
+	// times the queue's length.
+	if !pubA("block") {
+		t.Fatal("the broker refused ci-a's first message")
+	}
+	var flood []string
+	for i := range 10 * maxLength {
+		flood = append(flood, fmt.Sprintf("flood-%d", i))
+	}
+	pubA(flood...)
+	waitFor(t, 60*time.Second, "the queue drained of ci-a's flood", func() bool {
+		q, err := admin.QueueDeclarePassive(queue, true, false, false, false, QueueArgs(queue, maxLength))
+		return err == nil && q.Messages == 0
+	})
+	if !pubB("b-1") {
+		t.Fatal("the broker refused ci-b's message after ci-a's flood: the queue is full")
+	}
+	if got := testutil.ToFloat64(m.Requests.WithLabelValues("over-limit")); got < 10*maxLength-100 {
+		t.Errorf("%v of ci-a's messages over its limit, want most of %d", got, 10*maxLength)
+	}
+	close(release)
+	waitFor(t, 30*time.Second, "ci-b's message handled", handledBy("ci-b/b-1"))
+
+	// A message of ci-a's that keeps failing for a passing reason
+	// (retried in an hour) does not hold ci-b's next one.
+	pubA("fail")
+	pubA("after-fail")
+	pubB("b-2")
+	waitFor(t, 30*time.Second, "ci-b's message handled while ci-a's waits for its retry", handledBy("ci-b/b-2"))
+	mu.Lock()
+	defer mu.Unlock()
+	if slices.Contains(handled, "ci-a/after-fail") {
+		t.Error("ci-a's message after its failing one was handled before it: a publisher's messages stay in order")
 	}
 }
 

@@ -71,6 +71,9 @@ type Config struct {
 	// requests arrive ("" queue: none are consumed).
 	DeployExchange, DeployQueue, DeployBinding string
 	DeployPrefetch, DeployMaxLen               int
+	// DeployPerPublisher bounds the requests one broker user has
+	// delivered and not yet settled.
+	DeployPerPublisher int
 }
 
 // Enabled is true when a broker is named.
@@ -93,6 +96,8 @@ func (f *Config) Validate() error {
 		return errors.Errorf("--events-legacy-routing-key must be 1 to 255 bytes with --events-format=%s, got %q", f.Format, f.LegacyRoutingKey)
 	case f.DeployPrefetch < 1 || f.DeployPrefetch > 1000:
 		return errors.Errorf("--events-deploy-prefetch must be between 1 and 1000, got %d", f.DeployPrefetch)
+	case f.DeployPerPublisher < 1 || f.DeployPerPublisher > f.DeployPrefetch:
+		return errors.Errorf("--events-deploy-per-publisher must be between 1 and --events-deploy-prefetch (%d), got %d", f.DeployPrefetch, f.DeployPerPublisher)
 	case f.DeployMaxLen < 1 || f.DeployMaxLen > 10000000:
 		return errors.Errorf("--events-deploy-max-length must be between 1 and 10000000, got %d", f.DeployMaxLen)
 	case f.DeployExchange != "" && f.DeployExchange == f.Exchange:
@@ -173,7 +178,7 @@ func Setup(mgr ctrl.Manager, o controller.Options, f Config, log logging.Logger)
 		return err
 	}
 	return mgr.Add(events.NewConsumer(events.ConsumerOptions{
-		Source: src, Exchange: f.DeployExchange, Queue: f.DeployQueue, BindingKey: f.DeployBinding, Prefetch: f.DeployPrefetch, MaxLength: f.DeployMaxLen,
+		Source: src, Exchange: f.DeployExchange, Queue: f.DeployQueue, BindingKey: f.DeployBinding, Prefetch: f.DeployPrefetch, PerPublisher: f.DeployPerPublisher, MaxLength: f.DeployMaxLen,
 		Handler: h, Log: log.WithValues("component", "deploy-requests"), Metrics: m,
 	}))
 }

@@ -236,7 +236,9 @@ func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, _ string)
 	go func() { worked <- c.work(wctx, ch, q) }()
 	defer func() {
 		stop()
-		<-worked
+		if err := <-worked; err != nil {
+			c.o.Log.Debug("request worker stopped", "queue", c.o.Queue, "error", err.Error())
+		}
 	}()
 	over := map[string]bool{}
 	for {

@@ -21,12 +21,14 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 
 	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	dnsv1alpha1 "github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	registryv1alpha1 "github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
+	apisv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 
 	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
 	"github.com/freeleaps/provider-devops/internal/controller/argoproject"
@@ -91,9 +93,13 @@ func SetupGated(mgr ctrl.Manager, o controller.Options, cfg Config) error {
 	if cfg.DeployHTTPCheck {
 		opts.HTTPCheck = deployrun.NewHTTPCheckClient()
 	}
-	if err := deployrun.Setup(mgr, o, opts); err != nil {
-		return err
-	}
+	// Set up once the DeployRun CRD is served: its index needs the kind's
+	// REST mapping.
+	o.Gate.Register(func() {
+		if err := deployrun.Setup(mgr, o, opts); err != nil {
+			panic(errors.Wrap(err, "cannot set up the DeployRun controller"))
+		}
+	}, apisv1alpha1.DeployRunGroupVersionKind)
 	for _, k := range Kinds(cfg) {
 		mrcontroller.SetupGated(mgr, o, k)
 	}

@@ -138,6 +138,9 @@ type Options struct {
 	// Live reads the API server uncached (the manager's API reader); nil:
 	// the client.
 	Live client.Reader
+	// Indexed is true when the client reads a cache with EnvironmentIndex,
+	// which Setup registers.
+	Indexed bool
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// Log receives what cannot be done now and is retried.
@@ -152,6 +155,18 @@ func Setup(mgr manager.Manager, o controller.Options, opts Options) error {
 	if opts.Live == nil {
 		opts.Live = mgr.GetAPIReader()
 	}
+	// Deployments are looked up by environment (whose turn, which to
+	// wake) through an index, not by listing the namespace.
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.DeployRun{}, EnvironmentIndex, func(o client.Object) []string {
+		d, ok := o.(*v1alpha1.DeployRun)
+		if !ok {
+			return nil
+		}
+		return []string{environmentKey(d.Spec.Project, d.Spec.Environment)}
+	}); err != nil {
+		return errors.Wrap(err, "cannot index DeployRuns by environment")
+	}
+	opts.Indexed = true
 	r := NewReconciler(mgr.GetClient(), mgr.GetEventRecorderFor("deployrun"), opts) //nolint:staticcheck // the same events API as the managed resources' (crossplane-runtime's recorder).
 	// A change of an environment's pipeline (its build request handled)
 	// or application (its sync) wakes the deployments of that environment
@@ -217,19 +232,46 @@ func NewReconciler(kube client.Client, rec record.EventRecorder, o Options) *Rec
 	return &Reconciler{kube: kube, live: o.Live, record: rec, log: o.Log, o: o}
 }
 
+// EnvironmentIndex is the cache's index of DeployRuns by project and
+// environment (environmentKey).
+const EnvironmentIndex = "devops.freeleaps.io/deployrun-environment"
+
+func environmentKey(project, env string) string { return project + "/" + env }
+
+// inEnvironment lists the DeployRuns of project's environment env in ns.
+// c is the manager's cache, which has EnvironmentIndex; any other reader
+// (the API server) lists the namespace.
+func inEnvironment(ctx context.Context, c client.Reader, indexed bool, ns, project, env string) ([]v1alpha1.DeployRun, error) {
+	l := &v1alpha1.DeployRunList{}
+	opts := []client.ListOption{client.InNamespace(ns)}
+	if indexed {
+		opts = append(opts, client.MatchingFields{EnvironmentIndex: environmentKey(project, env)})
+	}
+	if err := c.List(ctx, l, opts...); err != nil {
+		return nil, errors.Wrap(err, "cannot list DeployRuns")
+	}
+	out := l.Items[:0]
+	for _, d := range l.Items {
+		if d.Spec.Project == project && d.Spec.Environment == env {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
 // running returns requests for the deployments of an environment that are
 // not final.
 func (r *Reconciler) running(ctx context.Context, ns, project, env string) []reconcile.Request {
 	if project == "" || env == "" {
 		return nil
 	}
-	l := &v1alpha1.DeployRunList{}
-	if err := r.kube.List(ctx, l, client.InNamespace(ns)); err != nil {
+	l, err := inEnvironment(ctx, r.kube, r.o.Indexed, ns, project, env)
+	if err != nil {
 		return nil
 	}
 	var out []reconcile.Request
-	for _, d := range l.Items {
-		if d.Spec.Project == project && d.Spec.Environment == env && !d.Status.Phase.Final() {
+	for _, d := range l {
+		if !d.Status.Phase.Final() {
 			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: d.Namespace, Name: d.Name}})
 		}
 	}
@@ -475,23 +517,23 @@ func phaseOf(d *v1alpha1.DeployRun) v1alpha1.DeployPhase {
 // come is confirmed from the API server, which has every deployment
 // created a moment ago.
 func (r *Reconciler) ahead(ctx context.Context, d *v1alpha1.DeployRun) (*v1alpha1.DeployRun, int, error) {
-	a, place, err := aheadIn(ctx, r.kube, d)
+	a, place, err := aheadIn(ctx, r.kube, r.o.Indexed, d)
 	if err != nil || a != nil {
 		return a, place, err
 	}
-	return aheadIn(ctx, r.live, d)
+	return aheadIn(ctx, r.live, false, d)
 }
 
-func aheadIn(ctx context.Context, c client.Reader, d *v1alpha1.DeployRun) (*v1alpha1.DeployRun, int, error) {
-	l := &v1alpha1.DeployRunList{}
-	if err := c.List(ctx, l, client.InNamespace(d.Namespace)); err != nil {
-		return nil, 0, errors.Wrap(err, "cannot list DeployRuns")
+func aheadIn(ctx context.Context, c client.Reader, indexed bool, d *v1alpha1.DeployRun) (*v1alpha1.DeployRun, int, error) {
+	l, err := inEnvironment(ctx, c, indexed, d.Namespace, d.Spec.Project, d.Spec.Environment)
+	if err != nil {
+		return nil, 0, err
 	}
 	var first, running *v1alpha1.DeployRun
 	place := 1
-	for i := range l.Items {
-		o := &l.Items[i]
-		if o.Spec.Project != d.Spec.Project || o.Spec.Environment != d.Spec.Environment || o.Status.Phase.Final() || o.GetDeletionTimestamp() != nil {
+	for i := range l {
+		o := &l[i]
+		if o.Status.Phase.Final() || o.GetDeletionTimestamp() != nil {
 			continue
 		}
 		// One already past Pending runs, whatever its age.

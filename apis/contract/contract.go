@@ -66,4 +66,10 @@ const (
 	// ArgoProject that manages it: applications and repositories of other
 	// namespaces never use it.
 	LabelOwnerNamespace = "devops.freeleaps.io/owner-namespace"
+	// LabelOwnerUID, on an AppProject, is the UID of the ArgoProject that
+	// created or took it over. The owner label can be planted ahead of a
+	// resource; its UID cannot be known before the resource exists. A
+	// project without it (planted, or made by someone else) has the role
+	// tokens issued before revoked when taken over.
+	LabelOwnerUID = "devops.freeleaps.io/owner-uid"
 )

@@ -141,6 +141,10 @@ type ArgoProjectParameters struct {
 type ArgoProjectObservation struct {
 	// URL of the project in the Argo CD UI.
 	URL string `json:"url,omitempty"`
+	// RevokedRoleTokens counts the role tokens revoked when this resource
+	// took over a project it did not create: whoever made the project
+	// may have issued them. Issue new ones with the Argo CD CLI.
+	RevokedRoleTokens int `json:"revokedRoleTokens,omitempty"`
 }
 
 // An ArgoProjectSpec defines the desired state of an ArgoProject.

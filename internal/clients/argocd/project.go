@@ -19,6 +19,7 @@ package argocd
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 
@@ -147,6 +148,44 @@ func (c *Client) UpdateProject(ctx context.Context, p *Project) error {
 	m["labels"] = labels
 	obj["metadata"] = m
 	return c.do(ctx, http.MethodPut, "/api/v1/projects/"+url.PathEscape(p.Metadata.Name), nil, map[string]any{"project": obj}, nil)
+}
+
+// WithoutRoleTokens returns the project read as raw with every role's
+// tokens removed, and how many there were: UpdateProject then writes the
+// roles without them, which revokes them. Argo CD keeps a role's tokens
+// in spec.roles[].jwtTokens and status.jwtTokensByRole and accepts those
+// of either, so both go.
+func WithoutRoleTokens(raw json.RawMessage) (json.RawMessage, int, error) {
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return nil, 0, errors.New("cannot read the Argo CD project's roles")
+	}
+	seen := map[string]bool{}
+	count := func(role string, tokens any) {
+		l, _ := tokens.([]any)
+		for _, t := range l {
+			m, _ := t.(map[string]any)
+			seen[fmt.Sprint(role, "/", m["id"], "/", m["iat"])] = true
+		}
+	}
+	spec, _ := obj["spec"].(map[string]any)
+	roles, _ := spec["roles"].([]any)
+	for _, r := range roles {
+		if m, ok := r.(map[string]any); ok {
+			count(fmt.Sprint(m["name"]), m["jwtTokens"])
+			delete(m, "jwtTokens")
+		}
+	}
+	if st, ok := obj["status"].(map[string]any); ok {
+		byRole, _ := st["jwtTokensByRole"].(map[string]any)
+		for role, v := range byRole {
+			m, _ := v.(map[string]any)
+			count(role, m["items"])
+		}
+		delete(st, "jwtTokensByRole")
+	}
+	out, err := json.Marshal(obj)
+	return out, len(seen), errors.Wrap(err, "cannot encode the Argo CD project")
 }
 
 // DeleteProject deletes the AppProject name. Argo CD refuses while

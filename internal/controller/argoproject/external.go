@@ -72,6 +72,7 @@ func Desired(cr *v1alpha1.ArgoProject) *argocd.Project {
 		Metadata: argocd.ObjectMeta{Name: meta.GetExternalName(cr), Labels: map[string]string{
 			contract.LabelOwner:          Owner(cr),
 			contract.LabelOwnerNamespace: cr.GetNamespace(),
+			contract.LabelOwnerUID:       string(cr.GetUID()),
 		}},
 		Spec: argocd.ProjectSpec{
 			Description:      p.Description,
@@ -92,6 +93,14 @@ func Desired(cr *v1alpha1.ArgoProject) *argocd.Project {
 		out.Spec.Roles = append(out.Spec.Roles, argocd.ProjectRole{Name: r.Name, Description: r.Description, Policies: r.Policies, Groups: r.Groups})
 	}
 	return out
+}
+
+// takenOver is true when cr manages a project it neither created nor
+// took over before: one without its UID label that its resource never
+// recorded creating.
+func takenOver(cr *v1alpha1.ArgoProject, p *argocd.Project) bool {
+	return p.Metadata.Labels[contract.LabelOwnerUID] != string(cr.GetUID()) &&
+		(p.Metadata.Labels[contract.LabelOwnerUID] != "" || meta.GetExternalCreateSucceeded(cr).IsZero())
 }
 
 // compared is the managed spec without what Argo CD adds (role tokens).
@@ -144,6 +153,9 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoProject) (manag
 	if ns := p.Metadata.Labels[contract.LabelOwnerNamespace]; ns != cr.GetNamespace() {
 		diff += fmt.Sprintf("metadata.labels[%s]: want %q, got %q\n", contract.LabelOwnerNamespace, cr.GetNamespace(), ns)
 	}
+	if uid := p.Metadata.Labels[contract.LabelOwnerUID]; uid != string(cr.GetUID()) && mrcontroller.MayWrite(cr) {
+		diff += fmt.Sprintf("metadata.labels[%s]: want %q, got %q\n", contract.LabelOwnerUID, cr.GetUID(), uid)
+	}
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
 }
 
@@ -161,6 +173,18 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.ArgoProject) (manage
 	}
 	want := Desired(cr)
 	want.Raw = e.observed.Raw
+	if takenOver(cr, e.observed) {
+		// Whoever made the project may hold tokens of its roles, which
+		// would act with the roles this resource grants: they are
+		// revoked. Not for a project this resource created before it
+		// was labelled with its UID (an earlier release).
+		raw, n, err := argocd.WithoutRoleTokens(e.observed.Raw)
+		if err != nil {
+			return managed.ExternalUpdate{}, errors.Wrap(err, errUpdate)
+		}
+		want.Raw = raw
+		cr.Status.AtProvider.RevokedRoleTokens += n
+	}
 	return managed.ExternalUpdate{}, errors.Wrap(e.client.UpdateProject(ctx, want), errUpdate)
 }
 

@@ -184,8 +184,85 @@ func TestRealArgoProject(t *testing.T) {
 		}
 	})
 
+	// A project planted ahead of its resource, with its owner label and a
+	// role the resource also grants: the planter's token of that role
+	// would act on the team's applications. Taking it over revokes it.
+	t.Run("PlantedProjectTokensRevoked", func(t *testing.T) {
+		planted := appProject("planted")
+		planted.SetLabels(map[string]string{contract.LabelOwner: ns + ".planted", contract.LabelOwnerNamespace: ns})
+		planted.Object["spec"] = map[string]any{"sourceRepos": []any{s.Apps.URL}, "destinations": []any{map[string]any{"server": argocdserver.InClusterServer, "namespace": "shop-*"}},
+			"roles": []any{map[string]any{"name": "ci", "policies": []any{"p, proj:planted:ci, applications, get, planted/*, allow"}}}}
+		envtest.Must(t, c.Create(ctx, planted))
+		token := roleToken(t, s.URL, s.Token, "planted", "ci")
+		if !loggedIn(t, s.URL, token) {
+			t.Fatal("the planted role's token is not accepted by Argo CD before the takeover")
+		}
+		cr := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "planted", Namespace: ns}}
+		cr.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"}
+		cr.Spec.ForProvider = v1alpha1.ArgoProjectParameters{SourceRepos: []string{s.Apps.URL}, Destinations: []v1alpha1.ProjectDestination{{Server: argocdserver.InClusterServer, Namespace: "shop-*"}},
+			Roles: []v1alpha1.ProjectRole{{Name: "ci", Policies: []string{"p, proj:planted:ci, applications, get, planted/*, allow"}}}}
+		envtest.Must(t, c.Create(ctx, cr))
+		envtest.Eventually(t, "taken over, its tokens revoked", func() bool {
+			return get(cr) && cr.Status.AtProvider.RevokedRoleTokens == 1 && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue
+		})
+		if loggedIn(t, s.URL, token) {
+			t.Error("the planted role's token still works after the takeover")
+		}
+		// A token issued after the takeover is the team's: kept.
+		ours := roleToken(t, s.URL, s.Token, "planted", "ci")
+		ap := appProject("planted")
+		envtest.Must(t, c.Get(ctx, client.ObjectKeyFromObject(ap), ap))
+		if ap.GetLabels()[contract.LabelOwnerUID] != string(cr.GetUID()) {
+			t.Errorf("owner uid label %q, want %q", ap.GetLabels()[contract.LabelOwnerUID], cr.GetUID())
+		}
+		time.Sleep(3 * time.Second) // a few polls
+		if !loggedIn(t, s.URL, ours) {
+			t.Error("a token issued after the takeover was revoked")
+		}
+		envtest.Must(t, c.Delete(ctx, cr))
+		envtest.Eventually(t, "planted project deleted", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(cr), cr)) })
+	})
+
 	envtest.Must(t, c.Delete(ctx, cr))
 	envtest.Eventually(t, "project deleted", func() bool {
 		return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(cr), cr)) && !get(appProject("shop"))
 	})
+}
+
+// roleToken issues a token of project's role through Argo CD's API.
+func roleToken(t *testing.T, server, admin, project, role string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, server+"/api/v1/projects/"+project+"/roles/"+role+"/token", bytes.NewReader([]byte(`{}`)))
+	req.Header.Set("Authorization", "Bearer "+admin)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	envtest.Must(t, err)
+	defer func() { _ = resp.Body.Close() }()
+	var out struct {
+		Token string `json:"token"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&out) != nil || out.Token == "" {
+		t.Fatalf("issuing a token of %s/%s: %s", project, role, resp.Status)
+	}
+	return out.Token
+}
+
+// loggedIn is true when Argo CD accepts token.
+func loggedIn(t *testing.T, server, token string) bool {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, server+"/api/v1/session/userinfo", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	envtest.Must(t, err)
+	defer func() { _ = resp.Body.Close() }()
+	var out struct {
+		LoggedIn bool `json:"loggedIn"`
+	}
+	if resp.StatusCode == http.StatusUnauthorized {
+		return false
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&out) != nil {
+		t.Fatalf("userinfo: %s", resp.Status)
+	}
+	return out.LoggedIn
 }

@@ -59,10 +59,12 @@ var internal = func() []netip.Prefix {
 		// Azure's WireServer, a public address that serves the host.
 		"168.63.129.16/32",
 		"::/128", "::1/128", "fe80::/10", "fec0::/10", "fc00::/7", "ff00::/8",
-		// Forms that carry an IPv4 address a node may route to: IPv4-
-		// compatible and SIIT-mapped, NAT64, 6to4, Teredo; and the
-		// discard and documentation prefixes, which are no backend.
-		"::/96", "::ffff:0:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48", "2002::/16", "2001::/32",
+		// Deprecated forms that carry an IPv4 address (IPv4-compatible,
+		// SIIT-mapped), local-use NAT64 (its IPv4 may sit anywhere), and
+		// the discard and documentation prefixes, which are no backend.
+		// NAT64, 6to4 and Teredo addresses are checked by the IPv4
+		// address they carry (embedded).
+		"::/96", "::ffff:0:0:0/96", "64:ff9b:1::/48",
 		"100::/64", "2001:db8::/32",
 	}
 	ps := make([]netip.Prefix, 0, len(list))
@@ -182,10 +184,46 @@ func CheckAddr(a netip.Addr) error {
 	if a.Zone() != "" {
 		return &AddressError{Addr: a}
 	}
+	if v4s := embedded(a); v4s != nil {
+		// Reached through a translator or relay: what counts is the
+		// IPv4 address it reaches.
+		for _, v4 := range v4s {
+			if CheckAddr(v4) != nil {
+				return &AddressError{Addr: a}
+			}
+		}
+		return nil
+	}
 	for _, p := range internal {
 		if p.Contains(a) {
 			return &AddressError{Addr: a}
 		}
+	}
+	return nil
+}
+
+var (
+	nat64  = netip.MustParsePrefix("64:ff9b::/96")
+	sixTo4 = netip.MustParsePrefix("2002::/16")
+	teredo = netip.MustParsePrefix("2001::/32")
+)
+
+// embedded returns the IPv4 addresses an IPv6 address of the well-known
+// NAT64 prefix (RFC 6052), 6to4 (RFC 3056) or Teredo (RFC 4380: its
+// server, and its client, stored inverted) leads to; nil for any other.
+func embedded(a netip.Addr) []netip.Addr {
+	b := a.As16()
+	v4 := func(p []byte) netip.Addr { return netip.AddrFrom4([4]byte(p)) }
+	switch {
+	case !a.Is6():
+		return nil
+	case nat64.Contains(a):
+		return []netip.Addr{v4(b[12:16])}
+	case sixTo4.Contains(a):
+		return []netip.Addr{v4(b[2:6])}
+	case teredo.Contains(a):
+		client := [4]byte{^b[12], ^b[13], ^b[14], ^b[15]}
+		return []netip.Addr{v4(b[4:8]), netip.AddrFrom4(client)}
 	}
 	return nil
 }

@@ -36,7 +36,11 @@ func TestCheckAddr(t *testing.T) {
 		"::127.0.0.1", "::ffff:0:7f00:1", "2002:a9fe:a9fe::1", "2002:7f00:1::", "2001:0:4136:e378::1",
 		"fec0::1", "100::1", "2001:db8::1", "64:ff9b::a9fe:a9fe", "168.63.129.16",
 	}
-	public := []string{"93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111"}
+	// NAT64, 6to4 and Teredo by the IPv4 they lead to: an IPv6-only
+	// cluster reaches public IPv4 backends through 64:ff9b::/96.
+	refused = append(refused, "64:ff9b::a00:1", "2002:a00:1::1", "2001:0:a00:1::1", "64:ff9b:1::808:808")
+	public := []string{"93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111",
+		"64:ff9b::808:808", "2002:808:808::1", "2001:0:4136:e378:8000:63bf:f7f7:f7f7"}
 	for _, s := range refused {
 		var ae *AddressError
 		if err := CheckAddr(netip.MustParseAddr(s)); !errors.As(err, &ae) {

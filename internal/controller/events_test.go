@@ -56,7 +56,7 @@ const (
 	heartbeat      = time.Second
 )
 
-// brokerUsers creates the RabbitMQ users the README's permissions describe
+// brokerUsers creates the RabbitMQ users docs/events.md's permissions describe
 // and returns their URLs: the provider (declares its exchanges and queues,
 // publishes events and dead letters, consumes requests), a CI system that
 // may only publish requests, and a second CI system of another team.

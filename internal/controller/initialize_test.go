@@ -63,7 +63,7 @@ func initSpec(branch string, envs ...string) string {
 
 // identity returns a REST config for user, bound to the ClusterRole of
 // examples/events/initialize-rbac.yaml when bind is true: the provider's
-// rights on DevOpsProjects are then exactly what the README tells a
+// rights on DevOpsProjects are then exactly what docs/events.md tells a
 // platform team to grant.
 func identity(t *testing.T, env *envtest.Env, user string, bind bool) *rest.Config {
 	t.Helper()
@@ -91,7 +91,7 @@ func identity(t *testing.T, env *envtest.Env, user string, bind bool) *rest.Conf
 
 // TestInitializeTenancy plays DevOpsInitialize messages on a real RabbitMQ
 // into a real API server holding the DevOpsProject XRD, the provider
-// applying them with only the RBAC the README asks for. Each namespace's
+// applying them with only the RBAC docs/events.md asks for. Each namespace's
 // own ProviderConfig says which broker user may write its projects
 // ("ci-{namespace}"): a stranger, the user of another namespace and a
 // ClusterProviderConfig never authorise. A create and an update are

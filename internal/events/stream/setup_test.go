@@ -68,7 +68,7 @@ func (b *bodies) all() string {
 
 // Setup as cmd/provider calls it, with --events-format=legacy, against a
 // real API server and RabbitMQ, the provider publishing as the user the
-// README's permissions describe: a DeployRun's phases, heartbeats and
+// permissions of docs/events.md describe: a DeployRun's phases, heartbeats and
 // cancellation reach a queue bound with DevOpsReconcileJobHeartbeat, read
 // from the manager's informer once the DeployRun CRD is established.
 func TestSetupDeploymentEvents(t *testing.T) {

@@ -241,10 +241,10 @@ func (b *Broker) AddUser(name, password, configure, write, read string) (string,
 // exchange and queue names.
 type Permissions struct{ Configure, Write, Read string }
 
-// The permissions the README gives for the default names: the provider
+// The permissions docs/events.md gives for the default names: the provider
 // declares its exchanges and queues, publishes events and dead letters and
 // consumes requests; a deployer (a CI system) may only publish requests.
-// Tests create users with them, so the README's recipe is what they run.
+// Tests create users with them, so the documented recipe is what they run.
 var (
 	ProviderPermissions = Permissions{
 		Configure: `^devops\.(events|deploy|deploy-requests(\.dead-letter)?)$`,

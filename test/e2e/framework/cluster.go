@@ -139,7 +139,7 @@ type Cluster struct {
 	RabbitMQ *rabbitmq.Broker
 	// ProviderAMQP and DeployerAMQP are the broker URLs of the provider's
 	// user and of the CI user that may request deploys (user "ci"), with
-	// the permissions the README gives.
+	// the permissions docs/events.md gives.
 	ProviderAMQP, DeployerAMQP string
 	Sandbox                    sandbox.Endpoints
 	// Argo is the real Argo CD; its Apps repository holds deploy/<env> for

@@ -27,6 +27,8 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/gate"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+
+	"github.com/freeleaps/provider-devops/internal/controller/fairrate"
 )
 
 // Defaults of the provider's --max-reconcile-rate and --poll flags, here
@@ -46,16 +48,22 @@ const (
 	DefaultPollInterval     = 5 * time.Minute
 )
 
+// PerNamespaceShare is the part of --max-reconcile-rate one namespace may
+// use: one team's resources, however many are due, leave half of the rate
+// to the others (fairrate; BenchmarkNoisyNeighbour).
+const PerNamespaceShare = 2
+
 // Options are the controller options the provider runs with at rate
-// reconciles per second (all kinds together) and the given poll interval:
-// as many concurrent reconciles per kind as the rate, management policies
-// honoured when managementPolicies is true.
+// reconciles per second (all kinds together; one namespace's at most
+// rate/PerNamespaceShare) and the given poll interval: as many concurrent
+// reconciles per kind as the rate, management policies honoured when
+// managementPolicies is true.
 func Options(log logging.Logger, rate int, poll time.Duration, managementPolicies bool) controller.Options {
 	o := controller.Options{
 		Logger:                  log,
 		MaxConcurrentReconciles: rate,
 		PollInterval:            poll,
-		GlobalRateLimiter:       ratelimiter.NewGlobal(rate),
+		GlobalRateLimiter:       fairrate.New(rate, max(rate/PerNamespaceShare, 1)),
 		Features:                &feature.Flags{},
 		Gate:                    new(gate.Gate[schema.GroupVersionKind]),
 	}

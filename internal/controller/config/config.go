@@ -35,11 +35,11 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	xpevent "github.com/crossplane/crossplane-runtime/v2/pkg/event"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/providerconfig"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/controller/fairrate"
 )
 
 // Setup adds both config controllers.
@@ -70,7 +70,7 @@ func setup(mgr ctrl.Manager, o controller.Options, groupKind string, gvk schema.
 		WithOptions(o.ForControllerRuntime()).
 		For(obj).
 		Watches(&v1alpha1.ProviderConfigUsage{}, batched{&resource.EnqueueRequestForProviderConfig{Kind: kind}}).
-		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
+		Complete(fairrate.Limit(name, r, o.GlobalRateLimiter))
 }
 
 // usageBatch is how long a config waits after a usage changes before it

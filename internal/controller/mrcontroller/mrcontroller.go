@@ -35,12 +35,12 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	"github.com/freeleaps/provider-devops/internal/controller/fairrate"
 	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
@@ -189,7 +189,7 @@ func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Kind[T]
 		WithOptions(o.ForControllerRuntime()).
 		WithEventFilter(resource.DesiredStateChanged()).
 		For(k.New()).
-		Complete(ratelimiter.NewReconciler(name, backOffTerminal{Reconciler: r, t: t}, o.GlobalRateLimiter))
+		Complete(fairrate.Limit(name, backOffTerminal{Reconciler: r, t: t}, o.GlobalRateLimiter))
 }
 
 // letGoUnconfigured lets a resource being deleted go, touching nothing in

@@ -1,0 +1,170 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package fairrate limits the provider's reconciles per second, all
+// controllers together, like crossplane-runtime's global rate limiter, and
+// shares them among namespaces (tenants). With one global token bucket, a
+// team whose thousands of resources are not Ready (each polled every few
+// seconds) reserves every token for minutes ahead, and another team's new
+// resources wait behind all of them. Here a reconcile first takes a token
+// from its namespace's bucket, which refills at a share of the global rate,
+// and only then queues for a global token: one namespace can keep at most
+// that share of the global rate busy, so the rest stays free for the
+// others, whose reconciles then pass at once.
+package fairrate
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+)
+
+// maxNamespaces bounds the namespace buckets kept: past it, buckets that
+// are full again (their namespaces idle) are dropped.
+const maxNamespaces = 4096
+
+// Limiter is the provider-wide limiter: rate reconciles per second at
+// most, of which one namespace takes at most perNamespace.
+type Limiter struct {
+	global       *rate.Limiter
+	perNamespace rate.Limit
+	nsBurst      int
+	now          func() time.Time
+
+	mu         sync.Mutex
+	namespaces map[string]*rate.Limiter
+	// stage records how far an item that was told to wait got: it passes
+	// that stage when it comes back.
+	stage map[string]int
+}
+
+// Stages an item waits at.
+const (
+	waitedNamespace = 1
+	waitedGlobal    = 2
+)
+
+// New returns a limiter of r reconciles per second (burst 10 r, as
+// crossplane-runtime's global limiter), of which one namespace may use
+// perNamespace (burst perNamespace).
+func New(r, perNamespace int) *Limiter {
+	return &Limiter{
+		global:       rate.NewLimiter(rate.Limit(r), r*10),
+		perNamespace: rate.Limit(perNamespace),
+		nsBurst:      max(perNamespace, 1),
+		now:          time.Now,
+		namespaces:   map[string]*rate.Limiter{},
+		stage:        map[string]int{},
+	}
+}
+
+// maxWaiting bounds the items remembered as waiting (an object deleted
+// while it waited never comes back): past it, they are forgotten, and
+// wait again.
+const maxWaiting = 100_000
+
+// WhenIn returns how long the reconcile of item, in namespace, waits; 0:
+// run it now. An item told to wait is let through the stage it waited at
+// when it comes back.
+func (l *Limiter) WhenIn(namespace, item string) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	if len(l.stage) >= maxWaiting {
+		clear(l.stage)
+	}
+	switch l.stage[item] {
+	case waitedGlobal:
+		delete(l.stage, item)
+		return 0
+	case 0:
+		if d := l.bucket(namespace, now).ReserveN(now, 1).DelayFrom(now); d > 0 {
+			l.stage[item] = waitedNamespace
+			return d
+		}
+	}
+	if d := l.global.ReserveN(now, 1).DelayFrom(now); d > 0 {
+		l.stage[item] = waitedGlobal
+		return d
+	}
+	delete(l.stage, item)
+	return 0
+}
+
+func (l *Limiter) bucket(namespace string, now time.Time) *rate.Limiter {
+	b, ok := l.namespaces[namespace]
+	if ok {
+		return b
+	}
+	if len(l.namespaces) >= maxNamespaces {
+		for ns, b := range l.namespaces {
+			if b.TokensAt(now) >= float64(l.nsBurst) {
+				delete(l.namespaces, ns)
+			}
+		}
+	}
+	b = rate.NewLimiter(l.perNamespace, l.nsBurst)
+	l.namespaces[namespace] = b
+	return b
+}
+
+// Reconciler runs inner's reconciles when l lets them.
+type Reconciler struct {
+	name  string
+	inner reconcile.Reconciler
+	l     *Limiter
+}
+
+// NewReconciler returns r limited by l; name tells its items from other
+// controllers'.
+func NewReconciler(name string, r reconcile.Reconciler, l *Limiter) *Reconciler {
+	return &Reconciler{name: name, inner: r, l: l}
+}
+
+// Limit returns r limited by l: fairly across namespaces when l is a
+// Limiter, else as crossplane-runtime limits it.
+func Limit(name string, r reconcile.Reconciler, l ratelimiter.RateLimiter) reconcile.Reconciler {
+	if f, ok := l.(*Limiter); ok {
+		return NewReconciler(name, r, f)
+	}
+	return ratelimiter.NewReconciler(name, r, l)
+}
+
+// Reconcile waits its turn by asking to be requeued, then reconciles.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	if d := r.l.WhenIn(req.Namespace, r.name+"/"+req.String()); d > 0 {
+		return reconcile.Result{RequeueAfter: d}, nil
+	}
+	return r.inner.Reconcile(ctx, req)
+}
+
+// The workqueue.TypedRateLimiter[string] crossplane-runtime's controller
+// options hold: the global limit alone, for a controller that knows no
+// namespace.
+
+// NumRequeues is 0: the limiter keeps no count.
+func (l *Limiter) NumRequeues(string) int { return 0 }
+
+// Forget does nothing: an item is forgotten once it passes.
+func (l *Limiter) Forget(string) {}
+
+// When is WhenIn for an item of no namespace.
+func (l *Limiter) When(item string) time.Duration { return l.WhenIn("", item) }

@@ -1,0 +1,89 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fairrate
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/util/workqueue"
+)
+
+var _ workqueue.TypedRateLimiter[string] = &Limiter{}
+
+// TestNoisyNamespaceLeavesTheRest: a namespace with thousands of
+// resources due at once waits behind its own share; another namespace's
+// first reconciles pass at once. With a single global bucket the other's
+// would wait behind all of them (the old behaviour, reproduced).
+func TestNoisyNamespaceLeavesTheRest(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	l := New(50, 25)
+	l.now = func() time.Time { return now }
+	// 5,000 resources of team-noisy due now.
+	var longest time.Duration
+	for i := range 5000 {
+		longest = max(longest, l.WhenIn("team-noisy", fmt.Sprintf("argoapplication/team-noisy/app-%d", i)))
+	}
+	if longest < 100*time.Second {
+		t.Errorf("the noisy namespace's last reconcile waits %s: want it held to its share, about 200s", longest)
+	}
+	// A second later a quiet team's new project: ten resources.
+	now = now.Add(time.Second)
+	for i := range 10 {
+		if d := l.WhenIn("team-quiet", fmt.Sprintf("jenkinspipeline/team-quiet/shop-%d", i)); d > 0 {
+			t.Errorf("the quiet namespace's reconcile %d waits %s behind the noisy one", i, d)
+		}
+	}
+
+	// The same with one global bucket (crossplane-runtime's): the quiet
+	// team waits behind the noisy one's thousands.
+	now = time.Unix(1_700_000_000, 0)
+	g := New(50, 1_000_000)
+	g.now = func() time.Time { return now }
+	for i := range 5000 {
+		g.WhenIn("team-noisy", fmt.Sprintf("argoapplication/team-noisy/app-%d", i))
+	}
+	now = now.Add(time.Second)
+	if d := g.WhenIn("team-quiet", "jenkinspipeline/team-quiet/shop-0"); d < time.Minute {
+		t.Errorf("a single bucket let the quiet namespace through after %s: the test no longer shows the difference", d)
+	}
+}
+
+// TestWaitedItemPasses: an item told to wait passes the stage it waited
+// at when it comes back, so each reconcile takes one token of each bucket.
+func TestWaitedItemPasses(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	l := New(1, 1)
+	l.now = func() time.Time { return now }
+	if d := l.WhenIn("a", "x"); d != 0 {
+		t.Fatalf("first reconcile waits %s", d)
+	}
+	d := l.WhenIn("a", "y")
+	if d <= 0 {
+		t.Fatal("second reconcile of the namespace within its second does not wait")
+	}
+	now = now.Add(d)
+	// Back after its namespace wait: the global bucket (burst 10) has a
+	// token, so it runs.
+	if d := l.WhenIn("a", "y"); d != 0 {
+		t.Errorf("came back after its wait and waits again %s", d)
+	}
+	if _, ok := l.stage["y"]; ok {
+		t.Error("a passed item is still remembered")
+	}
+}

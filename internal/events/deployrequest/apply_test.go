@@ -87,6 +87,14 @@ func TestApplyRevisionParameter(t *testing.T) {
 	if err := Apply(context.Background(), kube, req, Delivery{Token: "m-2", User: "ci"}); err == nil || !strings.Contains(err.Error(), `deployment id "ui-1234" is already another namespace's`) {
 		t.Errorf("another namespace's id: want refused, got %v", err)
 	}
+	// Without an id, the message id stands in: held to the same rule.
+	req, err = Parse([]byte(`{"project": "shop", "environment": "dev", "namespace": "team", "requestedAt": "2026-11-24T10:01:00Z"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(context.Background(), kube, req, Delivery{Token: "amqp-ui-1234", User: "ci"}); err == nil || !strings.Contains(err.Error(), `deployment id "ui-1234" is already another namespace's`) {
+		t.Errorf("another namespace's id as the message id: want refused, got %v", err)
+	}
 
 	// A request time in 2099, by hand on a kubectl-made run or from a
 	// broker run's clock, never supersedes later broker requests.

@@ -37,18 +37,41 @@ import (
 // ZoneCacheTTL is how old a cached zone read may be.
 const ZoneCacheTTL = 30 * time.Second
 
-// maxCachedZones bounds the cache; expired reads are dropped first.
-const maxCachedZones = 512
+// maxCachedZones and maxCachedBytes bound the cache, in reads and in
+// their estimated memory; expired reads are dropped on every insert, and
+// a read that does not fit is not kept. Without the byte bound, a
+// tenant's own DNS server answering each zone transfer with just under
+// its limits (200,000 records, 32 MiB) would make 512 reads hold about
+// 25 GiB.
+const (
+	maxCachedZones = 512
+	maxCachedBytes = 64 << 20
+)
+
+// recordOverhead is the estimated memory of one record besides its text.
+const recordOverhead = 160
 
 type zoneRead struct {
-	at   time.Time
-	recs []libdns.Record
+	at    time.Time
+	recs  []libdns.Record
+	bytes int
 }
 
 var zones = struct {
 	sync.Mutex
-	m map[string]zoneRead
+	m     map[string]zoneRead
+	bytes int
 }{m: map[string]zoneRead{}}
+
+// size estimates the memory recs hold.
+func size(recs []libdns.Record) int {
+	n := 0
+	for _, r := range recs {
+		rr := r.RR()
+		n += recordOverhead + len(rr.Name) + len(rr.Type) + len(rr.Data)
+	}
+	return n
+}
 
 // identity names what a client may read: its provider, server and
 // credentials (hashed: the secret is never kept in clear here).
@@ -71,17 +94,17 @@ func (c *Client) GetCached(ctx context.Context, zone, name, typ string) (obs *Ob
 			return nil, false, classify(err, "cannot read zone "+zone)
 		}
 		fresh = true
-		r = zoneRead{at: c.now(), recs: recs}
+		r = zoneRead{at: c.now(), recs: recs, bytes: size(recs)}
 		zones.Lock()
-		if len(zones.m) >= maxCachedZones {
-			for key, old := range zones.m {
-				if c.now().Sub(old.at) > ZoneCacheTTL {
-					delete(zones.m, key)
-				}
+		for key, old := range zones.m {
+			if key == k || c.now().Sub(old.at) > ZoneCacheTTL || c.now().Before(old.at) {
+				zones.bytes -= old.bytes
+				delete(zones.m, key)
 			}
 		}
-		if len(zones.m) < maxCachedZones {
+		if len(zones.m) < maxCachedZones && zones.bytes+r.bytes <= maxCachedBytes {
 			zones.m[k] = r
+			zones.bytes += r.bytes
 		}
 		zones.Unlock()
 	}
@@ -91,6 +114,9 @@ func (c *Client) GetCached(ctx context.Context, zone, name, typ string) (obs *Ob
 // forget drops the cached read of zone: the client wrote to it.
 func (c *Client) forget(zone string) {
 	zones.Lock()
-	delete(zones.m, c.zoneKey(zone))
+	if r, ok := zones.m[c.zoneKey(zone)]; ok {
+		zones.bytes -= r.bytes
+		delete(zones.m, c.zoneKey(zone))
+	}
 	zones.Unlock()
 }

@@ -90,3 +90,36 @@ func TestGetCached(t *testing.T) {
 	_, _, _ = a.GetCached(ctx, "cache.example.com", "www", "A")
 	reads("a read from the future (clock set back)", 6)
 }
+
+// TestZoneCacheBytesBounded: a server answering every zone read with just
+// under the transfer limits cannot make the cache hold more than its
+// byte budget, however many zones it is asked for; small zones are still
+// cached beside it.
+func TestZoneCacheBytesBounded(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	big := &zone{}
+	text := string(make([]byte, 150))
+	for i := range 60_000 {
+		big.recs = append(big.recs, libdns.TXT{Name: "r" + time.Duration(i).String(), Text: text})
+	}
+	c := &Client{p: big, b: backends["rfc2136"], id: identity(Config{Provider: "rfc2136", Server: "192.0.2.53:53", Secret: "evil"}), now: func() time.Time { return now }}
+	for i := range 40 {
+		if _, _, err := c.GetCached(ctx, "z"+time.Duration(i).String()+".example.com", "www", "A"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	zones.Lock()
+	held, n := zones.bytes, len(zones.m)
+	zones.Unlock()
+	if held > maxCachedBytes {
+		t.Errorf("the cache holds %d bytes in %d reads, over its budget of %d", held, n, maxCachedBytes)
+	}
+	small := &zone{}
+	s := &Client{p: small, b: backends["rfc2136"], id: identity(Config{Provider: "rfc2136", Server: "192.0.2.54:53", Secret: "team-a"}), now: func() time.Time { return now }}
+	_, _, _ = s.GetCached(ctx, "small.example.com", "www", "A")
+	_, _, _ = s.GetCached(ctx, "small.example.com", "www", "A")
+	if small.reads != 1 {
+		t.Errorf("a small zone was read %d times within its TTL beside the big ones, want 1", small.reads)
+	}
+}

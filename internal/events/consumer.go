@@ -161,6 +161,12 @@ func attemptKey(d amqp.Delivery) [32]byte {
 // dead-letter exchange, and a maximum length past which publishes are
 // refused rather than the oldest requests dropped. RabbitMQ refuses to
 // redeclare a queue with other arguments (PRECONDITION_FAILED).
+//
+// A classic queue, not a quorum queue with a delivery limit: a message
+// the AMQP library cannot read closes the consumer's connection, and the
+// broker then counts a delivery for every request in flight, so a limit
+// dead-letters the good requests with the bad (tried on RabbitMQ 3.10:
+// two such messages took three good ones with them).
 func QueueArgs(queue string, maxLength int) amqp.Table {
 	return amqp.Table{"x-dead-letter-exchange": DeadLetter(queue), "x-max-length": int64(maxLength), "x-overflow": "reject-publish"}
 }
@@ -366,9 +372,9 @@ func (c *Consumer) call(ctx context.Context, d amqp.Delivery) (err error) {
 // deadLetter publishes d to the dead-letter exchange with the reason and
 // waits for the broker's confirm.
 func (c *Consumer) deadLetter(ctx context.Context, ch *amqp.Channel, d amqp.Delivery, reason string) error {
-	h := amqp.Table{}
-	for k, v := range d.Headers {
-		h[k] = v
+	h := deadLetterHeaders(d.Headers)
+	if len(reason) > maxReason {
+		reason = reason[:maxReason] + "…"
 	}
 	h[HeaderReason] = reason
 	h[HeaderQueue] = c.o.Queue
@@ -396,6 +402,36 @@ func (c *Consumer) deadLetter(ctx context.Context, ch *amqp.Channel, d amqp.Deli
 		return errors.New("the broker refused the dead letter")
 	}
 	return nil
+}
+
+// Bounds of what a dead letter carries of the message's headers, and of
+// its reason: a publisher's headers must not make the dead letter larger
+// than the broker's frame, which would close the consumer's channel.
+const (
+	maxHeaders     = 32
+	maxHeaderBytes = 256
+	maxReason      = 1024
+)
+
+// deadLetterHeaders are the message's headers a dead letter keeps: at
+// most maxHeaders, each a short key with a scalar value (strings at most
+// maxHeaderBytes); the rest are dropped.
+func deadLetterHeaders(in amqp.Table) amqp.Table {
+	out := amqp.Table{}
+	for k, v := range in {
+		if len(out) >= maxHeaders || len(k) > maxHeaderBytes {
+			continue
+		}
+		switch v := v.(type) {
+		case string:
+			if len(v) <= maxHeaderBytes {
+				out[k] = v
+			}
+		case bool, int8, uint8, int16, uint16, int32, uint32, int64, float32, float64, time.Time:
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // canceled is true once the consumer is stopping: a failure then is the

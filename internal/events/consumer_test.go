@@ -330,6 +330,24 @@ func TestConsumerFairToPublishers(t *testing.T) {
 	}
 }
 
+// TestDeadLetterHeadersBounded: a dead letter keeps only short scalar
+// headers, so a publisher's headers cannot make it larger than a frame.
+func TestDeadLetterHeadersBounded(t *testing.T) {
+	in := amqp.Table{"ok": "v", "n": int32(7), "big": string(make([]byte, 130_000)), "nested": amqp.Table{"a": "b"}, "list": []any{"a"}}
+	for i := range 100 {
+		in[fmt.Sprintf("k%d", i)] = "v"
+	}
+	out := deadLetterHeaders(in)
+	if len(out) > maxHeaders {
+		t.Errorf("%d headers kept, want at most %d", len(out), maxHeaders)
+	}
+	for _, k := range []string{"big", "nested", "list"} {
+		if _, ok := out[k]; ok {
+			t.Errorf("header %q kept", k)
+		}
+	}
+}
+
 // consuming waits until the consumer consumes queue (declared with
 // maxLength), which it does after binding it to its exchange, and returns
 // a channel of a connection of its own.

@@ -79,13 +79,20 @@ func connectLoop(ctx context.Context, name string, src Source, b Backoff, log lo
 		if time.Since(started) > time.Minute {
 			wait = b.Min
 		}
+		if errors.Is(err, errFrame) {
+			// The consumer is removing an unreadable request: a step,
+			// not a failure to back off from.
+			wait = b.Min
+		}
 		log.Info("event stream disconnected; reconnecting", "stream", name, "error", errMessage(err), "retryIn", wait.String())
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(wait):
 		}
-		wait = min(2*wait, b.Max)
+		if !errors.Is(err, errFrame) {
+			wait = min(2*wait, b.Max)
+		}
 	}
 }
 

@@ -118,6 +118,9 @@ type Consumer struct {
 	// republished with a count (its user_id is the publisher's, which
 	// authorises it, and only that user may send it).
 	attempts map[[32]byte]int
+	// probe finds and drops a request the AMQP library cannot read
+	// (poison.go).
+	probe probe
 }
 
 // DefaultMaxAttempts is ConsumerOptions.MaxAttempts' default.
@@ -149,7 +152,7 @@ func NewConsumer(o ConsumerOptions) *Consumer {
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics(nil)
 	}
-	return &Consumer{o: o, attempts: map[[32]byte]int{}}
+	return &Consumer{o: o, attempts: map[[32]byte]int{}, probe: probe{at: -1}}
 }
 
 // attemptKey tells one message from another: who sent it, where, what.
@@ -226,6 +229,12 @@ func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, _ string)
 			return errors.Wrapf(err, "cannot %s", s.what)
 		}
 	}
+	closed := conn.NotifyClose(make(chan *amqp.Error, 1))
+	if c.probe.on {
+		if err := c.clearPoison(ctx, ch, closed); err != nil {
+			return err
+		}
+	}
 	// Not ConsumeWithContext: its cancel on ctx races the channel close
 	// below inside the library and can leave both waiting forever.
 	deliveries, err := ch.Consume(c.o.Queue, "", false, false, false, false, nil)
@@ -256,6 +265,10 @@ func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, _ string)
 			return err
 		case d, ok := <-deliveries:
 			if !ok {
+				if frameErrorOf(closed) {
+					c.probe = probe{on: true, at: -1}
+					return errFrame
+				}
 				return errors.New("delivery channel closed")
 			}
 			if q.add(d) {

@@ -330,6 +330,68 @@ func TestConsumerFairToPublishers(t *testing.T) {
 	}
 }
 
+// TestConsumerPoisonMessage: a request whose headers the AMQP library
+// refuses to read (an array past its 8,192 entries, or nesting past its
+// depth) closes the consumer's connection each time it is delivered; the
+// consumer finds it and has the broker drop it, and the requests around
+// it, another publisher's included, are all handled.
+func TestConsumerPoisonMessage(t *testing.T) {
+	b := rabbitmq.Start(t)
+	var (
+		mu      sync.Mutex
+		handled []string
+	)
+	m := NewMetrics(nil)
+	c := NewConsumer(ConsumerOptions{
+		Source: source(b.URL), Exchange: "devops.deploy", Queue: "devops.poisoned", BindingKey: "#", Metrics: m,
+		Backoff: Backoff{Min: 100 * time.Millisecond, Max: time.Second},
+		Handler: func(_ context.Context, d amqp.Delivery) error {
+			mu.Lock()
+			defer mu.Unlock()
+			handled = append(handled, string(d.Body))
+			return nil
+		},
+	})
+	start(t, c)
+	ch := consuming(t, b.URL, "devops.poisoned", DefaultMaxLength)
+	wide := make([]any, 8200)
+	for i := range wide {
+		wide[i] = int8(0)
+	}
+	var deep any = "x"
+	for range 40 {
+		deep = []any{deep}
+	}
+	publish := func(body string, h amqp.Table) {
+		t.Helper()
+		if err := ch.PublishWithContext(context.Background(), "devops.deploy", "deploy.x", false, false, amqp.Publishing{Headers: h, Body: []byte(body)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	publish("before", nil)
+	publish("poison-wide", amqp.Table{"pad": wide})
+	publish("between", nil)
+	publish("poison-deep", amqp.Table{"pad": deep})
+	for i := range 3 {
+		publish(fmt.Sprintf("after-%d", i), nil)
+	}
+	waitFor(t, 90*time.Second, "every readable request handled", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(handled) >= 5
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	for _, want := range []string{"before", "between", "after-0", "after-1", "after-2"} {
+		if !slices.Contains(handled, want) {
+			t.Errorf("%s not handled: %v", want, handled)
+		}
+	}
+	if got := testutil.ToFloat64(m.Requests.WithLabelValues("unreadable")); got != 2 {
+		t.Errorf("%v unreadable requests dropped, want 2", got)
+	}
+}
+
 // TestDeadLetterHeadersBounded: a dead letter keeps only short scalar
 // headers, so a publisher's headers cannot make it larger than a frame.
 func TestDeadLetterHeadersBounded(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"net"
+	"strings"
 	"syscall"
 	"time"
 
@@ -275,9 +276,13 @@ func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, _ string)
 				delete(over, d.UserId)
 				continue
 			}
-			// Over the publisher's share: the broker dead-letters it, at
+			// Over the publisher's share: dead-lettered by the broker at
 			// once, so that one publisher's flood never fills the queue
-			// for the others.
+			// for the others. One that carries x- headers of its own is
+			// dropped instead: a publisher's own x-death header crashes
+			// RabbitMQ 3.10's dead-lettering (the queue process dies on
+			// an array of non-tables), and the broker's own are never
+			// on a fresh request.
 			if !over[d.UserId] {
 				if len(over) >= maxTracked {
 					clear(over)
@@ -286,11 +291,26 @@ func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, _ string)
 				c.o.Log.Info("publisher holds too many requests; its further requests are dead-lettered until it holds fewer", "queue", c.o.Queue, "user", d.UserId, "held", c.o.PerPublisher)
 			}
 			c.o.Metrics.Requests.WithLabelValues("over-limit").Inc()
-			if err := d.Nack(false, false); err != nil {
-				return errors.Wrap(err, "cannot dead-letter a request over the publisher's limit")
+			settle := func() error { return d.Nack(false, false) }
+			if brokerHeaders(d.Headers) {
+				settle = func() error { return d.Ack(false) }
+			}
+			if err := settle(); err != nil {
+				return errors.Wrap(err, "cannot settle a request over the publisher's limit")
 			}
 		}
 	}
+}
+
+// brokerHeaders is true when a publisher set headers only the broker or
+// the provider may set (x-death, x-devops-*, any x-).
+func brokerHeaders(h amqp.Table) bool {
+	for k := range h {
+		if strings.HasPrefix(strings.ToLower(k), "x-") {
+			return true
+		}
+	}
+	return false
 }
 
 // work handles the held messages one at a time until ctx ends or the
@@ -385,6 +405,25 @@ func (c *Consumer) call(ctx context.Context, d amqp.Delivery) (err error) {
 // deadLetter publishes d to the dead-letter exchange with the reason and
 // waits for the broker's confirm.
 func (c *Consumer) deadLetter(ctx context.Context, ch *amqp.Channel, d amqp.Delivery, reason string) error {
+	dc, err := c.publishDeadLetter(ctx, ch, d, reason)
+	if err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	acked, err := dc.WaitContext(wctx)
+	if err != nil {
+		return errors.Wrap(err, "no confirm for the dead letter")
+	}
+	if !acked {
+		return errors.New("the broker refused the dead letter")
+	}
+	return nil
+}
+
+// publishDeadLetter publishes d to the dead-letter exchange with the
+// reason and the headers a dead letter keeps (deadLetterHeaders).
+func (c *Consumer) publishDeadLetter(ctx context.Context, ch *amqp.Channel, d amqp.Delivery, reason string) (*amqp.DeferredConfirmation, error) {
 	h := deadLetterHeaders(d.Headers)
 	if len(reason) > maxReason {
 		reason = reason[:maxReason] + "…"
@@ -402,19 +441,7 @@ func (c *Consumer) deadLetter(ctx context.Context, ch *amqp.Channel, d amqp.Deli
 		AppId:         d.AppId,
 		Body:          d.Body,
 	})
-	if err != nil {
-		return errors.Wrap(err, "cannot publish the dead letter")
-	}
-	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	acked, err := dc.WaitContext(wctx)
-	if err != nil {
-		return errors.Wrap(err, "no confirm for the dead letter")
-	}
-	if !acked {
-		return errors.New("the broker refused the dead letter")
-	}
-	return nil
+	return dc, errors.Wrap(err, "cannot publish the dead letter")
 }
 
 // Bounds of what a dead letter carries of the message's headers, and of
@@ -432,7 +459,9 @@ const (
 func deadLetterHeaders(in amqp.Table) amqp.Table {
 	out := amqp.Table{}
 	for k, v := range in {
-		if len(out) >= maxHeaders || len(k) > maxHeaderBytes {
+		// x- headers are the broker's and ours (x-death, x-devops-*):
+		// never taken from a publisher.
+		if len(out) >= maxHeaders || len(k) > maxHeaderBytes || strings.HasPrefix(strings.ToLower(k), "x-") {
 			continue
 		}
 		switch v := v.(type) {

@@ -49,7 +49,8 @@ const (
 )
 
 // PerNamespaceShare is the part of --max-reconcile-rate one namespace may
-// use: one team's resources, however many are due, leave half of the rate
+// use, and of each kind's workers it may keep busy: one team's resources,
+// however many are due or however slowly its backends answer, leave half
 // to the others (fairrate; BenchmarkNoisyNeighbour).
 const PerNamespaceShare = 2
 
@@ -63,7 +64,7 @@ func Options(log logging.Logger, rate int, poll time.Duration, managementPolicie
 		Logger:                  log,
 		MaxConcurrentReconciles: rate,
 		PollInterval:            poll,
-		GlobalRateLimiter:       fairrate.New(rate, max(rate/PerNamespaceShare, 1)),
+		GlobalRateLimiter:       fairrate.New(rate, max(rate/PerNamespaceShare, 1), max(rate/PerNamespaceShare, 1)),
 		Features:                &feature.Flags{},
 		Gate:                    new(gate.Gate[schema.GroupVersionKind]),
 	}

@@ -49,11 +49,24 @@ type Limiter struct {
 	nsBurst      int
 	now          func() time.Time
 
+	// inFlight bounds one namespace's reconciles running at once: its
+	// backends may answer slowly, or never (a tenant's own server), and
+	// every kind's workers are shared.
+	inFlight int
+
 	mu         sync.Mutex
 	namespaces map[string]*rate.Limiter
-	// stage records how far an item that was told to wait got: it passes
-	// that stage when it comes back.
-	stage map[string]int
+	// waiting records how far an item that was told to wait got and
+	// when its wait ends: it passes that stage when it comes back then,
+	// and waits the rest if it comes back sooner (a watch event, such as
+	// its owner touching it, requeues it at once).
+	waiting map[string]wait
+	running map[string]int
+}
+
+type wait struct {
+	stage int
+	until time.Time
 }
 
 // Stages an item waits at.
@@ -64,17 +77,24 @@ const (
 
 // New returns a limiter of r reconciles per second (burst 10 r, as
 // crossplane-runtime's global limiter), of which one namespace may use
-// perNamespace (burst perNamespace).
-func New(r, perNamespace int) *Limiter {
+// perNamespace (burst perNamespace), with at most inFlight running at
+// once.
+func New(r, perNamespace, inFlight int) *Limiter {
 	return &Limiter{
 		global:       rate.NewLimiter(rate.Limit(r), r*10),
 		perNamespace: rate.Limit(perNamespace),
 		nsBurst:      max(perNamespace, 1),
+		inFlight:     max(inFlight, 1),
 		now:          time.Now,
 		namespaces:   map[string]*rate.Limiter{},
-		stage:        map[string]int{},
+		waiting:      map[string]wait{},
+		running:      map[string]int{},
 	}
 }
+
+// busyRetry is how soon a reconcile turned away because its namespace
+// has inFlight running comes back.
+const busyRetry = time.Second
 
 // maxWaiting bounds the items remembered as waiting (an object deleted
 // while it waited never comes back): past it, they are forgotten, and
@@ -88,25 +108,51 @@ func (l *Limiter) WhenIn(namespace, item string) time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
-	if len(l.stage) >= maxWaiting {
-		clear(l.stage)
+	if len(l.waiting) >= maxWaiting {
+		clear(l.waiting)
 	}
-	switch l.stage[item] {
+	w := l.waiting[item]
+	if w.stage != 0 && now.Before(w.until) {
+		return w.until.Sub(now)
+	}
+	switch w.stage {
 	case waitedGlobal:
-		delete(l.stage, item)
+		delete(l.waiting, item)
 		return 0
 	case 0:
 		if d := l.bucket(namespace, now).ReserveN(now, 1).DelayFrom(now); d > 0 {
-			l.stage[item] = waitedNamespace
+			l.waiting[item] = wait{stage: waitedNamespace, until: now.Add(d)}
 			return d
 		}
 	}
 	if d := l.global.ReserveN(now, 1).DelayFrom(now); d > 0 {
-		l.stage[item] = waitedGlobal
+		l.waiting[item] = wait{stage: waitedGlobal, until: now.Add(d)}
 		return d
 	}
-	delete(l.stage, item)
+	delete(l.waiting, item)
 	return 0
+}
+
+// enter counts a reconcile of namespace as running, unless inFlight are;
+// then item is told to come back after busyRetry, and passes the rate
+// limits then (it has its tokens).
+func (l *Limiter) enter(namespace, item string) (time.Duration, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.running[namespace] >= l.inFlight {
+		l.waiting[item] = wait{stage: waitedGlobal, until: l.now().Add(busyRetry)}
+		return busyRetry, false
+	}
+	l.running[namespace]++
+	return 0, true
+}
+
+func (l *Limiter) leave(namespace string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.running[namespace]--; l.running[namespace] <= 0 {
+		delete(l.running, namespace)
+	}
 }
 
 func (l *Limiter) bucket(namespace string, now time.Time) *rate.Limiter {
@@ -150,9 +196,15 @@ func Limit(name string, r reconcile.Reconciler, l ratelimiter.RateLimiter) recon
 
 // Reconcile waits its turn by asking to be requeued, then reconciles.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	if d := r.l.WhenIn(req.Namespace, r.name+"/"+req.String()); d > 0 {
+	item := r.name + "/" + req.String()
+	if d := r.l.WhenIn(req.Namespace, item); d > 0 {
 		return reconcile.Result{RequeueAfter: d}, nil
 	}
+	d, ok := r.l.enter(req.Namespace, item)
+	if !ok {
+		return reconcile.Result{RequeueAfter: d}, nil
+	}
+	defer r.l.leave(req.Namespace)
 	return r.inner.Reconcile(ctx, req)
 }
 

@@ -17,11 +17,14 @@ limitations under the License.
 package fairrate
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 var _ workqueue.TypedRateLimiter[string] = &Limiter{}
@@ -32,7 +35,7 @@ var _ workqueue.TypedRateLimiter[string] = &Limiter{}
 // would wait behind all of them (the old behaviour, reproduced).
 func TestNoisyNamespaceLeavesTheRest(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
-	l := New(50, 25)
+	l := New(50, 25, 25)
 	l.now = func() time.Time { return now }
 	// 5,000 resources of team-noisy due now.
 	var longest time.Duration
@@ -53,7 +56,7 @@ func TestNoisyNamespaceLeavesTheRest(t *testing.T) {
 	// The same with one global bucket (crossplane-runtime's): the quiet
 	// team waits behind the noisy one's thousands.
 	now = time.Unix(1_700_000_000, 0)
-	g := New(50, 1_000_000)
+	g := New(50, 1_000_000, 1_000_000)
 	g.now = func() time.Time { return now }
 	for i := range 5000 {
 		g.WhenIn("team-noisy", fmt.Sprintf("argoapplication/team-noisy/app-%d", i))
@@ -68,7 +71,7 @@ func TestNoisyNamespaceLeavesTheRest(t *testing.T) {
 // at when it comes back, so each reconcile takes one token of each bucket.
 func TestWaitedItemPasses(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
-	l := New(1, 1)
+	l := New(1, 1, 1)
 	l.now = func() time.Time { return now }
 	if d := l.WhenIn("a", "x"); d != 0 {
 		t.Fatalf("first reconcile waits %s", d)
@@ -83,7 +86,68 @@ func TestWaitedItemPasses(t *testing.T) {
 	if d := l.WhenIn("a", "y"); d != 0 {
 		t.Errorf("came back after its wait and waits again %s", d)
 	}
-	if _, ok := l.stage["y"]; ok {
+	if _, ok := l.waiting["y"]; ok {
 		t.Error("a passed item is still remembered")
 	}
+}
+
+// TestEarlyReturnWaitsTheRest: an item requeued before its wait is over
+// (a watch event: its owner touching it) waits the rest and takes no
+// token, so touching one's own resources does not get past the share.
+func TestEarlyReturnWaitsTheRest(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	l := New(50, 25, 25)
+	l.now = func() time.Time { return now }
+	for i := range 5000 {
+		l.WhenIn("team-noisy", fmt.Sprintf("app-%d", i))
+	}
+	// Touched twice, each requeued at once.
+	for range 2 {
+		passed := 0
+		for i := range 5000 {
+			if l.WhenIn("team-noisy", fmt.Sprintf("app-%d", i)) == 0 {
+				passed++
+			}
+		}
+		if passed > 25 {
+			t.Errorf("%d of the namespace's reconciles passed when touched again at once, want its burst at most", passed)
+		}
+	}
+	now = now.Add(time.Second)
+	if d := l.WhenIn("team-quiet", "shop"); d > 0 {
+		t.Errorf("another namespace waits %s", d)
+	}
+}
+
+// TestInFlightPerNamespace: a namespace whose backends never answer keeps
+// at most inFlight reconciles running; the next is turned away for
+// busyRetry, another namespace's runs.
+func TestInFlightPerNamespace(t *testing.T) {
+	l := New(1000, 1000, 2)
+	block := make(chan struct{})
+	started := make(chan struct{}, 10)
+	inner := reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+		started <- struct{}{}
+		<-block
+		return reconcile.Result{}, nil
+	})
+	r := NewReconciler("argoapplication", inner, l)
+	req := func(ns, name string) reconcile.Request {
+		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}
+	}
+	for i := range 2 {
+		go func() { _, _ = r.Reconcile(context.Background(), req("team-slow", fmt.Sprint(i))) }()
+		<-started
+	}
+	res, _ := r.Reconcile(context.Background(), req("team-slow", "2"))
+	if res.RequeueAfter != busyRetry {
+		t.Errorf("a third reconcile of the namespace: %+v, want turned away for %s", res, busyRetry)
+	}
+	go func() { _, _ = r.Reconcile(context.Background(), req("team-quiet", "shop")) }()
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Error("another namespace's reconcile did not run")
+	}
+	close(block)
 }

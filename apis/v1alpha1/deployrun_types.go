@@ -115,9 +115,10 @@ type DeployRunSpec struct {
 	RequestedBy string `json:"requestedBy,omitempty"`
 
 	// RequestID is the id of the request this deployment answers: the
-	// broker message's id, or any id a client chooses. It is the
-	// deployment id of events (with the DeployRun's name when empty).
-	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9._:-]+$`
+	// broker request's id, else <namespace>/<message id>, or any id a
+	// client chooses. It is the deployment id of events (with the
+	// DeployRun's name when empty).
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9._:/-]+$`
 	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	RequestID string `json:"requestID,omitempty"`

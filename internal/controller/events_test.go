@@ -266,7 +266,7 @@ func TestEventStream(t *testing.T) {
 	envtest.Must(t, c.Get(ctx, client.ObjectKeyFromObject(p), p))
 	runs := &v1alpha1.DeployRunList{}
 	envtest.Must(t, c.List(ctx, runs, client.InNamespace(ns)))
-	if len(runs.Items) != 1 || runs.Items[0].Spec.RequestID != "req-1" || runs.Items[0].Spec.RequestedBy != "amqp:ci-shop" || runs.Items[0].Spec.Revision != "abc123" {
+	if len(runs.Items) != 1 || runs.Items[0].Spec.RequestID != ns+"/req-1" || runs.Items[0].Spec.RequestedBy != "amqp:ci-shop" || runs.Items[0].Spec.Revision != "abc123" {
 		t.Errorf("DeployRuns %+v, want one, for req-1 by amqp:ci-shop", runs.Items)
 	}
 	if got := p.Spec.ForProvider.BuildRequest; len(runs.Items) == 1 && got != "deployrun-"+string(runs.Items[0].UID) {

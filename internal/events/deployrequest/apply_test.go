@@ -19,6 +19,7 @@ package deployrequest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,13 +88,22 @@ func TestApplyRevisionParameter(t *testing.T) {
 	if err := Apply(context.Background(), kube, req, Delivery{Token: "m-2", User: "ci"}); err == nil || !strings.Contains(err.Error(), `deployment id "ui-1234" is already another namespace's`) {
 		t.Errorf("another namespace's id: want refused, got %v", err)
 	}
-	// Without an id, the message id stands in: held to the same rule.
+	// Without an id, the message id stands in, prefixed with the
+	// namespace: another namespace's explicit id equal to it (taken
+	// first, to squat) neither refuses it nor is mixed up with it.
 	req, err = Parse([]byte(`{"project": "shop", "environment": "dev", "namespace": "team", "requestedAt": "2026-11-24T10:01:00Z"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Apply(context.Background(), kube, req, Delivery{Token: "amqp-ui-1234", User: "ci"}); err == nil || !strings.Contains(err.Error(), `deployment id "ui-1234" is already another namespace's`) {
-		t.Errorf("another namespace's id as the message id: want refused, got %v", err)
+	if err := Apply(context.Background(), kube, req, Delivery{Token: "amqp-ui-1234", User: "ci"}); err != nil {
+		t.Errorf("a message id another namespace used as its explicit id: %v", err)
+	}
+	runs = &pcv1alpha1.DeployRunList{}
+	if err := kube.List(context.Background(), runs, client.InNamespace("team")); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(runs.Items, func(d pcv1alpha1.DeployRun) bool { return d.Spec.RequestID == "team/ui-1234" }) {
+		t.Errorf("no DeployRun with the request id team/ui-1234: %v", runs.Items)
 	}
 
 	// A request time in 2099, by hand on a kubectl-made run or from a

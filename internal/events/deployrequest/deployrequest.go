@@ -295,7 +295,7 @@ func Apply(ctx context.Context, kube client.Client, req *Request, d Delivery) er
 		},
 		Spec: pcv1alpha1.DeployRunSpec{
 			Project: req.Project, Environment: req.Environment, Revision: revision, Parameters: params,
-			RequestedBy: "amqp:" + d.User, RequestID: cmp.Or(req.ID, strings.TrimPrefix(d.Token, "amqp-")),
+			RequestedBy: "amqp:" + d.User, RequestID: cmp.Or(req.ID, req.Namespace+"/"+strings.TrimPrefix(d.Token, "amqp-")),
 		},
 	}
 	if len(run.Spec.Parameters) == 0 {
@@ -306,15 +306,19 @@ func Apply(ctx context.Context, kube client.Client, req *Request, d Delivery) er
 	}
 	// The id is what the legacy heartbeats carry, without a namespace:
 	// one another namespace's deployment already has is refused, or this
-	// request would report as that deployment in the old UI. That holds
-	// for the message id standing in for a missing id too.
-	all := &pcv1alpha1.DeployRunList{}
-	if err := kube.List(ctx, all); err != nil {
-		return errors.Wrap(err, "cannot list DeployRuns")
-	}
-	for _, o := range all.Items {
-		if o.Spec.RequestID == run.Spec.RequestID && o.Namespace != run.Namespace {
-			return events.Reject("deployment id %q is already another namespace's: the legacy heartbeats, which carry no namespace, would mix the two up; send a new id", truncate(run.Spec.RequestID))
+	// request would report as that deployment in the old UI. The message
+	// id standing in for a missing id is prefixed with the namespace
+	// (an explicit id holds no "/"), so no other namespace can take it
+	// first.
+	if req.ID != "" {
+		all := &pcv1alpha1.DeployRunList{}
+		if err := kube.List(ctx, all); err != nil {
+			return errors.Wrap(err, "cannot list DeployRuns")
+		}
+		for _, o := range all.Items {
+			if o.Spec.RequestID == run.Spec.RequestID && o.Namespace != run.Namespace {
+				return events.Reject("deployment id %q is already another namespace's: the legacy heartbeats, which carry no namespace, would mix the two up; send a new id", truncate(run.Spec.RequestID))
+			}
 		}
 	}
 	if err := kube.Create(ctx, run); err != nil {

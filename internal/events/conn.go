@@ -82,7 +82,7 @@ func connectLoop(ctx context.Context, name string, src Source, b Backoff, log lo
 		if errors.Is(err, errFrame) {
 			// The consumer is removing an unreadable request: a step,
 			// not a failure to back off from.
-			wait = b.Min
+			wait = min(b.Min, frameRetry)
 		}
 		log.Info("event stream disconnected; reconnecting", "stream", name, "error", errMessage(err), "retryIn", wait.String())
 		select {

@@ -231,8 +231,9 @@ func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, _ string)
 		}
 	}
 	closed := conn.NotifyClose(make(chan *amqp.Error, 1))
+	var forgotten *amqp.Delivery
 	if c.probe.on {
-		if err := c.clearPoison(ctx, ch, closed); err != nil {
+		if forgotten, err = c.clearPoison(ctx, ch, closed); err != nil {
 			return err
 		}
 	}
@@ -247,6 +248,9 @@ func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, _ string)
 	// queue drains even while a message is being handled; the worker
 	// handles what is held, fairly across publishers.
 	q := newFairQueue(c.o.PerPublisher)
+	if forgotten != nil {
+		q.addForgotten(*forgotten)
+	}
 	wctx, stop := context.WithCancel(ctx)
 	worked := make(chan error, 1)
 	go func() { worked <- c.work(wctx, ch, q) }()
@@ -370,17 +374,19 @@ func (c *Consumer) handle(ctx context.Context, ch *amqp.Channel, q *fairQueue, h
 	case err == nil:
 		q.pop(d.UserId)
 		c.o.Metrics.Requests.WithLabelValues("done").Inc()
-		return d.Ack(false)
+		return h.ack()
 	case errors.As(err, &reject):
 		q.pop(d.UserId)
 		c.o.Log.Info("request dead-lettered", "queue", c.o.Queue, "messageId", d.MessageId, "reason", reject.Reason)
 		if derr := c.deadLetter(ctx, ch, d, reject.Reason); derr != nil {
 			c.o.Log.Info("cannot dead-letter request; it stays on the queue", "queue", c.o.Queue, "messageId", d.MessageId, "error", derr.Error())
-			_ = d.Nack(false, true)
+			if !h.forgotten {
+				_ = d.Nack(false, true)
+			}
 			return derr
 		}
 		c.o.Metrics.Requests.WithLabelValues("dead-lettered").Inc()
-		return d.Ack(false)
+		return h.ack()
 	default:
 		// Parked, not put back: the broker would hand it straight back,
 		// and the other publishers' messages go on meanwhile.

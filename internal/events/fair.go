@@ -32,6 +32,17 @@ type held struct {
 	// notBefore is when a message that failed for a passing reason may be
 	// tried again.
 	notBefore time.Time
+	// forgotten is a message got with auto-ack (poison.go): the broker
+	// has forgotten it, so it is never acked or put back.
+	forgotten bool
+}
+
+// ack acks h's message, unless the broker has forgotten it.
+func (h *held) ack() error {
+	if h.forgotten {
+		return nil
+	}
+	return h.d.Ack(false)
 }
 
 // fairQueue holds the deliveries of one session, a FIFO per publishing
@@ -103,6 +114,18 @@ func (q *fairQueue) take(now time.Time) (*held, time.Time) {
 		}
 	}
 	return nil, earliest
+}
+
+// addForgotten holds d, got with auto-ack, at the head of its user's
+// FIFO, whatever the user holds.
+func (q *fairQueue) addForgotten(d amqp.Delivery) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	u := d.UserId
+	if _, ok := q.users[u]; !ok {
+		q.order = append(q.order, u)
+	}
+	q.users[u] = append([]*held{{d: d, forgotten: true}}, q.users[u]...)
 }
 
 // pop drops the head message of user, which was settled.

@@ -82,3 +82,18 @@ func TestFairQueue(t *testing.T) {
 		t.Errorf("a too large body is kept: tooLarge %d, %d bytes", h.tooLarge, len(h.d.Body))
 	}
 }
+
+// TestForgottenHeldFirst: a message got with auto-ack goes to the head
+// of its user's FIFO whatever the user holds, and is never acked.
+func TestForgottenHeldFirst(t *testing.T) {
+	q := newFairQueue(1)
+	q.add(amqp.Delivery{UserId: "a", Body: []byte("a1")})
+	q.addForgotten(amqp.Delivery{UserId: "a", Body: []byte("lost-and-found")})
+	h, _ := q.take(time.Now())
+	if h == nil || string(h.d.Body) != "lost-and-found" || !h.forgotten {
+		t.Fatalf("first taken %+v, want the forgotten message", h)
+	}
+	if err := h.ack(); err != nil {
+		t.Errorf("ack of a forgotten message: %v (it must not reach the broker)", err)
+	}
+}

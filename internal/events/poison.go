@@ -38,7 +38,11 @@ import (
 //     at the position counted;
 //  2. it gets that many again, unacked, then one with auto-ack: the
 //     broker drops that one as it sends it, and the connection closes a
-//     third time. The ones before it go back to their places.
+//     third time. The ones before it go back to their places. If that
+//     one is readable after all (the unreadable one went away between
+//     the steps, say it expired), it is held like any other and tried
+//     as often, but a provider that stops meanwhile loses it: the
+//     broker has forgotten it.
 //
 // A classic queue keeps a requeued message's place, and only this
 // consumer takes messages off it, so the position holds between the
@@ -58,6 +62,11 @@ type probe struct {
 // messages delivered when the connection closed, at most the prefetch.
 func (c *Consumer) maxProbe() int { return c.o.Prefetch + 1 }
 
+// frameRetry is how soon the consumer connects again in the search: each
+// unreadable request costs every team's requests three of these and
+// three connections.
+const frameRetry = 100 * time.Millisecond
+
 // errFrame is a session's end by a frame error (*amqp.Error 501).
 var errFrame = errors.New("the AMQP library could not read a delivered request (frame error)")
 
@@ -73,8 +82,11 @@ func frameErrorOf(closed <-chan *amqp.Error) bool {
 }
 
 // clearPoison runs one step of the search on ch. It returns nil when the
-// consumer may consume normally now.
-func (c *Consumer) clearPoison(ctx context.Context, ch *amqp.Channel, closed <-chan *amqp.Error) error {
+// consumer may consume normally now, with the message it got with
+// auto-ack if that was readable after all (the unreadable one had gone,
+// say expired, between the steps): the broker has forgotten it, so the
+// consumer holds it like any other, but it cannot be put back.
+func (c *Consumer) clearPoison(ctx context.Context, ch *amqp.Channel, closed <-chan *amqp.Error) (*amqp.Delivery, error) {
 	var got []amqp.Delivery
 	requeue := func() {
 		for _, d := range got {
@@ -91,15 +103,15 @@ func (c *Consumer) clearPoison(ctx context.Context, ch *amqp.Channel, closed <-c
 			if frameErrorOf(closed) {
 				c.probe.at = len(got)
 				c.o.Log.Info("a request the AMQP library cannot read is at the head of the queue; removing it", "queue", c.o.Queue, "position", len(got))
-				return errFrame
+				return nil, errFrame
 			}
-			return errors.Wrap(err, "cannot get a request")
+			return nil, errors.Wrap(err, "cannot get a request")
 		}
 		if !ok {
 			// Gone, or never at the head: consume normally.
 			requeue()
 			c.probe = probe{at: -1}
-			return nil
+			return nil, nil
 		}
 		got = append(got, d)
 	}
@@ -107,7 +119,7 @@ func (c *Consumer) clearPoison(ctx context.Context, ch *amqp.Channel, closed <-c
 		// None of the first maxProbe closed the connection.
 		requeue()
 		c.probe = probe{at: -1}
-		return nil
+		return nil, nil
 	}
 	// Step 2: the broker drops the next one as it sends it.
 	d, ok, err := ch.Get(c.o.Queue, true)
@@ -116,18 +128,15 @@ func (c *Consumer) clearPoison(ctx context.Context, ch *amqp.Channel, closed <-c
 			c.o.Log.Info("request the AMQP library cannot read dropped", "queue", c.o.Queue, "position", c.probe.at)
 			c.o.Metrics.Requests.WithLabelValues("unreadable").Inc()
 			c.probe = probe{at: -1}
-			return errFrame
+			return nil, errFrame
 		}
-		return errors.Wrap(err, "cannot get a request")
+		return nil, errors.Wrap(err, "cannot get a request")
 	}
 	requeue()
 	c.probe = probe{at: -1}
-	if ok {
-		// Read fine, and the broker has forgotten it: handle it now.
-		c.o.Log.Info("the request at the unreadable one's place was readable; handling it at once", "queue", c.o.Queue, "messageId", d.MessageId)
-		if err := c.call(ctx, d); err != nil {
-			c.o.Log.Info("request got with auto-ack failed; it is not retried", "queue", c.o.Queue, "messageId", d.MessageId, "error", err.Error())
-		}
+	if !ok {
+		return nil, nil
 	}
-	return nil
+	c.o.Log.Info("the request at the unreadable one's place was readable; it is handled, but cannot be put back", "queue", c.o.Queue, "messageId", d.MessageId)
+	return &d, nil
 }

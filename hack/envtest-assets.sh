@@ -4,7 +4,8 @@
 # KUBEBUILDER_ASSETS. etcd comes from Debian's etcd-server; kube-apiserver is built from the Go
 # module proxy at the version matching our k8s.io libraries, once, into a cache keyed by version.
 # With the argument kube-controller-manager it also builds that (the end-to-end test runs its
-# garbage collector and namespace controllers, which Crossplane relies on).
+# garbage collector and namespace controllers, which Crossplane relies on); kube-scheduler,
+# kubelet and kube-proxy likewise, for a one-node cluster.
 # It also links crds/cert-manager to cert-manager's CRDs (hack/cert-manager-crds.sh):
 # KUBEBUILDER_ASSETS is what every integration test gets, and the shared control
 # plane (internal/testing/envtest) installs them from there.
@@ -56,7 +57,7 @@ ensure_etcd
 build kube-apiserver
 for extra in "$@"; do
   case "$extra" in
-    kube-controller-manager) build kube-controller-manager ;;
+    kube-controller-manager|kube-scheduler|kubelet|kube-proxy) build "$extra" ;;
     *) log "unknown binary $extra"; exit 2 ;;
   esac
 done

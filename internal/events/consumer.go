@@ -233,7 +233,7 @@ func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, _ string)
 	closed := conn.NotifyClose(make(chan *amqp.Error, 1))
 	var forgotten *amqp.Delivery
 	if c.probe.on {
-		if forgotten, err = c.clearPoison(ctx, ch, closed); err != nil {
+		if forgotten, err = c.clearPoison(ch, closed); err != nil {
 			return err
 		}
 	}

@@ -17,7 +17,6 @@ limitations under the License.
 package events
 
 import (
-	"context"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
@@ -86,7 +85,7 @@ func frameErrorOf(closed <-chan *amqp.Error) bool {
 // auto-ack if that was readable after all (the unreadable one had gone,
 // say expired, between the steps): the broker has forgotten it, so the
 // consumer holds it like any other, but it cannot be put back.
-func (c *Consumer) clearPoison(ctx context.Context, ch *amqp.Channel, closed <-chan *amqp.Error) (*amqp.Delivery, error) {
+func (c *Consumer) clearPoison(ch *amqp.Channel, closed <-chan *amqp.Error) (*amqp.Delivery, error) {
 	var got []amqp.Delivery
 	requeue := func() {
 		for _, d := range got {

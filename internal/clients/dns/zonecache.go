@@ -46,6 +46,9 @@ const ZoneCacheTTL = 30 * time.Second
 const (
 	maxCachedZones = 512
 	maxCachedBytes = 64 << 20
+	// maxIdentityBytes is one identity's (one config's credentials)
+	// part, so that one tenant's big zones leave room for the others'.
+	maxIdentityBytes = maxCachedBytes / 4
 )
 
 // recordOverhead is the estimated memory of one record besides its text.
@@ -55,13 +58,28 @@ type zoneRead struct {
 	at    time.Time
 	recs  []libdns.Record
 	bytes int
+	// id is the identity that read it.
+	id string
 }
 
 var zones = struct {
 	sync.Mutex
 	m     map[string]zoneRead
 	bytes int
-}{m: map[string]zoneRead{}}
+	// by is the bytes held per identity.
+	by map[string]int
+}{m: map[string]zoneRead{}, by: map[string]int{}}
+
+// drop removes the read of key, held by identity id. zones is locked.
+func dropRead(key, id string) {
+	if r, ok := zones.m[key]; ok {
+		zones.bytes -= r.bytes
+		if zones.by[id] -= r.bytes; zones.by[id] <= 0 {
+			delete(zones.by, id)
+		}
+		delete(zones.m, key)
+	}
+}
 
 // size estimates the memory recs hold.
 func size(recs []libdns.Record) int {
@@ -98,13 +116,14 @@ func (c *Client) GetCached(ctx context.Context, zone, name, typ string) (obs *Ob
 		zones.Lock()
 		for key, old := range zones.m {
 			if key == k || c.now().Sub(old.at) > ZoneCacheTTL || c.now().Before(old.at) {
-				zones.bytes -= old.bytes
-				delete(zones.m, key)
+				dropRead(key, old.id)
 			}
 		}
-		if len(zones.m) < maxCachedZones && zones.bytes+r.bytes <= maxCachedBytes {
+		r.id = c.id
+		if len(zones.m) < maxCachedZones && zones.bytes+r.bytes <= maxCachedBytes && zones.by[c.id]+r.bytes <= maxIdentityBytes {
 			zones.m[k] = r
 			zones.bytes += r.bytes
+			zones.by[c.id] += r.bytes
 		}
 		zones.Unlock()
 	}
@@ -114,9 +133,6 @@ func (c *Client) GetCached(ctx context.Context, zone, name, typ string) (obs *Ob
 // forget drops the cached read of zone: the client wrote to it.
 func (c *Client) forget(zone string) {
 	zones.Lock()
-	if r, ok := zones.m[c.zoneKey(zone)]; ok {
-		zones.bytes -= r.bytes
-		delete(zones.m, c.zoneKey(zone))
-	}
+	dropRead(c.zoneKey(zone), c.id)
 	zones.Unlock()
 }

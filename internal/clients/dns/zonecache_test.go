@@ -100,7 +100,7 @@ func TestZoneCacheBytesBounded(t *testing.T) {
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	big := &zone{}
 	text := string(make([]byte, 150))
-	for i := range 60_000 {
+	for i := range 47_000 {
 		big.recs = append(big.recs, libdns.TXT{Name: "r" + time.Duration(i).String(), Text: text})
 	}
 	c := &Client{p: big, b: backends["rfc2136"], id: identity(Config{Provider: "rfc2136", Server: "192.0.2.53:53", Secret: "evil"}), now: func() time.Time { return now }}
@@ -110,16 +110,21 @@ func TestZoneCacheBytesBounded(t *testing.T) {
 		}
 	}
 	zones.Lock()
-	held, n := zones.bytes, len(zones.m)
+	held, n, theirs := zones.bytes, len(zones.m), zones.by[c.id]
 	zones.Unlock()
-	if held > maxCachedBytes {
-		t.Errorf("the cache holds %d bytes in %d reads, over its budget of %d", held, n, maxCachedBytes)
+	if held > maxCachedBytes || theirs > maxIdentityBytes {
+		t.Errorf("the cache holds %d bytes in %d reads, %d of one identity: over its budget of %d, %d each", held, n, theirs, maxCachedBytes, maxIdentityBytes)
 	}
+	// Another tenant's zone of about 8 MB: the big one's reads, which
+	// would fill the whole budget, leave room for it.
 	small := &zone{}
+	for i := range 25_000 {
+		small.recs = append(small.recs, libdns.TXT{Name: "s" + time.Duration(i).String(), Text: text})
+	}
 	s := &Client{p: small, b: backends["rfc2136"], id: identity(Config{Provider: "rfc2136", Server: "192.0.2.54:53", Secret: "team-a"}), now: func() time.Time { return now }}
 	_, _, _ = s.GetCached(ctx, "small.example.com", "www", "A")
 	_, _, _ = s.GetCached(ctx, "small.example.com", "www", "A")
 	if small.reads != 1 {
-		t.Errorf("a small zone was read %d times within its TTL beside the big ones, want 1", small.reads)
+		t.Errorf("another tenant's zone was read %d times within its TTL beside the big ones, want 1", small.reads)
 	}
 }

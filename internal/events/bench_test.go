@@ -76,14 +76,7 @@ func BenchmarkEventMarshal(b *testing.B) {
 // many of the second publisher's requests the broker refused (want 0).
 func BenchmarkDeployRequestFairness(b *testing.B) {
 	broker := rabbitmq.Start(b)
-	urls := map[string]string{}
-	for _, u := range []string{"ci-a", "ci-b"} {
-		url, err := broker.AddUserWith(u, "pw-"+u, rabbitmq.DeployerPermissions)
-		if err != nil {
-			b.Fatal(err)
-		}
-		urls[u] = url
-	}
+	urls := deployers(b, broker, "ci-a", "ci-b")
 	const queue, work = "devops.deploy-requests", 5 * time.Millisecond
 	done := make(chan string, 64)
 	c := NewConsumer(ConsumerOptions{
@@ -117,18 +110,7 @@ func BenchmarkDeployRequestFairness(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer func() { _ = admin.Close() }()
-	for {
-		ach, err := admin.Channel()
-		if err != nil {
-			b.Fatal(err)
-		}
-		q, err := ach.QueueDeclarePassive(queue, true, false, false, false, QueueArgs(queue, DefaultMaxLength))
-		_ = ach.Close()
-		if err == nil && q.Consumers > 0 {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	consuming(b, broker.URL, queue, DefaultMaxLength)
 	chB := channel("ci-b")
 	if err := chB.Confirm(false); err != nil {
 		b.Fatal(err)

@@ -295,11 +295,13 @@ func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, _ string)
 				c.o.Log.Info("publisher holds too many requests; its further requests are dead-lettered until it holds fewer", "queue", c.o.Queue, "user", d.UserId, "held", c.o.PerPublisher)
 			}
 			c.o.Metrics.Requests.WithLabelValues("over-limit").Inc()
-			settle := func() error { return d.Nack(false, false) }
+			var err error
 			if brokerHeaders(d.Headers) {
-				settle = func() error { return d.Ack(false) }
+				err = d.Ack(false)
+			} else {
+				err = d.Nack(false, false)
 			}
-			if err := settle(); err != nil {
+			if err != nil {
 				return errors.Wrap(err, "cannot settle a request over the publisher's limit")
 			}
 		}

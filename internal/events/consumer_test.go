@@ -220,14 +220,7 @@ func TestConsumerRedeliveryCap(t *testing.T) {
 // keeps failing is parked, not retried at the queue's head.
 func TestConsumerFairToPublishers(t *testing.T) {
 	b := rabbitmq.Start(t)
-	urls := map[string]string{}
-	for _, u := range []string{"ci-a", "ci-b"} {
-		url, err := b.AddUserWith(u, "pw-"+u, rabbitmq.DeployerPermissions)
-		if err != nil {
-			t.Fatal(err)
-		}
-		urls[u] = url
-	}
+	urls := deployers(t, b, "ci-a", "ci-b")
 	const queue, maxLength = "devops.deploy-requests", 100
 	var (
 		mu      sync.Mutex
@@ -413,10 +406,25 @@ func TestDeadLetterHeadersBounded(t *testing.T) {
 	}
 }
 
+// deployers creates broker users with the permissions of a CI system
+// requesting deploys and returns their AMQP URLs by name.
+func deployers(tb testing.TB, b *rabbitmq.Broker, users ...string) map[string]string {
+	tb.Helper()
+	urls := map[string]string{}
+	for _, u := range users {
+		url, err := b.AddUserWith(u, "pw-"+u, rabbitmq.DeployerPermissions)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		urls[u] = url
+	}
+	return urls
+}
+
 // consuming waits until the consumer consumes queue (declared with
 // maxLength), which it does after binding it to its exchange, and returns
 // a channel of a connection of its own.
-func consuming(t *testing.T, url, queue string, maxLength int) *amqp.Channel {
+func consuming(t testing.TB, url, queue string, maxLength int) *amqp.Channel {
 	t.Helper()
 	conn, err := amqp.Dial(url)
 	if err != nil {

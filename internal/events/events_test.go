@@ -109,7 +109,7 @@ func event(i int) Event {
 }
 
 // waitFor polls cond until it holds or the time is up.
-func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) {
+func waitFor(t testing.TB, within time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for !cond() {

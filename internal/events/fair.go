@@ -73,19 +73,14 @@ func newFairQueue(perUser int) *fairQueue {
 func (q *fairQueue) add(d amqp.Delivery) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	u := d.UserId
-	l, ok := q.users[u]
-	if len(l) >= q.perUser {
+	if len(q.users[d.UserId]) >= q.perUser {
 		return false
-	}
-	if !ok {
-		q.order = append(q.order, u)
 	}
 	h := &held{d: d}
 	if len(d.Body) > MaxRequestBody {
 		h.tooLarge, h.d.Body = len(d.Body), nil
 	}
-	q.users[u] = append(l, h)
+	q.hold(h, false)
 	select {
 	case q.wake <- struct{}{}:
 	default:
@@ -121,11 +116,23 @@ func (q *fairQueue) take(now time.Time) (*held, time.Time) {
 func (q *fairQueue) addForgotten(d amqp.Delivery) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	u := d.UserId
-	if _, ok := q.users[u]; !ok {
+	q.hold(&held{d: d, forgotten: true}, true)
+}
+
+// hold puts h at the end (or the head) of its user's FIFO, and the user
+// in the round-robin if it held nothing. q.mu is held.
+func (q *fairQueue) hold(h *held, head bool) {
+	u := h.d.UserId
+	l, ok := q.users[u]
+	if !ok {
 		q.order = append(q.order, u)
 	}
-	q.users[u] = append([]*held{{d: d, forgotten: true}}, q.users[u]...)
+	if head {
+		l = append([]*held{h}, l...)
+	} else {
+		l = append(l, h)
+	}
+	q.users[u] = l
 }
 
 // pop drops the head message of user, which was settled.

@@ -13,8 +13,7 @@ if have etcd /usr/bin/etcd && have named /usr/sbin/named && have dig /usr/bin/di
   && [ -f /usr/lib/python3/dist-packages/jenkins/__init__.py ]; then
   exit 0
 fi
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
 echo "apt-deps: installing ${packages[*]}" >&2
-$sudo apt-get update -qq
-$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+hack="$(cd "$(dirname "$0")" && pwd)"
+"$hack/apt-get.sh" update -qq
+"$hack/apt-get.sh" install -y -qq --no-install-recommends "${packages[@]}" >/dev/null

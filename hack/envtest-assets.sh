@@ -20,7 +20,7 @@ ensure_etcd() {
   if ! command -v etcd >/dev/null 2>&1 && [ ! -x /usr/bin/etcd ]; then
     log "installing Debian etcd-server"
     if [ "$(id -u)" -ne 0 ]; then log "etcd is missing and we are not root: apt-get install etcd-server"; exit 1; fi
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server >/dev/null
+    "$(cd "$(dirname "$0")" && pwd)/apt-get.sh" install -y -qq etcd-server >/dev/null
   fi
 }
 

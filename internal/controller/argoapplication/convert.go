@@ -183,7 +183,8 @@ func Observation(app *argocd.Application) v1alpha1.ArgoApplicationObservation {
 var errorConditions = map[string]bool{"ComparisonError": true, "InvalidSpecError": true}
 
 // Readiness maps Argo CD health to the Ready condition: Healthy is
-// Available unless Argo CD reports it cannot compare the application;
+// Available unless Argo CD reports it cannot compare the application, or
+// the application self-heals and is not Synced yet (a change on its way);
 // anything else says what Argo CD reports.
 func Readiness(app *argocd.Application) xpv2.Condition {
 	for _, c := range app.Status.Conditions {
@@ -193,6 +194,11 @@ func Readiness(app *argocd.Application) xpv2.Condition {
 	}
 	h := app.Status.Health
 	if h.Status == "Healthy" {
+		if selfHeals(app) && app.Status.Sync.Status != "Synced" {
+			// Argo CD is to keep this application in sync: until it is,
+			// what is healthy is not yet what was asked for.
+			return xpv2.Unavailable().WithMessage("Argo CD is bringing the application in sync (sync " + cmp.Or(app.Status.Sync.Status, "Unknown") + ", health Healthy)")
+		}
 		return xpv2.Available()
 	}
 	msg := "Argo CD reports health " + h.Status
@@ -206,6 +212,16 @@ func Readiness(app *argocd.Application) xpv2.Condition {
 		msg += " (sync " + app.Status.Sync.Status + ")"
 	}
 	return xpv2.Unavailable().WithMessage(msg)
+}
+
+// selfHeals is true when Argo CD syncs the application whenever it drifts:
+// automated sync, not turned off, with selfHeal.
+func selfHeals(app *argocd.Application) bool {
+	sp := app.Spec.SyncPolicy
+	if sp == nil || sp.Automated == nil || !sp.Automated.SelfHeal {
+		return false
+	}
+	return sp.Automated.Enabled == nil || *sp.Automated.Enabled
 }
 
 // MergePatch is the JSON merge patch (RFC 7386) that sets the fields cr

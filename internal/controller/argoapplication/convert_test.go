@@ -104,16 +104,25 @@ func TestReadiness(t *testing.T) {
 		a.Status.Health.Status, a.Status.Health.Message, a.Status.Sync.Status = health, msg, sync
 		return a
 	}
+	selfHeal := func(a *argocd.Application, enabled *bool) *argocd.Application {
+		a.Spec.SyncPolicy = &argocd.SyncPolicy{Automated: &argocd.SyncPolicyAutomated{Prune: true, SelfHeal: true, Enabled: enabled}}
+		return a
+	}
 	cases := map[string]struct {
 		reason string
 		app    *argocd.Application
 		status corev1.ConditionStatus
 		msg    string
 	}{
-		"Healthy":     {reason: "Healthy is Ready", app: app("Healthy", "", "Synced"), status: corev1.ConditionTrue},
-		"Degraded":    {reason: "Degraded says why", app: app("Degraded", "Deployment shop has 0/2 ready", "Synced"), status: corev1.ConditionFalse, msg: "Argo CD reports health Degraded: Deployment shop has 0/2 ready (sync Synced)"},
-		"Progressing": {reason: "Progressing is not Ready yet", app: app("Progressing", "", "OutOfSync"), status: corev1.ConditionFalse, msg: "Argo CD reports health Progressing (sync OutOfSync)"},
-		"Unknown":     {reason: "no health yet is said plainly", app: app("", "", ""), status: corev1.ConditionFalse, msg: "Argo CD has not reported health yet"},
+		"Healthy":                {reason: "Healthy is Ready", app: app("Healthy", "", "Synced"), status: corev1.ConditionTrue},
+		"Degraded":               {reason: "Degraded says why", app: app("Degraded", "Deployment shop has 0/2 ready", "Synced"), status: corev1.ConditionFalse, msg: "Argo CD reports health Degraded: Deployment shop has 0/2 ready (sync Synced)"},
+		"Progressing":            {reason: "Progressing is not Ready yet", app: app("Progressing", "", "OutOfSync"), status: corev1.ConditionFalse, msg: "Argo CD reports health Progressing (sync OutOfSync)"},
+		"Unknown":                {reason: "no health yet is said plainly", app: app("", "", ""), status: corev1.ConditionFalse, msg: "Argo CD has not reported health yet"},
+		"HealthyOutOfSyncManual": {reason: "without self-heal, drift is the user's to sync: Healthy is Ready", app: app("Healthy", "", "OutOfSync"), status: corev1.ConditionTrue},
+		"HealthyOutOfSyncSelfHeal": {reason: "a self-healing application is Ready only once Argo CD synced it", app: selfHeal(app("Healthy", "", "OutOfSync"), nil), status: corev1.ConditionFalse,
+			msg: "Argo CD is bringing the application in sync (sync OutOfSync, health Healthy)"},
+		"HealthySyncedSelfHeal":   {reason: "a synced self-healing application is Ready", app: selfHeal(app("Healthy", "", "Synced"), nil), status: corev1.ConditionTrue},
+		"HealthyOutOfSyncAutoOff": {reason: "automated sync turned off is manual", app: selfHeal(app("Healthy", "", "OutOfSync"), new(bool)), status: corev1.ConditionTrue},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

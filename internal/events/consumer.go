@@ -101,6 +101,24 @@ type ConsumerOptions struct {
 	// head for ever (RetryDelay each time). Tries during an outage of the
 	// API server are not counted (outage). Default DefaultMaxAttempts.
 	MaxAttempts int
+	// Alternate routes what no binding of Exchange takes to the fanout
+	// exchange Unrouted(Exchange) (RabbitMQ's alternate-exchange), which
+	// Queue is then bound to instead of by BindingKey: per-user queues
+	// (Lanes) bound to Exchange take their users' requests, and the rest
+	// still reach Queue. Every consumer of one Exchange must agree on it:
+	// RabbitMQ refuses to redeclare an exchange with other arguments.
+	Alternate bool
+	// User makes this consumer one publishing user's lane: a request
+	// published by another user is dead-lettered unhandled.
+	User string
+	// DeadLetterTo names the dead-letter exchange and queue. Default
+	// DeadLetter(Queue).
+	DeadLetterTo string
+	// DeadLetterMaxLength bounds the dead-letter queue. Default MaxLength.
+	DeadLetterMaxLength int
+	// Expires has the broker delete Queue once it had no consumer for
+	// this long (x-expires); zero never.
+	Expires time.Duration
 	// Handler handles each message.
 	Handler Handler
 	Backoff Backoff
@@ -153,6 +171,12 @@ func NewConsumer(o ConsumerOptions) *Consumer {
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics(nil)
 	}
+	if o.DeadLetterMaxLength <= 0 {
+		o.DeadLetterMaxLength = o.MaxLength
+	}
+	if o.DeadLetterTo == "" {
+		o.DeadLetterTo = DeadLetter(o.Queue)
+	}
 	return &Consumer{o: o, attempts: map[[32]byte]int{}, probe: probe{at: -1}}
 }
 
@@ -178,6 +202,28 @@ func QueueArgs(queue string, maxLength int) amqp.Table {
 // DeadLetter is the name of the dead-letter exchange and queue of queue.
 func DeadLetter(queue string) string { return queue + ".dead-letter" }
 
+// Unrouted is the name of the alternate exchange of exchange
+// (ConsumerOptions.Alternate).
+func Unrouted(exchange string) string { return exchange + ".unrouted" }
+
+// queueArgs are the arguments c's queue is declared with.
+func (c *Consumer) queueArgs() amqp.Table {
+	a := QueueArgs(c.o.Queue, c.o.MaxLength)
+	a["x-dead-letter-exchange"] = c.o.DeadLetterTo
+	if c.o.Expires > 0 {
+		a["x-expires"] = c.o.Expires.Milliseconds()
+	}
+	return a
+}
+
+// exchangeArgs are the arguments the request exchange is declared with.
+func (c *Consumer) exchangeArgs() amqp.Table {
+	if !c.o.Alternate {
+		return nil
+	}
+	return amqp.Table{"alternate-exchange": Unrouted(c.o.Exchange)}
+}
+
 // Start consumes until ctx ends. It implements manager.Runnable.
 func (c *Consumer) Start(ctx context.Context) error {
 	c.o.Log.Info("request consumer starting", "queue", c.o.Queue, "prefetch", c.o.Prefetch)
@@ -195,30 +241,46 @@ func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, _ string)
 		return errors.Wrap(err, "cannot open a channel")
 	}
 	defer closeWithin(ch.Close)
-	dl := DeadLetter(c.o.Queue)
+	dl := c.o.DeadLetterTo
+	// The shared queue takes what no lane's binding takes (Alternate):
+	// bound to the alternate exchange, and no longer by BindingKey, which
+	// would copy every lane's requests into it.
+	shared := c.o.Alternate && c.o.User == ""
 	steps := []struct {
 		what string
 		do   func() error
 	}{
 		{"declare the dead-letter exchange " + dl, func() error { return ch.ExchangeDeclare(dl, amqp.ExchangeFanout, true, false, false, false, nil) }},
 		{"declare the dead-letter queue " + dl, func() error {
-			_, err := ch.QueueDeclare(dl, true, false, false, false, amqp.Table{"x-max-length": int64(c.o.MaxLength)})
+			_, err := ch.QueueDeclare(dl, true, false, false, false, amqp.Table{"x-max-length": int64(c.o.DeadLetterMaxLength)})
 			return err
 		}},
 		{"bind the dead-letter queue", func() error { return ch.QueueBind(dl, "", dl, false, nil) }},
 		{"declare the queue " + c.o.Queue, func() error {
-			_, err := ch.QueueDeclare(c.o.Queue, true, false, false, false, QueueArgs(c.o.Queue, c.o.MaxLength))
+			_, err := ch.QueueDeclare(c.o.Queue, true, false, false, false, c.queueArgs())
 			return err
+		}},
+		{"declare the exchange " + Unrouted(exchange), func() error {
+			if exchange == "" || !c.o.Alternate {
+				return nil
+			}
+			return ch.ExchangeDeclare(Unrouted(exchange), amqp.ExchangeFanout, true, false, false, false, nil)
 		}},
 		{"declare the exchange " + exchange, func() error {
 			if exchange == "" {
 				return nil
 			}
-			return ch.ExchangeDeclare(exchange, amqp.ExchangeTopic, true, false, false, false, nil)
+			return ch.ExchangeDeclare(exchange, amqp.ExchangeTopic, true, false, false, false, c.exchangeArgs())
 		}},
 		{"bind the queue to " + exchange, func() error {
-			if exchange == "" {
+			switch {
+			case exchange == "":
 				return nil
+			case shared:
+				if err := ch.QueueBind(c.o.Queue, "", Unrouted(exchange), false, nil); err != nil {
+					return err
+				}
+				return ch.QueueUnbind(c.o.Queue, c.o.BindingKey, exchange, nil)
 			}
 			return ch.QueueBind(c.o.Queue, c.o.BindingKey, exchange, false, nil)
 		}},
@@ -350,9 +412,14 @@ func (c *Consumer) work(ctx context.Context, ch *amqp.Channel, q *fairQueue) err
 func (c *Consumer) handle(ctx context.Context, ch *amqp.Channel, q *fairQueue, h *held) error {
 	d := h.d
 	var err error
-	if h.tooLarge > 0 {
+	switch {
+	case h.tooLarge > 0:
 		err = Reject("request body of %d bytes is larger than %d: not read", h.tooLarge, MaxRequestBody)
-	} else {
+	case c.o.User != "" && d.UserId != c.o.User:
+		// Only a broker without the documented topic permissions lets a
+		// user publish under another's routing key.
+		err = Reject("published by broker user %q with the routing key of %q's queue", d.UserId, c.o.User)
+	default:
 		err = c.call(ctx, d)
 	}
 	key := attemptKey(d)
@@ -438,7 +505,7 @@ func (c *Consumer) publishDeadLetter(ctx context.Context, ch *amqp.Channel, d am
 	}
 	h[HeaderReason] = reason
 	h[HeaderQueue] = c.o.Queue
-	dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, DeadLetter(c.o.Queue), d.RoutingKey, false, false, amqp.Publishing{
+	dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, c.o.DeadLetterTo, d.RoutingKey, false, false, amqp.Publishing{
 		Headers:       h,
 		ContentType:   d.ContentType,
 		DeliveryMode:  amqp.Persistent,

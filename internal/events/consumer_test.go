@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -32,7 +33,9 @@ import (
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/freeleaps/provider-devops/internal/testing/rabbitmq"
+	"github.com/go-logr/logr/testr"
 )
 
 func TestConsumer(t *testing.T) {
@@ -465,4 +468,156 @@ func TestOutageNotCounted(t *testing.T) {
 			t.Errorf("outage(%v) = %v, want %v", err, got, want)
 		}
 	}
+}
+
+// TestLanes: each user named gets a queue of its own (a lane) on a
+// connection of its own. A flood of requests the AMQP library cannot read
+// stalls only its sender's lane, another user's request is handled
+// meanwhile, once; a user without a lane still reaches the shared queue;
+// the documented topic permissions keep a user out of another's lane,
+// and without them a request in another user's lane is dead-lettered.
+func TestLanes(t *testing.T) {
+	b := rabbitmq.Start(t)
+	urls := deployers(t, b, "ci-a", "ci-b", "ci-c", "ci-untopical")
+	for _, u := range []string{"ci-a", "ci-b", "ci-c"} {
+		if err := b.SetTopicPermissions(u, rabbitmq.DeployerTopicPermissions); err != nil {
+			t.Fatal(err)
+		}
+	}
+	providerURL, err := b.AddUserWith("provider", "provider-pw", rabbitmq.ProviderPermissions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const queue = "devops.deploy-requests"
+	var (
+		mu      sync.Mutex
+		handled []string
+	)
+	m := NewMetrics(nil)
+	shared := ConsumerOptions{
+		Source: source(providerURL), Exchange: "devops.deploy", Queue: queue, BindingKey: "deploy.#", Alternate: true, Metrics: m, Log: logging.NewLogrLogger(testr.New(t)),
+		Backoff: Backoff{Min: 100 * time.Millisecond, Max: time.Second},
+		Handler: func(_ context.Context, d amqp.Delivery) error {
+			mu.Lock()
+			defer mu.Unlock()
+			handled = append(handled, d.UserId+"/"+string(d.Body))
+			return nil
+		},
+	}
+	start(t, NewConsumer(shared))
+	lanes := NewLanes(LaneOptions{Shared: shared, Resync: 100 * time.Millisecond, Users: func(context.Context) ([]string, error) {
+		return []string{"ci-a", "ci-b", "dotted.name"}, nil
+	}})
+	start(t, lanes)
+	for _, q := range []string{queue, LaneQueue(queue, "ci-a"), LaneQueue(queue, "ci-b")} {
+		consuming(t, b.URL, q, 0)
+	}
+	if got := lanes.Users(); !slices.Equal(got, []string{"ci-a", "ci-b"}) {
+		t.Errorf("lanes for %v, want ci-a and ci-b (a name with a dot cannot be one routing-key word)", got)
+	}
+	count := func(want string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		n := 0
+		for _, h := range handled {
+			if h == want {
+				n++
+			}
+		}
+		return n
+	}
+	publisher := func(user string) (*amqp.Channel, <-chan *amqp.Error) {
+		conn, err := amqp.Dial(urls[user])
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = conn.Close() })
+		ch, err := conn.Channel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ch, ch.NotifyClose(make(chan *amqp.Error, 1))
+	}
+	publish := func(ch *amqp.Channel, user, key, body string, h amqp.Table) {
+		t.Helper()
+		if err := ch.PublishWithContext(context.Background(), "devops.deploy", key, false, false, amqp.Publishing{UserId: user, Headers: h, Body: []byte(body)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// ci-a floods its lane with unreadable requests: each closes the
+	// lane's connection before it is found and dropped.
+	const poisons = 300
+	wide := make([]any, 8200)
+	for i := range wide {
+		wide[i] = int8(0)
+	}
+	chA, _ := publisher("ci-a")
+	for range poisons {
+		publish(chA, "ci-a", "deploy.ci-a.x", "poison", amqp.Table{"pad": wide})
+	}
+	waitFor(t, 30*time.Second, "ci-a's lane stalling on its first unreadable request", func() bool {
+		return testutil.ToFloat64(m.Requests.WithLabelValues("unreadable")) >= 1
+	})
+	chB, _ := publisher("ci-b")
+	publish(chB, "ci-b", "deploy.ci-b.shop", "b-1", nil)
+	chC, _ := publisher("ci-c")
+	publish(chC, "ci-c", "deploy.ci-c.shop", "c-1", nil)
+	waitFor(t, 30*time.Second, "ci-b's request (its lane) and ci-c's (no lane: the shared queue) handled", func() bool {
+		return count("ci-b/b-1") == 1 && count("ci-c/c-1") == 1
+	})
+	if n := testutil.ToFloat64(m.Requests.WithLabelValues("unreadable")); n >= poisons {
+		t.Errorf("ci-b's request waited for all %v of ci-a's unreadable requests", n)
+	} else {
+		t.Logf("ci-b's and ci-c's requests handled while ci-a's lane had dropped %v of its %d unreadable requests", n, poisons)
+	}
+
+	// The topic permissions keep ci-c out of ci-b's lane: the broker
+	// closes its channel.
+	chC2, closed := publisher("ci-c")
+	publish(chC2, "ci-c", "deploy.ci-b.shop", "c-as-b", nil)
+	select {
+	case err := <-closed:
+		if err == nil || err.Code != amqp.AccessRefused {
+			t.Errorf("publishing under another user's name: channel closed with %v, want ACCESS_REFUSED", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("the broker took a request published under another user's name")
+	}
+
+	// Without them, a request in another user's lane is dead-lettered.
+	dead := listenQueue(t, b.URL, DeadLetter(queue))
+	chU, _ := publisher("ci-untopical")
+	publish(chU, "ci-untopical", "deploy.ci-b.shop", "u-as-b", nil)
+	var d amqp.Delivery
+	select {
+	case d = <-dead:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no dead letter for a request in another user's lane")
+	}
+	if reason, _ := d.Headers[HeaderReason].(string); string(d.Body) != "u-as-b" || !strings.Contains(reason, `routing key of "ci-b"`) {
+		t.Errorf("dead letter %q with reason %q, want u-as-b refused for ci-b's lane", d.Body, reason)
+	}
+	if count("ci-b/b-1") != 1 || count("ci-untopical/u-as-b") != 0 {
+		t.Errorf("handled %v: want ci-b's request once and nothing of ci-untopical's", handled)
+	}
+}
+
+// listenQueue consumes queue (which must exist) with auto-ack.
+func listenQueue(t *testing.T, url, queue string) <-chan amqp.Delivery {
+	t.Helper()
+	conn, err := amqp.Dial(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := ch.Consume(queue, "", true, false, false, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
 }

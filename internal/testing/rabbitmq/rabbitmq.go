@@ -247,12 +247,30 @@ type Permissions struct{ Configure, Write, Read string }
 // Tests create users with them, so the documented recipe is what they run.
 var (
 	ProviderPermissions = Permissions{
-		Configure: `^devops\.(events|deploy|deploy-requests(\.dead-letter)?)$`,
-		Write:     `^devops\.(events|deploy-requests(\.dead-letter)?)$`,
-		Read:      `^devops\.(deploy|deploy-requests(\.dead-letter)?)$`,
+		Configure: `^devops\.(events|deploy(\.unrouted)?|deploy-requests(\.dead-letter|\.user\..+)?)$`,
+		Write:     `^devops\.(events|deploy\.unrouted|deploy-requests(\.dead-letter|\.user\..+)?)$`,
+		Read:      `^devops\.(deploy(\.unrouted)?|deploy-requests(\.dead-letter|\.user\..+)?)$`,
 	}
 	DeployerPermissions = Permissions{Configure: `^$`, Write: `^devops\.deploy$`, Read: `^$`}
 )
+
+// DeployerTopicPermissions are the topic permissions docs/events.md gives a
+// deployer on the request exchange: it may publish only under its own
+// name, so its requests reach its own queue (events.Lanes) and no other
+// user's.
+var DeployerTopicPermissions = TopicPermissions{Exchange: "devops.deploy", Write: `^deploy\.{username}\.`, Read: `^$`}
+
+// TopicPermissions are a user's rights on the routing keys of one topic
+// exchange, as regular expressions ({username} stands for the user).
+type TopicPermissions struct{ Exchange, Write, Read string }
+
+// SetTopicPermissions gives user p on the default vhost.
+func (b *Broker) SetTopicPermissions(user string, p TopicPermissions) error {
+	if out, err := b.ctl("set_topic_permissions", "-p", "/", user, p.Exchange, p.Write, p.Read); err != nil {
+		return fmt.Errorf("rabbitmqctl set_topic_permissions %s: %w: %s", user, err, out)
+	}
+	return nil
+}
 
 // AddUserWith is AddUser with Permissions.
 func (b *Broker) AddUserWith(name, password string, p Permissions) (string, error) {

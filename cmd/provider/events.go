@@ -40,6 +40,8 @@ func registerEventFlags(app *kingpin.Application) *stream.Config {
 	app.Flag("events-deploy-binding", "Routing key binding the deploy queue to --events-deploy-exchange.").Default("deploy.#").StringVar(&f.DeployBinding)
 	app.Flag("events-deploy-max-length", "Ready deploy requests the queue holds (more are refused: publishers with confirms get a nack), and dead letters kept (the oldest are dropped).").Default("10000").IntVar(&f.DeployMaxLen)
 	app.Flag("events-deploy-prefetch", "Deploy requests delivered and not yet settled, of all publishers, at most.").Default("512").IntVar(&f.DeployPrefetch)
+	app.Flag("events-deploy-user-queues", "Broker users whose deploy requests get a queue of their own (routing key deploy.<user>.…), on a connection of their own, so that one user's unreadable or flooding requests hold up no other user's; the platform's users (ClusterProviderConfig deployUsers) first, then at most 8 per namespace. 0: every request goes to --events-deploy-queue.").Default("256").IntVar(&f.DeployLanes)
+	app.Flag("events-deploy-user-queue-max-length", "Ready deploy requests each user's own queue holds (more are refused).").Default("1000").IntVar(&f.DeployLaneMaxLength)
 	app.Flag("events-deploy-per-publisher", "Deploy requests one broker user has delivered and not yet settled, at most: its further requests are dead-lettered as they arrive, so that one publisher's flood cannot fill the queue for the others.").Default("32").IntVar(&f.DeployPerPublisher)
 	return f
 }

@@ -110,7 +110,7 @@ func TestSetupDeploymentEvents(t *testing.T) {
 		envtest.Must(t, c.Create(ctx, o))
 	}
 	cfg := Config{Secret: ns + "/rabbitmq", SecretKey: "url", Exchange: "devops.events", Source: "test", Heartbeat: time.Second, Outbox: 100,
-		Format: string(deployments.Legacy), LegacyRoutingKey: deployments.DefaultLegacyRoutingKey, DeployPrefetch: 1, DeployPerPublisher: 1, DeployMaxLen: 1}
+		Format: string(deployments.Legacy), LegacyRoutingKey: deployments.DefaultLegacyRoutingKey, DeployPrefetch: 1, DeployPerPublisher: 1, DeployMaxLen: 1, DeployLaneMaxLength: 1}
 	envtest.Must(t, cfg.Validate())
 	envtest.StartManager(t, env, time.Second, func(mgr ctrl.Manager, o controller.Options) error {
 		o.Gate = new(gate.Gate[schema.GroupVersionKind])

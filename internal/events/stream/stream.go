@@ -74,6 +74,11 @@ type Config struct {
 	// DeployPerPublisher bounds the requests one broker user has
 	// delivered and not yet settled.
 	DeployPerPublisher int
+	// DeployLanes bounds the users whose requests get a queue of their
+	// own (events.Lanes); 0: none, every request goes to DeployQueue.
+	DeployLanes int
+	// DeployLaneMaxLength bounds each of those queues.
+	DeployLaneMaxLength int
 }
 
 // Enabled is true when a broker is named.
@@ -100,6 +105,10 @@ func (f *Config) Validate() error {
 		return errors.Errorf("--events-deploy-per-publisher must be between 1 and --events-deploy-prefetch (%d), got %d", f.DeployPrefetch, f.DeployPerPublisher)
 	case f.DeployMaxLen < 1 || f.DeployMaxLen > 10000000:
 		return errors.Errorf("--events-deploy-max-length must be between 1 and 10000000, got %d", f.DeployMaxLen)
+	case f.DeployLanes < 0 || f.DeployLanes > 10000:
+		return errors.Errorf("--events-deploy-user-queues must be between 0 and 10000, got %d", f.DeployLanes)
+	case f.DeployLaneMaxLength < 1 || f.DeployLaneMaxLength > 10000000:
+		return errors.Errorf("--events-deploy-user-queue-max-length must be between 1 and 10000000, got %d", f.DeployLaneMaxLength)
 	case f.DeployExchange != "" && f.DeployExchange == f.Exchange:
 		return errors.Errorf("--events-deploy-exchange must differ from --events-exchange (%q): deploy requests and the event stream need separate permissions", f.Exchange)
 	}
@@ -177,9 +186,18 @@ func Setup(mgr ctrl.Manager, o controller.Options, f Config, log logging.Logger)
 	if err != nil {
 		return err
 	}
-	return mgr.Add(events.NewConsumer(events.ConsumerOptions{
+	lanes := f.DeployLanes > 0 && f.DeployExchange != ""
+	shared := events.ConsumerOptions{
 		Source: src, Exchange: f.DeployExchange, Queue: f.DeployQueue, BindingKey: f.DeployBinding, Prefetch: f.DeployPrefetch, PerPublisher: f.DeployPerPublisher, MaxLength: f.DeployMaxLen,
-		Handler: h, Log: log.WithValues("component", "deploy-requests"), Metrics: m,
+		Alternate: lanes, Handler: h, Log: log.WithValues("component", "deploy-requests"), Metrics: m,
+	}
+	if err := mgr.Add(events.NewConsumer(shared)); err != nil || !lanes {
+		return err
+	}
+	reader := mgr.GetClient()
+	return mgr.Add(events.NewLanes(events.LaneOptions{
+		Shared: shared, Max: f.DeployLanes, MaxLength: f.DeployLaneMaxLength,
+		Users: func(ctx context.Context) ([]string, error) { return LaneUsers(ctx, reader) },
 	}))
 }
 

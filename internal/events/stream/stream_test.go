@@ -24,7 +24,7 @@ import (
 
 func TestValidateFormat(t *testing.T) {
 	valid := func() Config {
-		return Config{Exchange: "devops.events", Heartbeat: DefaultHeartbeat, Outbox: 10, DeployPrefetch: 1, DeployPerPublisher: 1, DeployMaxLen: 1,
+		return Config{Exchange: "devops.events", Heartbeat: DefaultHeartbeat, Outbox: 10, DeployPrefetch: 1, DeployPerPublisher: 1, DeployMaxLen: 1, DeployLaneMaxLength: 1,
 			Format: "cloudevents", LegacyRoutingKey: "DevOpsReconcileJobHeartbeat"}
 	}
 	cases := map[string]struct {

@@ -262,6 +262,9 @@ func (c *Cluster) startBackends(ctx context.Context) error {
 	if c.DeployerAMQP, err = c.RabbitMQ.AddUserWith(DeployUser, DeployUser, rabbitmq.DeployerPermissions); err != nil {
 		return err
 	}
+	if err := c.RabbitMQ.SetTopicPermissions(DeployUser, rabbitmq.DeployerTopicPermissions); err != nil {
+		return err
+	}
 	kubeconfig, err := os.ReadFile(c.KubeConfig)
 	if err != nil {
 		return err

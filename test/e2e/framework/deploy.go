@@ -35,6 +35,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/freeleaps/provider-devops/internal/events"
 	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
 	"github.com/freeleaps/provider-devops/internal/testing/sandbox"
 )
@@ -87,8 +88,30 @@ func (c *Cluster) deploy(ctx context.Context, r *Report, ui *legacyUI) error {
 }
 
 // publishDeploy sends the deploy request as the CI user, with publisher
-// confirms, and returns when it was sent.
+// confirms, under its own name, to the queue of its own the provider
+// reads (the platform's ClusterProviderConfig names it), and returns when
+// it was sent.
 func (c *Cluster) publishDeploy(ctx context.Context) (time.Time, error) {
+	admin, err := amqp.Dial(c.RabbitMQ.URL)
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer func() { _ = admin.Close() }()
+	lane := events.LaneQueue("devops.deploy-requests", DeployUser)
+	if err := c.Wait(ctx, "the provider reading "+lane, 2*time.Minute, func(context.Context) (bool, string, error) {
+		ch, err := admin.Channel()
+		if err != nil {
+			return false, "", err
+		}
+		defer func() { _ = ch.Close() }()
+		q, err := ch.QueueDeclarePassive(lane, true, false, false, false, nil)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		return q.Consumers > 0, fmt.Sprintf("%d consumers", q.Consumers), nil
+	}); err != nil {
+		return time.Time{}, err
+	}
 	conn, err := amqp.Dial(c.DeployerAMQP)
 	if err != nil {
 		return time.Time{}, err
@@ -104,7 +127,7 @@ func (c *Cluster) publishDeploy(ctx context.Context) (time.Time, error) {
 	sent := time.Now()
 	body, _ := json.Marshal(map[string]string{"id": DeploymentID, "project": Project, "environment": deployEnv, "namespace": ProjectNamespace,
 		"revision": revision, "requestedAt": sent.UTC().Format(time.RFC3339Nano)})
-	conf, err := ch.PublishWithDeferredConfirmWithContext(ctx, "devops.deploy", "deploy."+Project+"."+deployEnv, true, false,
+	conf, err := ch.PublishWithDeferredConfirmWithContext(ctx, "devops.deploy", "deploy."+DeployUser+"."+Project+"."+deployEnv, true, false,
 		amqp.Publishing{ContentType: "application/json", MessageId: "deploy-shop-dev-1", UserId: DeployUser, DeliveryMode: amqp.Persistent, Body: body})
 	if err != nil {
 		return time.Time{}, err

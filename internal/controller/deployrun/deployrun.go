@@ -66,6 +66,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
 	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
+	"github.com/freeleaps/provider-devops/internal/controller/fairrate"
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
 )
 
@@ -180,8 +181,14 @@ func Setup(mgr manager.Manager, o controller.Options, opts Options) error {
 		For(&v1alpha1.DeployRun{}).
 		Watches(&jenkinsv1alpha1.JenkinsPipeline{}, wake).
 		Watches(&argov1alpha1.ArgoApplication{}, wake).
-		Complete(r)
+		// Its calls go to the tenant's backends: one namespace's slow
+		// servers may hold at most its share of the workers.
+		Complete(fairrate.Limit("deployrun", r, o.GlobalRateLimiter))
 }
+
+// reconcileTimeout bounds one reconcile: a few backend calls, each
+// bounded by its client's own timeout.
+const reconcileTimeout = 2 * time.Minute
 
 // Reconciler moves DeployRuns through their phases.
 type Reconciler struct {
@@ -287,6 +294,8 @@ type env struct {
 
 // Reconcile moves one DeployRun on.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, reconcileTimeout)
+	defer cancel()
 	res, err := r.reconcile(ctx, req)
 	if err != nil {
 		r.log.Debug("Cannot reconcile the DeployRun", "request", req, "error", err)

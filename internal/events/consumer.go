@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -140,6 +141,17 @@ type Consumer struct {
 	// probe finds and drops a request the AMQP library cannot read
 	// (poison.go).
 	probe probe
+	// retired is set on a lane whose user is no longer named: its queue
+	// is no longer bound (Lanes), and a new session must not bind it.
+	retired atomic.Bool
+	// queue is the current session's held deliveries.
+	queue atomic.Pointer[fairQueue]
+}
+
+// holding is true while c holds a delivery it has not settled.
+func (c *Consumer) holding() bool {
+	q := c.queue.Load()
+	return q != nil && !q.empty()
 }
 
 // DefaultMaxAttempts is ConsumerOptions.MaxAttempts' default.
@@ -281,6 +293,8 @@ func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, _ string)
 					return err
 				}
 				return ch.QueueUnbind(c.o.Queue, c.o.BindingKey, exchange, nil)
+			case c.retired.Load():
+				return ch.QueueUnbind(c.o.Queue, c.o.BindingKey, exchange, nil)
 			}
 			return ch.QueueBind(c.o.Queue, c.o.BindingKey, exchange, false, nil)
 		}},
@@ -310,6 +324,7 @@ func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, _ string)
 	// queue drains even while a message is being handled; the worker
 	// handles what is held, fairly across publishers.
 	q := newFairQueue(c.o.PerPublisher)
+	c.queue.Store(q)
 	if forgotten != nil {
 		q.addForgotten(*forgotten)
 	}

@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -505,15 +506,17 @@ func TestLanes(t *testing.T) {
 		},
 	}
 	start(t, NewConsumer(shared))
+	var named atomic.Value
+	named.Store([]string{"ci-a", "ci-b", "shop", "dotted.name"})
 	lanes := NewLanes(LaneOptions{Shared: shared, Resync: 100 * time.Millisecond, Users: func(context.Context) ([]string, error) {
-		return []string{"ci-a", "ci-b", "dotted.name"}, nil
+		return named.Load().([]string), nil
 	}})
 	start(t, lanes)
 	for _, q := range []string{queue, LaneQueue(queue, "ci-a"), LaneQueue(queue, "ci-b")} {
 		consuming(t, b.URL, q, 0)
 	}
-	if got := lanes.Users(); !slices.Equal(got, []string{"ci-a", "ci-b"}) {
-		t.Errorf("lanes for %v, want ci-a and ci-b (a name with a dot cannot be one routing-key word)", got)
+	if got := lanes.Users(); !slices.Equal(got, []string{"ci-a", "ci-b", "shop"}) {
+		t.Errorf("lanes for %v, want ci-a, ci-b and shop (a name with a dot cannot be one routing-key word)", got)
 	}
 	count := func(want string) int {
 		mu.Lock()
@@ -554,17 +557,21 @@ func TestLanes(t *testing.T) {
 	}
 	chA, _ := publisher("ci-a")
 	for range poisons {
-		publish(chA, "ci-a", "deploy.ci-a.x", "poison", amqp.Table{"pad": wide})
+		publish(chA, "ci-a", "user.ci-a.x", "poison", amqp.Table{"pad": wide})
 	}
 	waitFor(t, 30*time.Second, "ci-a's lane stalling on its first unreadable request", func() bool {
 		return testutil.ToFloat64(m.Requests.WithLabelValues("unreadable")) >= 1
 	})
 	chB, _ := publisher("ci-b")
-	publish(chB, "ci-b", "deploy.ci-b.shop", "b-1", nil)
+	publish(chB, "ci-b", "user.ci-b.shop", "b-1", nil)
 	chC, _ := publisher("ci-c")
-	publish(chC, "ci-c", "deploy.ci-c.shop", "c-1", nil)
-	waitFor(t, 30*time.Second, "ci-b's request (its lane) and ci-c's (no lane: the shared queue) handled", func() bool {
-		return count("ci-b/b-1") == 1 && count("ci-c/c-1") == 1
+	publish(chC, "ci-c", "user.ci-c.shop", "c-1", nil)
+	// A lane named like a word of others' routing keys ("shop", by a
+	// tenant's config) takes none of their requests.
+	chU, _ := publisher("ci-untopical")
+	publish(chU, "ci-untopical", "deploy.shop.dev", "u-legacy", nil)
+	waitFor(t, 30*time.Second, "ci-b's request (its lane) and ci-c's and a legacy one (no lane: the shared queue) handled", func() bool {
+		return count("ci-b/b-1") == 1 && count("ci-c/c-1") == 1 && count("ci-untopical/u-legacy") == 1
 	})
 	if n := testutil.ToFloat64(m.Requests.WithLabelValues("unreadable")); n >= poisons {
 		t.Errorf("ci-b's request waited for all %v of ci-a's unreadable requests", n)
@@ -575,7 +582,7 @@ func TestLanes(t *testing.T) {
 	// The topic permissions keep ci-c out of ci-b's lane: the broker
 	// closes its channel.
 	chC2, closed := publisher("ci-c")
-	publish(chC2, "ci-c", "deploy.ci-b.shop", "c-as-b", nil)
+	publish(chC2, "ci-c", "user.ci-b.shop", "c-as-b", nil)
 	select {
 	case err := <-closed:
 		if err == nil || err.Code != amqp.AccessRefused {
@@ -587,8 +594,7 @@ func TestLanes(t *testing.T) {
 
 	// Without them, a request in another user's lane is dead-lettered.
 	dead := listenQueue(t, b.URL, DeadLetter(queue))
-	chU, _ := publisher("ci-untopical")
-	publish(chU, "ci-untopical", "deploy.ci-b.shop", "u-as-b", nil)
+	publish(chU, "ci-untopical", "user.ci-b.shop", "u-as-b", nil)
 	var d amqp.Delivery
 	select {
 	case d = <-dead:
@@ -600,6 +606,30 @@ func TestLanes(t *testing.T) {
 	}
 	if count("ci-b/b-1") != 1 || count("ci-untopical/u-as-b") != 0 {
 		t.Errorf("handled %v: want ci-b's request once and nothing of ci-untopical's", handled)
+	}
+
+	// ci-b no longer named: its lane is retired, its queue deleted, and
+	// its requests reach the shared queue; names that come and go do not
+	// use up the lanes.
+	named.Store([]string{"ci-a"})
+	admin, err := amqp.Dial(b.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = admin.Close() })
+	waitFor(t, 30*time.Second, "ci-b's queue deleted", func() bool {
+		ch, err := admin.Channel()
+		if err != nil {
+			return false
+		}
+		defer func() { _ = ch.Close() }()
+		_, err = ch.QueueDeclarePassive(LaneQueue(queue, "ci-b"), true, false, false, false, nil)
+		return err != nil && strings.Contains(err.Error(), "NOT_FOUND")
+	})
+	publish(chB, "ci-b", "user.ci-b.shop", "b-2", nil)
+	waitFor(t, 30*time.Second, "ci-b's request handled from the shared queue", func() bool { return count("ci-b/b-2") == 1 })
+	if got := lanes.Users(); !slices.Equal(got, []string{"ci-a"}) {
+		t.Errorf("lanes for %v after ci-b and shop were dropped, want ci-a", got)
 	}
 }
 

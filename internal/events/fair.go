@@ -164,6 +164,13 @@ func (q *fairQueue) pop(user string) {
 	}
 }
 
+// empty is true when q holds nothing.
+func (q *fairQueue) empty() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.order) == 0
+}
+
 // park keeps user's head message, to be tried again at until; the
 // user's later messages wait behind it, in order.
 func (q *fairQueue) park(user string, until time.Time) {

@@ -24,6 +24,8 @@ import (
 	"sync"
 	"time"
 
+	amqp "github.com/rabbitmq/amqp091-go"
+
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 )
 
@@ -31,7 +33,9 @@ import (
 // connection of its own. A request the AMQP library cannot read closes
 // the connection it arrives on (poison.go): in a lane, that stalls only
 // the user who sent it, and a user's flood fills only its own queue.
-// Requests of users without a lane reach the shared queue through the
+// A lane is bound with "user.<name>.#", a prefix no request under the
+// shared binding uses, so that naming a lane never takes anyone else's
+// requests; what no lane takes reaches the shared queue through the
 // exchange's alternate exchange.
 
 // Lane defaults.
@@ -41,9 +45,11 @@ const (
 	// DefaultLaneMaxLength bounds one lane's queue.
 	DefaultLaneMaxLength = 1000
 	// LaneExpiry is how long a lane's queue outlives its last consumer
-	// (for a user no config names any more): the broker then deletes it,
-	// with what it holds, and the user's requests reach the shared queue.
+	// (a provider stopped for good): the broker then deletes it, with
+	// what it holds.
 	LaneExpiry = 7 * 24 * time.Hour
+	// LanePrefix starts the routing key of a request to a lane.
+	LanePrefix = "user."
 	// laneResync is how often the users are read again.
 	laneResync = 15 * time.Second
 	// maxQueueName is AMQP's bound on a queue name, in bytes.
@@ -53,16 +59,13 @@ const (
 // LaneQueue is the queue of user's lane beside queue.
 func LaneQueue(queue, user string) string { return queue + ".user." + user }
 
-// LaneBinding is the binding of user's lane for a shared queue bound by
-// binding: binding's last word "#" is replaced by the user's name and "#"
-// ("deploy.#" gives "deploy.ci-shop.#"). ok is false when binding does not
-// end in "#", or the name is not one word of a routing key.
-func LaneBinding(binding, user string) (string, bool) {
-	prefix, ok := strings.CutSuffix(binding, "#")
-	if !ok || (prefix != "" && !strings.HasSuffix(prefix, ".")) || user == "" || strings.ContainsAny(user, ".*#") {
+// LaneBinding is the binding of user's lane: "user.<name>.#". ok is false
+// when the name is not one word of a routing key.
+func LaneBinding(user string) (string, bool) {
+	if user == "" || strings.ContainsAny(user, ".*#") {
 		return "", false
 	}
-	return prefix + user + ".#", true
+	return LanePrefix + user + ".#", true
 }
 
 // LaneOptions configure Lanes.
@@ -82,15 +85,25 @@ type LaneOptions struct {
 	Resync time.Duration
 }
 
-// Lanes runs a lane for each user Users names, as long as it runs. A lane
-// is never stopped while the provider runs: it grants nothing (every
-// request is still authorised by its handler), and a user named again
-// finds its queue where it was.
+// Lanes runs a lane for each of the first Max users Users names. A user
+// no longer named is retired: its queue is unbound at once (its requests
+// reach the shared queue), its consumer handles what the queue still
+// holds, and then the queue is deleted. A lane grants nothing: every
+// request is still authorised by the handler.
 type Lanes struct {
 	o LaneOptions
 
-	mu      sync.Mutex
-	running map[string]bool
+	mu    sync.Mutex
+	lanes map[string]*lane
+}
+
+// lane is one user's running consumer.
+type lane struct {
+	c       *Consumer
+	key     string
+	stop    context.CancelFunc
+	done    chan struct{}
+	retired bool
 }
 
 // NewLanes returns lanes; Start runs them.
@@ -107,45 +120,25 @@ func NewLanes(o LaneOptions) *Lanes {
 	if o.Shared.Log == nil {
 		o.Shared.Log = logging.NewNopLogger()
 	}
-	return &Lanes{o: o, running: map[string]bool{}}
+	return &Lanes{o: o, lanes: map[string]*lane{}}
 }
 
 // NeedLeaderElection is true: requests are handled by the leader only.
 func (l *Lanes) NeedLeaderElection() bool { return true }
 
-// Start reads the users and starts their lanes until ctx ends. It
+// Start reads the users and runs their lanes until ctx ends. It
 // implements manager.Runnable.
 func (l *Lanes) Start(ctx context.Context) error {
-	var wg sync.WaitGroup
-	defer wg.Wait()
+	defer l.stopAll()
 	t := time.NewTicker(l.o.Resync)
 	defer t.Stop()
-	full := false
 	for {
 		users, err := l.o.Users(ctx)
 		if err != nil && ctx.Err() == nil {
 			l.o.Shared.Log.Info("cannot read the users whose deploy requests get a queue of their own", "error", err.Error())
 		}
-		for _, u := range users {
-			c, ok := l.lane(u)
-			if !ok {
-				continue
-			}
-			if len(l.running) >= l.o.Max {
-				if !full {
-					l.o.Shared.Log.Info("too many users for a queue each; the others' requests go to the shared queue", "max", l.o.Max)
-				}
-				full = true
-				break
-			}
-			l.mu.Lock()
-			l.running[u] = true
-			l.mu.Unlock()
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				_ = c.Start(ctx)
-			}()
+		if err == nil {
+			l.resync(ctx, users)
 		}
 		select {
 		case <-ctx.Done():
@@ -155,22 +148,49 @@ func (l *Lanes) Start(ctx context.Context) error {
 	}
 }
 
-// lane is user's lane's consumer; ok is false when it runs already or
-// the user cannot have one.
-func (l *Lanes) lane(user string) (*Consumer, bool) {
+// resync makes the lanes those of the first Max users that can have one.
+func (l *Lanes) resync(ctx context.Context, users []string) {
+	want := map[string]bool{}
+	for _, u := range users {
+		if len(want) >= l.o.Max {
+			l.o.Shared.Log.Debug("too many users for a queue each; the others' requests go to the shared queue", "max", l.o.Max)
+			break
+		}
+		if _, ok := LaneBinding(u); ok && len(LaneQueue(l.o.Shared.Queue, u)) <= maxQueueName && l.o.Shared.Exchange != "" {
+			want[u] = true
+		}
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.running[user] {
-		return nil, false
+	var retiring []string
+	for u, ln := range l.lanes {
+		switch {
+		case want[u] && ln.retired:
+			ln.retired = false
+			ln.c.retired.Store(false)
+			if err := l.bind(ctx, ln, true); err != nil {
+				l.o.Shared.Log.Info("cannot bind a user's queue again", "user", u, "error", err.Error())
+			}
+		case !want[u]:
+			retiring = append(retiring, u)
+		}
 	}
+	for _, u := range retiring {
+		l.retire(ctx, u)
+	}
+	for u := range want {
+		if l.lanes[u] == nil {
+			l.start(ctx, u)
+		}
+	}
+}
+
+// start runs user's lane. Callers hold l.mu.
+func (l *Lanes) start(ctx context.Context, user string) {
 	s := l.o.Shared
-	key, ok := LaneBinding(s.BindingKey, user)
-	queue := LaneQueue(s.Queue, user)
-	if !ok || s.Exchange == "" || len(queue) > maxQueueName {
-		return nil, false
-	}
+	key, _ := LaneBinding(user)
 	o := s
-	o.Queue, o.BindingKey, o.User = queue, key, user
+	o.Queue, o.BindingKey, o.User = LaneQueue(s.Queue, user), key, user
 	o.Alternate = true
 	o.DeadLetterTo = DeadLetter(s.Queue)
 	o.DeadLetterMaxLength = cmp.Or(s.DeadLetterMaxLength, s.MaxLength, DefaultMaxLength)
@@ -178,19 +198,96 @@ func (l *Lanes) lane(user string) (*Consumer, bool) {
 	o.Expires = LaneExpiry
 	o.Prefetch = min(cmp.Or(s.PerPublisher, DefaultPerPublisher), cmp.Or(s.Prefetch, DefaultPrefetch))
 	o.PerPublisher = o.Prefetch
-	if o.Log != nil {
-		o.Log = o.Log.WithValues("user", user)
-	}
-	return NewConsumer(o), true
+	o.Log = o.Log.WithValues("user", user)
+	lctx, stop := context.WithCancel(ctx)
+	ln := &lane{c: NewConsumer(o), key: key, stop: stop, done: make(chan struct{})}
+	l.lanes[user] = ln
+	go func() {
+		defer close(ln.done)
+		_ = ln.c.Start(lctx)
+	}()
 }
 
-// Users returns the users that have a lane, sorted.
+// retire unbinds user's lane and, once its queue is empty, stops it and
+// deletes the queue; until then each resync tries again. Callers hold
+// l.mu.
+func (l *Lanes) retire(ctx context.Context, user string) {
+	ln := l.lanes[user]
+	log := l.o.Shared.Log.WithValues("user", user, "queue", ln.c.o.Queue)
+	if !ln.retired {
+		ln.c.retired.Store(true)
+		if err := l.bind(ctx, ln, false); err != nil {
+			log.Info("cannot unbind the queue of a user no longer named", "error", err.Error())
+			return
+		}
+		ln.retired = true
+		log.Info("user no longer named: its queue is unbound, and deleted once empty")
+	}
+	err := l.channel(ctx, func(ch *amqp.Channel) error {
+		q, err := ch.QueueDeclarePassive(ln.c.o.Queue, true, false, false, false, nil)
+		if err != nil || q.Messages > 0 || ln.c.holding() {
+			return err
+		}
+		ln.stop()
+		<-ln.done
+		_, err = ch.QueueDelete(ln.c.o.Queue, false, true, false)
+		if err != nil {
+			// A message put back as the consumer stopped: drain it.
+			delete(l.lanes, user)
+			l.start(ctx, user)
+			l.lanes[user].retired = true
+			l.lanes[user].c.retired.Store(true)
+			return err
+		}
+		delete(l.lanes, user)
+		return nil
+	})
+	if err != nil {
+		log.Debug("retired queue not deleted yet", "error", err.Error())
+	}
+}
+
+// bind binds (or unbinds) ln's queue to the exchange.
+func (l *Lanes) bind(ctx context.Context, ln *lane, bind bool) error {
+	return l.channel(ctx, func(ch *amqp.Channel) error {
+		if bind {
+			return ch.QueueBind(ln.c.o.Queue, ln.key, l.o.Shared.Exchange, false, nil)
+		}
+		return ch.QueueUnbind(ln.c.o.Queue, ln.key, l.o.Shared.Exchange, nil)
+	})
+}
+
+// channel runs fn on a channel of a connection of its own.
+func (l *Lanes) channel(ctx context.Context, fn func(*amqp.Channel) error) error {
+	return connectOnce(ctx, "lanes", l.o.Shared.Source, func(_ context.Context, conn *amqp.Connection, _ string) error {
+		ch, err := conn.Channel()
+		if err != nil {
+			return err
+		}
+		defer closeWithin(ch.Close)
+		return fn(ch)
+	})
+}
+
+// stopAll stops every lane and waits for them.
+func (l *Lanes) stopAll() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, ln := range l.lanes {
+		ln.stop()
+		<-ln.done
+	}
+}
+
+// Users returns the users that have a lane not retired, sorted.
 func (l *Lanes) Users() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := make([]string, 0, len(l.running))
-	for u := range l.running {
-		out = append(out, u)
+	out := make([]string, 0, len(l.lanes))
+	for u, ln := range l.lanes {
+		if !ln.retired {
+			out = append(out, u)
+		}
 	}
 	slices.Sort(out)
 	return out

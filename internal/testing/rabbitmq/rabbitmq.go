@@ -258,7 +258,7 @@ var (
 // deployer on the request exchange: it may publish only under its own
 // name, so its requests reach its own queue (events.Lanes) and no other
 // user's.
-var DeployerTopicPermissions = TopicPermissions{Exchange: "devops.deploy", Write: `^deploy\.{username}\.`, Read: `^$`}
+var DeployerTopicPermissions = TopicPermissions{Exchange: "devops.deploy", Write: `^user\.{username}\.`, Read: `^$`}
 
 // TopicPermissions are a user's rights on the routing keys of one topic
 // exchange, as regular expressions ({username} stands for the user).

@@ -127,7 +127,7 @@ func (c *Cluster) publishDeploy(ctx context.Context) (time.Time, error) {
 	sent := time.Now()
 	body, _ := json.Marshal(map[string]string{"id": DeploymentID, "project": Project, "environment": deployEnv, "namespace": ProjectNamespace,
 		"revision": revision, "requestedAt": sent.UTC().Format(time.RFC3339Nano)})
-	conf, err := ch.PublishWithDeferredConfirmWithContext(ctx, "devops.deploy", "deploy."+DeployUser+"."+Project+"."+deployEnv, true, false,
+	conf, err := ch.PublishWithDeferredConfirmWithContext(ctx, "devops.deploy", events.LanePrefix+DeployUser+"."+Project+"."+deployEnv, true, false,
 		amqp.Publishing{ContentType: "application/json", MessageId: "deploy-shop-dev-1", UserId: DeployUser, DeliveryMode: amqp.Persistent, Body: body})
 	if err != nil {
 		return time.Time{}, err

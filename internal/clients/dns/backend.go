@@ -56,6 +56,11 @@ type Config struct {
 	// a namespaced config names the server (TLS.Tenant): then every
 	// provider's connections are checked, RFC 2136's too.
 	TLS httpapi.TLS
+	// Share is who the zone cache counts this client's reads against:
+	// the namespace of the resource that reads ("" counts them against
+	// the credentials), so that one tenant's configs together take at
+	// most one share.
+	Share string
 }
 
 // backend is one libdns provider: how to build it from a Config, and what

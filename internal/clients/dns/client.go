@@ -21,6 +21,7 @@ limitations under the License.
 package dns
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -41,6 +42,9 @@ type Client struct {
 	// cache's key); now is the clock.
 	id  string
 	now func() time.Time
+	// share is who the zone cache counts the client's reads against
+	// (Config.Share, else id).
+	share string
 }
 
 // New returns a client. It does no I/O.
@@ -53,7 +57,8 @@ func New(c Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{p: p, b: b, id: identity(c), now: time.Now}, nil
+	id := identity(c)
+	return &Client{p: p, b: b, id: id, now: time.Now, share: cmp.Or(c.Share, id)}, nil
 }
 
 // RRset is one record set. Name is relative to the zone ("@" for the apex).

@@ -17,6 +17,7 @@ limitations under the License.
 package dns
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -46,9 +47,11 @@ const ZoneCacheTTL = 30 * time.Second
 const (
 	maxCachedZones = 512
 	maxCachedBytes = 64 << 20
-	// maxIdentityBytes is one identity's (one config's credentials)
-	// part, so that one tenant's big zones leave room for the others'.
-	maxIdentityBytes = maxCachedBytes / 4
+	// maxShareBytes and maxShareZones are one share's part (one
+	// namespace's reads, Config.Share), so that one tenant's big or many
+	// zones leave room for the others'.
+	maxShareBytes = maxCachedBytes / 4
+	maxShareZones = maxCachedZones / 4
 )
 
 // recordOverhead is the estimated memory of one record besides its text.
@@ -58,24 +61,28 @@ type zoneRead struct {
 	at    time.Time
 	recs  []libdns.Record
 	bytes int
-	// id is the identity that read it.
-	id string
+	// share is who it is counted against.
+	share string
 }
 
 var zones = struct {
 	sync.Mutex
 	m     map[string]zoneRead
 	bytes int
-	// by is the bytes held per identity.
-	by map[string]int
-}{m: map[string]zoneRead{}, by: map[string]int{}}
+	// by and count are the bytes and reads held per share.
+	by    map[string]int
+	count map[string]int
+}{m: map[string]zoneRead{}, by: map[string]int{}, count: map[string]int{}}
 
-// drop removes the read of key, held by identity id. zones is locked.
-func dropRead(key, id string) {
+// dropRead removes the read of key. zones is locked.
+func dropRead(key string) {
 	if r, ok := zones.m[key]; ok {
 		zones.bytes -= r.bytes
-		if zones.by[id] -= r.bytes; zones.by[id] <= 0 {
-			delete(zones.by, id)
+		if zones.by[r.share] -= r.bytes; zones.by[r.share] <= 0 {
+			delete(zones.by, r.share)
+		}
+		if zones.count[r.share]--; zones.count[r.share] <= 0 {
+			delete(zones.count, r.share)
 		}
 		delete(zones.m, key)
 	}
@@ -116,14 +123,16 @@ func (c *Client) GetCached(ctx context.Context, zone, name, typ string) (obs *Ob
 		zones.Lock()
 		for key, old := range zones.m {
 			if key == k || c.now().Sub(old.at) > ZoneCacheTTL || c.now().Before(old.at) {
-				dropRead(key, old.id)
+				dropRead(key)
 			}
 		}
-		r.id = c.id
-		if len(zones.m) < maxCachedZones && zones.bytes+r.bytes <= maxCachedBytes && zones.by[c.id]+r.bytes <= maxIdentityBytes {
+		r.share = cmp.Or(c.share, c.id)
+		if len(zones.m) < maxCachedZones && zones.bytes+r.bytes <= maxCachedBytes &&
+			zones.by[r.share]+r.bytes <= maxShareBytes && zones.count[r.share] < maxShareZones {
 			zones.m[k] = r
 			zones.bytes += r.bytes
-			zones.by[c.id] += r.bytes
+			zones.by[r.share] += r.bytes
+			zones.count[r.share]++
 		}
 		zones.Unlock()
 	}
@@ -133,6 +142,6 @@ func (c *Client) GetCached(ctx context.Context, zone, name, typ string) (obs *Ob
 // forget drops the cached read of zone: the client wrote to it.
 func (c *Client) forget(zone string) {
 	zones.Lock()
-	dropRead(c.zoneKey(zone), c.id)
+	dropRead(c.zoneKey(zone))
 	zones.Unlock()
 }

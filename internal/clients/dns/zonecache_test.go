@@ -18,6 +18,7 @@ package dns
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -103,17 +104,28 @@ func TestZoneCacheBytesBounded(t *testing.T) {
 	for i := range 47_000 {
 		big.recs = append(big.recs, libdns.TXT{Name: "r" + time.Duration(i).String(), Text: text})
 	}
-	c := &Client{p: big, b: backends["rfc2136"], id: identity(Config{Provider: "rfc2136", Server: "192.0.2.53:53", Secret: "evil"}), now: func() time.Time { return now }}
-	for i := range 40 {
-		if _, _, err := c.GetCached(ctx, "z"+time.Duration(i).String()+".example.com", "www", "A"); err != nil {
-			t.Fatal(err)
+	// One namespace reading with four configs' credentials, and many
+	// small zones besides: together they take one share.
+	tiny := &zone{recs: []libdns.Record{libdns.TXT{Name: "t", Text: "x"}}}
+	for k := range 4 {
+		c := &Client{p: big, b: backends["rfc2136"], id: identity(Config{Provider: "rfc2136", Server: "192.0.2.53:53", KeyName: fmt.Sprint("k", k), Secret: "evil"}), now: func() time.Time { return now }, share: "evil"}
+		for i := range 40 {
+			if _, _, err := c.GetCached(ctx, "z"+time.Duration(i).String()+".example.com", "www", "A"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.p = tiny
+		for i := range maxCachedZones {
+			if _, _, err := c.GetCached(ctx, fmt.Sprint("tiny", i, ".example.com"), "www", "A"); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	zones.Lock()
-	held, n, theirs := zones.bytes, len(zones.m), zones.by[c.id]
+	held, n, theirs, count := zones.bytes, len(zones.m), zones.by["evil"], zones.count["evil"]
 	zones.Unlock()
-	if held > maxCachedBytes || theirs > maxIdentityBytes {
-		t.Errorf("the cache holds %d bytes in %d reads, %d of one identity: over its budget of %d, %d each", held, n, theirs, maxCachedBytes, maxIdentityBytes)
+	if held > maxCachedBytes || theirs > maxShareBytes || count > maxShareZones {
+		t.Errorf("the cache holds %d bytes in %d reads, %d bytes in %d reads of one namespace: over its budget of %d, %d bytes and %d reads each", held, n, theirs, count, maxCachedBytes, maxShareBytes, maxShareZones)
 	}
 	// Another tenant's zone of about 8 MB: the big one's reads, which
 	// would fill the whole budget, leave room for it.
@@ -121,7 +133,7 @@ func TestZoneCacheBytesBounded(t *testing.T) {
 	for i := range 25_000 {
 		small.recs = append(small.recs, libdns.TXT{Name: "s" + time.Duration(i).String(), Text: text})
 	}
-	s := &Client{p: small, b: backends["rfc2136"], id: identity(Config{Provider: "rfc2136", Server: "192.0.2.54:53", Secret: "team-a"}), now: func() time.Time { return now }}
+	s := &Client{p: small, b: backends["rfc2136"], id: identity(Config{Provider: "rfc2136", Server: "192.0.2.54:53", Secret: "team-a"}), now: func() time.Time { return now }, share: "team-a"}
 	_, _, _ = s.GetCached(ctx, "small.example.com", "www", "A")
 	_, _, _ = s.GetCached(ctx, "small.example.com", "www", "A")
 	if small.reads != 1 {

@@ -105,7 +105,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.DNSRecord) (manage
 	if err != nil {
 		return nil, err
 	}
-	cfg := dns.Config{Provider: string(s.Provider), Secret: string(secret), TLS: pc.TLS(s.TLSConfig)}
+	cfg := dns.Config{Provider: string(s.Provider), Secret: string(secret), TLS: pc.TLS(s.TLSConfig), Share: cr.GetNamespace()}
 	if o := s.RFC2136; o != nil {
 		cfg.Server, cfg.KeyName, cfg.KeyAlgorithm = o.Server, o.KeyName, o.KeyAlgorithm
 	}

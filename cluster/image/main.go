@@ -15,38 +15,23 @@ limitations under the License.
 */
 
 // Command image assembles a minimal OCI runtime image around one static
-// binary, without Docker, and writes it as an image tarball (the format
-// `crossplane xpkg build --embed-runtime-image-tarball` reads).
-//
-// The image has two layers: a base with /etc/passwd and /etc/group naming
-// the non-root user 65532, the CA certificates of the build machine (Debian's
-// ca-certificates package) and a /tmp; and the binary in /usr/local/bin. It
-// runs as 65532:65532. Timestamps are fixed, so the same inputs give the same
-// image digest.
+// binary, without Docker (internal/ociimage), and writes it as an image
+// tarball (the format `crossplane xpkg build --embed-runtime-image-tarball`
+// reads).
 package main
 
 import (
-	"archive/tar"
-	"bytes"
 	"flag"
 	"fmt"
-	"io"
 	"os"
-	"path"
 	"runtime"
 	"strings"
-	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
-	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/empty"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
-	"github.com/google/go-containerregistry/pkg/v1/types"
-)
 
-// NonRoot is the user and group the image runs as.
-const NonRoot = 65532
+	"github.com/freeleaps/provider-devops/internal/ociimage"
+)
 
 type labels map[string]string
 
@@ -88,7 +73,7 @@ func run(binary, out, ref, ca, arch string, lbls labels) error {
 	if err != nil {
 		return fmt.Errorf("-tag %q: %w", ref, err)
 	}
-	img, err := Build(binary, ca, arch, lbls)
+	img, err := ociimage.Build(binary, ca, arch, lbls)
 	if err != nil {
 		return err
 	}
@@ -98,91 +83,4 @@ func run(binary, out, ref, ca, arch string, lbls labels) error {
 	d, _ := img.Digest()
 	fmt.Printf("%s: %s %s\n", out, tag, d)
 	return nil
-}
-
-// Build returns the image of binary.
-func Build(binary, ca, arch string, lbls labels) (v1.Image, error) {
-	bin, err := os.ReadFile(binary)
-	if err != nil {
-		return nil, err
-	}
-	certs, err := os.ReadFile(ca)
-	if err != nil {
-		return nil, fmt.Errorf("CA certificates (apt-get install ca-certificates): %w", err)
-	}
-	base, err := layer([]file{
-		{name: "etc/", dir: true, mode: 0o755},
-		{name: "etc/passwd", mode: 0o644, data: []byte(fmt.Sprintf("root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:%d:%d:nonroot:/home/nonroot:/sbin/nologin\n", NonRoot, NonRoot))},
-		{name: "etc/group", mode: 0o644, data: []byte(fmt.Sprintf("root:x:0:\nnonroot:x:%d:\n", NonRoot))},
-		{name: "etc/ssl/", dir: true, mode: 0o755},
-		{name: "etc/ssl/certs/", dir: true, mode: 0o755},
-		{name: "etc/ssl/certs/ca-certificates.crt", mode: 0o644, data: certs},
-		{name: "home/", dir: true, mode: 0o755},
-		{name: "home/nonroot/", dir: true, mode: 0o700, owner: NonRoot},
-		{name: "tmp/", dir: true, mode: 0o1777},
-	})
-	if err != nil {
-		return nil, err
-	}
-	entry := "/usr/local/bin/" + path.Base(binary)
-	app, err := layer([]file{
-		{name: "usr/", dir: true, mode: 0o755},
-		{name: "usr/local/", dir: true, mode: 0o755},
-		{name: "usr/local/bin/", dir: true, mode: 0o755},
-		{name: strings.TrimPrefix(entry, "/"), mode: 0o755, data: bin},
-	})
-	if err != nil {
-		return nil, err
-	}
-	img, err := mutate.AppendLayers(mutate.MediaType(empty.Image, types.OCIManifestSchema1), base, app)
-	if err != nil {
-		return nil, err
-	}
-	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
-	cf, err := img.ConfigFile()
-	if err != nil {
-		return nil, err
-	}
-	cf = cf.DeepCopy()
-	cf.Architecture, cf.OS = arch, "linux"
-	cf.Created = v1.Time{Time: time.Unix(0, 0).UTC()}
-	cf.Config.Entrypoint = []string{entry}
-	cf.Config.User = fmt.Sprintf("%d:%d", NonRoot, NonRoot)
-	cf.Config.WorkingDir = "/"
-	cf.Config.Env = []string{"PATH=/usr/local/bin", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"}
-	cf.Config.Labels = lbls
-	return mutate.ConfigFile(img, cf)
-}
-
-type file struct {
-	name  string
-	dir   bool
-	mode  int64
-	owner int
-	data  []byte
-}
-
-// layer is a gzip-compressed tar of files, with fixed timestamps.
-func layer(files []file) (v1.Layer, error) {
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	for _, f := range files {
-		h := &tar.Header{Name: f.name, Mode: f.mode, Uid: f.owner, Gid: f.owner, ModTime: time.Unix(0, 0), Format: tar.FormatPAX}
-		if f.dir {
-			h.Typeflag = tar.TypeDir
-		} else {
-			h.Typeflag, h.Size = tar.TypeReg, int64(len(f.data))
-		}
-		if err := tw.WriteHeader(h); err != nil {
-			return nil, err
-		}
-		if _, err := tw.Write(f.data); err != nil {
-			return nil, err
-		}
-	}
-	if err := tw.Close(); err != nil {
-		return nil, err
-	}
-	b := buf.Bytes()
-	return tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }, tarball.WithMediaType(types.OCILayer))
 }

@@ -26,6 +26,8 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"github.com/freeleaps/provider-devops/internal/ociimage"
 )
 
 func TestBuild(t *testing.T) {
@@ -39,7 +41,7 @@ func TestBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	lbls := labels{"org.opencontainers.image.title": "provider-devops"}
-	img, err := Build(bin, ca, "amd64", lbls)
+	img, err := ociimage.Build(bin, ca, "amd64", lbls)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,12 +79,12 @@ func TestBuild(t *testing.T) {
 			t.Errorf("%s mode %o, want %o", name, h.Mode, mode)
 		}
 	}
-	if h := files["home/nonroot"]; h == nil || h.Uid != NonRoot {
+	if h := files["home/nonroot"]; h == nil || h.Uid != ociimage.NonRoot {
 		t.Errorf("home of the non-root user: %+v", h)
 	}
 
 	// Same inputs, same digest; and the tarball reads back.
-	again, err := Build(bin, ca, "amd64", lbls)
+	again, err := ociimage.Build(bin, ca, "amd64", lbls)
 	if err != nil {
 		t.Fatal(err)
 	}

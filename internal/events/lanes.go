@@ -165,7 +165,7 @@ func (l *Lanes) resync(ctx context.Context, users []string) {
 	var retiring []string
 	for u, ln := range l.lanes {
 		switch {
-		case want[u] && ln.retired:
+		case want[u] && (ln.retired || ln.c.retired.Load()):
 			ln.retired = false
 			ln.c.retired.Store(false)
 			if err := l.bind(ctx, ln, true); err != nil {
@@ -180,13 +180,14 @@ func (l *Lanes) resync(ctx context.Context, users []string) {
 	}
 	for u := range want {
 		if l.lanes[u] == nil {
-			l.start(ctx, u)
+			l.start(ctx, u, false)
 		}
 	}
 }
 
-// start runs user's lane. Callers hold l.mu.
-func (l *Lanes) start(ctx context.Context, user string) {
+// start runs user's lane, retired (its queue unbound) or not. Callers
+// hold l.mu.
+func (l *Lanes) start(ctx context.Context, user string, retired bool) {
 	s := l.o.Shared
 	key, _ := LaneBinding(user)
 	o := s
@@ -200,7 +201,8 @@ func (l *Lanes) start(ctx context.Context, user string) {
 	o.PerPublisher = o.Prefetch
 	o.Log = o.Log.WithValues("user", user)
 	lctx, stop := context.WithCancel(ctx)
-	ln := &lane{c: NewConsumer(o), key: key, stop: stop, done: make(chan struct{})}
+	ln := &lane{c: NewConsumer(o), key: key, stop: stop, done: make(chan struct{}), retired: retired}
+	ln.c.retired.Store(retired)
 	l.lanes[user] = ln
 	go func() {
 		defer close(ln.done)
@@ -217,6 +219,7 @@ func (l *Lanes) retire(ctx context.Context, user string) {
 	if !ln.retired {
 		ln.c.retired.Store(true)
 		if err := l.bind(ctx, ln, false); err != nil {
+			ln.c.retired.Store(false)
 			log.Info("cannot unbind the queue of a user no longer named", "error", err.Error())
 			return
 		}
@@ -230,13 +233,13 @@ func (l *Lanes) retire(ctx context.Context, user string) {
 		}
 		ln.stop()
 		<-ln.done
-		_, err = ch.QueueDelete(ln.c.o.Queue, false, true, false)
+		// If unused: a consumer whose connection has not closed yet
+		// still holds requests the broker would put back.
+		_, err = ch.QueueDelete(ln.c.o.Queue, true, true, false)
 		if err != nil {
-			// A message put back as the consumer stopped: drain it.
+			// A request put back as the consumer stopped: drain it.
 			delete(l.lanes, user)
-			l.start(ctx, user)
-			l.lanes[user].retired = true
-			l.lanes[user].c.retired.Store(true)
+			l.start(ctx, user, true)
 			return err
 		}
 		delete(l.lanes, user)

@@ -26,9 +26,11 @@ package envtest
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -153,12 +155,43 @@ func RepoRoot() string {
 	return filepath.Join(filepath.Dir(file), "..", "..", "..")
 }
 
-func start() (*Env, error) {
+func start() (*Env, error) { return StartWith(Options{}) }
+
+// Options of a control plane of a test's own.
+type Options struct {
+	// Address the API server listens on, and advertises, besides serving
+	// it in its certificate (default 127.0.0.1): a one-node cluster's Pods
+	// reach it there.
+	Address string
+	// ServiceAccountTokens turns on the ServiceAccount admission plugin
+	// (off in envtest), so Pods get their service account's token
+	// mounted as in a cluster.
+	ServiceAccountTokens bool
+}
+
+// StartWith starts a control plane like Shared's, configured by o. Stop
+// stops it.
+func StartWith(o Options) (*Env, error) {
 	s := Scheme()
 	e := &envtest.Environment{
 		CRDDirectoryPaths:     []string{filepath.Join(RepoRoot(), "package", "provider", "crds")},
 		ErrorIfCRDPathMissing: true,
 		Scheme:                s,
+	}
+	api := e.ControlPlane.GetAPIServer()
+	if o.Address != "" {
+		// envtest picks a port on 127.0.0.1 unless given both.
+		l, err := net.Listen("tcp", net.JoinHostPort(o.Address, "0"))
+		if err != nil {
+			return nil, err
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		_ = l.Close()
+		api.Address, api.Port = o.Address, strconv.Itoa(port)
+		api.Configure().Set("advertise-address", o.Address)
+	}
+	if o.ServiceAccountTokens {
+		api.Configure().Set("enable-admission-plugins", "ServiceAccount").Set("disable-admission-plugins", "DefaultStorageClass")
 	}
 	cfg, err := e.Start()
 	if err != nil {
@@ -177,6 +210,9 @@ func start() (*Env, error) {
 	}
 	return &Env{Config: cfg, Client: c, Scheme: s, CRDs: e.CRDs, env: e}, nil
 }
+
+// Stop stops a control plane StartWith started.
+func (e *Env) Stop() error { return e.env.Stop() }
 
 // CertManagerCRDs is the directory of cert-manager's CRDs: crds/cert-manager
 // in KUBEBUILDER_ASSETS, which hack/envtest-assets.sh links to the cache

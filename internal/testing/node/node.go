@@ -30,6 +30,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"math/big"
 	"net"
 	"os"
@@ -70,7 +71,9 @@ type Node struct {
 	// Registry serves its images.
 	Registry *distribution.Server
 
-	dir, bridge, cgroup string
+	dir, bridge, cgroup, netns string
+	// link is the subnet of the veth pair.
+	link                *net.IPNet
 	kube                client.Client
 	containerd, kubelet *process.Process
 }
@@ -99,9 +102,18 @@ func missing() string {
 // Kubelet is the kubelet's path.
 func Kubelet() string { return filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubelet") }
 
-// Start runs a node registered with env, pulling from reg, until the test
-// ends. Without what it needs it fails in CI (CI=true) and skips elsewhere.
-func Start(t *testing.T, env *envtest.Env, reg *distribution.Server) *Node {
+// StartCluster runs a control plane of the test's own and a node of it,
+// pulling from reg, until the test ends. Without what it needs it fails
+// in CI (CI=true) and skips elsewhere.
+//
+// The node lives in a network namespace of its own, joined to the
+// machine by a veth pair: its containerd, kubelet and Pods, their bridge
+// and the iptables rules the kubelet and the CNI plugins write are all
+// in there. The API server listens on the machine's end of the pair
+// (APIServer), which the kubelet and the Pods reach through it; the Pods'
+// traffic leaves the namespace masqueraded as its end of the pair. The
+// API server mounts service-account tokens into Pods as a cluster does.
+func StartCluster(t *testing.T, reg *distribution.Server) (*envtest.Env, *Node) {
 	t.Helper()
 	if m := missing(); m != "" {
 		if os.Getenv("CI") != "" {
@@ -116,32 +128,89 @@ func Start(t *testing.T, env *envtest.Env, reg *distribution.Server) *Node {
 		t.Fatal(err)
 	}
 	id := randomHex(3)
-	n := &Node{Name: "node-" + id, Registry: reg, dir: dir, bridge: "pd" + id, cgroup: "/pdnode-" + id, kube: env.Client}
+	n := &Node{Name: "node-" + id, Registry: reg, dir: dir, bridge: "pd" + id, cgroup: "/pdnode-" + id, netns: "pdnode-" + id}
+	// Cleanups run last first: the node goes before the control plane,
+	// and the namespace (with the veth pair and the bridge) last.
+	var env *envtest.Env
+	t.Cleanup(func() {
+		if env != nil {
+			_ = env.Stop()
+		}
+		_ = exec.Command("ip", "netns", "del", n.netns).Run()
+		_ = os.RemoveAll(n.dir)
+	})
+	if n.link, err = randomSubnet(nil); err != nil {
+		t.Fatal(err)
+	}
+	if n.PodCIDR, err = randomSubnet(n.link); err != nil {
+		t.Fatal(err)
+	}
+	host, inner := hostIP(n.link, 1), hostIP(n.link, 2)
+	veth := "pdh" + id
+	in := func(args ...string) []string { return append([]string{"-n", n.netns}, args...) }
+	for _, args := range [][]string{
+		{"netns", "add", n.netns},
+		{"link", "add", veth, "type", "veth", "peer", "name", "pdn" + id},
+		{"link", "set", "pdn" + id, "netns", n.netns},
+		{"addr", "add", host.String() + "/24", "dev", veth},
+		{"link", "set", veth, "up"},
+		in("addr", "add", inner.String()+"/24", "dev", "pdn"+id),
+		in("link", "set", "pdn"+id, "up"),
+		in("link", "set", "lo", "up"),
+		in("route", "add", "default", "via", host.String()),
+	} {
+		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+	}
+	if env, err = envtest.StartWith(envtest.Options{Address: host.String(), ServiceAccountTokens: true}); err != nil {
+		t.Fatalf("control plane on %s: %v", host, err)
+	}
+	n.kube = env.Client
 	t.Cleanup(func() { n.stop(t) })
 	if err := n.start(t, env); err != nil {
 		t.Fatalf("node %s: %v", n.Name, err)
 	}
-	return n
+	return env, n
+}
+
+// APIServer is the address the API server listens on: the machine's end
+// of the node's veth pair.
+func (n *Node) APIServer() net.IP { return hostIP(n.link, 1) }
+
+// hostIP is the address number i of sub.
+func hostIP(sub *net.IPNet, i byte) net.IP {
+	ip := slices.Clone(sub.IP.To4())
+	ip[3] = i
+	return ip
+}
+
+// inNetns runs bin in the node's network namespace (and no other: the
+// kubelet's mounts must be seen by containerd, and the machine's by both).
+func (n *Node) inNetns(logs, name string, bin string, args ...string) (*process.Process, error) {
+	return process.Start(logs, name, nil, "nsenter", append([]string{"--net=/var/run/netns/" + n.netns, "--", bin}, args...)...)
 }
 
 func (n *Node) start(t *testing.T, env *envtest.Env) error {
-	sub, err := randomSubnet()
-	if err != nil {
-		return err
-	}
-	n.PodCIDR = sub
 	pause, err := n.pushPause(t)
 	if err != nil {
 		return err
 	}
-	if err := n.writeConfigs(pause); err != nil {
+	// The registry listens on the machine's loopback, which the node's
+	// namespace does not share: containerd reaches it through a
+	// forwarder on the machine's end of the veth pair.
+	regFwd, err := forward(t, net.JoinHostPort(n.APIServer().String(), "0"), n.Registry.Host)
+	if err != nil {
+		return err
+	}
+	if err := n.writeConfigs(pause, regFwd); err != nil {
 		return err
 	}
 	if err := n.makeCgroups(); err != nil {
 		return err
 	}
 	logs := filepath.Join(n.dir, "logs")
-	if n.containerd, err = process.Start(logs, "containerd", nil, "containerd", "--config", filepath.Join(n.dir, "containerd.toml")); err != nil {
+	if n.containerd, err = n.inNetns(logs, "containerd", "containerd", "--config", filepath.Join(n.dir, "containerd.toml")); err != nil {
 		return err
 	}
 	if err := waitFor(30*time.Second, func() bool {
@@ -157,7 +226,7 @@ func (n *Node) start(t *testing.T, env *envtest.Env) error {
 	if err := os.WriteFile(filepath.Join(n.dir, "kubeconfig"), kc, 0o600); err != nil {
 		return err
 	}
-	if n.kubelet, err = process.Start(logs, "kubelet", nil, Kubelet(),
+	if n.kubelet, err = n.inNetns(logs, "kubelet", Kubelet(),
 		"--config", filepath.Join(n.dir, "kubelet.yaml"),
 		"--kubeconfig", filepath.Join(n.dir, "kubeconfig"),
 		"--root-dir", filepath.Join(n.dir, "kubelet"),
@@ -180,6 +249,18 @@ func (n *Node) start(t *testing.T, env *envtest.Env) error {
 	}
 	t.Logf("node %s Ready: Pods on %s (bridge %s), images from %s", n.Name, n.PodCIDR, n.bridge, n.Registry.Host)
 	return nil
+}
+
+// Logs is what the containers of Pod namespace/name wrote, as the kubelet
+// keeps it.
+func (n *Node) Logs(namespace, name string) string {
+	files, _ := filepath.Glob(filepath.Join(n.dir, "pods", namespace+"_"+name+"_*", "*", "*.log"))
+	var b strings.Builder
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		fmt.Fprintf(&b, "%s:\n%s\n", f, data)
+	}
+	return b.String()
 }
 
 func (n *Node) socket() string { return filepath.Join(n.dir, "containerd.sock") }
@@ -213,7 +294,7 @@ func (n *Node) pushPause(t *testing.T) (string, error) {
 	return n.PushImage(bin, "pause", "3.10")
 }
 
-func (n *Node) writeConfigs(pause string) error {
+func (n *Node) writeConfigs(pause, registry string) error {
 	host := n.Registry.Host
 	files := map[string]string{
 		"containerd.toml": fmt.Sprintf(`version = 2
@@ -249,12 +330,15 @@ state = %[2]q
     [plugins."io.containerd.grpc.v1.cri".registry.configs.%[10]q.auth]
       username = %[11]q
       password = %[12]q
+    [plugins."io.containerd.grpc.v1.cri".registry.configs.%[13]q.auth]
+      username = %[11]q
+      password = %[12]q
 `, filepath.Join(n.dir, "containerd", "root"), filepath.Join(n.dir, "containerd", "state"), n.socket(), filepath.Join(n.dir, "containerd.ttrpc.sock"),
-			filepath.Join(n.dir, "containerd", "opt"), pause, cniBin, filepath.Join(n.dir, "cni"), filepath.Join(n.dir, "certs.d"), host, distribution.User, distribution.Password),
-		filepath.Join("certs.d", host, "hosts.toml"): fmt.Sprintf("server = %[1]q\n[host.%[1]q]\n  capabilities = [\"pull\", \"resolve\"]\n", "http://"+host),
+			filepath.Join(n.dir, "containerd", "opt"), pause, cniBin, filepath.Join(n.dir, "cni"), filepath.Join(n.dir, "certs.d"), host, distribution.User, distribution.Password, registry),
+		filepath.Join("certs.d", host, "hosts.toml"): fmt.Sprintf("server = %q\n[host.%q]\n  capabilities = [\"pull\", \"resolve\"]\n", "http://"+host, "http://"+registry),
 		filepath.Join("cni", "10-node.conflist"): fmt.Sprintf(`{"cniVersion": "1.0.0", "name": %[1]q, "plugins": [
- {"type": "bridge", "bridge": %[1]q, "isGateway": true, "ipMasq": false, "hairpinMode": true,
-  "ipam": {"type": "host-local", "dataDir": %[2]q, "ranges": [[{"subnet": %[3]q}]]}},
+ {"type": "bridge", "bridge": %[1]q, "isGateway": true, "ipMasq": true, "hairpinMode": true,
+  "ipam": {"type": "host-local", "dataDir": %[2]q, "ranges": [[{"subnet": %[3]q}]], "routes": [{"dst": "0.0.0.0/0"}]}},
  {"type": "loopback"}
 ]}`, n.bridge, filepath.Join(n.dir, "ipam"), n.PodCIDR.String()),
 		"kubelet.yaml": fmt.Sprintf(`apiVersion: kubelet.config.k8s.io/v1beta1
@@ -265,11 +349,8 @@ failCgroupV1: false
 cgroupRoot: %[1]q
 failSwapOn: false
 containerRuntimeEndpoint: unix://%[2]s
-# Nothing bound on a fixed port: no kubelet server, read-only port or
-# healthz endpoint (nothing here calls them).
-port: 0
+# In the node's own network namespace: its ports meet no one else's.
 readOnlyPort: 0
-healthzPort: 0
 address: 127.0.0.1
 authentication:
   anonymous: {enabled: false}
@@ -282,7 +363,8 @@ evictionHard: {}
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 serializeImagePulls: false
-`, n.cgroup, n.socket()),
+podLogsDir: %[3]q
+`, n.cgroup, n.socket(), filepath.Join(n.dir, "pods")),
 	}
 	for name, body := range files {
 		p := filepath.Join(n.dir, name)
@@ -294,6 +376,37 @@ serializeImagePulls: false
 		}
 	}
 	return nil
+}
+
+// forward accepts TCP connections on listen and relays each to target,
+// until the test ends; it returns the address it listens on.
+func forward(t *testing.T, listen, target string) (string, error) {
+	l, err := net.Listen("tcp", listen)
+	if err != nil {
+		return "", err
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer func() { _ = c.Close() }()
+				u, err := net.Dial("tcp", target)
+				if err != nil {
+					return
+				}
+				defer func() { _ = u.Close() }()
+				done := make(chan struct{})
+				go func() { _, _ = io.Copy(u, c); close(done) }()
+				_, _ = io.Copy(c, u)
+				<-done
+			}()
+		}
+	}()
+	return l.Addr().String(), nil
 }
 
 // hierarchies are the mounted cgroup v1 hierarchies.
@@ -376,11 +489,7 @@ func (n *Node) stop(t *testing.T) {
 			removeTree(filepath.Join(h, n.cgroup))
 		}
 	}
-	_ = exec.Command("ip", "link", "del", n.bridge).Run()
 	_ = n.kube.Delete(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.Name}})
-	if err := os.RemoveAll(n.dir); err != nil {
-		t.Logf("cannot remove %s: %v", n.dir, err)
-	}
 }
 
 // killUnder SIGKILLs every process whose command line or working
@@ -464,8 +573,8 @@ func removeTree(p string) {
 }
 
 // randomSubnet is a /24 in 10.200.0.0/13 that no interface of the machine
-// is on: two nodes of two test runs side by side do not meet.
-func randomSubnet() (*net.IPNet, error) {
+// is on, nor but: two nodes of two test runs side by side do not meet.
+func randomSubnet(but *net.IPNet) (*net.IPNet, error) {
 	addrs, err := net.InterfaceAddrs()
 	if err != nil {
 		return nil, err
@@ -477,6 +586,9 @@ func randomSubnet() (*net.IPNet, error) {
 		}
 		v := int(i.Int64())
 		_, sub, _ := net.ParseCIDR(fmt.Sprintf("10.%d.%d.0/24", 200+v/256, v%256))
+		if but != nil && but.String() == sub.String() {
+			continue
+		}
 		if !slices.ContainsFunc(addrs, func(a net.Addr) bool {
 			ip, _, err := net.ParseCIDR(a.String())
 			return err == nil && sub.Contains(ip)

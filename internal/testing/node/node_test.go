@@ -22,13 +22,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -44,20 +48,10 @@ func TestMain(m *testing.M) { envtest.Main(m) }
 // capabilities and the runtime's default seccomp profile, and exits as
 // the binary does.
 func TestNodeRunsProviderImage(t *testing.T) {
-	env := envtest.Shared(t)
 	reg := distribution.Start(t)
-	n := Start(t, env, reg)
+	env, n := StartCluster(t, reg)
 
-	bin := filepath.Join(t.TempDir(), "provider")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/provider")
-	build.Dir, build.Env = envtest.RepoRoot(), append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v: %s", err, out)
-	}
-	image, err := n.PushImage(bin, "provider-devops", "test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	image := providerImage(t, n)
 	ctx := context.Background()
 	ns := envtest.Unique("node")
 	envtest.Must(t, env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
@@ -96,4 +90,114 @@ func TestNodeRunsProviderImage(t *testing.T) {
 		t.Errorf("Pod IP %q, want one of the node's bridge %s", pod.Status.PodIP, n.PodCIDR)
 	}
 	t.Logf("the provider's image ran as a Pod on %s (IP %s, image %s)", n.Name, pod.Status.PodIP, cs.ImageID)
+}
+
+// providerImage builds the provider's runtime image and pushes it to the
+// node's registry.
+func providerImage(t *testing.T, n *Node) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "provider")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/provider")
+	build.Dir, build.Env = envtest.RepoRoot(), append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v: %s", err, out)
+	}
+	image, err := n.PushImage(bin, "provider-devops", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return image
+}
+
+// TestProviderPodReconciles: the provider runs as a Pod with its service
+// account's token, reaches the API server from the Pod network, answers
+// the probes the kubelet calls, and reconciles: a DNSRecord whose
+// ProviderConfig does not exist gets a Synced condition saying so.
+func TestProviderPodReconciles(t *testing.T) {
+	reg := distribution.Start(t)
+	env, n := StartCluster(t, reg)
+	image := providerImage(t, n)
+	ctx := context.Background()
+	c := env.Client
+	ns := "crossplane-system"
+	host, port, err := net.SplitHostPort(strings.TrimPrefix(env.Config.Host, "https://"))
+	envtest.Must(t, err)
+	for _, o := range []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+		// What kube-controller-manager's root-CA publisher would write:
+		// the CA a Pod's token volume carries.
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kube-root-ca.crt", Namespace: ns}, Data: map[string]string{"ca.crt": string(env.Config.CAData)}},
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "provider-devops", Namespace: ns}},
+		&rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "provider-devops"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "cluster-admin"},
+			Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "provider-devops", Namespace: ns}},
+		},
+	} {
+		envtest.Must(t, c.Create(ctx, o))
+	}
+	probe := func(path string) *corev1.Probe {
+		return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: path, Port: intstr.FromInt32(8081)}}, PeriodSeconds: 2}
+	}
+	limits := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("256Mi")}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "provider-devops", Namespace: ns},
+		Spec: corev1.PodSpec{
+			NodeName:           n.Name,
+			ServiceAccountName: "provider-devops",
+			SecurityContext:    &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+			Containers: []corev1.Container{{
+				Name: "provider", Image: image, Args: []string{"--debug"},
+				// No kube-proxy yet: the API server is reached at its own
+				// address, not the kubernetes Service's.
+				Env:            []corev1.EnvVar{{Name: "KUBERNETES_SERVICE_HOST", Value: host}, {Name: "KUBERNETES_SERVICE_PORT", Value: port}},
+				Resources:      corev1.ResourceRequirements{Requests: limits, Limits: limits},
+				ReadinessProbe: probe("/readyz"),
+				LivenessProbe:  probe("/healthz"),
+				SecurityContext: &corev1.SecurityContext{
+					ReadOnlyRootFilesystem: ptr.To(true), AllowPrivilegeEscalation: ptr.To(false),
+					Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+				},
+			}},
+		},
+	}
+	envtest.Must(t, c.Create(ctx, pod))
+	envtest.EventuallyWithin(t, 3*time.Minute, "the provider's Pod Ready (its readiness probe answered)", func() bool {
+		if c.Get(ctx, client.ObjectKeyFromObject(pod), pod) != nil {
+			return false
+		}
+		return slices.ContainsFunc(pod.Status.Conditions, func(c corev1.PodCondition) bool {
+			return c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue
+		})
+	})
+	rec := &unstructured.Unstructured{}
+	rec.SetAPIVersion("dns.devops.freeleaps.io/v1alpha1")
+	rec.SetKind("DNSRecord")
+	rec.SetNamespace("default")
+	rec.SetName("alpha")
+	envtest.Must(t, unstructured.SetNestedMap(rec.Object, map[string]any{
+		"providerConfigRef": map[string]any{"kind": "ProviderConfig", "name": "missing"},
+		"forProvider":       map[string]any{"zone": "example.com", "name": "alpha", "type": "CNAME", "values": []any{"ingress.example.com."}},
+	}, "spec"))
+	envtest.Must(t, c.Create(ctx, rec))
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the provider's log:\n%s", n.Logs(ns, pod.Name))
+		}
+	})
+	var msg string
+	envtest.EventuallyWithin(t, 2*time.Minute, "the provider in the Pod to report the missing ProviderConfig", func() bool {
+		if c.Get(ctx, client.ObjectKeyFromObject(rec), rec) != nil {
+			return false
+		}
+		conds, _, _ := unstructured.NestedSlice(rec.Object, "status", "conditions")
+		for _, x := range conds {
+			if m, ok := x.(map[string]any); ok && m["type"] == "Synced" && m["status"] == "False" {
+				msg, _ = m["message"].(string)
+				return strings.Contains(msg, "missing")
+			}
+		}
+		return false
+	})
+	t.Logf("the provider ran as a Pod on %s (IP %s), reached the API server at %s and reported: %s", n.Name, pod.Status.PodIP, env.Config.Host, msg)
 }

@@ -254,15 +254,7 @@ func TestConsumerFairToPublishers(t *testing.T) {
 	start(t, c)
 	admin := consuming(t, b.URL, queue, maxLength)
 	publisher := func(user string) func(bodies ...string) bool {
-		conn, err := amqp.Dial(urls[user])
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = conn.Close() })
-		ch, err := conn.Channel()
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, ch := dial(t, urls[user])
 		if err := ch.Confirm(false); err != nil {
 			t.Fatal(err)
 		}
@@ -430,15 +422,7 @@ func deployers(tb testing.TB, b *rabbitmq.Broker, users ...string) map[string]st
 // a channel of a connection of its own.
 func consuming(t testing.TB, url, queue string, maxLength int) *amqp.Channel {
 	t.Helper()
-	conn, err := amqp.Dial(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn, ch := dial(t, url)
 	waitFor(t, 30*time.Second, "the consumer consuming "+queue, func() bool {
 		c2, err := conn.Channel()
 		if err != nil {
@@ -530,15 +514,7 @@ func TestLanes(t *testing.T) {
 		return n
 	}
 	publisher := func(user string) (*amqp.Channel, <-chan *amqp.Error) {
-		conn, err := amqp.Dial(urls[user])
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = conn.Close() })
-		ch, err := conn.Channel()
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, ch := dial(t, urls[user])
 		return ch, ch.NotifyClose(make(chan *amqp.Error, 1))
 	}
 	publish := func(ch *amqp.Channel, user, key, body string, h amqp.Table) {
@@ -612,11 +588,7 @@ func TestLanes(t *testing.T) {
 	// its requests reach the shared queue; names that come and go do not
 	// use up the lanes.
 	named.Store([]string{"ci-a"})
-	admin, err := amqp.Dial(b.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = admin.Close() })
+	admin, _ := dial(t, b.URL)
 	waitFor(t, 30*time.Second, "ci-b's queue deleted", func() bool {
 		ch, err := admin.Channel()
 		if err != nil {
@@ -636,6 +608,17 @@ func TestLanes(t *testing.T) {
 // listenQueue consumes queue (which must exist) with auto-ack.
 func listenQueue(t *testing.T, url, queue string) <-chan amqp.Delivery {
 	t.Helper()
+	_, ch := dial(t, url)
+	ds, err := ch.Consume(queue, "", true, false, false, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+// dial connects to url until the test ends and opens a channel.
+func dial(t testing.TB, url string) (*amqp.Connection, *amqp.Channel) {
+	t.Helper()
 	conn, err := amqp.Dial(url)
 	if err != nil {
 		t.Fatal(err)
@@ -645,9 +628,5 @@ func listenQueue(t *testing.T, url, queue string) <-chan amqp.Delivery {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := ch.Consume(queue, "", true, false, false, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ds
+	return conn, ch
 }

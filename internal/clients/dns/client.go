@@ -21,7 +21,6 @@ limitations under the License.
 package dns
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -43,7 +42,7 @@ type Client struct {
 	id  string
 	now func() time.Time
 	// share is who the zone cache counts the client's reads against
-	// (Config.Share, else id).
+	// (Config.Share; GetCached falls back to id).
 	share string
 }
 
@@ -57,8 +56,7 @@ func New(c Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	id := identity(c)
-	return &Client{p: p, b: b, id: id, now: time.Now, share: cmp.Or(c.Share, id)}, nil
+	return &Client{p: p, b: b, id: identity(c), now: time.Now, share: c.Share}, nil
 }
 
 // RRset is one record set. Name is relative to the zone ("@" for the apex).

@@ -16,10 +16,12 @@ limitations under the License.
 
 // Package node runs a real Kubernetes node for tests: containerd (Debian's,
 // with runc) and a kubelet built from the Go module proxy, registered with
-// a test control plane, its Pods on a bridge of Debian's CNI plugins. It
+// a control plane of the test's own, its Pods on a bridge of Debian's CNI
+// plugins, all in a network namespace of its own (StartCluster). It
 // touches no system configuration: containerd has its own root, state and
-// socket, the kubelet its own root directory and cgroup root, the bridge a
-// name and subnet of its own; everything is removed when the test ends.
+// socket, the kubelet its own root directory and cgroup root, the network
+// namespace its own bridge and iptables rules; everything is removed when
+// the test ends.
 // Images come from a local registry (internal/testing/distribution), the
 // sandbox (pause) image included: no public registry is reachable.
 package node

@@ -74,13 +74,13 @@ apt-deps: ## Install the Debian packages the tests and the demo run (etcd, BIND 
 	@hack/apt-deps.sh
 
 .PHONY: envtest-assets
-envtest-assets: apt-deps ## Install etcd, build kube-apiserver, kube-controller-manager, the kubelet and Argo CD, and fetch cert-manager's CRDs, for the integration tests.
-	@hack/envtest-assets.sh kube-controller-manager kubelet >/dev/null
+envtest-assets: apt-deps ## Install etcd, build kube-apiserver and the one-node cluster (controllers, scheduler, kubelet, kube-proxy, CoreDNS) and Argo CD, and fetch cert-manager's CRDs, for the integration tests.
+	@hack/envtest-assets.sh kube-controller-manager kube-scheduler kubelet kube-proxy coredns >/dev/null
 	@hack/argocd.sh >/dev/null
 
 # The servers the integration tests run: etcd + kube-apiserver (+ the garbage collector), a kubelet
 # (a one-node cluster, internal/testing/node) and Argo CD.
-TEST_ENV = KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh kube-controller-manager kubelet)" ARGOCD="$$(hack/argocd.sh)"
+TEST_ENV = KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh kube-controller-manager kube-scheduler kubelet kube-proxy coredns)" ARGOCD="$$(hack/argocd.sh)"
 
 .PHONY: test
 test: envtest-assets ## Every test: unit and integration (real kube-apiserver + etcd, real Argo CD), then make e2e.

@@ -5,7 +5,8 @@
 # module proxy at the version matching our k8s.io libraries, once, into a cache keyed by version.
 # With the argument kube-controller-manager it also builds that (the end-to-end test runs its
 # garbage collector and namespace controllers, which Crossplane relies on); kube-scheduler,
-# kubelet and kube-proxy likewise, for a one-node cluster.
+# kubelet and kube-proxy likewise, and coredns (hack/coredns.sh, linked here), for a one-node
+# cluster.
 # It also links crds/cert-manager to cert-manager's CRDs (hack/cert-manager-crds.sh):
 # KUBEBUILDER_ASSETS is what every integration test gets, and the shared control
 # plane (internal/testing/envtest) installs them from there.
@@ -58,6 +59,7 @@ build kube-apiserver
 for extra in "$@"; do
   case "$extra" in
     kube-controller-manager|kube-scheduler|kubelet|kube-proxy) build "$extra" ;;
+    coredns) ln -sf "$("$(cd "$(dirname "$0")" && pwd)/coredns.sh")" "$ASSETS/coredns" ;;
     *) log "unknown binary $extra"; exit 2 ;;
   esac
 done

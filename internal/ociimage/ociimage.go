@@ -29,6 +29,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"strings"
@@ -44,8 +45,17 @@ import (
 // NonRoot is the user and group the image runs as.
 const NonRoot = 65532
 
-// Build returns the image of binary.
-func Build(binary, ca, arch string, lbls map[string]string) (v1.Image, error) {
+// Tree is a directory of the build machine copied into an image: its
+// regular files, read-only, owned by root.
+type Tree struct {
+	// From is the directory on the build machine.
+	From string
+	// To is where it goes in the image, absolute.
+	To string
+}
+
+// Build returns the image of binary, with trees in a third layer.
+func Build(binary, ca, arch string, lbls map[string]string, trees ...Tree) (v1.Image, error) {
 	bin, err := os.ReadFile(binary)
 	if err != nil {
 		return nil, err
@@ -78,7 +88,15 @@ func Build(binary, ca, arch string, lbls map[string]string) (v1.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	img, err := mutate.AppendLayers(mutate.MediaType(empty.Image, types.OCIManifestSchema1), base, app)
+	layers := []v1.Layer{base, app}
+	if len(trees) > 0 {
+		l, err := treeLayer(trees)
+		if err != nil {
+			return nil, err
+		}
+		layers = append(layers, l)
+	}
+	img, err := mutate.AppendLayers(mutate.MediaType(empty.Image, types.OCIManifestSchema1), layers...)
 	if err != nil {
 		return nil, err
 	}
@@ -96,6 +114,60 @@ func Build(binary, ca, arch string, lbls map[string]string) (v1.Image, error) {
 	cf.Config.Env = []string{"PATH=/usr/local/bin", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"}
 	cf.Config.Labels = lbls
 	return mutate.ConfigFile(img, cf)
+}
+
+// treeLayer is the layer of trees: their directories and regular files,
+// in a stable order.
+func treeLayer(trees []Tree) (v1.Layer, error) {
+	var files []file
+	seen := map[string]bool{}
+	dir := func(name string) {
+		for _, d := range parents(name) {
+			if !seen[d] {
+				seen[d] = true
+				files = append(files, file{name: d + "/", dir: true, mode: 0o755})
+			}
+		}
+	}
+	for _, t := range trees {
+		if !path.IsAbs(t.To) {
+			return nil, fmt.Errorf("tree %s: %q is not absolute", t.From, t.To)
+		}
+		// Read through a root: a symbolic link cannot lead out of the tree.
+		root, err := os.OpenRoot(t.From)
+		if err != nil {
+			return nil, fmt.Errorf("tree %s: %w", t.From, err)
+		}
+		tree := root.FS()
+		err = fs.WalkDir(tree, ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() {
+				return err
+			}
+			data, err := fs.ReadFile(tree, p)
+			if err != nil {
+				return err
+			}
+			name := strings.TrimPrefix(path.Join(t.To, p), "/")
+			dir(name)
+			files = append(files, file{name: name, mode: 0o644, data: data})
+			return nil
+		})
+		_ = root.Close()
+		if err != nil {
+			return nil, fmt.Errorf("tree %s: %w", t.From, err)
+		}
+	}
+	return layer(files)
+}
+
+// parents are the directories above name, outermost first ("a/b/c" gives
+// "a" and "a/b").
+func parents(name string) []string {
+	var out []string
+	for d := path.Dir(name); d != "." && d != "/"; d = path.Dir(d) {
+		out = append([]string{d}, out...)
+	}
+	return out
 }
 
 type file struct {

@@ -54,7 +54,11 @@ type Env struct {
 	// CRDs installed from package/provider/crds (cert-manager's are not
 	// listed: they are not the provider's).
 	CRDs []*apiextensionsv1.CustomResourceDefinition
-	env  *envtest.Environment
+	// CertDir holds the API server's CA (CAFile) and service-account
+	// signing key (SAKeyFile) when Options.ServingNames asked for
+	// certificates of the test's own; empty otherwise.
+	CertDir string
+	env     *envtest.Environment
 }
 
 var (
@@ -167,6 +171,10 @@ type Options struct {
 	// (off in envtest), so Pods get their service account's token
 	// mounted as in a cluster.
 	ServiceAccountTokens bool
+	// ServingNames are more names and addresses for the API server's
+	// certificate: a cluster's Pods reach it at the kubernetes Service's
+	// address and names.
+	ServingNames []string
 }
 
 // StartWith starts a control plane like Shared's, configured by o. Stop
@@ -193,8 +201,25 @@ func StartWith(o Options) (*Env, error) {
 	if o.ServiceAccountTokens {
 		api.Configure().Set("enable-admission-plugins", "ServiceAccount").Set("disable-admission-plugins", "DefaultStorageClass")
 	}
+	var certDir string
+	if len(o.ServingNames) > 0 {
+		// envtest keeps certificates it finds in its directory.
+		var err error
+		if certDir, err = os.MkdirTemp("", "pdapi"); err != nil {
+			return nil, err
+		}
+		ca, err := writeServingCerts(certDir, append([]string{o.Address}, o.ServingNames...))
+		if err != nil {
+			_ = os.RemoveAll(certDir)
+			return nil, err
+		}
+		api.CertDir, api.CA = certDir, ca
+	}
 	cfg, err := e.Start()
 	if err != nil {
+		if certDir != "" {
+			_ = os.RemoveAll(certDir)
+		}
 		return nil, err
 	}
 	// Installed apart from the provider's so Env.CRDs stays the provider's
@@ -208,11 +233,17 @@ func StartWith(o Options) (*Env, error) {
 		_ = e.Stop()
 		return nil, err
 	}
-	return &Env{Config: cfg, Client: c, Scheme: s, CRDs: e.CRDs, env: e}, nil
+	return &Env{Config: cfg, Client: c, Scheme: s, CRDs: e.CRDs, CertDir: certDir, env: e}, nil
 }
 
 // Stop stops a control plane StartWith started.
-func (e *Env) Stop() error { return e.env.Stop() }
+func (e *Env) Stop() error {
+	err := e.env.Stop()
+	if e.CertDir != "" {
+		_ = os.RemoveAll(e.CertDir)
+	}
+	return err
+}
 
 // CertManagerCRDs is the directory of cert-manager's CRDs: crds/cert-manager
 // in KUBEBUILDER_ASSETS, which hack/envtest-assets.sh links to the cache

@@ -61,6 +61,10 @@ import (
 // plugins.
 const cniBin = "/usr/lib/cni"
 
+// KeepLogsEnv is the environment variable naming a directory where Close
+// copies the logs of the control plane's and the node's processes.
+const KeepLogsEnv = "PDNODE_KEEP_LOGS"
+
 // CA is the CA bundle the images carry.
 const CA = "/etc/ssl/certs/ca-certificates.crt"
 
@@ -75,9 +79,16 @@ type Node struct {
 
 	dir, bridge, cgroup, netns string
 	// link is the subnet of the veth pair.
-	link                *net.IPNet
+	link *net.IPNet
+	// Env is the control plane.
+	Env                 *envtest.Env
 	kube                client.Client
 	containerd, kubelet *process.Process
+	logf                func(string, ...any)
+	// closers stop the forwarders.
+	closers []func()
+	// procs are the control plane's controllers and kube-proxy.
+	procs []*process.Process
 }
 
 // missing says what the node needs and the machine lacks: root, containerd,
@@ -95,26 +106,17 @@ func missing() string {
 	if _, err := os.Stat(filepath.Join(cniBin, "bridge")); err != nil {
 		return "the CNI plugins in " + cniBin + " (Debian package containernetworking-plugins)"
 	}
-	if _, err := os.Stat(Kubelet()); err != nil {
-		return "a kubelet in KUBEBUILDER_ASSETS (hack/envtest-assets.sh kubelet builds it)"
+	for _, b := range []string{"kubelet", "kube-proxy", "kube-scheduler", "kube-controller-manager", "coredns"} {
+		if _, err := os.Stat(asset(b)); err != nil {
+			return "a " + b + " in KUBEBUILDER_ASSETS (hack/envtest-assets.sh " + b + " builds it)"
+		}
 	}
 	return ""
 }
 
-// Kubelet is the kubelet's path.
-func Kubelet() string { return filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubelet") }
-
 // StartCluster runs a control plane of the test's own and a node of it,
-// pulling from reg, until the test ends. Without what it needs it fails
-// in CI (CI=true) and skips elsewhere.
-//
-// The node lives in a network namespace of its own, joined to the
-// machine by a veth pair: its containerd, kubelet and Pods, their bridge
-// and the iptables rules the kubelet and the CNI plugins write are all
-// in there. The API server listens on the machine's end of the pair
-// (APIServer), which the kubelet and the Pods reach through it; the Pods'
-// traffic leaves the namespace masqueraded as its end of the pair. The
-// API server mounts service-account tokens into Pods as a cluster does.
+// pulling from reg, until the test ends (Start). Without what it needs it
+// fails in CI (CI=true) and skips elsewhere.
 func StartCluster(t *testing.T, reg *distribution.Server) (*envtest.Env, *Node) {
 	t.Helper()
 	if m := missing(); m != "" {
@@ -123,29 +125,58 @@ func StartCluster(t *testing.T, reg *distribution.Server) (*envtest.Env, *Node) 
 		}
 		t.Skipf("a node needs %s; skipped outside CI", m)
 	}
-	// Not t.TempDir: unix socket paths are short, and the kubelet's
-	// mounts must go before the directory does.
-	dir, err := os.MkdirTemp("", "pdnode")
+	n, err := Start(reg, t.Logf)
+	if n != nil {
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Log(n.Diagnostics())
+			}
+			n.Close()
+		})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
+	return n.Env, n
+}
+
+// Missing says what a node needs and this machine lacks, or "".
+func Missing() string { return missing() }
+
+// Start runs a control plane and a node of it, pulling from reg, and logs
+// its progress with logf; Close stops them. On error what was started is
+// stopped again, but for a Node returned for its Diagnostics.
+//
+// The control plane is kube-apiserver and etcd (internal/testing/envtest,
+// with certificates naming the kubernetes Service), kube-controller-manager
+// and kube-scheduler. The node lives in a network namespace of its own,
+// joined to the machine by a veth pair: its containerd, kubelet, kube-proxy
+// and Pods, their bridge and the iptables rules the kubelet, kube-proxy and
+// the CNI plugins write are all in there. The API server listens on the
+// machine's end of the pair (APIServer), which the kubelet reaches
+// directly and Pods through the kubernetes Service; the Pods' traffic
+// leaves the namespace masqueraded as its end of the pair. CoreDNS, a
+// Deployment in kube-system, is the cluster DNS.
+func Start(reg *distribution.Server, logf func(format string, args ...any)) (_ *Node, err error) {
+	// Not a test's TempDir: unix socket paths are short, and the kubelet's
+	// mounts must go before the directory does.
+	dir, err := os.MkdirTemp("", "pdnode")
+	if err != nil {
+		return nil, err
+	}
 	id := randomHex(3)
-	n := &Node{Name: "node-" + id, Registry: reg, dir: dir, bridge: "pd" + id, cgroup: "/pdnode-" + id, netns: "pdnode-" + id}
-	// Cleanups run last first: the node goes before the control plane,
-	// and the namespace (with the veth pair and the bridge) last.
-	var env *envtest.Env
-	t.Cleanup(func() {
-		if env != nil {
-			_ = env.Stop()
+	n := &Node{Name: "node-" + id, Registry: reg, dir: dir, bridge: "pd" + id, cgroup: "/pdnode-" + id, netns: "pdnode-" + id, logf: logf}
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("%w\n%s", err, n.Diagnostics())
+			n.Close()
 		}
-		_ = exec.Command("ip", "netns", "del", n.netns).Run()
-		_ = os.RemoveAll(n.dir)
-	})
+	}()
 	if n.link, err = randomSubnet(nil); err != nil {
-		t.Fatal(err)
+		return n, err
 	}
 	if n.PodCIDR, err = randomSubnet(n.link); err != nil {
-		t.Fatal(err)
+		return n, err
 	}
 	host, inner := hostIP(n.link, 1), hostIP(n.link, 2)
 	veth := "pdh" + id
@@ -162,18 +193,49 @@ func StartCluster(t *testing.T, reg *distribution.Server) (*envtest.Env, *Node) 
 		in("route", "add", "default", "via", host.String()),
 	} {
 		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %s: %v: %s", strings.Join(args, " "), err, out)
+			return n, fmt.Errorf("ip %s: %w: %s", strings.Join(args, " "), err, out)
 		}
 	}
-	if env, err = envtest.StartWith(envtest.Options{Address: host.String(), ServiceAccountTokens: true}); err != nil {
-		t.Fatalf("control plane on %s: %v", host, err)
+	if n.Env, err = envtest.StartWith(envtest.Options{Address: host.String(), ServiceAccountTokens: true, ServingNames: servingNames}); err != nil {
+		return n, fmt.Errorf("control plane on %s: %w", host, err)
 	}
-	n.kube = env.Client
-	t.Cleanup(func() { n.stop(t) })
-	if err := n.start(t, env); err != nil {
-		t.Fatalf("node %s: %v", n.Name, err)
+	n.kube = n.Env.Client
+	t0 := time.Now()
+	for _, step := range []struct {
+		what string
+		fn   func() error
+	}{
+		{"kube-controller-manager and kube-scheduler", n.startControllers},
+		{"containerd and the kubelet", n.start},
+		{"kube-proxy", n.startProxy},
+		{"CoreDNS", func() error { return n.startDNS(context.Background()) }},
+	} {
+		t1 := time.Now()
+		if err := step.fn(); err != nil {
+			return n, fmt.Errorf("%s: %w", step.what, err)
+		}
+		n.log("%s up in %s", step.what, time.Since(t1).Round(100*time.Millisecond))
 	}
-	return env, n
+	n.log("cluster up in %s: API server %s, node %s (Pods on %s), kubernetes Service %s, DNS %s",
+		time.Since(t0).Round(100*time.Millisecond), n.Env.Config.Host, n.Name, n.PodCIDR, KubernetesServiceIP, DNSServiceIP)
+	return n, nil
+}
+
+func (n *Node) log(format string, args ...any) {
+	if n.logf != nil {
+		n.logf(format, args...)
+	}
+}
+
+// Diagnostics is the end of every node process's log.
+func (n *Node) Diagnostics() string {
+	var b strings.Builder
+	for _, p := range slices.Concat([]*process.Process{n.kubelet, n.containerd}, n.procs) {
+		if p != nil {
+			fmt.Fprintf(&b, "%s log:\n%s\n", p.Name, p.Tail(30))
+		}
+	}
+	return b.String()
 }
 
 // APIServer is the address the API server listens on: the machine's end
@@ -193,15 +255,16 @@ func (n *Node) inNetns(logs, name string, bin string, args ...string) (*process.
 	return process.Start(logs, name, nil, "nsenter", append([]string{"--net=/var/run/netns/" + n.netns, "--", bin}, args...)...)
 }
 
-func (n *Node) start(t *testing.T, env *envtest.Env) error {
-	pause, err := n.pushPause(t)
+func (n *Node) start() error {
+	env := n.Env
+	pause, err := n.BuildImage("./internal/testing/node/pause", "pause", "3.10")
 	if err != nil {
 		return err
 	}
 	// The registry listens on the machine's loopback, which the node's
 	// namespace does not share: containerd reaches it through a
 	// forwarder on the machine's end of the veth pair.
-	regFwd, err := forward(t, net.JoinHostPort(n.APIServer().String(), "0"), n.Registry.Host)
+	regFwd, err := n.Forward(n.Registry.Host)
 	if err != nil {
 		return err
 	}
@@ -228,7 +291,17 @@ func (n *Node) start(t *testing.T, env *envtest.Env) error {
 	if err := os.WriteFile(filepath.Join(n.dir, "kubeconfig"), kc, 0o600); err != nil {
 		return err
 	}
-	if n.kubelet, err = n.inNetns(logs, "kubelet", Kubelet(),
+	// The Node is registered before the kubelet starts: the kubelet's CSI
+	// plugin gives up on its CSINode after a few seconds' retries without
+	// a Node, the kubelet registers one only about 20 s after it starts,
+	// and a node whose CSINode failed is not Ready until the plugin's next
+	// try, two minutes later. The kubelet takes the Node over as its own.
+	if err := n.kube.Create(context.Background(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.Name, Labels: map[string]string{
+		corev1.LabelHostname: n.Name, corev1.LabelOSStable: "linux", corev1.LabelArchStable: runtime.GOARCH,
+	}}}); err != nil {
+		return err
+	}
+	if n.kubelet, err = n.inNetns(logs, "kubelet", asset("kubelet"),
 		"--config", filepath.Join(n.dir, "kubelet.yaml"),
 		"--kubeconfig", filepath.Join(n.dir, "kubeconfig"),
 		"--root-dir", filepath.Join(n.dir, "kubelet"),
@@ -238,18 +311,31 @@ func (n *Node) start(t *testing.T, env *envtest.Env) error {
 		return err
 	}
 	ctx := context.Background()
+	// Why it is not Ready yet, as the kubelet says, when it changes.
+	var why string
+	t0 := time.Now()
 	if err := waitFor(3*time.Minute, func() bool {
 		node := &corev1.Node{}
 		if n.kube.Get(ctx, client.ObjectKey{Name: n.Name}, node) != nil {
 			return false
 		}
-		return slices.ContainsFunc(node.Status.Conditions, func(c corev1.NodeCondition) bool {
-			return c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue
-		})
+		for _, c := range node.Status.Conditions {
+			if c.Type != corev1.NodeReady {
+				continue
+			}
+			if c.Status == corev1.ConditionTrue {
+				return true
+			}
+			if c.Message != why {
+				why = c.Message
+				n.log("node %s not Ready after %s: %s", n.Name, time.Since(t0).Round(time.Second), why)
+			}
+		}
+		return false
 	}); err != nil {
-		return fmt.Errorf("not Ready: kubelet:\n%s\ncontainerd:\n%s", n.kubelet.Tail(30), n.containerd.Tail(10))
+		return fmt.Errorf("not Ready (%s): kubelet:\n%s\ncontainerd:\n%s", why, n.kubelet.Tail(30), n.containerd.Tail(10))
 	}
-	t.Logf("node %s Ready: Pods on %s (bridge %s), images from %s", n.Name, n.PodCIDR, n.bridge, n.Registry.Host)
+	n.log("node %s Ready: Pods on %s (bridge %s), images from %s", n.Name, n.PodCIDR, n.bridge, n.Registry.Host)
 	return nil
 }
 
@@ -284,16 +370,17 @@ func (n *Node) PushImage(binary, repo, tag string) (string, error) {
 	return ref.String(), nil
 }
 
-// pushPause builds the sandbox image and pushes it.
-func (n *Node) pushPause(t *testing.T) (string, error) {
-	bin := filepath.Join(n.dir, "pause")
-	cmd := exec.Command("go", "build", "-o", bin, "./internal/testing/node/pause")
+// BuildImage builds the repository's command pkg (./cmd/provider, for
+// example), and pushes its runtime image as repo:tag (PushImage).
+func (n *Node) BuildImage(pkg, repo, tag string) (string, error) {
+	bin := filepath.Join(n.dir, "bin", filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
 	cmd.Dir = envtest.RepoRoot()
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build pause: %w: %s", err, out)
+		return "", fmt.Errorf("go build %s: %w: %s", pkg, err, out)
 	}
-	return n.PushImage(bin, "pause", "3.10")
+	return n.PushImage(bin, repo, tag)
 }
 
 func (n *Node) writeConfigs(pause, registry string) error {
@@ -359,6 +446,8 @@ authentication:
   webhook: {enabled: false}
 authorization: {mode: AlwaysAllow}
 resolvConf: ""
+clusterDNS: [%[4]q]
+clusterDomain: %[5]q
 enforceNodeAllocatable: []
 localStorageCapacityIsolation: false
 evictionHard: {}
@@ -366,7 +455,7 @@ imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 serializeImagePulls: false
 podLogsDir: %[3]q
-`, n.cgroup, n.socket(), filepath.Join(n.dir, "pods")),
+`, n.cgroup, n.socket(), filepath.Join(n.dir, "pods"), DNSServiceIP, ClusterDomain),
 	}
 	for name, body := range files {
 		p := filepath.Join(n.dir, name)
@@ -380,14 +469,16 @@ podLogsDir: %[3]q
 	return nil
 }
 
-// forward accepts TCP connections on listen and relays each to target,
-// until the test ends; it returns the address it listens on.
-func forward(t *testing.T, listen, target string) (string, error) {
-	l, err := net.Listen("tcp", listen)
+// Forward makes target, an address on the machine (its loopback, say),
+// reachable from the node and its Pods: it accepts TCP connections on the
+// machine's end of the veth pair and relays each to target, until Close.
+// It returns the address it listens on.
+func (n *Node) Forward(target string) (string, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(n.APIServer().String(), "0"))
 	if err != nil {
 		return "", err
 	}
-	t.Cleanup(func() { _ = l.Close() })
+	n.closers = append(n.closers, func() { _ = l.Close() })
 	go func() {
 		for {
 			c, err := l.Accept()
@@ -454,12 +545,39 @@ func (n *Node) makeCgroups() error {
 	return nil
 }
 
-// stop removes the node: its Pods' containers, the kubelet, containerd
-// and its shims, their mounts, cgroups and bridge, and the directory.
-func (n *Node) stop(t *testing.T) {
+// Close removes the cluster: the node's Pods' containers, the kubelet,
+// containerd and its shims, kube-proxy, their mounts, cgroups and bridge,
+// the controllers, the control plane, the network namespace and the
+// directory.
+func (n *Node) Close() {
+	if n.kube != nil {
+		n.drain()
+	}
+	for _, c := range n.closers {
+		c()
+	}
+	if n.Env != nil {
+		_ = n.Env.Stop()
+	}
+	_ = exec.Command("ip", "netns", "del", n.netns).Run()
+	// KeepLogsEnv names a directory the processes' logs are copied to,
+	// to read after the test.
+	if d := os.Getenv(KeepLogsEnv); d != "" {
+		_ = exec.Command("cp", "-r", filepath.Join(n.dir, "logs"), filepath.Join(d, n.Name)).Run()
+	}
+	_ = os.RemoveAll(n.dir)
+}
+
+// drain stops the node: its Pods' containers, the kubelet, containerd
+// and its shims, kube-proxy, their mounts and cgroups.
+func (n *Node) drain() {
 	ctx := context.Background()
-	if t.Failed() && n.kubelet != nil {
-		t.Logf("node %s kubelet log:\n%s\ncontainerd log:\n%s", n.Name, n.kubelet.Tail(40), n.containerd.Tail(20))
+	// The controllers and the scheduler go first: nothing replaces the
+	// Pods the drain deletes.
+	for _, p := range n.procs {
+		if p.Name != "kube-proxy" {
+			p.Stop(10 * time.Second)
+		}
 	}
 	// Pods go the way a node drains: the kubelet stops their containers
 	// and sandboxes, and the CNI plugin releases their addresses and
@@ -476,6 +594,11 @@ func (n *Node) stop(t *testing.T) {
 			})
 		}
 		n.kubelet.Stop(10 * time.Second)
+	}
+	for _, p := range n.procs {
+		if p.Name == "kube-proxy" {
+			p.Stop(10 * time.Second)
+		}
 	}
 	// What is left in the node's cgroups, and containerd's shims, is
 	// killed.

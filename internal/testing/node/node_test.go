@@ -19,14 +19,12 @@ package node
 import (
 	"context"
 	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -35,12 +33,18 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/freeleaps/provider-devops/internal/testing/distribution"
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
 )
 
-func TestMain(m *testing.M) { envtest.Main(m) }
+func TestMain(m *testing.M) {
+	// envtest logs through controller-runtime, which otherwise prints a
+	// stack trace saying no logger was set.
+	ctrllog.SetLogger(logr.Discard())
+	envtest.Main(m)
+}
 
 // TestNodeRunsProviderImage: the provider's runtime image, pulled by a real
 // kubelet from the local registry, runs as a Pod on the node's bridge as
@@ -55,7 +59,7 @@ func TestNodeRunsProviderImage(t *testing.T) {
 	ctx := context.Background()
 	ns := envtest.Unique("node")
 	envtest.Must(t, env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	envtest.Must(t, env.Client.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}}))
+	waitDefaultServiceAccount(t, env, ns)
 	limits := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")}
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "provider", Namespace: ns},
@@ -96,21 +100,68 @@ func TestNodeRunsProviderImage(t *testing.T) {
 // node's registry.
 func providerImage(t *testing.T, n *Node) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "provider")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/provider")
-	build.Dir, build.Env = envtest.RepoRoot(), append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v: %s", err, out)
-	}
-	image, err := n.PushImage(bin, "provider-devops", "test")
+	image, err := n.BuildImage("./cmd/provider", "provider-devops", "test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return image
 }
 
+// waitDefaultServiceAccount waits for kube-controller-manager to give
+// namespace ns its default ServiceAccount, which a Pod needs.
+func waitDefaultServiceAccount(t *testing.T, env *envtest.Env, ns string) {
+	t.Helper()
+	envtest.EventuallyWithin(t, time.Minute, "the default ServiceAccount of "+ns, func() bool {
+		return env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "default"}, &corev1.ServiceAccount{}) == nil
+	})
+}
+
+// TestClusterNetwork: a Pod resolves Services' names with the cluster DNS
+// (CoreDNS, itself a Pod) and reaches them at their Service addresses
+// through kube-proxy's rules: the API server off the node at the
+// kubernetes Service, and the DNS Pod on the Pod's own bridge.
+func TestClusterNetwork(t *testing.T) {
+	reg := distribution.Start(t)
+	env, n := StartCluster(t, reg)
+	image, err := n.BuildImage("./internal/testing/node/probe", "probe", "test")
+	envtest.Must(t, err)
+	ctx := context.Background()
+	ns := envtest.Unique("net")
+	envtest.Must(t, env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	waitDefaultServiceAccount(t, env, ns)
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: ns},
+		Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			Containers: []corev1.Container{{
+				Name: "probe", Image: image,
+				// A short name, as Pods use them: the resolver's search
+				// list completes it.
+				Args: []string{"kubernetes.default:443", "kube-dns.kube-system.svc." + ClusterDomain + ":53"},
+			}},
+		},
+	}
+	envtest.Must(t, env.Client.Create(ctx, pod))
+	envtest.EventuallyWithin(t, 3*time.Minute, "the probe Pod to end", func() bool {
+		return env.Client.Get(ctx, client.ObjectKeyFromObject(pod), pod) == nil &&
+			(pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed)
+	})
+	logs := n.Logs(ns, pod.Name)
+	if pod.Status.Phase != corev1.PodSucceeded {
+		t.Fatalf("the probe failed:\n%s\nkube-proxy:\n%s", logs, n.tail("kube-proxy"))
+	}
+	for _, want := range []string{"connected to " + KubernetesServiceIP + ":443", "connected to " + DNSServiceIP + ":53"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("the probe's output lacks %q:\n%s", want, logs)
+		}
+	}
+	t.Logf("from a Pod on %s:\n%s", n.Name, logs)
+}
+
 // TestProviderPodReconciles: the provider runs as a Pod with its service
-// account's token, reaches the API server from the Pod network, answers
+// account's token, reaches the API server at the kubernetes Service
+// (its in-cluster configuration, verified with the CA
+// kube-controller-manager publishes), answers
 // the probes the kubelet calls, and reconciles: a DNSRecord whose
 // ProviderConfig does not exist gets a Synced condition saying so.
 func TestProviderPodReconciles(t *testing.T) {
@@ -120,13 +171,8 @@ func TestProviderPodReconciles(t *testing.T) {
 	ctx := context.Background()
 	c := env.Client
 	ns := "crossplane-system"
-	host, port, err := net.SplitHostPort(strings.TrimPrefix(env.Config.Host, "https://"))
-	envtest.Must(t, err)
 	for _, o := range []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
-		// What kube-controller-manager's root-CA publisher would write:
-		// the CA a Pod's token volume carries.
-		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kube-root-ca.crt", Namespace: ns}, Data: map[string]string{"ca.crt": string(env.Config.CAData)}},
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "provider-devops", Namespace: ns}},
 		&rbacv1.ClusterRoleBinding{
 			ObjectMeta: metav1.ObjectMeta{Name: "provider-devops"},
@@ -148,9 +194,6 @@ func TestProviderPodReconciles(t *testing.T) {
 			SecurityContext:    &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
 			Containers: []corev1.Container{{
 				Name: "provider", Image: image, Args: []string{"--debug"},
-				// No kube-proxy yet: the API server is reached at its own
-				// address, not the kubernetes Service's.
-				Env:            []corev1.EnvVar{{Name: "KUBERNETES_SERVICE_HOST", Value: host}, {Name: "KUBERNETES_SERVICE_PORT", Value: port}},
 				Resources:      corev1.ResourceRequirements{Requests: limits, Limits: limits},
 				ReadinessProbe: probe("/readyz"),
 				LivenessProbe:  probe("/healthz"),

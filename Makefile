@@ -64,7 +64,7 @@ xpkg: ## Build the provider, function and configuration packages with embedded r
 	go run ./cluster/image -binary _output/static/provider -tag provider-devops:$(PKG_VERSION) -out _output/images/provider.tar $(IMAGE_LABELS) -label org.opencontainers.image.title=provider-devops
 	go run ./cluster/image -binary _output/static/function -tag function-devopsproject:$(PKG_VERSION) -out _output/images/function.tar $(IMAGE_LABELS) -label org.opencontainers.image.title=function-devopsproject
 	cli="$(CROSSPLANE_CLI)"; \
-	  $$cli xpkg build --package-root package/provider --examples-root examples --ignore 'devopsproject/*,events/*.json,*/README.md' --embed-runtime-image-tarball _output/images/provider.tar -o $(XPKG)/provider-devops-$(PKG_VERSION).xpkg; \
+	  $$cli xpkg build --package-root package/provider --examples-root examples --ignore 'devopsproject/*,install/*,events/*.json,*/README.md' --embed-runtime-image-tarball _output/images/provider.tar -o $(XPKG)/provider-devops-$(PKG_VERSION).xpkg; \
 	  $$cli xpkg build --package-root package/function --embed-runtime-image-tarball _output/images/function.tar -o $(XPKG)/function-devopsproject-$(PKG_VERSION).xpkg; \
 	  $$cli xpkg build --package-root package/configuration --examples-root examples/devopsproject -o $(XPKG)/configuration-devopsproject-$(PKG_VERSION).xpkg
 	@ls -l $(XPKG)

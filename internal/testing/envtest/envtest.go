@@ -175,16 +175,18 @@ type Options struct {
 	// certificate: a cluster's Pods reach it at the kubernetes Service's
 	// address and names.
 	ServingNames []string
+	// NoProviderCRDs leaves the provider's CRDs out: Crossplane installs
+	// them from the package.
+	NoProviderCRDs bool
 }
 
 // StartWith starts a control plane like Shared's, configured by o. Stop
 // stops it.
 func StartWith(o Options) (*Env, error) {
 	s := Scheme()
-	e := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join(RepoRoot(), "package", "provider", "crds")},
-		ErrorIfCRDPathMissing: true,
-		Scheme:                s,
+	e := &envtest.Environment{Scheme: s}
+	if !o.NoProviderCRDs {
+		e.CRDDirectoryPaths, e.ErrorIfCRDPathMissing = []string{filepath.Join(RepoRoot(), "package", "provider", "crds")}, true
 	}
 	api := e.ControlPlane.GetAPIServer()
 	if o.Address != "" {

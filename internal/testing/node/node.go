@@ -85,6 +85,8 @@ type Node struct {
 	kube                client.Client
 	containerd, kubelet *process.Process
 	logf                func(string, ...any)
+	// registry is the forwarder to the registry.
+	registry string
 	// closers stop the forwarders.
 	closers []func()
 	// procs are the control plane's controllers and kube-proxy.
@@ -125,7 +127,7 @@ func StartCluster(t *testing.T, reg *distribution.Server) (*envtest.Env, *Node) 
 		}
 		t.Skipf("a node needs %s; skipped outside CI", m)
 	}
-	n, err := Start(reg, t.Logf)
+	n, err := Start(Options{Registry: reg, Logf: t.Logf})
 	if n != nil {
 		t.Cleanup(func() {
 			if t.Failed() {
@@ -143,8 +145,19 @@ func StartCluster(t *testing.T, reg *distribution.Server) (*envtest.Env, *Node) 
 // Missing says what a node needs and this machine lacks, or "".
 func Missing() string { return missing() }
 
-// Start runs a control plane and a node of it, pulling from reg, and logs
-// its progress with logf; Close stops them. On error what was started is
+// Options of a cluster.
+type Options struct {
+	// Registry serves the node's images.
+	Registry *distribution.Server
+	// Logf reports progress; nil for none.
+	Logf func(format string, args ...any)
+	// NoProviderCRDs leaves the provider's CRDs out of the control plane,
+	// for Crossplane to install from the package.
+	NoProviderCRDs bool
+}
+
+// Start runs a control plane and a node of it, pulling from o.Registry,
+// and logs its progress with o.Logf; Close stops them. On error what was started is
 // stopped again, but for a Node returned for its Diagnostics.
 //
 // The control plane is kube-apiserver and etcd (internal/testing/envtest,
@@ -157,7 +170,8 @@ func Missing() string { return missing() }
 // directly and Pods through the kubernetes Service; the Pods' traffic
 // leaves the namespace masqueraded as its end of the pair. CoreDNS, a
 // Deployment in kube-system, is the cluster DNS.
-func Start(reg *distribution.Server, logf func(format string, args ...any)) (_ *Node, err error) {
+func Start(o Options) (_ *Node, err error) {
+	reg, logf := o.Registry, o.Logf
 	// Not a test's TempDir: unix socket paths are short, and the kubelet's
 	// mounts must go before the directory does.
 	dir, err := os.MkdirTemp("", "pdnode")
@@ -196,7 +210,7 @@ func Start(reg *distribution.Server, logf func(format string, args ...any)) (_ *
 			return n, fmt.Errorf("ip %s: %w: %s", strings.Join(args, " "), err, out)
 		}
 	}
-	if n.Env, err = envtest.StartWith(envtest.Options{Address: host.String(), ServiceAccountTokens: true, ServingNames: servingNames}); err != nil {
+	if n.Env, err = envtest.StartWith(envtest.Options{Address: host.String(), ServiceAccountTokens: true, ServingNames: servingNames, NoProviderCRDs: o.NoProviderCRDs}); err != nil {
 		return n, fmt.Errorf("control plane on %s: %w", host, err)
 	}
 	n.kube = n.Env.Client
@@ -238,6 +252,10 @@ func (n *Node) Diagnostics() string {
 	return b.String()
 }
 
+// RegistryHost is the registry's address as Pods reach it (a Forward),
+// which the node's containerd also pulls from.
+func (n *Node) RegistryHost() string { return n.registry }
+
 // APIServer is the address the API server listens on: the machine's end
 // of the node's veth pair.
 func (n *Node) APIServer() net.IP { return hostIP(n.link, 1) }
@@ -264,10 +282,10 @@ func (n *Node) start() error {
 	// The registry listens on the machine's loopback, which the node's
 	// namespace does not share: containerd reaches it through a
 	// forwarder on the machine's end of the veth pair.
-	regFwd, err := n.Forward(n.Registry.Host)
-	if err != nil {
+	if n.registry, err = n.Forward(n.Registry.Host); err != nil {
 		return err
 	}
+	regFwd := n.registry
 	if err := n.writeConfigs(pause, regFwd); err != nil {
 		return err
 	}
@@ -355,8 +373,8 @@ func (n *Node) socket() string { return filepath.Join(n.dir, "containerd.sock") 
 
 // PushImage builds the runtime image of the static binary (ociimage) and
 // pushes it as repo:tag; it returns the reference a Pod names.
-func (n *Node) PushImage(binary, repo, tag string) (string, error) {
-	img, err := ociimage.Build(binary, CA, runtime.GOARCH, nil)
+func (n *Node) PushImage(binary, repo, tag string, trees ...ociimage.Tree) (string, error) {
+	img, err := ociimage.Build(binary, CA, runtime.GOARCH, nil, trees...)
 	if err != nil {
 		return "", err
 	}
@@ -425,6 +443,10 @@ state = %[2]q
 `, filepath.Join(n.dir, "containerd", "root"), filepath.Join(n.dir, "containerd", "state"), n.socket(), filepath.Join(n.dir, "containerd.ttrpc.sock"),
 			filepath.Join(n.dir, "containerd", "opt"), pause, cniBin, filepath.Join(n.dir, "cni"), filepath.Join(n.dir, "certs.d"), host, distribution.User, distribution.Password, registry),
 		filepath.Join("certs.d", host, "hosts.toml"): fmt.Sprintf("server = %q\n[host.%q]\n  capabilities = [\"pull\", \"resolve\"]\n", "http://"+host, "http://"+registry),
+		// The name Pods know it by (Crossplane's packages name their
+		// images so). containerd 1.6 refuses a hosts.toml without a
+		// host table.
+		filepath.Join("certs.d", registry, "hosts.toml"): fmt.Sprintf("server = %q\n[host.%q]\n  capabilities = [\"pull\", \"resolve\"]\n", "http://"+registry, "http://"+registry),
 		filepath.Join("cni", "10-node.conflist"): fmt.Sprintf(`{"cniVersion": "1.0.0", "name": %[1]q, "plugins": [
  {"type": "bridge", "bridge": %[1]q, "isGateway": true, "ipMasq": true, "hairpinMode": true,
   "ipam": {"type": "host-local", "dataDir": %[2]q, "ranges": [[{"subnet": %[3]q}]], "routes": [{"dst": "0.0.0.0/0"}]}},

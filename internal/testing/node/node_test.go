@@ -55,7 +55,9 @@ func TestNodeRunsProviderImage(t *testing.T) {
 	reg := distribution.Start(t)
 	env, n := StartCluster(t, reg)
 
-	image := providerImage(t, n)
+	// By the name Pods know the registry by, as Crossplane's packages
+	// name their images.
+	image := strings.Replace(providerImage(t, n), reg.Host, n.RegistryHost(), 1)
 	ctx := context.Background()
 	ns := envtest.Unique("node")
 	envtest.Must(t, env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
@@ -87,8 +89,8 @@ func TestNodeRunsProviderImage(t *testing.T) {
 		t.Fatalf("the provider's Pod %s: %+v", pod.Status.Phase, pod.Status.ContainerStatuses)
 	}
 	cs := pod.Status.ContainerStatuses[0]
-	if !strings.HasPrefix(cs.ImageID, reg.Host+"/provider-devops@sha256:") {
-		t.Errorf("image %s, want it pulled from %s", cs.ImageID, reg.Host)
+	if !strings.HasPrefix(cs.ImageID, n.RegistryHost()+"/provider-devops@sha256:") {
+		t.Errorf("image %s, want it pulled from %s", cs.ImageID, n.RegistryHost())
 	}
 	if ip := net.ParseIP(pod.Status.PodIP); ip == nil || !n.PodCIDR.Contains(ip) {
 		t.Errorf("Pod IP %q, want one of the node's bridge %s", pod.Status.PodIP, n.PodCIDR)

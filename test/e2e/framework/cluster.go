@@ -73,6 +73,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/testing/bind"
 	"github.com/freeleaps/provider-devops/internal/testing/distribution"
 	"github.com/freeleaps/provider-devops/internal/testing/loopback"
+	"github.com/freeleaps/provider-devops/internal/testing/node"
 	"github.com/freeleaps/provider-devops/internal/testing/process"
 	"github.com/freeleaps/provider-devops/internal/testing/rabbitmq"
 	"github.com/freeleaps/provider-devops/internal/testing/sandbox"
@@ -123,6 +124,12 @@ type Config struct {
 	Version                                                string
 	// ProviderArgs are extra provider flags (e.g. --poll).
 	ProviderArgs []string
+	// Runtime says how Crossplane and the packages run (RuntimeProcesses
+	// when empty).
+	Runtime Runtime
+	// Root is the repository's directory (examples/ is read from it);
+	// CrossplaneVersion the release of Crossplane and CrossplaneCLI.
+	Root, CrossplaneVersion string
 }
 
 // Cluster is a running control plane with the packages installed.
@@ -133,7 +140,9 @@ type Cluster struct {
 	REST       *rest.Config
 	KubeConfig string
 
-	env      *envtest.Environment
+	env *envtest.Environment
+	// node is the one-node cluster of the pods runtime.
+	node     *node.Node
 	Registry *distribution.Server
 	BIND     *bind.Server
 	RabbitMQ *rabbitmq.Broker
@@ -180,14 +189,23 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 			c.Close()
 		}
 	}()
-	steps := []struct {
+	type step struct {
 		what string
 		fn   func(context.Context) error
-	}{
+	}
+	steps := []step{
 		{"etcd, kube-apiserver and kube-controller-manager", c.startKube},
 		{"backends: Argo CD, registry, BIND 9, RabbitMQ and the sandbox fakes", c.startBackends},
 		{"Crossplane core (init, then start with --package-runtime=External)", c.startCrossplane},
 		{"packages pushed to the loopback registry and installed", c.installPackages},
+	}
+	if cfg.Runtime == RuntimePods {
+		steps = []step{
+			{"a one-node cluster: control plane, node, kube-proxy and CoreDNS", c.startNode},
+			{"backends: Argo CD, BIND 9, RabbitMQ and the sandbox fakes", c.startBackends},
+			{"Crossplane with its Helm chart", c.installCrossplane},
+			{"packages pushed and installed with crossplane xpkg install", c.installPackagesWithCLI},
+		}
 	}
 	for _, s := range steps {
 		t0 := time.Now()
@@ -244,8 +262,10 @@ func (c *Cluster) startBackends(ctx context.Context) error {
 		}
 	}
 	var err error
-	if c.Registry, err = distribution.New(filepath.Join(c.dir, "registry")); err != nil {
-		return err
+	if c.Registry == nil {
+		if c.Registry, err = distribution.New(filepath.Join(c.dir, "registry")); err != nil {
+			return err
+		}
 	}
 	if c.BIND, err = bind.New(filepath.Join(c.dir, "bind"), "example.com."); err != nil {
 		return err
@@ -415,19 +435,18 @@ func (c *Cluster) writeSecretFiles(ctx context.Context, name, dir string) error 
 	return nil
 }
 
-func (c *Cluster) installPackages(ctx context.Context) error {
-	host := c.Registry.Host
-	auth := base64.StdEncoding.EncodeToString([]byte(distribution.User + ":" + distribution.Password))
-	dockerConfig := fmt.Sprintf(`{"auths":{%q:{"auth":%q}}}`, host, auth)
+// pushPackages pushes the three packages to the registry with `crossplane
+// xpkg push`, under freeleaps/<name>:<version>.
+func (c *Cluster) pushPackages(ctx context.Context) error {
 	dockerDir := filepath.Join(c.dir, "docker")
 	if err := os.MkdirAll(dockerDir, 0o700); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dockerDir, "config.json"), []byte(dockerConfig), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dockerDir, "config.json"), []byte(c.dockerConfig()), 0o600); err != nil {
 		return err
 	}
 	for name, file := range map[string]string{ProviderName: c.cfg.ProviderPackage, FunctionName: c.cfg.FunctionPackage, ConfigurationName: c.cfg.ConfigurationPackage} {
-		ref := fmt.Sprintf("%s/freeleaps/%s:%s", host, name, c.cfg.Version)
+		ref := fmt.Sprintf("%s/freeleaps/%s:%s", c.Registry.Host, name, c.cfg.Version)
 		cmd := exec.CommandContext(ctx, c.cfg.CrossplaneCLI, "xpkg", "push", "-f", file, ref)
 		cmd.Env = append(os.Environ(), "DOCKER_CONFIG="+dockerDir)
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -435,6 +454,20 @@ func (c *Cluster) installPackages(ctx context.Context) error {
 		}
 		c.logf("  pushed %s", ref)
 	}
+	return nil
+}
+
+// dockerConfig is a Docker config.json with the registry's credentials.
+func (c *Cluster) dockerConfig() string {
+	auth := base64.StdEncoding.EncodeToString([]byte(distribution.User + ":" + distribution.Password))
+	return fmt.Sprintf(`{"auths":{%q:{"auth":%q}}}`, c.Registry.Host, auth)
+}
+
+func (c *Cluster) installPackages(ctx context.Context) error {
+	if err := c.pushPackages(ctx); err != nil {
+		return err
+	}
+	host, dockerConfig := c.Registry.Host, c.dockerConfig()
 	objects := fmt.Sprintf(`
 apiVersion: v1
 kind: Secret
@@ -494,6 +527,11 @@ spec: {package: %[2]s%[1]s:%[3]s}
 	if err := c.WaitPackage(ctx, "Configuration", ConfigurationName); err != nil {
 		return err
 	}
+	return c.waitKinds(ctx)
+}
+
+// waitKinds waits for the packages' kinds to be served.
+func (c *Cluster) waitKinds(ctx context.Context) error {
 	// The provider's kinds arrive as ManagedResourceDefinitions (safe-start);
 	// the activation policy turns them into CRDs.
 	for _, crd := range []string{"jenkinspipelines.jenkins", "argoapplications.argocd", "dnsrecords.dns", "registryrepos.registry"} {
@@ -563,6 +601,9 @@ func (c *Cluster) Close() {
 	}
 	if c.env != nil {
 		_ = c.env.Stop()
+	}
+	if c.node != nil {
+		c.node.Close()
 	}
 }
 

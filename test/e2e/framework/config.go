@@ -39,6 +39,8 @@ import (
 //	CROSSPLANE_CLI       the crossplane CLI of the same release
 //	CROSSPLANE_VERSION   that release, whose cluster/crds core init installs
 //	PKG_VERSION          the packages' tag (_output/xpkg/*-PKG_VERSION.xpkg)
+//	E2E_RUNTIME          pods (a one-node cluster) or processes (the default
+//	                     for now; see Runtime)
 //
 // Any of them missing is an error naming it.
 func ConfigFromEnv(root, dir string) (Config, error) {
@@ -68,6 +70,16 @@ func ConfigFromEnv(root, dir string) (Config, error) {
 		FunctionPackage:      xpkg(FunctionName),
 		ConfigurationPackage: xpkg(ConfigurationName),
 		Version:              v,
+		Root:                 root,
+		CrossplaneVersion:    get("CROSSPLANE_VERSION"),
+		Runtime:              Runtime(get("E2E_RUNTIME")),
+	}
+	switch cfg.Runtime {
+	case "":
+		cfg.Runtime = RuntimeProcesses
+	case RuntimePods, RuntimeProcesses:
+	default:
+		return Config{}, fmt.Errorf("E2E_RUNTIME=%s: want %s or %s", cfg.Runtime, RuntimePods, RuntimeProcesses)
 	}
 	for _, f := range []string{filepath.Join(cfg.KubeAssets, "kube-controller-manager"), cfg.CertManagerCRDs, filepath.Join(cfg.ArgoCD, "argocd"), cfg.Crossplane, cfg.CrossplaneCLI, cfg.Provider, cfg.Function, cfg.Sandbox, cfg.ProviderPackage, cfg.FunctionPackage, cfg.ConfigurationPackage} {
 		if _, err := os.Stat(f); err != nil {

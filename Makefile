@@ -52,6 +52,8 @@ build: ## Build the provider binary.
 
 # Packages: semantic versions, as dependency constraints need them.
 PKG_VERSION ?= v0.1.0
+# How make e2e and make demo run Crossplane and the packages: pods (a one-node cluster) or processes.
+E2E_RUNTIME ?= pods
 XPKG := _output/xpkg
 CROSSPLANE_CLI = $$(hack/tool.sh $(CROSSPLANE_MODULE) $(CROSSPLANE_VERSION) $(CROSSPLANE_MODULE)/cmd/crank crossplane)
 IMAGE_LABELS = -label org.opencontainers.image.source=https://github.com/freeleaps/provider-devops -label org.opencontainers.image.version=$(PKG_VERSION) -label org.opencontainers.image.revision=$(VERSION)
@@ -93,7 +95,7 @@ test: envtest-assets ## Every test: unit and integration (real kube-apiserver + 
 # refuses every package as incompatible).
 CROSSPLANE_CORE = $$(TOOL_LDFLAGS="-X $(CROSSPLANE_MODULE)/internal/version.version=$(CROSSPLANE_VERSION)" hack/tool.sh $(CROSSPLANE_MODULE) $(CROSSPLANE_VERSION) $(CROSSPLANE_MODULE)/cmd/crossplane crossplane-core)
 E2E_ENV = $(TEST_ENV) CROSSPLANE="$(CROSSPLANE_CORE)" \
-	  CROSSPLANE_CLI="$(CROSSPLANE_CLI)" CROSSPLANE_VERSION=$(CROSSPLANE_VERSION) PKG_VERSION=$(PKG_VERSION)
+	  CROSSPLANE_CLI="$(CROSSPLANE_CLI)" CROSSPLANE_VERSION=$(CROSSPLANE_VERSION) PKG_VERSION=$(PKG_VERSION) E2E_RUNTIME=$(E2E_RUNTIME)
 
 .PHONY: e2e-deps
 e2e-deps: envtest-assets xpkg
@@ -101,7 +103,7 @@ e2e-deps: envtest-assets xpkg
 	CGO_ENABLED=0 go build -trimpath -o $(BIN)/sandbox ./test/sandbox
 
 .PHONY: e2e
-e2e: e2e-deps ## The packages installed into a real Crossplane v2 and the DevOpsProject scenario, asserted.
+e2e: e2e-deps ## Crossplane (Helm) and the packages (crossplane xpkg install) on a one-node cluster, and the DevOpsProject scenario, asserted. E2E_RUNTIME=processes: host processes, quicker.
 	$(E2E_ENV) go test -count=1 -v -timeout 30m ./test/e2e/
 
 .PHONY: soak

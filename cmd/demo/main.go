@@ -85,6 +85,13 @@ func run(keep bool, steady time.Duration) error {
 		c.Close()
 	}()
 	logf("Crossplane is up; kubeconfig: %s", c.KubeConfig)
+	if cfg.Runtime == framework.RuntimePods {
+		pods, err := c.CheckInstall(ctx)
+		if err != nil {
+			return err
+		}
+		logf("the packages run as Pods on the node:\n%s", pods)
+	}
 	r, err := c.RunScenario(ctx, steady)
 	if err != nil {
 		return fmt.Errorf("%w (logs: %s/logs; rerun with --keep to look at them)", err, dir)

@@ -81,8 +81,10 @@ func main() {
 	cfg, err := ctrl.GetConfig()
 	kingpin.FatalIfError(err, "cannot get the API server's REST config")
 
+	writes := devops.NewWrites()
 	mgr, err := ctrl.NewManager(devops.RESTConfig(cfg, f.maxReconcileRate), ctrl.Options{
-		Cache: cache.Options{SyncPeriod: &f.syncInterval},
+		NewClient: writes.NewClient,
+		Cache:     cache.Options{SyncPeriod: &f.syncInterval},
 		// Credentials are read straight from the API server when a resource
 		// connects: a cache would list and watch every Secret in the
 		// cluster, holding all tenants' secrets in the provider's memory
@@ -97,6 +99,10 @@ func main() {
 		LeaderElectionResourceLock: resourcelock.LeasesResourceLock,
 		LeaseDuration:              ptr(60 * time.Second),
 		RenewDeadline:              ptr(50 * time.Second),
+		// A replica that stops (a rolling update, a drain) hands the lease
+		// over at once instead of making the standby wait out the 60 s;
+		// nothing runs after the manager stops.
+		LeaderElectionReleaseOnCancel: true,
 	})
 	kingpin.FatalIfError(err, "cannot create the controller manager")
 	kingpin.FatalIfError(apis.AddToScheme(mgr.GetScheme()), "cannot add the provider's APIs to the scheme")
@@ -106,7 +112,7 @@ func main() {
 
 	mrMetrics := managed.NewMRMetricRecorder()
 	stateMetrics := statemetrics.NewMRStateMetrics()
-	metrics.Registry.MustRegister(mrMetrics, stateMetrics)
+	metrics.Registry.MustRegister(mrMetrics, stateMetrics, writes)
 
 	o := devops.Options(log, f.maxReconcileRate, f.pollInterval, f.managementPolicies)
 	o.MetricOptions = &controller.MetricOptions{

@@ -64,6 +64,15 @@ func TestDevOpsProjectEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	if cfg.Runtime == framework.RuntimePods {
+		t.Run("Install", func(t *testing.T) {
+			pods, err := c.CheckInstall(ctx)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, pods)
+			}
+			t.Logf("the packages run as Pods:\n%s", pods)
+		})
+	}
 	t.Run("ExamplesApply", func(t *testing.T) { examplesApply(ctx, t, c, root) })
 	r, err := c.RunScenario(ctx, time.Minute)
 	if err != nil {

@@ -226,16 +226,16 @@ func StartWith(o Options) (*Env, error) {
 	}
 	// Installed apart from the provider's so Env.CRDs stays the provider's
 	// own; once per test binary, like the control plane.
+	env := &Env{Config: cfg, Scheme: s, CRDs: e.CRDs, CertDir: certDir, env: e}
 	if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: []string{CertManagerCRDs()}, ErrorIfPathMissing: true}); err != nil {
-		_ = e.Stop()
+		_ = env.Stop()
 		return nil, fmt.Errorf("cannot install cert-manager's CRDs from %s (hack/envtest-assets.sh links them there; run it again): %w", CertManagerCRDs(), err)
 	}
-	c, err := client.New(cfg, client.Options{Scheme: s})
-	if err != nil {
-		_ = e.Stop()
+	if env.Client, err = client.New(cfg, client.Options{Scheme: s}); err != nil {
+		_ = env.Stop()
 		return nil, err
 	}
-	return &Env{Config: cfg, Client: c, Scheme: s, CRDs: e.CRDs, CertDir: certDir, env: e}, nil
+	return env, nil
 }
 
 // Stop stops a control plane StartWith started.

@@ -40,7 +40,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -85,10 +87,14 @@ type Node struct {
 	kube                client.Client
 	containerd, kubelet *process.Process
 	logf                func(string, ...any)
+	logsTo              string
 	// registry is the forwarder to the registry.
 	registry string
 	// closers stop the forwarders.
+	mu      sync.Mutex
 	closers []func()
+	// veth is the machine's end of the pair.
+	veth string
 	// procs are the control plane's controllers and kube-proxy.
 	procs []*process.Process
 }
@@ -104,6 +110,9 @@ func missing() string {
 		if _, err := exec.LookPath(b); err != nil {
 			return b + " (Debian packages containerd, runc, iproute2; .ci/run installs them)"
 		}
+	}
+	if _, err := os.Stat("/proc/sys/net/bridge/bridge-nf-call-iptables"); err != nil {
+		return "the br_netfilter kernel module (modprobe br_netfilter): a Pod reaches a Service on its own bridge through it"
 	}
 	if _, err := os.Stat(filepath.Join(cniBin, "bridge")); err != nil {
 		return "the CNI plugins in " + cniBin + " (Debian package containernetworking-plugins)"
@@ -154,6 +163,9 @@ type Options struct {
 	// NoProviderCRDs leaves the provider's CRDs out of the control plane,
 	// for Crossplane to install from the package.
 	NoProviderCRDs bool
+	// LogsTo is a directory Close copies every process's and Pod's log
+	// to (to <LogsTo>/<node name>), as KeepLogsEnv does.
+	LogsTo string
 }
 
 // Start runs a control plane and a node of it, pulling from o.Registry,
@@ -179,7 +191,7 @@ func Start(o Options) (_ *Node, err error) {
 		return nil, err
 	}
 	id := randomHex(3)
-	n := &Node{Name: "node-" + id, Registry: reg, dir: dir, bridge: "pd" + id, cgroup: "/pdnode-" + id, netns: "pdnode-" + id, logf: logf}
+	n := &Node{Name: "node-" + id, Registry: reg, dir: dir, bridge: "pd" + id, cgroup: "/pdnode-" + id, netns: "pdnode-" + id, logf: logf, logsTo: o.LogsTo}
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("%w\n%s", err, n.Diagnostics())
@@ -194,6 +206,7 @@ func Start(o Options) (_ *Node, err error) {
 	}
 	host, inner := hostIP(n.link, 1), hostIP(n.link, 2)
 	veth := "pdh" + id
+	n.veth = veth
 	in := func(args ...string) []string { return append([]string{"-n", n.netns}, args...) }
 	for _, args := range [][]string{
 		{"netns", "add", n.netns},
@@ -205,6 +218,9 @@ func Start(o Options) (_ *Node, err error) {
 		in("link", "set", "pdn"+id, "up"),
 		in("link", "set", "lo", "up"),
 		in("route", "add", "default", "via", host.String()),
+		// The machine reaches Pods (their metrics, say) through the pair;
+		// the route goes with the machine's end of it.
+		{"route", "add", n.PodCIDR.String(), "via", inner.String(), "dev", veth},
 	} {
 		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
 			return n, fmt.Errorf("ip %s: %w: %s", strings.Join(args, " "), err, out)
@@ -250,6 +266,46 @@ func (n *Node) Diagnostics() string {
 		}
 	}
 	return b.String()
+}
+
+// ContainerPID is the process ID, on this machine, of the main process of
+// container name of Pod namespace/pod: the first process of the
+// container's memory cgroup, below the node's cgroup root.
+func (n *Node) ContainerPID(ctx context.Context, namespace, pod, name string) (int, error) {
+	p := &corev1.Pod{}
+	if err := n.kube.Get(ctx, client.ObjectKey{Namespace: namespace, Name: pod}, p); err != nil {
+		return 0, err
+	}
+	var id string
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.Name == name {
+			_, id, _ = strings.Cut(cs.ContainerID, "://")
+		}
+	}
+	if id == "" {
+		return 0, fmt.Errorf("pod %s/%s has no running container %s", namespace, pod, name)
+	}
+	pid := 0
+	err := filepath.WalkDir(filepath.Join("/sys/fs/cgroup/memory", n.cgroup), func(path string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() || d.Name() != id {
+			return err
+		}
+		data, err := os.ReadFile(filepath.Join(path, "cgroup.procs"))
+		if err != nil {
+			return err
+		}
+		if f := strings.Fields(string(data)); len(f) > 0 {
+			pid, err = strconv.Atoi(f[0])
+			if err != nil {
+				return err
+			}
+		}
+		return filepath.SkipAll
+	})
+	if err == nil && pid == 0 {
+		err = fmt.Errorf("no process in the cgroup of container %s of %s/%s", id, namespace, pod)
+	}
+	return pid, err
 }
 
 // RegistryHost is the registry's address as Pods reach it (a Forward),
@@ -307,6 +363,9 @@ func (n *Node) start() error {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(n.dir, "kubeconfig"), kc, 0o600); err != nil {
+		return err
+	}
+	if err := saveKernelTunables(); err != nil {
 		return err
 	}
 	// The Node is registered before the kubelet starts: the kubelet's CSI
@@ -500,28 +559,41 @@ func (n *Node) Forward(target string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	n.mu.Lock()
 	n.closers = append(n.closers, func() { _ = l.Close() })
+	n.mu.Unlock()
 	go func() {
 		for {
 			c, err := l.Accept()
 			if err != nil {
 				return
 			}
-			go func() {
-				defer func() { _ = c.Close() }()
-				u, err := net.Dial("tcp", target)
-				if err != nil {
-					return
-				}
-				defer func() { _ = u.Close() }()
-				done := make(chan struct{})
-				go func() { _, _ = io.Copy(u, c); close(done) }()
-				_, _ = io.Copy(c, u)
-				<-done
-			}()
+			go relay(c.(*net.TCPConn), target)
 		}
 	}()
 	return l.Addr().String(), nil
+}
+
+// relay copies between c and a new connection to target, each way until
+// its sender closes, passing the close on: a server that closes a
+// keep-alive connection closes the client's too.
+func relay(c *net.TCPConn, target string) {
+	defer func() { _ = c.Close() }()
+	d, err := net.Dial("tcp", target)
+	if err != nil {
+		return
+	}
+	u := d.(*net.TCPConn)
+	defer func() { _ = u.Close() }()
+	done := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(u, c)
+		_ = u.CloseWrite()
+		close(done)
+	}()
+	_, _ = io.Copy(c, u)
+	_ = c.CloseWrite()
+	<-done
 }
 
 // hierarchies are the mounted cgroup v1 hierarchies.
@@ -572,22 +644,37 @@ func (n *Node) makeCgroups() error {
 // the controllers, the control plane, the network namespace and the
 // directory.
 func (n *Node) Close() {
+	// The Pods' logs go with their Pods: they are copied before the
+	// drain, the processes' after it.
+	n.copyLogs("pods")
 	if n.kube != nil {
 		n.drain()
 	}
+	n.mu.Lock()
 	for _, c := range n.closers {
 		c()
 	}
+	n.mu.Unlock()
 	if n.Env != nil {
 		_ = n.Env.Stop()
 	}
 	_ = exec.Command("ip", "netns", "del", n.netns).Run()
-	// KeepLogsEnv names a directory the processes' logs are copied to,
-	// to read after the test.
-	if d := os.Getenv(KeepLogsEnv); d != "" {
-		_ = exec.Command("cp", "-r", filepath.Join(n.dir, "logs"), filepath.Join(d, n.Name)).Run()
-	}
+	// Gone with the namespace once its peer is in there; not if Start
+	// failed before.
+	_ = exec.Command("ip", "link", "del", n.veth).Run()
+	n.copyLogs("logs")
 	_ = os.RemoveAll(n.dir)
+	restoreKernelTunables()
+}
+
+// copyLogs copies the node directory's sub to the directories
+// KeepLogsEnv and Options.LogsTo name, if any.
+func (n *Node) copyLogs(sub string) {
+	for _, d := range []string{os.Getenv(KeepLogsEnv), n.logsTo} {
+		if to := filepath.Join(d, n.Name); d != "" && os.MkdirAll(to, 0o750) == nil {
+			_ = exec.Command("cp", "-r", filepath.Join(n.dir, sub), to).Run()
+		}
+	}
 }
 
 // drain stops the node: its Pods' containers, the kubelet, containerd
@@ -720,12 +807,13 @@ func removeTree(p string) {
 }
 
 // randomSubnet is a /24 in 10.200.0.0/13 that no interface of the machine
-// is on, nor but: two nodes of two test runs side by side do not meet.
+// is on and no route of it leads to, nor but: two nodes of two test runs side by side do not meet.
 func randomSubnet(but *net.IPNet) (*net.IPNet, error) {
 	addrs, err := net.InterfaceAddrs()
 	if err != nil {
 		return nil, err
 	}
+	routes := ipv4Routes()
 	for range 50 {
 		i, err := rand.Int(rand.Reader, big.NewInt(8*256))
 		if err != nil {
@@ -739,11 +827,38 @@ func randomSubnet(but *net.IPNet) (*net.IPNet, error) {
 		if !slices.ContainsFunc(addrs, func(a net.Addr) bool {
 			ip, _, err := net.ParseCIDR(a.String())
 			return err == nil && sub.Contains(ip)
+		}) && !slices.ContainsFunc(routes, func(r *net.IPNet) bool {
+			return r.Contains(sub.IP) || sub.Contains(r.IP)
 		}) {
 			return sub, nil
 		}
 	}
 	return nil, fmt.Errorf("no free /24 in 10.200.0.0/13")
+}
+
+// ipv4Routes are the destinations of the machine's IPv4 routes but the
+// default one (/proc/net/route: hexadecimal, in the host's byte order,
+// little-endian here).
+func ipv4Routes() []*net.IPNet {
+	data, err := os.ReadFile("/proc/net/route")
+	if err != nil {
+		return nil
+	}
+	var out []*net.IPNet
+	for _, line := range strings.Split(string(data), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) < 8 {
+			continue
+		}
+		dst, err1 := strconv.ParseUint(f[1], 16, 32)
+		mask, err2 := strconv.ParseUint(f[7], 16, 32)
+		if err1 != nil || err2 != nil || mask == 0 {
+			continue
+		}
+		le := func(v uint64) []byte { return []byte{byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24)} }
+		out = append(out, &net.IPNet{IP: net.IP(le(dst)), Mask: net.IPMask(le(mask))})
+	}
+	return out
 }
 
 func randomHex(n int) string {

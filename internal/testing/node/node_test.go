@@ -19,6 +19,7 @@ package node
 import (
 	"context"
 	"net"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -158,6 +159,23 @@ func TestClusterNetwork(t *testing.T) {
 		}
 	}
 	t.Logf("from a Pod on %s:\n%s", n.Name, logs)
+
+	// And the machine reaches Pods: CoreDNS's health endpoint.
+	dns := &corev1.PodList{}
+	envtest.Must(t, env.Client.List(ctx, dns, client.InNamespace("kube-system"), client.MatchingLabels{"k8s-app": "kube-dns"}))
+	if len(dns.Items) != 1 {
+		t.Fatalf("%d CoreDNS Pods, want 1", len(dns.Items))
+	}
+	health := "http://" + net.JoinHostPort(dns.Items[0].Status.PodIP, "8080") + "/health"
+	hc := &http.Client{Timeout: 5 * time.Second}
+	resp, err := hc.Get(health)
+	if err != nil {
+		t.Fatalf("the machine cannot reach a Pod: %v", err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET %s: %s", health, resp.Status)
+	}
 }
 
 // TestProviderPodReconciles: the provider runs as a Pod with its service

@@ -115,8 +115,11 @@ type Memory struct {
 }
 
 // Memory reads VmRSS and VmHWM from /proc.
-func (p *Process) Memory() (Memory, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+func (p *Process) Memory() (Memory, error) { return MemoryOf(p.cmd.Process.Pid) }
+
+// MemoryOf reads process pid's VmRSS and VmHWM from /proc.
+func MemoryOf(pid int) (Memory, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return Memory{}, err
 	}

@@ -141,8 +141,10 @@ type Cluster struct {
 	KubeConfig string
 
 	env *envtest.Environment
-	// node is the one-node cluster of the pods runtime.
+	// node is the one-node cluster of the pods runtime; reached maps
+	// servers on this machine to their forwarders there (reach).
 	node     *node.Node
+	reached  map[string]string
 	Registry *distribution.Server
 	BIND     *bind.Server
 	RabbitMQ *rabbitmq.Broker

@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/node"
 )
 
 // ConfigFromEnv is the Config `make demo` and `make e2e` describe through
@@ -39,8 +40,8 @@ import (
 //	CROSSPLANE_CLI       the crossplane CLI of the same release
 //	CROSSPLANE_VERSION   that release, whose cluster/crds core init installs
 //	PKG_VERSION          the packages' tag (_output/xpkg/*-PKG_VERSION.xpkg)
-//	E2E_RUNTIME          pods (a one-node cluster) or processes (the default
-//	                     for now; see Runtime)
+//	E2E_RUNTIME          pods (the default: a one-node cluster) or processes
+//	                     (a fast inner loop; see Runtime)
 //
 // Any of them missing is an error naming it.
 func ConfigFromEnv(root, dir string) (Config, error) {
@@ -75,9 +76,12 @@ func ConfigFromEnv(root, dir string) (Config, error) {
 		Runtime:              Runtime(get("E2E_RUNTIME")),
 	}
 	switch cfg.Runtime {
-	case "":
-		cfg.Runtime = RuntimeProcesses
-	case RuntimePods, RuntimeProcesses:
+	case "", RuntimePods:
+		cfg.Runtime = RuntimePods
+		if m := node.Missing(); m != "" {
+			return Config{}, fmt.Errorf("the %s runtime needs %s (or set E2E_RUNTIME=%s)", RuntimePods, m, RuntimeProcesses)
+		}
+	case RuntimeProcesses:
 	default:
 		return Config{}, fmt.Errorf("E2E_RUNTIME=%s: want %s or %s", cfg.Runtime, RuntimePods, RuntimeProcesses)
 	}

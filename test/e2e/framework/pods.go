@@ -20,21 +20,30 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	"github.com/freeleaps/provider-devops/internal/ociimage"
 	"github.com/freeleaps/provider-devops/internal/testing/distribution"
 	"github.com/freeleaps/provider-devops/internal/testing/node"
+	"github.com/freeleaps/provider-devops/internal/testing/process"
 )
 
 // Runtime says how Crossplane and the packages run.
@@ -69,7 +78,9 @@ func (c *Cluster) startNode(ctx context.Context) error {
 		return err
 	}
 	// Crossplane installs the provider's CRDs from its package.
-	if c.node, err = node.Start(node.Options{Registry: c.Registry, Logf: func(f string, a ...any) { c.logf("  "+f, a...) }, NoProviderCRDs: true}); err != nil {
+	if c.node, err = node.Start(node.Options{Registry: c.Registry, Logf: func(f string, a ...any) { c.logf("  "+f, a...) }, NoProviderCRDs: true,
+		// With the rest of the cluster's logs; the demo's --keep keeps them.
+		LogsTo: filepath.Join(c.dir, "logs", "node")}); err != nil {
 		return err
 	}
 	c.REST = c.node.Env.Config
@@ -140,8 +151,21 @@ func (c *Cluster) installPackagesWithCLI(ctx context.Context) error {
 	}
 	host := c.node.RegistryHost()
 	auth := base64.StdEncoding.EncodeToString([]byte(distribution.User + ":" + distribution.Password))
-	runtimeConfig, err := os.ReadFile(filepath.Join(c.cfg.Root, "examples", "install", "deploymentruntimeconfig.yaml"))
+	configs, err := c.runtimeConfigs()
 	if err != nil {
+		return err
+	}
+	for _, u := range configs {
+		if err := c.Kube.Create(ctx, u); err != nil {
+			return fmt.Errorf("DeploymentRuntimeConfig %s: %w", u.GetName(), err)
+		}
+	}
+	if err := c.Apply(ctx, fmt.Sprintf(`
+apiVersion: v1
+kind: Secret
+metadata: {name: %s, namespace: %s}
+stringData: {url: %q}
+`, eventsSecret, Namespace, c.reachURL(c.ProviderAMQP))); err != nil {
 		return err
 	}
 	if err := c.Apply(ctx, fmt.Sprintf(`
@@ -173,8 +197,7 @@ kind: ManagedResourceActivationPolicy
 metadata: {name: provider-devops}
 spec:
   activate: ["*.devops.freeleaps.io"]
----
-%[6]s`, registrySecret, Namespace, host, auth, PackagePrefix, runtimeConfig)); err != nil {
+`, registrySecret, Namespace, host, auth, PackagePrefix)); err != nil {
 		return err
 	}
 	for _, p := range []struct{ kind, name string }{{"provider", ProviderName}, {"function", FunctionName}, {"configuration", ConfigurationName}} {
@@ -198,4 +221,293 @@ spec:
 		}
 	}
 	return c.waitKinds(ctx)
+}
+
+// reach is the address the provider reaches hostport, a server on this
+// machine's loopback, at: itself for the processes runtime, and a
+// forwarder on the node's veth pair for Pods.
+func (c *Cluster) reach(hostport string) string {
+	if c.node == nil {
+		return hostport
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a, ok := c.reached[hostport]; ok {
+		return a
+	}
+	a, err := c.node.Forward(hostport)
+	if err != nil {
+		// The provider then reports the address it cannot reach.
+		c.logf("  cannot forward %s to the node: %v", hostport, err)
+		return hostport
+	}
+	if c.reached == nil {
+		c.reached = map[string]string{}
+	}
+	c.reached[hostport] = a
+	return a
+}
+
+// reachURL is raw with its host as reach gives it.
+func (c *Cluster) reachURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return raw
+	}
+	u.Host = c.reach(u.Host)
+	return u.String()
+}
+
+// runtimeConfigs are the DeploymentRuntimeConfigs examples/install ships,
+// the provider's with the scenario's flags added: the broker's Secret, the
+// replaced operator's event format too, the node's veth pair among the
+// networks a team's ProviderConfig may reach (the backends are on this
+// machine), and Config.ProviderArgs.
+func (c *Cluster) runtimeConfigs() ([]*unstructured.Unstructured, error) {
+	b, err := os.ReadFile(filepath.Join(c.cfg.Root, "examples", "install", "deploymentruntimeconfig.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	var out []*unstructured.Unstructured
+	for _, doc := range strings.Split(string(b), "\n---\n") {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+			return nil, err
+		}
+		if u.GetName() == ProviderName {
+			ctrs, _, _ := unstructured.NestedSlice(u.Object, "spec", "deploymentTemplate", "spec", "template", "spec", "containers")
+			if len(ctrs) != 1 {
+				return nil, fmt.Errorf("the provider's runtime config has %d containers, want 1", len(ctrs))
+			}
+			ctr, _ := ctrs[0].(map[string]any)
+			args, _, _ := unstructured.NestedStringSlice(ctr, "args")
+			args = append(args, "--events-secret="+Namespace+"/"+eventsSecret, "--events-format=both",
+				"--tenant-backend-networks="+c.node.APIServer().String()+"/32")
+			args = append(args, c.cfg.ProviderArgs...)
+			if err := unstructured.SetNestedStringSlice(ctr, args, "args"); err != nil {
+				return nil, err
+			}
+			if err := unstructured.SetNestedSlice(u.Object, []any{ctr}, "spec", "deploymentTemplate", "spec", "template", "spec", "containers"); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// leaderPod is the provider replica that holds its lease.
+func (c *Cluster) leaderPod(ctx context.Context) (*corev1.Pod, error) {
+	leases := &coordinationv1.LeaseList{}
+	if err := c.Kube.List(ctx, leases, client.InNamespace(Namespace)); err != nil {
+		return nil, err
+	}
+	for _, l := range leases.Items {
+		h := l.Spec.HolderIdentity
+		if h == nil || !strings.HasPrefix(*h, ProviderName+"-") {
+			continue
+		}
+		name, _, _ := strings.Cut(*h, "_")
+		p := &corev1.Pod{}
+		if err := c.Kube.Get(ctx, types.NamespacedName{Namespace: Namespace, Name: name}, p); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	return nil, fmt.Errorf("no provider replica holds a lease in %s", Namespace)
+}
+
+// podOf is the first Running Pod in Crossplane's namespace whose name
+// starts with prefix.
+func (c *Cluster) podOf(ctx context.Context, prefix string) (*corev1.Pod, error) {
+	pods := &corev1.PodList{}
+	if err := c.Kube.List(ctx, pods, client.InNamespace(Namespace)); err != nil {
+		return nil, err
+	}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if strings.HasPrefix(p.Name, prefix) && p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("no running Pod %s* in %s", prefix, Namespace)
+}
+
+// ProviderMemory is the provider's memory: the process's, or the leading
+// replica's container's.
+func (c *Cluster) ProviderMemory(ctx context.Context) (Memory, error) {
+	if c.node == nil {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.provider.Memory()
+	}
+	p, err := c.leaderPod(ctx)
+	if err != nil {
+		return Memory{}, err
+	}
+	return c.containerMemory(ctx, p)
+}
+
+// FunctionMemory is the function's memory: the process's, or its Pod's
+// container's.
+func (c *Cluster) FunctionMemory(ctx context.Context) (Memory, error) {
+	if c.node == nil {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.function == nil {
+			return Memory{}, nil
+		}
+		return c.function.Memory()
+	}
+	p, err := c.podOf(ctx, FunctionName+"-")
+	if err != nil {
+		return Memory{}, err
+	}
+	return c.containerMemory(ctx, p)
+}
+
+func (c *Cluster) containerMemory(ctx context.Context, p *corev1.Pod) (Memory, error) {
+	pid, err := c.node.ContainerPID(ctx, p.Namespace, p.Name, p.Spec.Containers[0].Name)
+	if err != nil {
+		return Memory{}, err
+	}
+	return process.MemoryOf(pid)
+}
+
+// containerUID is the real user ID of the main process of p's first
+// container, as the kernel has it.
+func (c *Cluster) containerUID(ctx context.Context, p *corev1.Pod) (int, error) {
+	pid, err := c.node.ContainerPID(ctx, p.Namespace, p.Name, p.Spec.Containers[0].Name)
+	if err != nil {
+		return 0, err
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "Uid:" {
+			return strconv.Atoi(f[1])
+		}
+	}
+	return 0, fmt.Errorf("no Uid in /proc/%d/status", pid)
+}
+
+// providerMetricsURL is the (leading) provider's Prometheus endpoint.
+func (c *Cluster) providerMetricsURL(ctx context.Context) (string, error) {
+	if c.node == nil {
+		return c.providerMetrics, nil
+	}
+	p, err := c.leaderPod(ctx)
+	if err != nil {
+		return "", err
+	}
+	return "http://" + net.JoinHostPort(p.Status.PodIP, "8080") + "/metrics", nil
+}
+
+// crossplaneMetricsURL is Crossplane's Prometheus endpoint.
+func (c *Cluster) crossplaneMetricsURL(ctx context.Context) (string, error) {
+	if c.node == nil {
+		return c.crossplaneMetrics, nil
+	}
+	// Crossplane's chart labels its core Pods app=crossplane (the RBAC
+	// manager's app=crossplane-rbac-manager).
+	pods := &corev1.PodList{}
+	if err := c.Kube.List(ctx, pods, client.InNamespace(Namespace), client.MatchingLabels{"app": HelmRelease}); err != nil {
+		return "", err
+	}
+	for _, p := range pods.Items {
+		if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
+			return "http://" + net.JoinHostPort(p.Status.PodIP, "8080") + "/metrics", nil
+		}
+	}
+	return "", fmt.Errorf("no running Crossplane Pod in %s", Namespace)
+}
+
+// CheckInstall checks what Crossplane's package manager made of the
+// packages on the node: the provider's replicas (as many as its runtime
+// config asks) and the function run as Pods from the packages' images, as
+// the image's non-root user with a read-only root filesystem and no
+// capability, Ready by the probes the kubelet calls, one provider replica
+// holding the lease. It returns what it saw, a line per Pod.
+func (c *Cluster) CheckInstall(ctx context.Context) (string, error) {
+	if c.node == nil {
+		return "", fmt.Errorf("the %s runtime runs no Pods", RuntimeProcesses)
+	}
+	configs, err := c.runtimeConfigs()
+	if err != nil {
+		return "", err
+	}
+	want := map[string]int64{ProviderName: 1, FunctionName: 1}
+	for _, u := range configs {
+		// Numbers read from YAML are float64.
+		switch n, _, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "deploymentTemplate", "spec", "replicas"); n := n.(type) {
+		case float64:
+			want[u.GetName()] = int64(n)
+		case int64:
+			want[u.GetName()] = n
+		}
+	}
+	leader, err := c.leaderPod(ctx)
+	if err != nil {
+		return "", err
+	}
+	pods := &corev1.PodList{}
+	if err := c.Kube.List(ctx, pods, client.InNamespace(Namespace)); err != nil {
+		return "", err
+	}
+	var out []string
+	var problems []string
+	for pkg, n := range want {
+		var got int64
+		for _, p := range pods.Items {
+			if !strings.HasPrefix(p.Name, pkg+"-") || p.DeletionTimestamp != nil {
+				continue
+			}
+			got++
+			ctr := p.Spec.Containers[0]
+			sc := ctr.SecurityContext
+			ready := slices.ContainsFunc(p.Status.Conditions, func(c corev1.PodCondition) bool {
+				return c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue
+			})
+			switch {
+			case !ready:
+				problems = append(problems, fmt.Sprintf("%s is not Ready: %+v", p.Name, p.Status.ContainerStatuses))
+			case !strings.HasPrefix(ctr.Image, c.node.RegistryHost()+"/freeleaps/"+pkg):
+				problems = append(problems, fmt.Sprintf("%s runs %s, not the package's image", p.Name, ctr.Image))
+			case sc == nil || sc.RunAsUser == nil || *sc.RunAsUser != ociimage.NonRoot || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem ||
+				sc.Capabilities == nil || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}):
+				problems = append(problems, fmt.Sprintf("%s security context %+v: want the image's user %d, a read-only root filesystem and no capability", p.Name, sc, ociimage.NonRoot))
+			case pkg == ProviderName && (ctr.ReadinessProbe == nil || ctr.LivenessProbe == nil):
+				problems = append(problems, fmt.Sprintf("%s has no readiness or liveness probe", p.Name))
+			}
+			if ready {
+				// What runs, not only what the Pod asks for.
+				if uid, err := c.containerUID(ctx, &p); err != nil {
+					problems = append(problems, fmt.Sprintf("%s: %v", p.Name, err))
+				} else if uid != ociimage.NonRoot {
+					problems = append(problems, fmt.Sprintf("%s runs as user %d, want %d", p.Name, uid, ociimage.NonRoot))
+				}
+			}
+			role := ""
+			if pkg == ProviderName {
+				role = " (standby)"
+				if p.Name == leader.Name {
+					role = " (leader)"
+				}
+			}
+			out = append(out, fmt.Sprintf("%s%s: Ready, user %d, read-only root filesystem, image %s", p.Name, role, ociimage.NonRoot, ctr.Image))
+		}
+		if got != n {
+			problems = append(problems, fmt.Sprintf("%d %s Pods, want %d", got, pkg, n))
+		}
+		if pkg == ProviderName && !slices.ContainsFunc(out, func(l string) bool { return strings.Contains(l, "(leader)") }) {
+			problems = append(problems, fmt.Sprintf("the lease holder %s is not one of the provider's Pods", leader.Name))
+		}
+	}
+	slices.Sort(out)
+	if len(problems) > 0 {
+		return strings.Join(out, "\n"), fmt.Errorf("the packages' Pods: %s", strings.Join(problems, "; "))
+	}
+	return strings.Join(out, "\n"), nil
 }

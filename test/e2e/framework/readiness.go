@@ -148,7 +148,11 @@ func (c *Cluster) readinessTimeline(ctx context.Context, envReady map[string]tim
 
 // breakerMetrics sums up Crossplane's circuit_breaker_* counters.
 func (c *Cluster) breakerMetrics(ctx context.Context) string {
-	body, err := httpGet(ctx, c.crossplaneMetrics)
+	u, err := c.crossplaneMetricsURL(ctx)
+	if err != nil {
+		return err.Error()
+	}
+	body, err := httpGet(ctx, u)
 	if err != nil {
 		return err.Error()
 	}

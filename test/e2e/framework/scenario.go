@@ -227,15 +227,11 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 			return r, fmt.Errorf("no %s event on the stream; seen: %v", want, r.Events)
 		}
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if r.Provider, err = c.provider.Memory(); err != nil {
+	if r.Provider, err = c.ProviderMemory(ctx); err != nil {
 		return r, err
 	}
-	if c.function != nil {
-		if r.Function, err = c.function.Memory(); err != nil {
-			return r, err
-		}
+	if r.Function, err = c.FunctionMemory(ctx); err != nil {
+		return r, err
 	}
 	return r, nil
 }
@@ -423,7 +419,7 @@ func (c *Cluster) backendsSpec(secret, secretNamespace, argocdExtra string) stri
     kind: oci
     url: %[6]s
     credentials: {source: Secret, secretRef: %[1]s, key: registry}}
-`, ref, c.Sandbox.Jenkins.URL, c.Argo.URL, c.BIND.Addr, bind.KeyName, c.Registry.URL, argocdExtra)
+`, ref, c.reachURL(c.Sandbox.Jenkins.URL), c.reachURL(c.Argo.URL), c.reach(c.BIND.Addr), bind.KeyName, c.reachURL(c.Registry.URL), argocdExtra)
 }
 
 // environmentTable renders the XR's status.environments, each with the URL
@@ -559,18 +555,36 @@ func httpGet(ctx context.Context, url string) ([]byte, error) {
 	return io.ReadAll(resp.Body)
 }
 
-// providerAPIRequests reads the provider's rest_client_requests_total, by
-// method.
+// providerAPIRequests reads the provider's API requests: its GETs, and
+// its writes by verb and kind.
 func (c *Cluster) providerAPIRequests(ctx context.Context) (map[string]int, error) {
-	body, err := httpGet(ctx, c.providerMetrics)
+	u, err := c.providerMetricsURL(ctx)
 	if err != nil {
 		return nil, err
 	}
+	body, err := httpGet(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	// Reads from client-go's own counter; writes from the provider's, by
+	// verb and kind: client-go's would count leader election's lease
+	// renewals too.
 	byMethod := map[string]int{}
+	label := func(line, name string) string {
+		_, rest, _ := strings.Cut(line, name+`="`)
+		v, _, _ := strings.Cut(rest, `"`)
+		return v
+	}
 	s := bufio.NewScanner(strings.NewReader(string(body)))
 	for s.Scan() {
 		line := s.Text()
-		if !strings.HasPrefix(line, "rest_client_requests_total{") {
+		var key string
+		switch {
+		case strings.HasPrefix(line, "rest_client_requests_total{") && label(line, "method") == "GET":
+			key = "GET"
+		case strings.HasPrefix(line, "provider_devops_kube_writes_total{"):
+			key = label(line, "verb") + " " + label(line, "kind")
+		default:
 			continue
 		}
 		f := strings.Fields(line)
@@ -578,11 +592,7 @@ func (c *Cluster) providerAPIRequests(ctx context.Context) (map[string]int, erro
 		if err != nil {
 			return nil, fmt.Errorf("cannot parse %q: %w", line, err)
 		}
-		method := "?"
-		if _, rest, ok := strings.Cut(line, `method="`); ok {
-			method, _, _ = strings.Cut(rest, `"`)
-		}
-		byMethod[method] += int(v)
+		byMethod[key] += int(v)
 	}
 	return byMethod, s.Err()
 }
@@ -634,7 +644,8 @@ func (c *Cluster) measureSteadyState(ctx context.Context, r *Report) error {
 		}
 		select {
 		case <-ctx.Done():
-			return false, "", ctx.Err()
+			// Wait reports the last status it saw.
+			return false, "", nil
 		case <-time.After(10 * time.Second):
 		}
 		after, err := c.providerAPIRequests(ctx)

@@ -104,14 +104,8 @@ func (c *Cluster) Soak(ctx context.Context, projects int, warmup, d, interval ti
 	}
 	start := time.Now()
 	for {
-		c.mu.Lock()
-		p, perr := c.provider.Memory()
-		var f = p
-		var ferr error
-		if c.function != nil {
-			f, ferr = c.function.Memory()
-		}
-		c.mu.Unlock()
+		p, perr := c.ProviderMemory(ctx)
+		f, ferr := c.FunctionMemory(ctx)
 		if perr != nil || ferr != nil {
 			return r, fmt.Errorf("cannot read memory: provider %v, function %v", perr, ferr)
 		}

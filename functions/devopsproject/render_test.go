@@ -74,7 +74,8 @@ func TestRender(t *testing.T) {
 		"expired-phase2":     {"xr-expired-phase2.yaml", "composition.yaml", "observed-pr-42-orphaned.yaml"},
 		"legacy-claim":       {"xr-legacy.yaml", "composition-legacy.yaml", ""},
 		"phase2-not-applied": {"xr-expired-phase2.yaml", "composition.yaml", "observed-ready.yaml"},
-		"ingress":            {"xr-ingress.yaml", "composition-ingress.yaml", "observed-ingress.yaml"},
+		"ingress":            {"xr-ingress.yaml", "composition.yaml", "observed-ingress.yaml"},
+		"ingress-address":    {"xr-ingress-address.yaml", "composition-ingress.yaml", "observed-ingress.yaml"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

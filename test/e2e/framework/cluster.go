@@ -460,17 +460,21 @@ func (c *Cluster) pushPackages(ctx context.Context) error {
 }
 
 // dockerConfig is a Docker config.json with the registry's credentials.
-func (c *Cluster) dockerConfig() string {
+func (c *Cluster) dockerConfig() string { return dockerConfigFor(c.Registry.Host) }
+
+// dockerConfigFor is a Docker config.json with the registry's credentials
+// for its address host.
+func dockerConfigFor(host string) string {
 	auth := base64.StdEncoding.EncodeToString([]byte(distribution.User + ":" + distribution.Password))
-	return fmt.Sprintf(`{"auths":{%q:{"auth":%q}}}`, c.Registry.Host, auth)
+	return fmt.Sprintf(`{"auths":{%q:{"auth":%q}}}`, host, auth)
 }
 
-func (c *Cluster) installPackages(ctx context.Context) error {
-	if err := c.pushPackages(ctx); err != nil {
-		return err
-	}
-	host, dockerConfig := c.Registry.Host, c.dockerConfig()
-	objects := fmt.Sprintf(`
+// registryObjects are what Crossplane needs to install from the registry
+// at host, as docs/install.md gives them: its pull Secret (dockerConfig),
+// an ImageConfig rewriting PackagePrefix to it and one giving it the
+// Secret; and the activation policy of the provider's kinds.
+func registryObjects(host, dockerConfig string) string {
+	return fmt.Sprintf(`
 apiVersion: v1
 kind: Secret
 metadata: {name: %[1]s, namespace: %[2]s}
@@ -480,14 +484,14 @@ stringData:
 ---
 apiVersion: pkg.crossplane.io/v1beta1
 kind: ImageConfig
-metadata: {name: freeleaps-to-loopback}
+metadata: {name: freeleaps-to-registry}
 spec:
   matchImages: [{prefix: %[4]s}]
   rewriteImage: {prefix: %[5]s/freeleaps/}
 ---
 apiVersion: pkg.crossplane.io/v1beta1
 kind: ImageConfig
-metadata: {name: loopback-registry-auth}
+metadata: {name: registry-auth}
 spec:
   matchImages: [{prefix: %[5]s/}]
   registry:
@@ -498,18 +502,25 @@ apiVersion: apiextensions.crossplane.io/v1alpha1
 kind: ManagedResourceActivationPolicy
 metadata: {name: provider-devops}
 spec:
-  activate: ["*.devops.freeleaps.io"]
+  activate: ["*.devops.freeleaps.io"]`, registrySecret, Namespace, dockerConfig, PackagePrefix, host)
+}
+
+func (c *Cluster) installPackages(ctx context.Context) error {
+	if err := c.pushPackages(ctx); err != nil {
+		return err
+	}
+	objects := registryObjects(c.Registry.Host, c.dockerConfig()) + fmt.Sprintf(`
 ---
 apiVersion: pkg.crossplane.io/v1
 kind: Provider
-metadata: {name: %[6]s}
-spec: {package: %[4]s%[6]s:%[9]s}
+metadata: {name: %[2]s}
+spec: {package: %[1]s%[2]s:%[4]s}
 ---
 apiVersion: pkg.crossplane.io/v1
 kind: Function
-metadata: {name: %[7]s}
-spec: {package: %[4]s%[7]s:%[9]s}
-`, registrySecret, Namespace, dockerConfig, PackagePrefix, host, ProviderName, FunctionName, ConfigurationName, c.cfg.Version)
+metadata: {name: %[3]s}
+spec: {package: %[1]s%[3]s:%[4]s}
+`, PackagePrefix, ProviderName, FunctionName, c.cfg.Version)
 	if err := c.Apply(ctx, objects); err != nil {
 		return err
 	}

@@ -51,6 +51,19 @@ func (c *Cluster) deploy(ctx context.Context, r *Report, ui *legacyUI) error {
 	if err != nil {
 		return err
 	}
+	if err := c.Wait(ctx, "the requested build to be queued", 2*time.Minute, func(ctx context.Context) (bool, string, error) {
+		s, err := c.sandboxState(ctx)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		j := s.Jobs[deployJob]
+		return j.Queued > 0 || len(j.Builds) > 0, fmt.Sprintf("%s: %+v", deployJob, j), nil
+	}); err != nil {
+		return err
+	}
+	if err := c.failover(ctx, r, "the deployment"); err != nil {
+		return err
+	}
 	build, err := c.waitBuild(ctx, r, sent)
 	if err != nil {
 		return err
@@ -78,6 +91,14 @@ func (c *Cluster) deploy(ctx context.Context, r *Report, ui *legacyUI) error {
 	}
 	if err := c.checkDeployed(ctx, run, build, r.Revision); err != nil {
 		return err
+	}
+	// Whoever led, one request made one build.
+	s, err := c.sandboxState(ctx)
+	if err != nil {
+		return err
+	}
+	if j := s.Jobs[deployJob]; len(j.Builds) != 1 || j.Queued != 0 {
+		return fmt.Errorf("%s has %d builds and %d queued after one deploy request, want 1 and 0: %+v", deployJob, len(j.Builds), j.Queued, j)
 	}
 	if r.History, err = c.deployRunTable(ctx); err != nil {
 		return err

@@ -18,7 +18,6 @@ package framework
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"net"
 	"net/url"
@@ -150,7 +149,6 @@ func (c *Cluster) installPackagesWithCLI(ctx context.Context) error {
 		return err
 	}
 	host := c.node.RegistryHost()
-	auth := base64.StdEncoding.EncodeToString([]byte(distribution.User + ":" + distribution.Password))
 	configs, err := c.runtimeConfigs()
 	if err != nil {
 		return err
@@ -168,36 +166,7 @@ stringData: {url: %q}
 `, eventsSecret, Namespace, c.reachURL(c.ProviderAMQP))); err != nil {
 		return err
 	}
-	if err := c.Apply(ctx, fmt.Sprintf(`
-apiVersion: v1
-kind: Secret
-metadata: {name: %[1]s, namespace: %[2]s}
-type: kubernetes.io/dockerconfigjson
-stringData:
-  .dockerconfigjson: '{"auths":{%[3]q:{"auth":%[4]q}}}'
----
-apiVersion: pkg.crossplane.io/v1beta1
-kind: ImageConfig
-metadata: {name: freeleaps-to-registry}
-spec:
-  matchImages: [{prefix: %[5]s}]
-  rewriteImage: {prefix: %[3]s/freeleaps/}
----
-apiVersion: pkg.crossplane.io/v1beta1
-kind: ImageConfig
-metadata: {name: registry-auth}
-spec:
-  matchImages: [{prefix: %[3]s/}]
-  registry:
-    authentication:
-      pullSecretRef: {name: %[1]s}
----
-apiVersion: apiextensions.crossplane.io/v1alpha1
-kind: ManagedResourceActivationPolicy
-metadata: {name: provider-devops}
-spec:
-  activate: ["*.devops.freeleaps.io"]
-`, registrySecret, Namespace, host, auth, PackagePrefix)); err != nil {
+	if err := c.Apply(ctx, registryObjects(host, dockerConfigFor(host))); err != nil {
 		return err
 	}
 	for _, p := range []struct{ kind, name string }{{"provider", ProviderName}, {"function", FunctionName}, {"configuration", ConfigurationName}} {
@@ -510,4 +479,82 @@ func (c *Cluster) CheckInstall(ctx context.Context) (string, error) {
 		return strings.Join(out, "\n"), fmt.Errorf("the packages' Pods: %s", strings.Join(problems, "; "))
 	}
 	return strings.Join(out, "\n"), nil
+}
+
+// Trace is `crossplane beta trace` (the real CLI) of the team's
+// DevOpsProject: its tree of composed resources with their Synced and
+// Ready conditions. It fails unless every resource is Synced and Ready
+// (but the Usages, which have no conditions).
+func (c *Cluster) Trace(ctx context.Context) (string, error) {
+	cmd := exec.CommandContext(ctx, c.cfg.CrossplaneCLI, "beta", "trace", "devopsproject.platform.freeleaps.io", Project, "-n", ProjectNamespace)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.KubeConfig)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("crossplane beta trace: %w\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	var notReady []string
+	rows := 0
+	for _, line := range lines[1:] {
+		// NAME (namespace) SYNCED READY STATUS, after the tree's marks.
+		var f []string
+		for _, w := range strings.Fields(strings.TrimLeft(line, "│├└─ ")) {
+			if !strings.HasPrefix(w, "(") {
+				f = append(f, w)
+			}
+		}
+		if len(f) < 3 {
+			continue
+		}
+		rows++
+		// A Usage has no conditions: the CLI shows "-".
+		if strings.HasPrefix(f[0], "Usage/") && f[1] == "-" && f[2] == "-" {
+			continue
+		}
+		if f[1] != "True" || f[2] != "True" {
+			notReady = append(notReady, strings.TrimSpace(line))
+		}
+	}
+	switch {
+	case rows < 2:
+		return string(out), fmt.Errorf("crossplane beta trace shows %d resources, want the project and what it composed:\n%s", rows, out)
+	case len(notReady) > 0:
+		return string(out), fmt.Errorf("crossplane beta trace shows resources not Synced and Ready: %s", strings.Join(notReady, "; "))
+	}
+	return string(out), nil
+}
+
+// failover deletes the leading provider replica, as a node drain or a
+// rolling update does, while the scenario is in the middle of when, and
+// waits for the other replica to take the lease over; it records how long
+// that took. The processes runtime runs one replica: there it does nothing.
+func (c *Cluster) failover(ctx context.Context, r *Report, when string) error {
+	if c.node == nil {
+		return nil
+	}
+	old, err := c.leaderPod(ctx)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	if err := c.Kube.Delete(ctx, old); err != nil {
+		return fmt.Errorf("deleting the leader %s: %w", old.Name, err)
+	}
+	var leader string
+	err = c.Wait(ctx, "another provider replica to take the lease over from "+old.Name, 2*time.Minute, func(ctx context.Context) (bool, string, error) {
+		p, err := c.leaderPod(ctx)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		leader = p.Name
+		return leader != old.Name, "held by " + leader, nil
+	})
+	if err != nil {
+		return err
+	}
+	d := time.Since(t0)
+	line := fmt.Sprintf("%s: leader %s deleted, %s led after %s", when, old.Name, leader, d.Round(100*time.Millisecond))
+	r.Failovers = append(r.Failovers, line)
+	c.logf("  failover %s", line)
+	return nil
 }

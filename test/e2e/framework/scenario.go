@@ -54,6 +54,9 @@ const (
 	ShortTTL   = 2 * time.Minute
 	previewEnv = "pr-7"
 	deployEnv  = "dev"
+	// deployJob is its Jenkins job: the Composition puts a team's jobs in
+	// teams/<namespace>/<project>.
+	deployJob = "teams/" + ProjectNamespace + "/" + Project + "/" + deployEnv
 	// revision is what the deploy request asks to build (a branch of the
 	// application's source); the build commits what it produced on
 	// appBranch of the GitOps repository and reports that commit, which the
@@ -104,7 +107,10 @@ type Report struct {
 	// DeployQueued is the time from publishing the deploy request to the
 	// build reaching Jenkins; Build is that build's number and result.
 	DeployQueued time.Duration
-	Build        string
+	// Failovers are the leader changes the scenario caused (the pods
+	// runtime), with how long each took.
+	Failovers []string
+	Build     string
 	// Deployed is the time from publishing the deploy request to its
 	// DeployRun Succeeded; Timeline its phases; Revision the commit the
 	// build made and the deployment synced; History the namespace's
@@ -176,6 +182,22 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 	}
 	created := time.Now()
 	stopWatch := c.watchEnvironments(ctx)
+	// The leader goes once the provider has begun creating backend
+	// objects; the other replica finishes the job.
+	if err := c.Wait(ctx, "the provider to create the first Jenkins job", 2*time.Minute, func(ctx context.Context) (bool, string, error) {
+		s, err := c.sandboxState(ctx)
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		return len(s.Jobs) > 0, fmt.Sprintf("%d jobs", len(s.Jobs)), nil
+	}); err != nil {
+		stopWatch()
+		return r, err
+	}
+	if err := c.failover(ctx, r, "the project's creation"); err != nil {
+		stopWatch()
+		return r, err
+	}
 	if err := c.waitProjectReady(ctx, "the DevOpsProject to be Ready", 5*time.Minute); err != nil {
 		stopWatch()
 		return r, err
@@ -191,6 +213,11 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 		return r, err
 	}
 	c.logf("environments:\n%s", r.Table)
+	trace, err := c.Trace(ctx)
+	if err != nil {
+		return r, err
+	}
+	c.logf("crossplane beta trace devopsproject %s -n %s:\n%s", Project, ProjectNamespace, trace)
 	if r.ArgoTable, err = c.argoTable(ctx); err != nil {
 		return r, err
 	}
@@ -1019,6 +1046,9 @@ func (r *Report) Summary() string {
 	row("DevOpsProject deleted → all gone", "%s (but what is orphaned: prod's application keeps its Ingress)", r.Deleted.Round(100*time.Millisecond))
 	row("re-created with prod → Ready", "%s (prod's orphaned job, application and record taken back)", r.Recreated.Round(100*time.Millisecond))
 	row("events on the stream", "%v", r.Events)
+	for _, f := range r.Failovers {
+		row("failover", "%s", f)
+	}
 	row("provider memory", "RSS %s, peak %s", mib(r.Provider.RSS), mib(r.Provider.Peak))
 	row("function memory", "RSS %s, peak %s", mib(r.Function.RSS), mib(r.Function.Peak))
 	_ = w.Flush()

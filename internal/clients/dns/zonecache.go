@@ -72,7 +72,10 @@ var zones = struct {
 	// by and count are the bytes and reads held per share.
 	by    map[string]int
 	count map[string]int
-}{m: map[string]zoneRead{}, by: map[string]int{}, count: map[string]int{}}
+	// written is when each zone key was last written through a client:
+	// a read that began before then is not kept.
+	written map[string]time.Time
+}{m: map[string]zoneRead{}, by: map[string]int{}, count: map[string]int{}, written: map[string]time.Time{}}
 
 // dropRead removes the read of key. zones is locked.
 func dropRead(key string) {
@@ -114,20 +117,32 @@ func (c *Client) GetCached(ctx context.Context, zone, name, typ string) (obs *Ob
 	r, ok := zones.m[k]
 	zones.Unlock()
 	if !ok || c.now().Sub(r.at) > ZoneCacheTTL || c.now().Before(r.at) {
+		// A read is as old as its start: a write may land while the zone
+		// is being transferred, and the read then shows the zone before it.
+		start := c.now()
 		recs, err := c.p.GetRecords(ctx, zone)
 		if err != nil {
 			return nil, false, classify(err, "cannot read zone "+zone)
 		}
 		fresh = true
-		r = zoneRead{at: c.now(), recs: recs, bytes: size(recs)}
+		r = zoneRead{at: start, recs: recs, bytes: size(recs)}
 		zones.Lock()
 		for key, old := range zones.m {
 			if key == k || c.now().Sub(old.at) > ZoneCacheTTL || c.now().Before(old.at) {
 				dropRead(key)
 			}
 		}
+		for key, at := range zones.written {
+			if c.now().Sub(at) > ZoneCacheTTL {
+				delete(zones.written, key)
+			}
+		}
 		r.share = cmp.Or(c.share, c.id)
-		if len(zones.m) < maxCachedZones && zones.bytes+r.bytes <= maxCachedBytes &&
+		// A read that began before the zone's last write through a
+		// client is stale: kept, it would show the write undone until it
+		// expires, and the write would be made again.
+		w, wrote := zones.written[k]
+		if (!wrote || start.After(w)) && len(zones.m) < maxCachedZones && zones.bytes+r.bytes <= maxCachedBytes &&
 			zones.by[r.share]+r.bytes <= maxShareBytes && zones.count[r.share] < maxShareZones {
 			zones.m[k] = r
 			zones.bytes += r.bytes
@@ -139,9 +154,20 @@ func (c *Client) GetCached(ctx context.Context, zone, name, typ string) (obs *Ob
 	return observe(r.recs, name, typ), fresh, nil
 }
 
-// forget drops the cached read of zone: the client wrote to it.
+// forget drops the cached read of zone, and keeps any read that began
+// before now from being cached: the client wrote to it.
 func (c *Client) forget(zone string) {
 	zones.Lock()
-	dropRead(c.zoneKey(zone))
+	k := c.zoneKey(zone)
+	dropRead(k)
+	zones.written[k] = c.clock()
 	zones.Unlock()
+}
+
+// clock is c.now, or the time for a Client made without one.
+func (c *Client) clock() time.Time {
+	if c.now == nil {
+		return time.Now()
+	}
+	return c.now()
 }

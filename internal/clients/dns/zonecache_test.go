@@ -29,11 +29,18 @@ import (
 type zone struct {
 	recs  []libdns.Record
 	reads int
+	// during runs while a read is in flight, once.
+	during func()
 }
 
 func (z *zone) GetRecords(context.Context, string) ([]libdns.Record, error) {
 	z.reads++
-	return append([]libdns.Record(nil), z.recs...), nil
+	recs := append([]libdns.Record(nil), z.recs...)
+	if f := z.during; f != nil {
+		z.during = nil
+		f()
+	}
+	return recs, nil
 }
 
 func (z *zone) SetRecords(_ context.Context, _ string, recs []libdns.Record) ([]libdns.Record, error) {
@@ -90,6 +97,35 @@ func TestGetCached(t *testing.T) {
 	now = now.Add(-time.Hour)
 	_, _, _ = a.GetCached(ctx, "cache.example.com", "www", "A")
 	reads("a read from the future (clock set back)", 6)
+}
+
+// TestGetCachedWriteDuringRead: a read that began before a write through
+// a client (another reconcile of the same zone, say) is not cached, or
+// the write would look undone until the read expired; a read that began
+// after it is.
+func TestGetCachedWriteDuringRead(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	z := &zone{}
+	c := &Client{p: z, b: backends["rfc2136"], id: identity(Config{Provider: "rfc2136", Server: "127.0.0.1:53", Secret: "during"}), now: func() time.Time { return now }}
+	z.during = func() {
+		now = now.Add(time.Second)
+		if err := c.Set(ctx, "race.example.com", RRset{Name: "www", Type: "A", TTL: time.Minute, Values: []string{"192.0.2.1"}}, Owner{ID: "cp1", Resource: "team/www"}); err != nil {
+			t.Error(err)
+		}
+		now = now.Add(time.Second)
+	}
+	if obs, _, err := c.GetCached(ctx, "race.example.com", "www", "A"); err != nil || obs.RRset != nil {
+		t.Fatalf("the read from before the write: %+v, %v", obs, err)
+	}
+	obs, fresh, err := c.GetCached(ctx, "race.example.com", "www", "A")
+	if err != nil || !fresh || obs.RRset == nil {
+		t.Fatalf("after the write: %+v fresh=%v %v, want a fresh read showing the record set", obs, fresh, err)
+	}
+	now = now.Add(time.Second)
+	if _, fresh, _ := c.GetCached(ctx, "race.example.com", "www", "A"); fresh {
+		t.Error("a read that began after the write was not cached")
+	}
 }
 
 // TestZoneCacheBytesBounded: a server answering every zone read with just

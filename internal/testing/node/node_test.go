@@ -151,7 +151,7 @@ func TestClusterNetwork(t *testing.T) {
 	})
 	logs := n.Logs(ns, pod.Name)
 	if pod.Status.Phase != corev1.PodSucceeded {
-		t.Fatalf("the probe failed:\n%s\nkube-proxy:\n%s", logs, n.tail("kube-proxy"))
+		t.Fatalf("the probe failed:\n%s\n%s", logs, n.Diagnostics())
 	}
 	for _, want := range []string{"connected to " + KubernetesServiceIP + ":443", "connected to " + DNSServiceIP + ":53"} {
 		if !strings.Contains(logs, want) {

@@ -22,7 +22,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -220,19 +219,10 @@ func (n *Node) startDNS(ctx context.Context) error {
 	if err := waitFor(3*time.Minute, func() bool {
 		return n.kube.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, d) == nil && d.Status.ReadyReplicas == 1
 	}); err != nil {
-		return fmt.Errorf("CoreDNS not Ready (%+v): kube-proxy:\n%s\npods:\n%s", d.Status.Conditions, n.tail("kube-proxy"), n.podsSummary(ctx, ns))
+		// Start adds every process's log (Diagnostics).
+		return fmt.Errorf("CoreDNS not Ready (%+v): pods:\n%s", d.Status.Conditions, n.podsSummary(ctx, ns))
 	}
 	return nil
-}
-
-// tail is the end of the log of the node's process name.
-func (n *Node) tail(name string) string {
-	for _, p := range slices.Concat(n.procs, []*process.Process{n.kubelet, n.containerd}) {
-		if p != nil && p.Name == name {
-			return p.Tail(20)
-		}
-	}
-	return ""
 }
 
 // podsSummary is each Pod of namespace ns with its phase, conditions and

@@ -286,20 +286,20 @@ func (c *Cluster) leaderPod(ctx context.Context) (*corev1.Pod, error) {
 	return nil, fmt.Errorf("no provider replica holds a lease in %s", Namespace)
 }
 
-// podOf is the first Running Pod in Crossplane's namespace whose name
-// starts with prefix.
-func (c *Cluster) podOf(ctx context.Context, prefix string) (*corev1.Pod, error) {
+// runningPod is the first Running Pod in Crossplane's namespace that opts
+// select and match accepts.
+func (c *Cluster) runningPod(ctx context.Context, match func(*corev1.Pod) bool, opts ...client.ListOption) (*corev1.Pod, error) {
 	pods := &corev1.PodList{}
-	if err := c.Kube.List(ctx, pods, client.InNamespace(Namespace)); err != nil {
+	if err := c.Kube.List(ctx, pods, append(opts, client.InNamespace(Namespace))...); err != nil {
 		return nil, err
 	}
 	for i := range pods.Items {
 		p := &pods.Items[i]
-		if strings.HasPrefix(p.Name, prefix) && p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
+		if match(p) && p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
 			return p, nil
 		}
 	}
-	return nil, fmt.Errorf("no running Pod %s* in %s", prefix, Namespace)
+	return nil, fmt.Errorf("no running Pod of that kind in %s", Namespace)
 }
 
 // ProviderMemory is the provider's memory: the process's, or the leading
@@ -328,7 +328,7 @@ func (c *Cluster) FunctionMemory(ctx context.Context) (Memory, error) {
 		}
 		return c.function.Memory()
 	}
-	p, err := c.podOf(ctx, FunctionName+"-")
+	p, err := c.runningPod(ctx, func(p *corev1.Pod) bool { return strings.HasPrefix(p.Name, FunctionName+"-") })
 	if err != nil {
 		return Memory{}, err
 	}
@@ -381,16 +381,11 @@ func (c *Cluster) crossplaneMetricsURL(ctx context.Context) (string, error) {
 	}
 	// Crossplane's chart labels its core Pods app=crossplane (the RBAC
 	// manager's app=crossplane-rbac-manager).
-	pods := &corev1.PodList{}
-	if err := c.Kube.List(ctx, pods, client.InNamespace(Namespace), client.MatchingLabels{"app": HelmRelease}); err != nil {
+	p, err := c.runningPod(ctx, func(*corev1.Pod) bool { return true }, client.MatchingLabels{"app": HelmRelease})
+	if err != nil {
 		return "", err
 	}
-	for _, p := range pods.Items {
-		if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
-			return "http://" + net.JoinHostPort(p.Status.PodIP, "8080") + "/metrics", nil
-		}
-	}
-	return "", fmt.Errorf("no running Crossplane Pod in %s", Namespace)
+	return "http://" + net.JoinHostPort(p.Status.PodIP, "8080") + "/metrics", nil
 }
 
 // CheckInstall checks what Crossplane's package manager made of the

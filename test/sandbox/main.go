@@ -124,7 +124,16 @@ func run(out, control, domain, org string, buildDelay time.Duration, g *gitops) 
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodPost && r.URL.Path == sandbox.HoldNextCreate:
+			f.jenkins.HoldNextCreate()
+		case r.Method == http.MethodPost && r.URL.Path == sandbox.ReleaseHeld:
+			f.jenkins.ReleaseHeld()
+		case r.Method != http.MethodGet || r.URL.Path != "/":
+			http.NotFound(w, r)
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(f.state())
 	}), ReadHeaderTimeout: 5 * time.Second}
@@ -212,7 +221,8 @@ func (f fakes) produce(ctx context.Context, job string, b jenkins.Build) bool {
 }
 
 func (f fakes) state() sandbox.State {
-	s := sandbox.State{Jobs: map[string]sandbox.Job{}, Requests: map[string]int{}}
+	s := sandbox.State{Jobs: map[string]sandbox.Job{}, Requests: map[string]int{},
+		Created: f.jenkins.Created(), Deleted: f.jenkins.Deleted(), Refused: f.jenkins.Refused(), Held: f.jenkins.Held()}
 	for _, job := range f.jenkins.Jobs() {
 		j := sandbox.Job{Queued: f.jenkins.Queued(job)}
 		for _, b := range f.jenkins.Builds(job) {

@@ -370,3 +370,78 @@ func TestDeleteTouchesOnlyItsOwnFolders(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateAnswerHeld holds the fake to its crash fault: a create whose
+// answer never comes has still made the job, once, and a client that
+// gives up (a provider killed mid-create) finds it there.
+func TestCreateAnswerHeld(t *testing.T) {
+	srv := fake.New(user, token)
+	defer srv.Close()
+	c := newClient(t, srv.URL, token)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv.HoldNextCreate()
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Create(ctx, "team/alpha", pipeline())
+		done <- err
+	}()
+	// The folder's create is answered; the job's is held.
+	deadline := time.Now().Add(30 * time.Second)
+	for srv.Held() != "team/alpha" {
+		select {
+		case err := <-done:
+			t.Fatalf("Create returned %v before its answer was released", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no create held; created %v", srv.Created())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err == nil {
+		t.Fatal("Create succeeded without an answer")
+	}
+	srv.ReleaseHeld()
+	if _, err := c.Get(context.Background(), "team/alpha"); err != nil {
+		t.Errorf("the held create made no job: %v", err)
+	}
+	if got, want := srv.Created(), map[string]int{"team": 1, "team/alpha": 1}; !cmp.Equal(got, want) {
+		t.Errorf("created %v, want %v", got, want)
+	}
+	if _, err := c.Create(context.Background(), "team/alpha", pipeline()); err == nil {
+		t.Error("a second create of team/alpha succeeded")
+	}
+	if got := srv.Refused(); got["team/alpha"] != 1 {
+		t.Errorf("refused %v, want team/alpha once", got)
+	}
+	if err := c.Delete(context.Background(), "team/alpha", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Deleted(); got["team/alpha"] != 1 {
+		t.Errorf("deleted %v, want team/alpha once", got)
+	}
+
+	// A client still waiting when the answer is released gets it.
+	srv.HoldNextCreate()
+	go func() {
+		_, err := c.Create(context.Background(), "team/beta", pipeline())
+		done <- err
+	}()
+	for srv.Held() != "team/beta" {
+		if time.Now().After(deadline) {
+			t.Fatalf("no create held; created %v", srv.Created())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("Create returned %v while its answer was held", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	srv.ReleaseHeld()
+	if err := <-done; err != nil {
+		t.Errorf("released, the create failed: %v", err)
+	}
+}

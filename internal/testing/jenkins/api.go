@@ -32,6 +32,23 @@ import (
 )
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.handle(w, r)
+	// A held create answers once released, or never if its client left.
+	s.mu.Lock()
+	var release chan struct{}
+	if s.holding == r {
+		release, s.holding = s.release, nil
+	}
+	s.mu.Unlock()
+	if release != nil {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}
+}
+
+func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Jenkins", Version)
 	session, ok := s.authenticate(w, r)
 	if !ok {
@@ -291,7 +308,10 @@ func (s *Server) createItem(w http.ResponseWriter, r *http.Request, parent strin
 	if parent != "" {
 		full = parent + "/" + name
 	}
-	if _, exists := s.items[full]; exists {
+	if it, exists := s.items[full]; exists {
+		if !it.folder() {
+			s.refused[full]++
+		}
 		xError(w, "A job already exists with the name ‘"+name+"’")
 		return
 	}
@@ -308,6 +328,7 @@ func (s *Server) createItem(w http.ResponseWriter, r *http.Request, parent strin
 			return
 		}
 		s.items[full] = &item{class: src.class, config: src.config, nextBuild: 1}
+		s.createdItem(r, full, s.items[full])
 	case isXML:
 		body, _ := io.ReadAll(r.Body)
 		class, ok := configClass(w, full, body)
@@ -315,6 +336,7 @@ func (s *Server) createItem(w http.ResponseWriter, r *http.Request, parent strin
 			return
 		}
 		s.items[full] = &item{class: class, config: rewrite(string(body)), nextBuild: 1}
+		s.createdItem(r, full, s.items[full])
 		w.WriteHeader(http.StatusOK)
 		return
 	case mode == "":
@@ -325,6 +347,7 @@ func (s *Server) createItem(w http.ResponseWriter, r *http.Request, parent strin
 		return
 	default:
 		s.items[full] = &item{class: mode, config: emptyConfig[mode], nextBuild: 1}
+		s.createdItem(r, full, s.items[full])
 	}
 	redirect(w, http.StatusFound, s.jobURL(full)+"configure")
 }
@@ -338,8 +361,19 @@ func (s *Server) resolve(parent, name string) string {
 	return parent + "/" + name
 }
 
-// deleteItem deletes an item, its children and their queued builds.
+// createdItem counts a new item and, when HoldNextCreate armed it and the
+// item is a job, holds r's answer.
+func (s *Server) createdItem(r *http.Request, full string, it *item) {
+	s.created[full]++
+	if s.hold && !it.folder() {
+		s.hold, s.held, s.holding, s.release = false, full, r, make(chan struct{})
+	}
+}
+
+// deleteItem deletes an item, its children and their queued builds; it
+// counts the item, not its children.
 func (s *Server) deleteItem(path string) {
+	s.deleted[path]++
 	inside := func(p string) bool { return p == path || strings.HasPrefix(p, path+"/") }
 	for p := range s.items {
 		if inside(p) {

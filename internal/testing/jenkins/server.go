@@ -61,6 +61,7 @@ limitations under the License.
 package jenkins
 
 import (
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -164,6 +165,74 @@ type Server struct {
 	// "after" (queued, connection closed unanswered), "before" (closed
 	// unanswered, nothing queued).
 	lose string
+	// created and deleted count the items made by createItem and removed
+	// by doDelete, by full path; refused the createItem requests for a
+	// job that existed.
+	created, deleted, refused map[string]int
+	// hold is armed by HoldNextCreate: the next item created keeps its
+	// answer until ReleaseHeld. held names that item; holding is the
+	// request whose answer waits.
+	hold    bool
+	held    string
+	release chan struct{}
+	holding *http.Request
+}
+
+// HoldNextCreate makes the next createItem of a job (not a folder) that
+// succeeds keep its answer: the job exists, but the client hears nothing
+// until ReleaseHeld (or it goes away). One create is held at a time. A client killed meanwhile has created an object it never
+// recorded, as a crash between a create and the write that records it.
+func (s *Server) HoldNextCreate() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hold = true
+}
+
+// Held is the item whose create answer is held, or "".
+func (s *Server) Held() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.held
+}
+
+// ReleaseHeld answers the held create, if its client is still there.
+func (s *Server) ReleaseHeld() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.release != nil {
+		close(s.release)
+		s.release = nil
+	}
+	s.hold, s.held = false, ""
+}
+
+// Close answers a held create, then stops the server (which waits for the
+// requests in flight).
+func (s *Server) Close() {
+	s.ReleaseHeld()
+	s.Server.Close()
+}
+
+// Created counts the items createItem made, by full path.
+func (s *Server) Created() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.created)
+}
+
+// Refused counts the createItem requests refused because the job existed,
+// by full path: a client that creates what it should have found.
+func (s *Server) Refused() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.refused)
+}
+
+// Deleted counts the items doDelete removed, by full path.
+func (s *Server) Deleted() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.deleted)
 }
 
 // LoseNextBuildAnswer makes the next build request's connection close
@@ -236,7 +305,7 @@ type Build struct {
 
 // New starts a fake with one user who authenticates with token.
 func New(user, token string) *Server {
-	s := &Server{user: user, token: token, items: map[string]*item{}, queue: map[int]*queueItem{}, nextQ: 1, sessions: map[string]string{}, counts: map[string]int{}}
+	s := &Server{user: user, token: token, items: map[string]*item{}, queue: map[int]*queueItem{}, nextQ: 1, sessions: map[string]string{}, counts: map[string]int{}, created: map[string]int{}, deleted: map[string]int{}, refused: map[string]int{}}
 	// Started after s.Server is set: the handler reads s.URL.
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 	s.Start()

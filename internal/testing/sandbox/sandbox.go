@@ -39,7 +39,23 @@ type Backend struct {
 type State struct {
 	Jobs     map[string]Job `json:"jobs"`
 	Requests map[string]int `json:"requests"`
+	// Created and Deleted count the Jenkins items (jobs and folders)
+	// made by createItem and removed by doDelete, by full path (a
+	// deleted folder's children are not counted).
+	Created map[string]int `json:"created"`
+	Deleted map[string]int `json:"deleted"`
+	// Refused counts the requests to create a Jenkins job that existed.
+	Refused map[string]int `json:"refused"`
+	// Held is the Jenkins job whose create answer is held (POST
+	// /hold-next-create arms it, POST /release-held answers it).
+	Held string `json:"held,omitempty"`
 }
+
+// The control address's commands (POST).
+const (
+	HoldNextCreate = "/hold-next-create"
+	ReleaseHeld    = "/release-held"
+)
 
 // Job is a Jenkins job's queue and builds.
 type Job struct {

@@ -18,6 +18,7 @@ package mrcontroller
 
 import (
 	"context"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -111,7 +112,13 @@ func (p persistObserved[T]) Observe(ctx context.Context, cr T) (managed.External
 }
 
 // persistInitialized writes cr when the stored object (as cached) lacks
-// its finalizer or external name.
+// its finalizer or external name, or records a create whose result was
+// never recorded: the provider stopped (a crash, a lost lease) between
+// the create-pending annotation and the create-succeeded one, and the
+// object, under its deterministic name, is there. Recording it ends
+// crossplane-runtime's "cannot determine creation result" state and
+// sends the lifecycle stream's created event, which would otherwise be
+// lost with the provider that made the object.
 func persistInitialized(ctx context.Context, kube client.Client, cr resource.Managed) error {
 	stored, ok := cr.DeepCopyObject().(resource.Managed)
 	if !ok {
@@ -120,10 +127,30 @@ func persistInitialized(ctx context.Context, kube client.Client, cr resource.Man
 	if err := kube.Get(ctx, client.ObjectKeyFromObject(cr), stored); err != nil {
 		return errors.Wrap(err, "cannot read the managed resource")
 	}
-	if meta.FinalizerExists(stored, managed.FinalizerName) && meta.GetExternalName(stored) == meta.GetExternalName(cr) {
+	incomplete := createIncomplete(stored, time.Now())
+	if meta.FinalizerExists(stored, managed.FinalizerName) && meta.GetExternalName(stored) == meta.GetExternalName(cr) && !incomplete {
 		return nil
 	}
+	if incomplete {
+		meta.SetExternalCreateSucceeded(cr, time.Now())
+	}
 	return errors.Wrap(kube.Update(ctx, cr), "cannot record the external name and finalizer")
+}
+
+// clockSkew is how far ahead of this replica's clock another replica's
+// create-pending time may be.
+const clockSkew = time.Minute
+
+// createIncomplete is true when mg records a create it began (at a time
+// that has come, give or take the replicas' clock skew) and no result of
+// it, and its policies let the provider create: what a provider stopped
+// mid-create leaves. A time after that is no create of this provider's.
+func createIncomplete(mg resource.Managed, now time.Time) bool {
+	if !meta.ExternalCreateIncomplete(mg) || !MayWrite(mg) {
+		return false
+	}
+	pending, err := time.Parse(time.RFC3339, mg.GetAnnotations()[meta.AnnotationKeyExternalCreatePending])
+	return err == nil && !pending.After(now.Add(clockSkew))
 }
 
 // withoutCreatedEvent drops the CreatedExternalResource event: see above.

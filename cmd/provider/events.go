@@ -32,6 +32,7 @@ func registerEventFlags(app *kingpin.Application) *stream.Config {
 	app.Flag("events-exchange", "Durable topic exchange events go to, with --events-secret (a ProviderConfig names its own).").Default("devops.events").StringVar(&f.Exchange)
 	app.Flag("events-source", "CloudEvents source attribute of every event.").Default("provider-devops").StringVar(&f.Source)
 	app.Flag("events-heartbeat", "Interval of heartbeat events while a build, sync or deployment (DeployRun) is in progress.").Default(stream.DefaultHeartbeat.String()).DurationVar(&f.Heartbeat)
+	app.Flag("events-replay", "A new leader sends again the created, ready and failed events of resources that changed less than this long ago, with their first ids (consumers dedupe on id): the leader before may have died before sending them. 0 sends none again.").Default(stream.DefaultReplay.String()).DurationVar(&f.Replay)
 	app.Flag("events-format", "Wire format of deployment (DeployRun) events: cloudevents (CloudEvents like every other event), legacy (the replaced operator's DevOpsReconcileJobHeartbeat JSON, which its UI reads), or both.").Default(string(deployments.CloudEvents)).StringVar(&f.Format)
 	app.Flag("events-legacy-routing-key", "Routing key of legacy deployment events on the events exchange, with --events-format=legacy or both.").Default(deployments.DefaultLegacyRoutingKey).StringVar(&f.LegacyRoutingKey)
 	app.Flag("events-outbox", "Events held while the broker is unreachable; more are dropped (counted and logged).").Default("10000").IntVar(&f.Outbox)

@@ -35,6 +35,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/google/uuid"
+
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -79,13 +81,35 @@ type Kind struct {
 	Work func(resource.Managed) *Work
 }
 
+// DefaultReplay is how far back a new leader sends again the transitions
+// it finds: well past a lost leader's lease (60s), within which it may
+// have made a transition it never sent. Events an old leader held longer
+// (a broker down for minutes) are not covered.
+const DefaultReplay = 5 * time.Minute
+
+// DefaultReplayMax bounds the events one watcher sends again.
+const DefaultReplayMax = 1000
+
+// maxSkew is how far ahead of this replica's clock a recorded time may be.
+const maxSkew = time.Minute
+
 // Options of a Watcher.
 type Options struct {
 	// Source is the CloudEvents source of every event.
 	Source string
 	// Heartbeat interval; DefaultHeartbeat when zero.
 	Heartbeat time.Duration
+	// Replay: when the watcher starts (a new leader), the resources it
+	// finds created or Ready less than this long ago get that event
+	// again, with the id it was first sent with. A leader that died (or
+	// lost its lease) may not have sent them. Zero is DefaultReplay,
+	// negative none. ReplayMax bounds how many (DefaultReplayMax when
+	// zero).
+	Replay    time.Duration
+	ReplayMax int
 	Log       logging.Logger
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
 }
 
 // Watcher emits lifecycle events of the kinds it watches.
@@ -93,8 +117,10 @@ type Watcher struct {
 	sink Sink
 	o    Options
 
-	mu      sync.Mutex
-	running map[types.UID]*tracked
+	mu           sync.Mutex
+	running      map[types.UID]*tracked
+	replayed     int
+	replayCapped sync.Once
 }
 
 type tracked struct {
@@ -113,6 +139,15 @@ func New(sink Sink, o Options) *Watcher {
 	}
 	if o.Log == nil {
 		o.Log = logging.NewNopLogger()
+	}
+	if o.Replay == 0 {
+		o.Replay = DefaultReplay
+	}
+	if o.ReplayMax <= 0 {
+		o.ReplayMax = DefaultReplayMax
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	return &Watcher{sink: sink, o: o, running: map[types.UID]*tracked{}}
 }
@@ -189,14 +224,33 @@ func informer(ctx context.Context, mgr manager.Manager, k Kind) (crcache.Informe
 	}
 }
 
-// Added sees a resource for the first time (also every resource when the
-// provider starts): nothing happened yet, but running work gets heartbeats.
+// Added sees a resource for the first time: every resource when the
+// watcher starts, on a new leader. Running work gets heartbeats, and what
+// happened to it within the replay window is sent again, with the ids it
+// was first sent with: the leader before may have died before sending it.
 func (w *Watcher) Added(k Kind, mg resource.Managed) {
+	d := w.data(k, mg)
+	if w.o.Replay > 0 {
+		now := w.o.Now()
+		since := now.Add(-w.o.Replay)
+		// A time ahead of this replica's clock (an annotation anyone who
+		// may edit the resource can write) is not replayed.
+		recent := func(at string) bool {
+			t, err := time.Parse(time.RFC3339, at)
+			return err == nil && t.After(since) && !t.After(now.Add(maxSkew))
+		}
+		if a := created(mg); recent(a) {
+			w.replay(func() { w.emitCreated(d, mg) })
+		}
+		if isReady(mg) && recent(transition(mg, xpv2.TypeReady)) {
+			w.replay(func() { w.emitReady(d, mg) })
+		}
+	}
 	if k.Work == nil {
 		return
 	}
 	if wk := k.Work(mg); wk != nil && wk.Running {
-		w.track(mg.GetUID(), w.data(k, mg), *wk)
+		w.track(mg.GetUID(), d, *wk)
 	}
 }
 
@@ -204,19 +258,75 @@ func (w *Watcher) Added(k Kind, mg resource.Managed) {
 func (w *Watcher) Changed(k Kind, old, cur resource.Managed) {
 	d := w.data(k, cur)
 	if a := created(cur); a != "" && a != created(old) {
-		w.emit(events.Created, d, reason(cur), "Created", "external object created")
+		w.emitCreated(d, cur)
 	}
 	if isReady(cur) && !isReady(old) {
-		w.emit(events.Ready, d, reason(cur), "Ready", readyMessage(cur))
+		w.emitReady(d, cur)
 	}
 	if msg, failing := failure(cur); failing {
 		if _, was := failure(old); !was {
-			w.emit(events.Failed, d, reason(cur), "Failed", msg)
+			w.emitFailed(d, cur, msg)
 		}
 	}
 	if k.Work != nil {
 		w.work(d, cur.GetUID(), k.Work(old), k.Work(cur))
 	}
+}
+
+// replay sends an event again unless this watcher has replayed
+// ReplayMax already: replays must not fill the outbox that live events
+// need.
+func (w *Watcher) replay(send func()) {
+	w.mu.Lock()
+	full := w.replayed >= w.o.ReplayMax
+	if !full {
+		w.replayed++
+	}
+	w.mu.Unlock()
+	if full {
+		w.replayCapped.Do(func() {
+			w.o.Log.Info("lifecycle events not sent again: the replay limit is reached", "limit", w.o.ReplayMax)
+		})
+		return
+	}
+	send()
+}
+
+// The ids of created, ready and failed name the transition (the resource,
+// what, and when it happened, as the resource records it), so a new leader
+// replaying it sends the same id and a consumer dedupes on it. (Failed is
+// not replayed: Synced's transition time moves while the message changes.)
+func (w *Watcher) emitCreated(d events.Data, mg resource.Managed) {
+	w.emitID(eventID(mg, events.Created, created(mg)), events.Created, d, reason(mg), "Created", "external object created")
+}
+
+func (w *Watcher) emitReady(d events.Data, mg resource.Managed) {
+	w.emitID(eventID(mg, events.Ready, transition(mg, xpv2.TypeReady)), events.Ready, d, reason(mg), "Ready", readyMessage(mg))
+}
+
+func (w *Watcher) emitFailed(d events.Data, mg resource.Managed, msg string) {
+	w.emitID(eventID(mg, events.Failed, transition(mg, xpv2.TypeSynced)), events.Failed, d, reason(mg), "Failed", msg)
+}
+
+// idSpace is the UUID namespace of the name-based event ids.
+var idSpace = uuid.NewSHA1(uuid.NameSpaceDNS, []byte("events.devops.freeleaps.io"))
+
+// eventID is a name-based UUID of the resource's uid, what happened and
+// when; random when the resource does not record when.
+func eventID(mg resource.Managed, what, at string) string {
+	if at == "" {
+		return uuid.NewString()
+	}
+	return uuid.NewSHA1(idSpace, []byte(string(mg.GetUID())+"/"+what+"/"+at)).String()
+}
+
+// transition is when the condition last changed, as RFC 3339, or "".
+func transition(mg resource.Managed, t xpv2.ConditionType) string {
+	c := mg.GetCondition(t)
+	if c.LastTransitionTime.IsZero() {
+		return ""
+	}
+	return c.LastTransitionTime.UTC().Format(time.RFC3339)
 }
 
 // Deleted emits deleted, or expired when the resource's environment had
@@ -294,8 +404,16 @@ func (w *Watcher) heartbeat(now time.Time) {
 }
 
 func (w *Watcher) emit(what string, d events.Data, phase, status, msg string) {
+	w.emitID("", what, d, phase, status, msg)
+}
+
+// emitID sends an event with id, or a fresh one when id is "".
+func (w *Watcher) emitID(id, what string, d events.Data, phase, status, msg string) {
 	d.Phase, d.Status, d.Message = phase, status, msg
-	e := events.New(w.o.Source, what, d, time.Now())
+	e := events.New(w.o.Source, what, d, w.o.Now())
+	if id != "" {
+		e.ID = id
+	}
 	if err := w.sink.Publish(e); err != nil {
 		// The publisher counts and logs drops; nothing more to do here.
 		w.o.Log.Debug("event not published", "type", e.Type, "subject", e.Subject, "error", err.Error())

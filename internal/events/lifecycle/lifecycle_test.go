@@ -17,6 +17,7 @@ limitations under the License.
 package lifecycle_test
 
 import (
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -167,5 +168,77 @@ func BenchmarkChangedNoEvent(b *testing.B) {
 	}
 	if len(s.got) != 0 {
 		b.Fatalf("%d events for no change", len(s.got))
+	}
+}
+
+// TestReplay is a leader change: the new leader's watcher finds every
+// resource (Added) and sends again what happened within the replay window,
+// with the ids the old leader sent it with, and nothing older.
+func TestReplay(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	k := jenkinspipeline.Kind.Lifecycle()
+
+	old := &sink{}
+	w := lifecycle.New(old, lifecycle.Options{Source: "test", Now: clock})
+	before := pipeline()
+	cur := before.DeepCopy()
+	meta.SetExternalCreateSucceeded(cur, now.Add(-time.Minute))
+	ready := xpv2.Available()
+	ready.LastTransitionTime = metav1.NewTime(now.Add(-time.Minute))
+	cur.SetConditions(ready)
+	w.Changed(k, before, cur)
+
+	ids := func(s *sink) map[string]string {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		out := map[string]string{}
+		for _, e := range s.got {
+			out[e.What()] = e.ID
+		}
+		s.got = nil
+		return out
+	}
+	sent := ids(old)
+	if len(sent) != 2 {
+		t.Fatalf("the old leader sent %v, want created and ready", sent)
+	}
+
+	cases := map[string]struct {
+		replay time.Duration
+		max    int
+		age    time.Duration
+		want   map[string]string
+	}{
+		"Recent":      {age: 0, want: sent},
+		"OlderThanIt": {age: lifecycle.DefaultReplay, want: map[string]string{}},
+		"Disabled":    {replay: -1, age: 0, want: map[string]string{}},
+		"Limited":     {max: 1, age: 0, want: map[string]string{"created": sent["created"]}},
+		// Recorded times ahead of the clock are anyone's to write.
+		"FromTheFuture": {age: -time.Hour, want: map[string]string{}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := &sink{}
+			at := now.Add(tc.age)
+			nw := lifecycle.New(s, lifecycle.Options{Source: "test", Replay: tc.replay, ReplayMax: tc.max, Now: func() time.Time { return at }})
+			nw.Added(k, cur)
+			if got := ids(s); !maps.Equal(got, tc.want) {
+				t.Errorf("replayed %v, want %v", got, tc.want)
+			}
+		})
+	}
+
+	// Another transition at another time is another event.
+	again := cur.DeepCopy()
+	notReady := xpv2.Unavailable()
+	notReady.LastTransitionTime = metav1.NewTime(now)
+	again.SetConditions(notReady)
+	back := again.DeepCopy()
+	ready.LastTransitionTime = metav1.NewTime(now.Add(time.Second))
+	back.SetConditions(ready)
+	w.Changed(k, again, back)
+	if got := ids(old); got["ready"] == "" || got["ready"] == sent["ready"] {
+		t.Errorf("a second Ready got id %q, the first had %q", got["ready"], sent["ready"])
 	}
 }

@@ -50,6 +50,9 @@ import (
 // DefaultHeartbeat is the heartbeat interval while work is in progress.
 const DefaultHeartbeat = lifecycle.DefaultHeartbeat
 
+// DefaultReplay is how far back a new leader sends lifecycle events again.
+const DefaultReplay = lifecycle.DefaultReplay
+
 // Config configures the event stream. It is off unless a broker is named,
 // by a Secret or by a ClusterProviderConfig's events section.
 type Config struct {
@@ -61,6 +64,9 @@ type Config struct {
 	// Source is the CloudEvents source attribute.
 	Source    string
 	Heartbeat time.Duration
+	// Replay is how far back a new leader sends again the lifecycle
+	// events of what it finds (lifecycle.Options.Replay); 0 none.
+	Replay time.Duration
 	// Outbox is how many events are held while the broker is unreachable.
 	Outbox int
 	// Format of deployment events: cloudevents, legacy or both.
@@ -93,6 +99,8 @@ func (f *Config) Validate() error {
 		return errors.Errorf("--events-secret must be namespace/name, got %q", f.Secret)
 	case f.Heartbeat < time.Second:
 		return errors.Errorf("--events-heartbeat must be at least 1s, got %s", f.Heartbeat)
+	case f.Replay < 0 || f.Replay > 24*time.Hour:
+		return errors.Errorf("--events-replay must be between 0 and 24h, got %s", f.Replay)
 	case f.Outbox < 1 || f.Outbox > 1000000:
 		return errors.Errorf("--events-outbox must be between 1 and 1000000, got %d", f.Outbox)
 	case !deployments.Format(f.Format).Valid():
@@ -172,7 +180,7 @@ func Setup(mgr ctrl.Manager, o controller.Options, f Config, log logging.Logger)
 	if err := mgr.Add(pub); err != nil {
 		return err
 	}
-	w := lifecycle.New(pub, lifecycle.Options{Source: f.Source, Heartbeat: f.Heartbeat, Log: log})
+	w := lifecycle.New(pub, lifecycle.Options{Source: f.Source, Heartbeat: f.Heartbeat, Replay: replay(f.Replay), ReplayMax: f.Outbox / 4, Log: log})
 	if err := devops.SetupLifecycleEvents(mgr, o, w); err != nil {
 		return err
 	}
@@ -237,4 +245,13 @@ func setupDeployments(mgr ctrl.Manager, o controller.Options, f Config, pub *eve
 		}
 	}, v1alpha1.DeployRunGroupVersionKind)
 	return nil
+}
+
+// replay maps the flag (0: none) to lifecycle.Options.Replay (0: the
+// default, negative: none).
+func replay(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }

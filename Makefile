@@ -52,6 +52,8 @@ build: ## Build the provider binary.
 
 # Packages: semantic versions, as dependency constraints need them.
 PKG_VERSION ?= v0.1.0
+# make e2e and make demo upgrade the packages to a second build of the same code, tagged so.
+PKG_UPGRADE_VERSION ?= v0.1.1
 # How make e2e and make demo run Crossplane and the packages: pods (a one-node cluster) or processes.
 E2E_RUNTIME ?= pods
 XPKG := _output/xpkg
@@ -95,10 +97,11 @@ test: envtest-assets ## Every test: unit and integration (real kube-apiserver + 
 # refuses every package as incompatible).
 CROSSPLANE_CORE = $$(TOOL_LDFLAGS="-X $(CROSSPLANE_MODULE)/internal/version.version=$(CROSSPLANE_VERSION)" hack/tool.sh $(CROSSPLANE_MODULE) $(CROSSPLANE_VERSION) $(CROSSPLANE_MODULE)/cmd/crossplane crossplane-core)
 E2E_ENV = $(TEST_ENV) CROSSPLANE="$(CROSSPLANE_CORE)" \
-	  CROSSPLANE_CLI="$(CROSSPLANE_CLI)" CROSSPLANE_VERSION=$(CROSSPLANE_VERSION) PKG_VERSION=$(PKG_VERSION) E2E_RUNTIME=$(E2E_RUNTIME)
+	  CROSSPLANE_CLI="$(CROSSPLANE_CLI)" CROSSPLANE_VERSION=$(CROSSPLANE_VERSION) PKG_VERSION=$(PKG_VERSION) PKG_UPGRADE_VERSION=$(PKG_UPGRADE_VERSION) E2E_RUNTIME=$(E2E_RUNTIME)
 
 .PHONY: e2e-deps
 e2e-deps: envtest-assets xpkg
+	@$(MAKE) --no-print-directory xpkg PKG_VERSION=$(PKG_UPGRADE_VERSION)
 	@echo "$(CROSSPLANE_CORE)" >/dev/null
 	CGO_ENABLED=0 go build -trimpath -o $(BIN)/sandbox ./test/sandbox
 

@@ -122,6 +122,10 @@ type Config struct {
 	// configuration, and Version the tag they are pushed with.
 	ProviderPackage, FunctionPackage, ConfigurationPackage string
 	Version                                                string
+	// UpgradeVersion is a second build of the packages (the same files
+	// with this tag in their names), which the scenario installs over
+	// Version on the pods runtime; "" skips the upgrade.
+	UpgradeVersion string
 	// ProviderArgs are extra provider flags (e.g. --poll).
 	ProviderArgs []string
 	// Runtime says how Crossplane and the packages run (RuntimeProcesses
@@ -448,14 +452,23 @@ func (c *Cluster) pushPackages(ctx context.Context) error {
 		return err
 	}
 	for name, file := range map[string]string{ProviderName: c.cfg.ProviderPackage, FunctionName: c.cfg.FunctionPackage, ConfigurationName: c.cfg.ConfigurationPackage} {
-		ref := fmt.Sprintf("%s/freeleaps/%s:%s", c.Registry.Host, name, c.cfg.Version)
-		cmd := exec.CommandContext(ctx, c.cfg.CrossplaneCLI, "xpkg", "push", "-f", file, ref)
-		cmd.Env = append(os.Environ(), "DOCKER_CONFIG="+dockerDir)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("crossplane xpkg push %s: %w\n%s", ref, err, lastLines(string(out), 10))
+		if err := c.pushPackage(ctx, name, c.cfg.Version, file); err != nil {
+			return err
 		}
-		c.logf("  pushed %s", ref)
 	}
+	return nil
+}
+
+// pushPackage pushes the .xpkg file as the package name at version, with
+// the registry's credentials (written by pushPackages).
+func (c *Cluster) pushPackage(ctx context.Context, name, version, file string) error {
+	ref := fmt.Sprintf("%s/freeleaps/%s:%s", c.Registry.Host, name, version)
+	cmd := exec.CommandContext(ctx, c.cfg.CrossplaneCLI, "xpkg", "push", "-f", file, ref)
+	cmd.Env = append(os.Environ(), "DOCKER_CONFIG="+filepath.Join(c.dir, "docker"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("crossplane xpkg push %s: %w\n%s", ref, err, lastLines(string(out), 10))
+	}
+	c.logf("  pushed %s", ref)
 	return nil
 }
 

@@ -40,6 +40,8 @@ import (
 //	CROSSPLANE_CLI       the crossplane CLI of the same release
 //	CROSSPLANE_VERSION   that release, whose cluster/crds core init installs
 //	PKG_VERSION          the packages' tag (_output/xpkg/*-PKG_VERSION.xpkg)
+//	PKG_UPGRADE_VERSION  a second build's, installed over the first by the
+//	                     scenario (optional; none, no upgrade)
 //	E2E_RUNTIME          pods (the default: a one-node cluster) or processes
 //	                     (a fast inner loop; see Runtime)
 //
@@ -71,6 +73,7 @@ func ConfigFromEnv(root, dir string) (Config, error) {
 		FunctionPackage:      xpkg(FunctionName),
 		ConfigurationPackage: xpkg(ConfigurationName),
 		Version:              v,
+		UpgradeVersion:       get("PKG_UPGRADE_VERSION"),
 		Root:                 root,
 		CrossplaneVersion:    get("CROSSPLANE_VERSION"),
 		Runtime:              Runtime(get("E2E_RUNTIME")),

@@ -29,7 +29,6 @@ import (
 	"strings"
 	"time"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -158,6 +157,13 @@ func (c *Cluster) installPackagesWithCLI(ctx context.Context) error {
 			return fmt.Errorf("DeploymentRuntimeConfig %s: %w", u.GetName(), err)
 		}
 	}
+	rbac, err := os.ReadFile(filepath.Join(c.cfg.Root, "examples", "install", "leader-election.yaml"))
+	if err != nil {
+		return err
+	}
+	if err := c.Apply(ctx, string(rbac)); err != nil {
+		return fmt.Errorf("examples/install/leader-election.yaml: %w", err)
+	}
 	if err := c.Apply(ctx, fmt.Sprintf(`
 apiVersion: v1
 kind: Secret
@@ -265,25 +271,38 @@ func (c *Cluster) runtimeConfigs() ([]*unstructured.Unstructured, error) {
 	return out, nil
 }
 
-// leaderPod is the provider replica that holds its lease.
-func (c *Cluster) leaderPod(ctx context.Context) (*corev1.Pod, error) {
-	leases := &coordinationv1.LeaseList{}
-	if err := c.Kube.List(ctx, leases, client.InNamespace(Namespace)); err != nil {
+// replicas is how many Pods the shipped runtime configs ask for, by
+// package.
+func (c *Cluster) replicas() (map[string]int64, error) {
+	configs, err := c.runtimeConfigs()
+	if err != nil {
 		return nil, err
 	}
-	for _, l := range leases.Items {
-		h := l.Spec.HolderIdentity
-		if h == nil || !strings.HasPrefix(*h, ProviderName+"-") {
-			continue
+	want := map[string]int64{ProviderName: 1, FunctionName: 1}
+	for _, u := range configs {
+		// Numbers read from YAML are float64.
+		switch n, _, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "deploymentTemplate", "spec", "replicas"); n := n.(type) {
+		case float64:
+			want[u.GetName()] = int64(n)
+		case int64:
+			want[u.GetName()] = n
 		}
-		name, _, _ := strings.Cut(*h, "_")
-		p := &corev1.Pod{}
-		if err := c.Kube.Get(ctx, types.NamespacedName{Namespace: Namespace, Name: name}, p); err != nil {
-			return nil, err
-		}
-		return p, nil
 	}
-	return nil, fmt.Errorf("no provider replica holds a lease in %s", Namespace)
+	return want, nil
+}
+
+// leaderPod is the provider replica that holds its lease.
+func (c *Cluster) leaderPod(ctx context.Context) (*corev1.Pod, error) {
+	h, err := c.leaseHolder(ctx)
+	if err != nil {
+		return nil, err
+	}
+	name, _, _ := strings.Cut(h, "_")
+	p := &corev1.Pod{}
+	if err := c.Kube.Get(ctx, types.NamespacedName{Namespace: Namespace, Name: name}, p); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // runningPod is the first Running Pod in Crossplane's namespace that opts
@@ -398,19 +417,9 @@ func (c *Cluster) CheckInstall(ctx context.Context) (string, error) {
 	if c.node == nil {
 		return "", fmt.Errorf("the %s runtime runs no Pods", RuntimeProcesses)
 	}
-	configs, err := c.runtimeConfigs()
+	want, err := c.replicas()
 	if err != nil {
 		return "", err
-	}
-	want := map[string]int64{ProviderName: 1, FunctionName: 1}
-	for _, u := range configs {
-		// Numbers read from YAML are float64.
-		switch n, _, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "deploymentTemplate", "spec", "replicas"); n := n.(type) {
-		case float64:
-			want[u.GetName()] = int64(n)
-		case int64:
-			want[u.GetName()] = n
-		}
 	}
 	leader, err := c.leaderPod(ctx)
 	if err != nil {

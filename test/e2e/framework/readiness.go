@@ -18,6 +18,7 @@ package framework
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -254,10 +255,16 @@ func (c *Cluster) managedVersions(ctx context.Context) map[string]string {
 	for _, k := range mrKinds {
 		items, _ := c.List(ctx, k[0], k[1], client.InNamespace(ProjectNamespace), client.MatchingLabels{contract.LabelProject: Project})
 		for i := range items {
-			out[k[1]+"/"+items[i].GetName()] = items[i].GetResourceVersion()
+			out[k[1]+"/"+items[i].GetName()] = versionAndStatus(&items[i])
 		}
 	}
 	return out
+}
+
+// versionAndStatus is u's resourceVersion, then its status as JSON.
+func versionAndStatus(u *unstructured.Unstructured) string {
+	st, _ := json.Marshal(u.Object["status"])
+	return u.GetResourceVersion() + " " + string(st)
 }
 
 // changedSince names the managed resources whose resourceVersion is not
@@ -269,12 +276,16 @@ func (c *Cluster) changedSince(ctx context.Context, before map[string]string) st
 		items, _ := c.List(ctx, k[0], k[1], client.InNamespace(ProjectNamespace), client.MatchingLabels{contract.LabelProject: Project})
 		for i := range items {
 			u := &items[i]
-			if before[k[1]+"/"+u.GetName()] == u.GetResourceVersion() {
+			was := before[k[1]+"/"+u.GetName()]
+			now := versionAndStatus(u)
+			if was == now {
 				continue
 			}
 			rs, rr, rm := Condition(u, "Ready")
 			ss, sr, sm := Condition(u, "Synced")
-			out = append(out, fmt.Sprintf("%s/%s (generation %d; Ready %s %s %q; Synced %s %s %q)", k[1], u.GetName(), u.GetGeneration(), rs, rr, rm, ss, sr, sm))
+			_, wasStatus, _ := strings.Cut(was, " ")
+			_, nowStatus, _ := strings.Cut(now, " ")
+			out = append(out, fmt.Sprintf("%s/%s (generation %d; Ready %s %s %q; Synced %s %s %q; status was %s, is %s)", k[1], u.GetName(), u.GetGeneration(), rs, rr, rm, ss, sr, sm, wasStatus, nowStatus))
 		}
 	}
 	if len(out) == 0 {

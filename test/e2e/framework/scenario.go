@@ -110,7 +110,11 @@ type Report struct {
 	// Failovers are the leader changes the scenario caused (the pods
 	// runtime), with how long each took.
 	Failovers []string
-	Build     string
+	// Upgrade is what installing the packages' second build changed, and
+	// Rollback the same for a provider build that cannot start and the
+	// return to the working one.
+	Upgrade, Rollback string
+	Build             string
 	// Deployed is the time from publishing the deploy request to its
 	// DeployRun Succeeded; Timeline its phases; Revision the commit the
 	// build made and the deployment synced; History the namespace's
@@ -132,8 +136,10 @@ type Report struct {
 	// Recreated is the time from creating the deleted project again, with
 	// prod only, to Ready: prod's orphaned objects taken back.
 	Recreated time.Duration
-	// Events counts the lifecycle events seen on the stream, by type.
-	Events map[string]int
+	// Events counts the lifecycle events seen on the stream, by type;
+	// EventsResent those that arrived again with the same id.
+	Events       map[string]int
+	EventsResent int
 	// Readiness is when each backend object became ready and each
 	// resource, environment and the project reported Ready.
 	Readiness readiness
@@ -177,20 +183,19 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 		return r, err
 	}
 	c.logf("the team (user %s) creating the DevOpsProject %s/%s", TeamUser, ProjectNamespace, Project)
+	if err := c.armCrash(ctx); err != nil {
+		return r, err
+	}
 	if err := team.Create(ctx, c.project()); err != nil {
 		return r, fmt.Errorf("the team's DevOpsProject: %w", err)
 	}
 	created := time.Now()
 	stopWatch := c.watchEnvironments(ctx)
-	// The leader goes once the provider has begun creating backend
-	// objects; the other replica finishes the job.
-	if err := c.Wait(ctx, "the provider to create the first Jenkins job", 2*time.Minute, func(ctx context.Context) (bool, string, error) {
-		s, err := c.sandboxState(ctx)
-		if err != nil {
-			return false, err.Error(), nil
-		}
-		return len(s.Jobs) > 0, fmt.Sprintf("%d jobs", len(s.Jobs)), nil
-	}); err != nil {
+	// The leader crashes in its first job's create; then the replica that
+	// took over is deleted while the creation goes on. The last one
+	// finishes the job.
+	crashed, err := c.crashMidCreate(ctx, r)
+	if err != nil {
 		stopWatch()
 		return r, err
 	}
@@ -199,6 +204,19 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 		return r, err
 	}
 	if err := c.waitProjectReady(ctx, "the DevOpsProject to be Ready", 5*time.Minute); err != nil {
+		stopWatch()
+		return r, err
+	}
+	if err := c.checkCreatedOnce(ctx, crashed); err != nil {
+		stopWatch()
+		return r, err
+	}
+	composed, err := c.projectResources(ctx)
+	if err != nil {
+		stopWatch()
+		return r, err
+	}
+	if _, err := c.checkEvents(ctx, stream, composed); err != nil {
 		stopWatch()
 		return r, err
 	}
@@ -230,13 +248,25 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 		return r, err
 	}
 
+	if err := c.expire(ctx, r, created); err != nil {
+		return r, err
+	}
+	// Once the preview expired nothing is due: the steady state, and the
+	// upgrade, which must change nothing. The deployment's commit comes
+	// after them, as Argo CD brings every application to it in its own
+	// time.
 	if err := c.measureSteadyState(ctx, r); err != nil {
 		return r, err
 	}
-	if err := c.deploy(ctx, r, ui); err != nil {
+	if err := c.upgrade(ctx, r); err != nil {
 		return r, err
 	}
-	if err := c.expire(ctx, r, created); err != nil {
+	// Each leader that started since (after the crash, the failover and
+	// the upgrade) sent recent transitions again, with their first ids.
+	if r.EventsResent, err = c.checkEvents(ctx, stream, composed); err != nil {
+		return r, err
+	}
+	if err := c.deploy(ctx, r, ui); err != nil {
 		return r, err
 	}
 	if err := c.deleteProject(ctx, r); err != nil {
@@ -246,6 +276,9 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 		return r, err
 	}
 	if err := ui.checkAfter(r); err != nil {
+		return r, err
+	}
+	if err := c.checkCreatedOnce(ctx, ""); err != nil {
 		return r, err
 	}
 	r.Events = stream.counts()
@@ -661,8 +694,9 @@ func delta(before, after map[string]int) map[string]int {
 func (c *Cluster) measureSteadyState(ctx context.Context, r *Report) error {
 	// With the real Argo CD, a sync's operation can finish just after the
 	// application reports Synced and Healthy, which the provider then
-	// records once: the steady state starts when the provider has written
-	// nothing for a while.
+	// records once, and a deleted environment's last writes trail its
+	// backend objects: the steady state starts when the provider has
+	// written nothing for a while.
 	settled := time.Now()
 	if err := c.Wait(ctx, "the provider to stop writing after Ready", 2*time.Minute, func(ctx context.Context) (bool, string, error) {
 		before, err := c.providerAPIRequests(ctx)
@@ -685,7 +719,7 @@ func (c *Cluster) measureSteadyState(ctx context.Context, r *Report) error {
 	}); err != nil {
 		return err
 	}
-	c.logf("  settled: no write by the provider for 10s (%s after Ready)", time.Since(settled).Round(time.Second))
+	c.logf("  settled: no write by the provider for 10s (after %s)", time.Since(settled).Round(time.Second))
 	c.logf("measuring the steady state for %s", r.Steady)
 	versions0 := c.managedVersions(ctx)
 	api0, backend0, err := c.requestCounts(ctx)
@@ -958,6 +992,8 @@ type eventStream struct {
 	conn *amqp.Connection
 	mu   sync.Mutex
 	seen map[string]int
+	// ids counts each event id, by "what kind/namespace/name".
+	ids map[string]map[string]int
 }
 
 func (c *Cluster) watchEvents() (*eventStream, error) {
@@ -986,13 +1022,14 @@ func (c *Cluster) watchEvents() (*eventStream, error) {
 		_ = conn.Close()
 		return nil, err
 	}
-	s := &eventStream{conn: conn, seen: map[string]int{}}
+	s := &eventStream{conn: conn, seen: map[string]int{}, ids: map[string]map[string]int{}}
 	go func() {
 		for m := range msgs {
 			var ev struct {
+				ID   string `json:"id"`
 				Type string `json:"type"`
 				Data struct {
-					Kind, Name, Message string
+					Kind, Namespace, Name, Message string
 				} `json:"data"`
 			}
 			if json.Unmarshal(m.Body, &ev) != nil || ev.Type == "" {
@@ -1003,8 +1040,13 @@ func (c *Cluster) watchEvents() (*eventStream, error) {
 				// A failure is worth reading in the log, not only counting.
 				c.logf("  event: %s %s failed: %s", ev.Data.Kind, ev.Data.Name, ev.Data.Message)
 			}
+			key := what + " " + ev.Data.Kind + "/" + ev.Data.Namespace + "/" + ev.Data.Name
 			s.mu.Lock()
 			s.seen[what]++
+			if s.ids[key] == nil {
+				s.ids[key] = map[string]int{}
+			}
+			s.ids[key][ev.ID]++
 			s.mu.Unlock()
 		}
 	}()
@@ -1045,7 +1087,11 @@ func (r *Report) Summary() string {
 	row("preview expired", "%s after creation (TTL %s); its Ingress deleted by Argo CD's cascade", r.Expired.Round(time.Second), ShortTTL)
 	row("DevOpsProject deleted → all gone", "%s (but what is orphaned: prod's application keeps its Ingress)", r.Deleted.Round(100*time.Millisecond))
 	row("re-created with prod → Ready", "%s (prod's orphaned job, application and record taken back)", r.Recreated.Round(100*time.Millisecond))
-	row("events on the stream", "%v", r.Events)
+	row("events on the stream", "%v; %d sent again by a new leader with their first id", r.Events, r.EventsResent)
+	if r.Upgrade != "" {
+		row("upgrade", "%s", r.Upgrade)
+		row("broken upgrade", "%s", r.Rollback)
+	}
 	for _, f := range r.Failovers {
 		row("failover", "%s", f)
 	}

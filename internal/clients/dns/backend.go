@@ -61,6 +61,9 @@ type Config struct {
 	// the credentials), so that one tenant's configs together take at
 	// most one share.
 	Share string
+	// Cache holds the zone reads GetCached shares with the other clients
+	// made with it; nil: GetCached reads every time.
+	Cache *ZoneCache
 }
 
 // backend is one libdns provider: how to build it from a Config, and what

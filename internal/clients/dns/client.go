@@ -44,6 +44,7 @@ type Client struct {
 	// share is who the zone cache counts the client's reads against
 	// (Config.Share; GetCached falls back to id).
 	share string
+	cache *ZoneCache
 }
 
 // New returns a client. It does no I/O.
@@ -56,7 +57,7 @@ func New(c Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{p: p, b: b, id: identity(c), now: time.Now, share: c.Share}, nil
+	return &Client{p: p, b: b, id: identity(c), now: time.Now, share: c.Share, cache: c.Cache}, nil
 }
 
 // RRset is one record set. Name is relative to the zone ("@" for the apex).

@@ -31,8 +31,9 @@ import (
 // its neighbourhood are in it, and libdns has no narrower read. A poll of
 // every record of a zone of n records is then n zone reads of n records.
 // GetCached serves the polls of one zone and one identity (provider,
-// server and credentials) from one read for up to ZoneCacheTTL; a write
-// through the client drops it. Callers use it only to confirm that nothing
+// server and credentials) from one read for up to ZoneCacheTTL, kept in
+// the ZoneCache the clients were made with (the DNSRecord controller's);
+// a write through a client drops it. Callers use it only to confirm that nothing
 // needs doing, and read fresh (Get) before they decide to write.
 
 // ZoneCacheTTL is how old a cached zone read may be.
@@ -65,8 +66,10 @@ type zoneRead struct {
 	share string
 }
 
-var zones = struct {
-	sync.Mutex
+// ZoneCache holds zone reads for the clients made with it (Config.Cache):
+// one per controller, so that two managers in one process share nothing.
+type ZoneCache struct {
+	mu    sync.Mutex
 	m     map[string]zoneRead
 	bytes int
 	// by and count are the bytes and reads held per share.
@@ -75,19 +78,24 @@ var zones = struct {
 	// written is when each zone key was last written through a client:
 	// a read that began before then is not kept.
 	written map[string]time.Time
-}{m: map[string]zoneRead{}, by: map[string]int{}, count: map[string]int{}, written: map[string]time.Time{}}
+}
 
-// dropRead removes the read of key. zones is locked.
-func dropRead(key string) {
-	if r, ok := zones.m[key]; ok {
-		zones.bytes -= r.bytes
-		if zones.by[r.share] -= r.bytes; zones.by[r.share] <= 0 {
-			delete(zones.by, r.share)
+// NewZoneCache returns an empty cache.
+func NewZoneCache() *ZoneCache {
+	return &ZoneCache{m: map[string]zoneRead{}, by: map[string]int{}, count: map[string]int{}, written: map[string]time.Time{}}
+}
+
+// dropRead removes the read of key. z is locked.
+func (z *ZoneCache) dropRead(key string) {
+	if r, ok := z.m[key]; ok {
+		z.bytes -= r.bytes
+		if z.by[r.share] -= r.bytes; z.by[r.share] <= 0 {
+			delete(z.by, r.share)
 		}
-		if zones.count[r.share]--; zones.count[r.share] <= 0 {
-			delete(zones.count, r.share)
+		if z.count[r.share]--; z.count[r.share] <= 0 {
+			delete(z.count, r.share)
 		}
-		delete(zones.m, key)
+		delete(z.m, key)
 	}
 }
 
@@ -110,12 +118,18 @@ func identity(c Config) string {
 func (c *Client) zoneKey(zone string) string { return c.id + "|" + normName(zone) }
 
 // GetCached is Get from a zone read at most ZoneCacheTTL old (now is the
-// clock); fresh says the zone was read for this call.
+// clock); fresh says the zone was read for this call. A client made
+// without a cache reads the zone every time.
 func (c *Client) GetCached(ctx context.Context, zone, name, typ string) (obs *Observed, fresh bool, err error) {
+	z := c.cache
+	if z == nil {
+		obs, err := c.Get(ctx, zone, name, typ)
+		return obs, true, err
+	}
 	k := c.zoneKey(zone)
-	zones.Lock()
-	r, ok := zones.m[k]
-	zones.Unlock()
+	z.mu.Lock()
+	r, ok := z.m[k]
+	z.mu.Unlock()
 	if !ok || c.now().Sub(r.at) > ZoneCacheTTL || c.now().Before(r.at) {
 		// A read is as old as its start: a write may land while the zone
 		// is being transferred, and the read then shows the zone before it.
@@ -126,30 +140,30 @@ func (c *Client) GetCached(ctx context.Context, zone, name, typ string) (obs *Ob
 		}
 		fresh = true
 		r = zoneRead{at: start, recs: recs, bytes: size(recs)}
-		zones.Lock()
-		for key, old := range zones.m {
+		z.mu.Lock()
+		for key, old := range z.m {
 			if key == k || c.now().Sub(old.at) > ZoneCacheTTL || c.now().Before(old.at) {
-				dropRead(key)
+				z.dropRead(key)
 			}
 		}
-		for key, at := range zones.written {
+		for key, at := range z.written {
 			if c.now().Sub(at) > ZoneCacheTTL {
-				delete(zones.written, key)
+				delete(z.written, key)
 			}
 		}
 		r.share = cmp.Or(c.share, c.id)
 		// A read that began before the zone's last write through a
 		// client is stale: kept, it would show the write undone until it
 		// expires, and the write would be made again.
-		w, wrote := zones.written[k]
-		if (!wrote || start.After(w)) && len(zones.m) < maxCachedZones && zones.bytes+r.bytes <= maxCachedBytes &&
-			zones.by[r.share]+r.bytes <= maxShareBytes && zones.count[r.share] < maxShareZones {
-			zones.m[k] = r
-			zones.bytes += r.bytes
-			zones.by[r.share] += r.bytes
-			zones.count[r.share]++
+		w, wrote := z.written[k]
+		if (!wrote || start.After(w)) && len(z.m) < maxCachedZones && z.bytes+r.bytes <= maxCachedBytes &&
+			z.by[r.share]+r.bytes <= maxShareBytes && z.count[r.share] < maxShareZones {
+			z.m[k] = r
+			z.bytes += r.bytes
+			z.by[r.share] += r.bytes
+			z.count[r.share]++
 		}
-		zones.Unlock()
+		z.mu.Unlock()
 	}
 	return observe(r.recs, name, typ), fresh, nil
 }
@@ -157,11 +171,15 @@ func (c *Client) GetCached(ctx context.Context, zone, name, typ string) (obs *Ob
 // forget drops the cached read of zone, and keeps any read that began
 // before now from being cached: the client wrote to it.
 func (c *Client) forget(zone string) {
-	zones.Lock()
+	z := c.cache
+	if z == nil {
+		return
+	}
+	z.mu.Lock()
 	k := c.zoneKey(zone)
-	dropRead(k)
-	zones.written[k] = c.clock()
-	zones.Unlock()
+	z.dropRead(k)
+	z.written[k] = c.clock()
+	z.mu.Unlock()
 }
 
 // clock is c.now, or the time for a Client made without one.

@@ -60,8 +60,9 @@ func TestGetCached(t *testing.T) {
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	z := &zone{}
+	cache := NewZoneCache()
 	newClient := func(secret string) *Client {
-		return &Client{p: z, b: backends["rfc2136"], id: identity(Config{Provider: "rfc2136", Server: "127.0.0.1:53", Secret: secret}), now: clock}
+		return &Client{p: z, b: backends["rfc2136"], id: identity(Config{Provider: "rfc2136", Server: "127.0.0.1:53", Secret: secret}), now: clock, cache: cache}
 	}
 	a, b := newClient("team-a"), newClient("team-b")
 	want := RRset{Name: "www", Type: "A", TTL: time.Minute, Values: []string{"192.0.2.1"}}
@@ -97,6 +98,21 @@ func TestGetCached(t *testing.T) {
 	now = now.Add(-time.Hour)
 	_, _, _ = a.GetCached(ctx, "cache.example.com", "www", "A")
 	reads("a read from the future (clock set back)", 6)
+
+	// A client of another cache (another manager) shares nothing, and
+	// one without a cache reads every time.
+	other := newClient("team-a")
+	other.cache = NewZoneCache()
+	_, _, _ = other.GetCached(ctx, "cache.example.com", "www", "A")
+	reads("the same identity in another cache", 7)
+	none := newClient("team-a")
+	none.cache = nil
+	for i := range 2 {
+		if _, fresh, _ := none.GetCached(ctx, "cache.example.com", "www", "A"); !fresh {
+			t.Errorf("no cache, poll %d: want a fresh read", i)
+		}
+	}
+	reads("no cache", 9)
 }
 
 // TestGetCachedWriteDuringRead: a read that began before a write through
@@ -107,7 +123,7 @@ func TestGetCachedWriteDuringRead(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	z := &zone{}
-	c := &Client{p: z, b: backends["rfc2136"], id: identity(Config{Provider: "rfc2136", Server: "127.0.0.1:53", Secret: "during"}), now: func() time.Time { return now }}
+	c := &Client{p: z, b: backends["rfc2136"], id: identity(Config{Provider: "rfc2136", Server: "127.0.0.1:53", Secret: "during"}), now: func() time.Time { return now }, cache: NewZoneCache()}
 	z.during = func() {
 		now = now.Add(time.Second)
 		if err := c.Set(ctx, "race.example.com", RRset{Name: "www", Type: "A", TTL: time.Minute, Values: []string{"192.0.2.1"}}, Owner{ID: "cp1", Resource: "team/www"}); err != nil {
@@ -135,6 +151,7 @@ func TestGetCachedWriteDuringRead(t *testing.T) {
 func TestZoneCacheBytesBounded(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	cache := NewZoneCache()
 	big := &zone{}
 	text := string(make([]byte, 150))
 	for i := range 47_000 {
@@ -144,7 +161,7 @@ func TestZoneCacheBytesBounded(t *testing.T) {
 	// small zones besides: together they take one share.
 	tiny := &zone{recs: []libdns.Record{libdns.TXT{Name: "t", Text: "x"}}}
 	for k := range 4 {
-		c := &Client{p: big, b: backends["rfc2136"], id: identity(Config{Provider: "rfc2136", Server: "192.0.2.53:53", KeyName: fmt.Sprint("k", k), Secret: "evil"}), now: func() time.Time { return now }, share: "evil"}
+		c := &Client{p: big, b: backends["rfc2136"], id: identity(Config{Provider: "rfc2136", Server: "192.0.2.53:53", KeyName: fmt.Sprint("k", k), Secret: "evil"}), now: func() time.Time { return now }, share: "evil", cache: cache}
 		for i := range 40 {
 			if _, _, err := c.GetCached(ctx, "z"+time.Duration(i).String()+".example.com", "www", "A"); err != nil {
 				t.Fatal(err)
@@ -157,9 +174,9 @@ func TestZoneCacheBytesBounded(t *testing.T) {
 			}
 		}
 	}
-	zones.Lock()
-	held, n, theirs, count := zones.bytes, len(zones.m), zones.by["evil"], zones.count["evil"]
-	zones.Unlock()
+	cache.mu.Lock()
+	held, n, theirs, count := cache.bytes, len(cache.m), cache.by["evil"], cache.count["evil"]
+	cache.mu.Unlock()
 	if held > maxCachedBytes || theirs > maxShareBytes || count > maxShareZones {
 		t.Errorf("the cache holds %d bytes in %d reads, %d bytes in %d reads of one namespace: over its budget of %d, %d bytes and %d reads each", held, n, theirs, count, maxCachedBytes, maxShareBytes, maxShareZones)
 	}
@@ -169,7 +186,7 @@ func TestZoneCacheBytesBounded(t *testing.T) {
 	for i := range 25_000 {
 		small.recs = append(small.recs, libdns.TXT{Name: "s" + time.Duration(i).String(), Text: text})
 	}
-	s := &Client{p: small, b: backends["rfc2136"], id: identity(Config{Provider: "rfc2136", Server: "192.0.2.54:53", Secret: "team-a"}), now: func() time.Time { return now }, share: "team-a"}
+	s := &Client{p: small, b: backends["rfc2136"], id: identity(Config{Provider: "rfc2136", Server: "192.0.2.54:53", Secret: "team-a"}), now: func() time.Time { return now }, share: "team-a", cache: cache}
 	_, _, _ = s.GetCached(ctx, "small.example.com", "www", "A")
 	_, _, _ = s.GetCached(ctx, "small.example.com", "www", "A")
 	if small.reads != 1 {

@@ -77,7 +77,7 @@ func NewConnector(kube client.Client, newClient func(dns.Config) (Client, error)
 	if ownerID == "" {
 		ownerID = dns.DefaultOwnerID
 	}
-	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient, ownerID: ownerID}
+	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient, ownerID: ownerID, zones: dns.NewZoneCache()}
 }
 
 type connector struct {
@@ -85,6 +85,8 @@ type connector struct {
 	usage     providerconfig.Tracker
 	newClient func(dns.Config) (Client, error)
 	ownerID   string
+	// zones is the zone reads this controller's clients share.
+	zones *dns.ZoneCache
 }
 
 // Connect reads the ProviderConfig's dns section and credentials.
@@ -105,7 +107,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.DNSRecord) (manage
 	if err != nil {
 		return nil, err
 	}
-	cfg := dns.Config{Provider: string(s.Provider), Secret: string(secret), TLS: pc.TLS(s.TLSConfig), Share: cr.GetNamespace()}
+	cfg := dns.Config{Provider: string(s.Provider), Secret: string(secret), TLS: pc.TLS(s.TLSConfig), Share: cr.GetNamespace(), Cache: c.zones}
 	if o := s.RFC2136; o != nil {
 		cfg.Server, cfg.KeyName, cfg.KeyAlgorithm = o.Server, o.KeyName, o.KeyAlgorithm
 	}

@@ -24,7 +24,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -39,14 +38,6 @@ const DockerHubURL = "https://hub.docker.com"
 // longer; a 401 refreshes one early.
 const hubTokenTTL = 4 * time.Minute
 
-// hubTokens caches access tokens across clients (a client is built per
-// reconcile), keyed by API, user and a hash of the secret, so steady state
-// costs one repository read, not a login per poll.
-var hubTokens = struct {
-	sync.Mutex
-	m map[string]hubToken
-}{m: map[string]hubToken{}}
-
 type hubToken struct {
 	token   string
 	expires time.Time
@@ -57,6 +48,7 @@ type dockerHub struct {
 	user, password string
 	cacheKey       string
 	now            func() time.Time
+	cache          *Cache
 }
 
 func newDockerHub(c Config) (*dockerHub, error) {
@@ -72,6 +64,7 @@ func newDockerHub(c Config) (*dockerHub, error) {
 		password: c.Password,
 		cacheKey: base + "\x00" + c.Username + "\x00" + hex.EncodeToString(sum[:]),
 		now:      time.Now,
+		cache:    c.Cache,
 	}, err
 }
 
@@ -111,10 +104,7 @@ type hubRepo struct {
 
 // token returns a cached access token or logs in.
 func (h *dockerHub) token(ctx context.Context, fresh bool) (string, error) {
-	hubTokens.Lock()
-	t, ok := hubTokens.m[h.cacheKey]
-	hubTokens.Unlock()
-	if ok && !fresh && h.now().Before(t.expires) {
+	if t, ok := h.cache.hubToken(h.cacheKey); ok && !fresh && h.now().Before(t.expires) {
 		return t.token, nil
 	}
 	var out struct {
@@ -127,14 +117,7 @@ func (h *dockerHub) token(ctx context.Context, fresh bool) (string, error) {
 	if out.AccessToken == "" {
 		return "", errors.New("Docker Hub returned no access token")
 	}
-	hubTokens.Lock()
-	if len(hubTokens.m) >= maxPullers {
-		// Tenants vary credentials at will: start over rather than
-		// keep every token for good.
-		clear(hubTokens.m)
-	}
-	hubTokens.m[h.cacheKey] = hubToken{token: out.AccessToken, expires: h.now().Add(hubTokenTTL)}
-	hubTokens.Unlock()
+	h.cache.keepHubToken(h.cacheKey, hubToken{token: out.AccessToken, expires: h.now().Add(hubTokenTTL)})
 	return out.AccessToken, nil
 }
 

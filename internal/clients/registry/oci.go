@@ -24,7 +24,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
@@ -36,18 +35,6 @@ import (
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 )
 
-// ociPullers caches a go-containerregistry Puller per registry and
-// credential across clients (one is built per reconcile): it keeps the
-// registry's auth handshake, so steady state costs one tag list, not a
-// /v2/ ping plus a token round trip per poll.
-var ociPullers = struct {
-	sync.Mutex
-	m map[string]*remote.Puller
-}{m: map[string]*remote.Puller{}}
-
-// maxPullers bounds ociPullers.
-const maxPullers = 256
-
 // oci talks to any OCI distribution registry. A repository exists from
 // its first push; observing lists its tags.
 type oci struct {
@@ -56,6 +43,8 @@ type oci struct {
 	auth authn.Authenticator
 	rt   http.RoundTripper
 	key  string
+	// cache keeps the Puller across clients; nil: none.
+	cache *Cache
 }
 
 func newOCI(c Config) (*oci, error) {
@@ -67,7 +56,7 @@ func newOCI(c Config) (*oci, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &oci{host: u.Host, auth: authn.Anonymous, rt: hc.Transport}
+	o := &oci{host: u.Host, auth: authn.Anonymous, rt: hc.Transport, cache: c.Cache}
 	if u.Scheme == "http" {
 		o.opts = append(o.opts, name.Insecure)
 	}
@@ -87,22 +76,9 @@ func (o *oci) repo(r Repo) (name.Repository, error) {
 }
 
 func (o *oci) puller(ctx context.Context) (*remote.Puller, error) {
-	ociPullers.Lock()
-	defer ociPullers.Unlock()
-	p, ok := ociPullers.m[o.key]
-	if !ok {
-		var err error
-		if p, err = remote.NewPuller(remote.WithContext(ctx), remote.WithAuth(o.auth), remote.WithTransport(o.rt)); err != nil {
-			return nil, err
-		}
-		if len(ociPullers.m) >= maxPullers {
-			// URLs and passwords are a tenant's to vary: start over
-			// rather than keep every one for good.
-			clear(ociPullers.m)
-		}
-		ociPullers.m[o.key] = p
-	}
-	return p, nil
+	return o.cache.puller(o.key, func() (*remote.Puller, error) {
+		return remote.NewPuller(remote.WithContext(ctx), remote.WithAuth(o.auth), remote.WithTransport(o.rt))
+	})
 }
 
 func (o *oci) options(ctx context.Context) ([]remote.Option, error) {

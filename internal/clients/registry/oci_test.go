@@ -29,7 +29,7 @@ import (
 func TestOCIAgainstDistribution(t *testing.T) {
 	s := regtest.Start(t)
 	ctx := context.Background()
-	c, err := registry.New(registry.Config{Kind: registry.KindOCI, URL: s.URL, Username: regtest.User, Password: regtest.Password})
+	c, err := registry.New(registry.Config{Kind: registry.KindOCI, URL: s.URL, Username: regtest.User, Password: regtest.Password, Cache: testCache})
 	if err != nil {
 		t.Fatal(err)
 	}

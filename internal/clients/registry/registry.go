@@ -50,6 +50,9 @@ type Config struct {
 	// RetryAfter holds calls to a server that asked to wait (shared by the
 	// connector across clients; may be nil).
 	RetryAfter *retryafter.Gate
+	// Cache keeps tokens and registry sessions across the connector's
+	// clients; nil keeps none.
+	Cache *Cache
 }
 
 // Credentials are the JSON a ProviderConfig's registry secret holds.

@@ -37,7 +37,7 @@ func TestDockerHubAgainstFake(t *testing.T) {
 	defer s.Close()
 	ctx := context.Background()
 	gate := retryafter.New(nil)
-	c, err := registry.New(registry.Config{Kind: registry.KindDockerHub, URL: s.URL, Username: "alice", Password: hubToken, RetryAfter: gate})
+	c, err := registry.New(registry.Config{Kind: registry.KindDockerHub, URL: s.URL, Username: "alice", Password: hubToken, RetryAfter: gate, Cache: testCache})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,13 +58,21 @@ func TestDockerHubAgainstFake(t *testing.T) {
 
 	t.Run("SteadyStateIsOneRead", func(t *testing.T) {
 		s.ResetCounts()
-		c2, _ := registry.New(registry.Config{Kind: registry.KindDockerHub, URL: s.URL, Username: "alice", Password: hubToken})
+		c2, _ := registry.New(registry.Config{Kind: registry.KindDockerHub, URL: s.URL, Username: "alice", Password: hubToken, Cache: testCache})
 		o, err := c2.Get(ctx, r)
 		if err != nil || o == nil || !*o.Private || *o.Description != "the shop" || o.URL != "docker.io/acme/shop" || o.TagCount != nil {
 			t.Fatalf("observed %+v, %v", o, err)
 		}
 		if g, l := s.Count(http.MethodGet), s.Logins(); g != 1 || l != 0 {
 			t.Errorf("a new client reuses the cached token: %d GETs and %d logins, want 1 and 0", g, l)
+		}
+		// Another connector's client (no shared cache) logs in.
+		c3, _ := registry.New(registry.Config{Kind: registry.KindDockerHub, URL: s.URL, Username: "alice", Password: hubToken})
+		if _, err := c3.Get(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		if l := s.Logins(); l != 1 {
+			t.Errorf("a client without the cache: %d logins, want 1", l)
 		}
 	})
 
@@ -241,3 +249,6 @@ func TestHarborAgainstFake(t *testing.T) {
 		t.Errorf("after Delete: %+v, %v", o, err)
 	}
 }
+
+// testCache is what a connector shares across its clients.
+var testCache = registry.NewCache()

@@ -55,14 +55,17 @@ func NewConnector(kube client.Client, newClient func(registry.Config) (registry.
 	if newClient == nil {
 		newClient = registry.New
 	}
-	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient, retryAfter: retryafter.New(nil)}
+	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient, retryAfter: retryafter.New(nil), cache: registry.NewCache()}
 }
 
 type connector struct {
 	kube       client.Client
 	usage      providerconfig.Tracker
 	retryAfter *retryafter.Gate
-	newClient  func(registry.Config) (registry.Client, error)
+	// cache keeps tokens and registry sessions across this controller's
+	// clients.
+	cache     *registry.Cache
+	newClient func(registry.Config) (registry.Client, error)
 }
 
 // Connect reads the ProviderConfig's registry section and credentials.
@@ -87,7 +90,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.RegistryRepo) (man
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
-	cl, err := c.newClient(registry.Config{Kind: string(s.Kind), URL: s.URL, Username: creds.Username, Password: creds.Password, TLS: pc.TLS(s.TLSConfig), RetryAfter: c.retryAfter})
+	cl, err := c.newClient(registry.Config{Kind: string(s.Kind), URL: s.URL, Username: creds.Username, Password: creds.Password, TLS: pc.TLS(s.TLSConfig), RetryAfter: c.retryAfter, Cache: c.cache})
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}

@@ -30,6 +30,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
@@ -157,12 +159,15 @@ func (c *Cluster) installPackagesWithCLI(ctx context.Context) error {
 			return fmt.Errorf("DeploymentRuntimeConfig %s: %w", u.GetName(), err)
 		}
 	}
-	rbac, err := os.ReadFile(filepath.Join(c.cfg.Root, "examples", "install", "leader-election.yaml"))
-	if err != nil {
-		return err
-	}
-	if err := c.Apply(ctx, string(rbac)); err != nil {
-		return fmt.Errorf("examples/install/leader-election.yaml: %w", err)
+	// The lease's Role and the disruption budget.
+	for _, f := range []string{"leader-election.yaml", "poddisruptionbudget.yaml"} {
+		b, err := os.ReadFile(filepath.Join(c.cfg.Root, "examples", "install", f))
+		if err != nil {
+			return err
+		}
+		if err := c.Apply(ctx, string(b)); err != nil {
+			return fmt.Errorf("examples/install/%s: %w", f, err)
+		}
 	}
 	if err := c.Apply(ctx, fmt.Sprintf(`
 apiVersion: v1
@@ -528,10 +533,12 @@ func (c *Cluster) Trace(ctx context.Context) (string, error) {
 	return string(out), nil
 }
 
-// failover deletes the leading provider replica, as a node drain or a
-// rolling update does, while the scenario is in the middle of when, and
-// waits for the other replica to take the lease over; it records how long
-// that took. The processes runtime runs one replica: there it does nothing.
+// failover evicts the leading provider replica, as a node drain does,
+// while the scenario is in the middle of when, and waits for the other
+// replica to take the lease over; it records how long that took. The
+// disruption budget must then refuse to evict the other replica until the
+// evicted one's replacement is Ready. The processes runtime runs one
+// replica: there it does nothing.
 func (c *Cluster) failover(ctx context.Context, r *Report, when string) error {
 	if c.node == nil {
 		return nil
@@ -541,8 +548,19 @@ func (c *Cluster) failover(ctx context.Context, r *Report, when string) error {
 		return err
 	}
 	t0 := time.Now()
-	if err := c.Kube.Delete(ctx, old); err != nil {
-		return fmt.Errorf("deleting the leader %s: %w", old.Name, err)
+	if err := c.evict(ctx, old); err != nil {
+		return fmt.Errorf("evicting the leader %s: %w", old.Name, err)
+	}
+	pods := &corev1.PodList{}
+	if err := c.Kube.List(ctx, pods, client.InNamespace(Namespace), client.MatchingLabels{"pkg.crossplane.io/provider": ProviderName}); err != nil {
+		return err
+	}
+	for i := range pods.Items {
+		if p := &pods.Items[i]; p.Name != old.Name && p.DeletionTimestamp == nil && podReady(p) {
+			if err := c.evict(ctx, p); !kerrors.IsTooManyRequests(err) {
+				return fmt.Errorf("evicting %s too, right after %s: want it refused by the PodDisruptionBudget, got %v", p.Name, old.Name, err)
+			}
+		}
 	}
 	var leader string
 	err = c.Wait(ctx, "another provider replica to take the lease over from "+old.Name, 2*time.Minute, func(ctx context.Context) (bool, string, error) {
@@ -557,8 +575,13 @@ func (c *Cluster) failover(ctx context.Context, r *Report, when string) error {
 		return err
 	}
 	d := time.Since(t0)
-	line := fmt.Sprintf("%s: leader %s deleted, %s led after %s", when, old.Name, leader, d.Round(100*time.Millisecond))
+	line := fmt.Sprintf("%s: leader %s evicted (the other replica's eviction refused by the budget), %s led after %s", when, old.Name, leader, d.Round(100*time.Millisecond))
 	r.Failovers = append(r.Failovers, line)
 	c.logf("  failover %s", line)
 	return nil
+}
+
+// evict asks the Eviction API to evict p, as kubectl drain does.
+func (c *Cluster) evict(ctx context.Context, p *corev1.Pod) error {
+	return c.Kube.SubResource("eviction").Create(ctx, p, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}})
 }

@@ -366,6 +366,10 @@ func (s *Server) resolve(parent, name string) string {
 func (s *Server) createdItem(r *http.Request, full string, it *item) {
 	s.created[full]++
 	if s.hold && !it.folder() {
+		if s.release != nil {
+			// One create is held at a time: the one before is answered.
+			close(s.release)
+		}
 		s.hold, s.held, s.holding, s.release = false, full, r, make(chan struct{})
 	}
 }

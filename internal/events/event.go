@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/freeleaps/provider-devops/internal/events/vocab"
 )
 
 // TypePrefix starts every event type.
@@ -55,13 +57,12 @@ const (
 	Phase = "phase"
 )
 
-// Statuses in data.status.
+// Statuses in data.status (package vocab's).
 const (
-	StatusRunning   = "Running"
-	StatusSucceeded = "Succeeded"
-	StatusFailed    = "Failed"
-	// StatusTerminated: the work was cancelled before it finished.
-	StatusTerminated = "Terminated"
+	StatusRunning    = vocab.StatusRunning
+	StatusSucceeded  = vocab.StatusSucceeded
+	StatusFailed     = vocab.StatusFailed
+	StatusTerminated = vocab.StatusTerminated
 )
 
 // ContentType of a structured CloudEvent.

@@ -35,8 +35,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
-	"github.com/freeleaps/provider-devops/internal/events"
-	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
+	"github.com/freeleaps/provider-devops/internal/events/vocab"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
@@ -53,7 +52,7 @@ var Kind = mrcontroller.Kind[*v1alpha1.ArgoApplication]{
 		return w != nil && w.Running
 	},
 	URL:  func(cr *v1alpha1.ArgoApplication) string { return cr.Status.AtProvider.URL },
-	Work: func(cr *v1alpha1.ArgoApplication) *lifecycle.Work { return Work(cr.Status.AtProvider) },
+	Work: func(cr *v1alpha1.ArgoApplication) *vocab.Work { return Work(cr.Status.AtProvider) },
 }
 
 // Client is the part of the Argo CD API the controller uses.
@@ -156,26 +155,26 @@ func withoutUserinfo(raw string) string {
 }
 
 // Work is the application's sync in progress, or how the last one ended.
-func Work(o v1alpha1.ArgoApplicationObservation) *lifecycle.Work {
+func Work(o v1alpha1.ArgoApplicationObservation) *vocab.Work {
 	id := ""
 	if o.Revision != "" {
 		id = "sync to " + o.Revision
 	}
 	switch {
 	case o.OperationPhase == "Running" || o.OperationPhase == "Terminating":
-		return &lifecycle.Work{ID: id, Running: true, Status: events.StatusRunning, Phase: o.OperationPhase, Message: "sync " + strings.ToLower(o.OperationPhase) + messageSuffix(o.OperationMessage)}
+		return &vocab.Work{ID: id, Running: true, Status: vocab.StatusRunning, Phase: o.OperationPhase, Message: "sync " + strings.ToLower(o.OperationPhase) + messageSuffix(o.OperationMessage)}
 	case o.HealthStatus == "Progressing":
-		return &lifecycle.Work{ID: id, Running: true, Status: events.StatusRunning, Phase: o.HealthStatus, Message: "application progressing" + messageSuffix(o.HealthMessage)}
+		return &vocab.Work{ID: id, Running: true, Status: vocab.StatusRunning, Phase: o.HealthStatus, Message: "application progressing" + messageSuffix(o.HealthMessage)}
 	case o.OperationPhase == "Failed" || o.OperationPhase == "Error":
-		return &lifecycle.Work{ID: id, Status: events.StatusFailed, Phase: o.OperationPhase, Message: "sync " + strings.ToLower(o.OperationPhase) + messageSuffix(o.OperationMessage)}
+		return &vocab.Work{ID: id, Status: vocab.StatusFailed, Phase: o.OperationPhase, Message: "sync " + strings.ToLower(o.OperationPhase) + messageSuffix(o.OperationMessage)}
 	case o.HealthStatus == "Degraded":
-		return &lifecycle.Work{ID: id, Status: events.StatusFailed, Phase: o.HealthStatus, Message: "application degraded" + messageSuffix(o.HealthMessage)}
+		return &vocab.Work{ID: id, Status: vocab.StatusFailed, Phase: o.HealthStatus, Message: "application degraded" + messageSuffix(o.HealthMessage)}
 	case o.OperationPhase == "" && o.HealthStatus == "":
 		return nil
 	}
 	// Finished runs carry no id: a completed event follows only a run seen
 	// in progress, never a poll.
-	return &lifecycle.Work{Status: events.StatusSucceeded, Phase: cmp.Or(o.OperationPhase, o.HealthStatus), Message: "synced to " + cmp.Or(o.Revision, "the target revision") + ", health " + cmp.Or(o.HealthStatus, "unknown")}
+	return &vocab.Work{Status: vocab.StatusSucceeded, Phase: cmp.Or(o.OperationPhase, o.HealthStatus), Message: "synced to " + cmp.Or(o.Revision, "the target revision") + ", health " + cmp.Or(o.HealthStatus, "unknown")}
 }
 
 func messageSuffix(m string) string {

@@ -37,8 +37,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
-	"github.com/freeleaps/provider-devops/internal/events"
-	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
+	"github.com/freeleaps/provider-devops/internal/events/vocab"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
@@ -56,7 +55,7 @@ var Kind = mrcontroller.Kind[*v1alpha1.JenkinsPipeline]{
 		return w != nil && w.Running
 	},
 	URL:  func(cr *v1alpha1.JenkinsPipeline) string { return cr.Status.AtProvider.URL },
-	Work: func(cr *v1alpha1.JenkinsPipeline) *lifecycle.Work { return Work(cr.Status.AtProvider) },
+	Work: func(cr *v1alpha1.JenkinsPipeline) *vocab.Work { return Work(cr.Status.AtProvider) },
 }
 
 // Client is the part of Jenkins the controller uses.
@@ -181,23 +180,23 @@ func allowed(cr *v1alpha1.JenkinsPipeline, s *pcv1alpha1.JenkinsConfig) error {
 }
 
 // Work is the pipeline's build in progress, or its last finished build.
-func Work(o v1alpha1.JenkinsPipelineObservation) *lifecycle.Work {
+func Work(o v1alpha1.JenkinsPipelineObservation) *vocab.Work {
 	b := o.LastBuild
 	switch {
 	case b != nil && b.Building:
-		return &lifecycle.Work{ID: fmt.Sprintf("build #%d", b.Number), Running: true, Status: events.StatusRunning, Phase: "BUILDING", Message: fmt.Sprintf("build #%d running", b.Number), URL: b.URL}
+		return &vocab.Work{ID: fmt.Sprintf("build #%d", b.Number), Running: true, Status: vocab.StatusRunning, Phase: "BUILDING", Message: fmt.Sprintf("build #%d running", b.Number), URL: b.URL}
 	case o.InQueue:
 		next := int64(1)
 		if b != nil {
 			next = b.Number + 1
 		}
-		return &lifecycle.Work{ID: fmt.Sprintf("build #%d", next), Running: true, Status: events.StatusRunning, Phase: "QUEUED", Message: "build waiting in the Jenkins queue", URL: o.URL}
+		return &vocab.Work{ID: fmt.Sprintf("build #%d", next), Running: true, Status: vocab.StatusRunning, Phase: "QUEUED", Message: "build waiting in the Jenkins queue", URL: o.URL}
 	case b == nil || b.Result == "":
 		return nil
 	}
-	status := events.StatusFailed
+	status := vocab.StatusFailed
 	if b.Result == "SUCCESS" {
-		status = events.StatusSucceeded
+		status = vocab.StatusSucceeded
 	}
-	return &lifecycle.Work{ID: fmt.Sprintf("build #%d", b.Number), Status: status, Phase: b.Result, Message: fmt.Sprintf("build #%d finished: %s", b.Number, b.Result), URL: b.URL}
+	return &vocab.Work{ID: fmt.Sprintf("build #%d", b.Number), Status: status, Phase: b.Result, Message: fmt.Sprintf("build #%d finished: %s", b.Number, b.Result), URL: b.URL}
 }

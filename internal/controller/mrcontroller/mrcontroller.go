@@ -41,7 +41,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/freeleaps/provider-devops/internal/controller/fairrate"
-	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
+	"github.com/freeleaps/provider-devops/internal/events/vocab"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
@@ -77,12 +77,12 @@ type Kind[T resource.Managed] struct {
 	URL func(T) string
 	// Work in progress or last finished, for lifecycle events; nil when
 	// the kind has none.
-	Work func(T) *lifecycle.Work
+	Work func(T) *vocab.Work
 }
 
 // Lifecycle describes the kind to the event stream.
-func (k Kind[T]) Lifecycle() lifecycle.Kind {
-	l := lifecycle.Kind{Name: k.GroupVersionKind.Kind, New: func() client.Object { return k.New() }}
+func (k Kind[T]) Lifecycle() vocab.Kind {
+	l := vocab.Kind{Name: k.GroupVersionKind.Kind, New: func() client.Object { return k.New() }}
 	if k.URL != nil {
 		l.URL = func(mg resource.Managed) string {
 			if cr, ok := mg.(T); ok {
@@ -92,7 +92,7 @@ func (k Kind[T]) Lifecycle() lifecycle.Kind {
 		}
 	}
 	if k.Work != nil {
-		l.Work = func(mg resource.Managed) *lifecycle.Work {
+		l.Work = func(mg resource.Managed) *vocab.Work {
 			if cr, ok := mg.(T); ok {
 				return k.Work(cr)
 			}
@@ -108,7 +108,7 @@ type Registration interface {
 	// GVK is the kind's group, version and kind.
 	GVK() schema.GroupVersionKind
 	// Events describes the kind to the event stream.
-	Events() lifecycle.Kind
+	Events() vocab.Kind
 	// Setup adds the kind's controller.
 	Setup(mgr ctrl.Manager, o controller.Options) error
 }
@@ -125,7 +125,7 @@ type registration[T resource.Managed] struct {
 }
 
 func (r registration[T]) GVK() schema.GroupVersionKind { return r.k.GroupVersionKind }
-func (r registration[T]) Events() lifecycle.Kind       { return r.k.Lifecycle() }
+func (r registration[T]) Events() vocab.Kind           { return r.k.Lifecycle() }
 func (r registration[T]) Setup(mgr ctrl.Manager, o controller.Options) error {
 	return Setup(mgr, o, r.k, r.connect(mgr))
 }

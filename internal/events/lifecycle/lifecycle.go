@@ -32,7 +32,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/google/uuid"
@@ -45,6 +44,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/internal/events"
+	"github.com/freeleaps/provider-devops/internal/events/vocab"
 )
 
 // DefaultHeartbeat is the interval of heartbeats for work in progress.
@@ -55,31 +55,11 @@ type Sink interface {
 	Publish(e events.Event) error
 }
 
-// Work is a build or sync as a kind reports it.
-type Work struct {
-	// ID names one run, e.g. "build #12"; empty when the backend gives none.
-	ID string
-	// Running while in progress.
-	Running bool
-	// Status: events.StatusRunning, StatusSucceeded or StatusFailed.
-	Status string
-	// Phase as the backend says it: QUEUED, BUILDING, SUCCESS, Running...
-	Phase   string
-	Message string
-	URL     string
-}
-
-// Kind tells the watcher about one managed-resource kind.
-type Kind struct {
-	// Name is the kind, e.g. JenkinsPipeline.
-	Name string
-	// New returns an empty object of the kind.
-	New func() client.Object
-	// URL of the resource in its backend; nil for none.
-	URL func(resource.Managed) string
-	// Work in progress or last finished; nil when the kind has none.
-	Work func(resource.Managed) *Work
-}
+// Work and Kind are the controllers' words (package vocab).
+type (
+	Work = vocab.Work
+	Kind = vocab.Kind
+)
 
 // DefaultReplay is how far back a new leader sends again the transitions
 // it finds: well past a lost leader's lease (60s), within which it may

@@ -1,0 +1,62 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package vocab is what the managed-resource controllers and the event
+// stream share: how a kind describes itself to the stream (Kind), the
+// work it reports (Work) and the statuses of work. It imports neither the
+// stream nor its broker, so the controllers need not either.
+package vocab
+
+import (
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+)
+
+// Statuses of work, as events carry them in data.status.
+const (
+	StatusRunning   = "Running"
+	StatusSucceeded = "Succeeded"
+	StatusFailed    = "Failed"
+	// StatusTerminated: the work was cancelled before it finished.
+	StatusTerminated = "Terminated"
+)
+
+// Work is a build or sync as a kind reports it.
+type Work struct {
+	// ID names one run, e.g. "build #12"; empty when the backend gives none.
+	ID string
+	// Running while in progress.
+	Running bool
+	// Status: StatusRunning, StatusSucceeded or StatusFailed.
+	Status string
+	// Phase as the backend says it: QUEUED, BUILDING, SUCCESS, Running...
+	Phase   string
+	Message string
+	URL     string
+}
+
+// Kind tells the event stream about one managed-resource kind.
+type Kind struct {
+	// Name is the kind, e.g. JenkinsPipeline.
+	Name string
+	// New returns an empty object of the kind.
+	New func() client.Object
+	// URL of the resource in its backend; nil for none.
+	URL func(resource.Managed) string
+	// Work in progress or last finished; nil when the kind has none.
+	Work func(resource.Managed) *Work
+}

@@ -132,8 +132,11 @@ func main() {
 	}
 
 	kingpin.FatalIfError(customresourcesgate.Setup(mgr, o), "cannot set up the CRD gate")
-	kingpin.FatalIfError(devops.SetupGated(mgr, o, devops.Config{OwnerID: f.ownerID, DeployHistory: f.deployHistory, DeployHTTPCheck: f.deployHTTPCheck}), "cannot set up the controllers")
-	kingpin.FatalIfError(stream.Setup(mgr, o, *f.events, log), "cannot set up the event stream")
+	// The one list of managed kinds, for their controllers and their events.
+	kindsCfg := devops.Config{OwnerID: f.ownerID, DeployHistory: f.deployHistory, DeployHTTPCheck: f.deployHTTPCheck}
+	kinds := devops.Kinds(kindsCfg)
+	kingpin.FatalIfError(devops.SetupKinds(mgr, o, kindsCfg, kinds), "cannot set up the controllers")
+	kingpin.FatalIfError(stream.Setup(mgr, o, *f.events, devops.Events(kinds), log), "cannot set up the event stream")
 	kingpin.FatalIfError(mgr.Start(ctrl.SetupSignalHandler()), "cannot start the controller manager")
 }
 

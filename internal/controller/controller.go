@@ -39,6 +39,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/controller/registryrepo"
+	"github.com/freeleaps/provider-devops/internal/events/vocab"
 )
 
 // Config is what the provider's flags tell the controllers.
@@ -80,10 +81,25 @@ func Kinds(cfg Config) []mrcontroller.Registration {
 	}
 }
 
-// SetupGated adds the config controllers now and each managed-resource
-// controller once its CRD is established (safe-start). A managed-resource
-// controller that cannot be set up then stops the provider.
+// Events are the kinds as the event stream knows them.
+func Events(kinds []mrcontroller.Registration) []vocab.Kind {
+	out := make([]vocab.Kind, 0, len(kinds))
+	for _, k := range kinds {
+		out = append(out, k.Events())
+	}
+	return out
+}
+
+// SetupGated is SetupKinds with Kinds(cfg).
 func SetupGated(mgr ctrl.Manager, o controller.Options, cfg Config) error {
+	return SetupKinds(mgr, o, cfg, Kinds(cfg))
+}
+
+// SetupKinds adds the config controllers now and each managed-resource
+// controller of kinds once its CRD is established (safe-start). A
+// managed-resource controller that cannot be set up then stops the
+// provider.
+func SetupKinds(mgr ctrl.Manager, o controller.Options, cfg Config, kinds []mrcontroller.Registration) error {
 	if err := config.Setup(mgr, o); err != nil {
 		return err
 	}
@@ -100,7 +116,7 @@ func SetupGated(mgr ctrl.Manager, o controller.Options, cfg Config) error {
 			panic(errors.Wrap(err, "cannot set up the DeployRun controller"))
 		}
 	}, apisv1alpha1.DeployRunGroupVersionKind)
-	for _, k := range Kinds(cfg) {
+	for _, k := range kinds {
 		mrcontroller.SetupGated(mgr, o, k)
 	}
 	return nil

@@ -176,7 +176,7 @@ func startProviderWithEvents(t *testing.T, env *envtest.Env, url string, m *even
 		if err := mgr.Add(pub); err != nil {
 			return err
 		}
-		if err := devops.SetupLifecycleEvents(mgr, o, lifecycle.New(pub, lifecycle.Options{Source: "test", Heartbeat: heartbeat})); err != nil {
+		if err := lifecycle.New(pub, lifecycle.Options{Source: "test", Heartbeat: heartbeat}).Setup(mgr, o.Gate, devops.Events(devops.Kinds(devops.Config{}))); err != nil {
 			return err
 		}
 		return mgr.Add(events.NewConsumer(events.ConsumerOptions{Source: src, Exchange: deployExchange, Queue: deployQueue, BindingKey: "deploy.#",

@@ -82,7 +82,7 @@ type Kind[T resource.Managed] struct {
 
 // Lifecycle describes the kind to the event stream.
 func (k Kind[T]) Lifecycle() vocab.Kind {
-	l := vocab.Kind{Name: k.GroupVersionKind.Kind, New: func() client.Object { return k.New() }}
+	l := vocab.Kind{Name: k.GroupVersionKind.Kind, GVK: k.GroupVersionKind, New: func() client.Object { return k.New() }}
 	if k.URL != nil {
 		l.URL = func(mg resource.Managed) string {
 			if cr, ok := mg.(T); ok {

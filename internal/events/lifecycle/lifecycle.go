@@ -29,6 +29,7 @@ import (
 	"time"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
@@ -145,6 +146,26 @@ func (w *Watcher) Start(ctx context.Context) error {
 			w.heartbeat(now)
 		}
 	}
+}
+
+// Gate calls back once every kind given is served (crossplane-runtime's
+// controller.Gate).
+type Gate interface {
+	Register(callback func(), gvks ...schema.GroupVersionKind)
+}
+
+// Setup adds w (its heartbeats) to mgr and has it watch each kind once the
+// kind's CRD is established. A watch that cannot be set up stops the
+// provider, like a controller that cannot.
+func (w *Watcher) Setup(mgr manager.Manager, g Gate, kinds []Kind) error {
+	for _, k := range kinds {
+		g.Register(func() {
+			if err := w.Watch(mgr, k); err != nil {
+				panic(errors.Wrapf(err, "cannot watch %s for lifecycle events", k.Name))
+			}
+		}, k.GVK)
+	}
+	return mgr.Add(w)
 }
 
 // Watch registers the watcher on the manager's informer for k. Call it once

@@ -117,7 +117,7 @@ func TestSetupDeploymentEvents(t *testing.T) {
 		if err := customresourcesgate.Setup(mgr, o); err != nil {
 			return err
 		}
-		return Setup(mgr, o, cfg, logging.NewNopLogger())
+		return Setup(mgr, o, cfg, nil, logging.NewNopLogger())
 	})
 
 	dr := &v1alpha1.DeployRun{

@@ -38,12 +38,12 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
-	devops "github.com/freeleaps/provider-devops/internal/controller"
 	"github.com/freeleaps/provider-devops/internal/events"
 	"github.com/freeleaps/provider-devops/internal/events/deployments"
 	"github.com/freeleaps/provider-devops/internal/events/deployrequest"
 	"github.com/freeleaps/provider-devops/internal/events/initialize"
 	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
+	"github.com/freeleaps/provider-devops/internal/events/vocab"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
@@ -166,10 +166,10 @@ func (f *Config) brokerSource(kube client.Reader) events.Source {
 	}
 }
 
-// Setup adds the publisher, the lifecycle watcher, the deployment watcher
-// and the deploy-request consumer to the manager; nothing when no broker is
-// named.
-func Setup(mgr ctrl.Manager, o controller.Options, f Config, log logging.Logger) error {
+// Setup adds the publisher, the lifecycle watcher of kinds, the deployment
+// watcher and the deploy-request consumer to the manager; nothing when no
+// broker is named.
+func Setup(mgr ctrl.Manager, o controller.Options, f Config, kinds []vocab.Kind, log logging.Logger) error {
 	if !f.Enabled() {
 		log.Info("event stream disabled: set --events-secret or --events-provider-config to enable it")
 		return nil
@@ -181,7 +181,7 @@ func Setup(mgr ctrl.Manager, o controller.Options, f Config, log logging.Logger)
 		return err
 	}
 	w := lifecycle.New(pub, lifecycle.Options{Source: f.Source, Heartbeat: f.Heartbeat, Replay: replay(f.Replay), ReplayMax: f.Outbox / 4, Log: log})
-	if err := devops.SetupLifecycleEvents(mgr, o, w); err != nil {
+	if err := w.Setup(mgr, o.Gate, kinds); err != nil {
 		return err
 	}
 	if err := setupDeployments(mgr, o, f, pub, log); err != nil {

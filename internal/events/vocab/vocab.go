@@ -21,6 +21,7 @@ limitations under the License.
 package vocab
 
 import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -51,8 +52,10 @@ type Work struct {
 
 // Kind tells the event stream about one managed-resource kind.
 type Kind struct {
-	// Name is the kind, e.g. JenkinsPipeline.
+	// Name is the kind, e.g. JenkinsPipeline; GVK the kind in full,
+	// whose CRD must be served before the kind is watched.
 	Name string
+	GVK  schema.GroupVersionKind
 	// New returns an empty object of the kind.
 	New func() client.Object
 	// URL of the resource in its backend; nil for none.

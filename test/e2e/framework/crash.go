@@ -96,7 +96,7 @@ func (c *Cluster) crashMidCreate(ctx context.Context, r *Report) (string, error)
 	pod, _, _ := strings.Cut(now, "_")
 	line := fmt.Sprintf("the project's creation: leader %s killed (SIGKILL) with its create of job %s unanswered, %s led after %s (the lease's duration)",
 		leader.Name, job, pod, time.Since(t0).Round(100*time.Millisecond))
-	r.Failovers = append(r.Failovers, line)
+	r.Crash = line
 	c.logf("  crash %s", line)
 	return job, nil
 }

@@ -107,8 +107,9 @@ type Report struct {
 	// DeployQueued is the time from publishing the deploy request to the
 	// build reaching Jenkins; Build is that build's number and result.
 	DeployQueued time.Duration
-	// Failovers are the leader changes the scenario caused (the pods
-	// runtime), with how long each took.
+	// Crash is the leader killed mid-create, and Failovers the leaders
+	// evicted (the pods runtime), with how long each change took.
+	Crash     string
 	Failovers []string
 	// Upgrade is what installing the packages' second build changed, and
 	// Rollback the same for a provider build that cannot start and the
@@ -1091,6 +1092,9 @@ func (r *Report) Summary() string {
 	if r.Upgrade != "" {
 		row("upgrade", "%s", r.Upgrade)
 		row("broken upgrade", "%s", r.Rollback)
+	}
+	if r.Crash != "" {
+		row("crash mid-create", "%s", r.Crash)
 	}
 	for _, f := range r.Failovers {
 		row("failover", "%s", f)

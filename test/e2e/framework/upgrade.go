@@ -68,6 +68,7 @@ func (c *Cluster) upgrade(ctx context.Context, r *Report) error {
 	}
 
 	c.logf("upgrading the packages from %s to %s, the project Ready", from, to)
+	var took []string
 	for _, p := range []struct{ kind, name string }{{"Provider", ProviderName}, {"Function", FunctionName}, {"Configuration", ConfigurationName}} {
 		file := filepath.Join(c.cfg.Root, "_output", "xpkg", p.name+"-"+to+".xpkg")
 		if err := c.pushPackage(ctx, p.name, to, file); err != nil {
@@ -83,7 +84,9 @@ func (c *Cluster) upgrade(ctx context.Context, r *Report) error {
 			_ = notReady()
 			return err
 		}
-		c.logf("  %s %s: revision %s Active and Healthy, its Pods running, after %s", p.kind, p.name, to, time.Since(t0).Round(100*time.Millisecond))
+		d := time.Since(t0).Round(100 * time.Millisecond)
+		c.logf("  %s %s: revision %s Active and Healthy, its Pods running, after %s", p.kind, p.name, to, d)
+		took = append(took, fmt.Sprintf("%s %s", strings.ToLower(p.kind), d))
 	}
 	if err := c.waitReobserved(ctx); err != nil {
 		_ = notReady()
@@ -99,8 +102,8 @@ func (c *Cluster) upgrade(ctx context.Context, r *Report) error {
 	if err := before.unchanged(after); err != nil {
 		return fmt.Errorf("the upgrade to %s: %w", to, err)
 	}
-	r.Upgrade = fmt.Sprintf("%s to %s: the project Ready throughout, every resource observed again by the new provider, %s", from, to, before.summary(after))
-	c.logf("  %s", r.Upgrade)
+	c.logf("  %s to %s: the project Ready throughout, every resource observed again by the new provider, %s", from, to, before.summary(after))
+	r.Upgrade = fmt.Sprintf("%s → %s: %s; project Ready throughout; backends unchanged", from, to, strings.Join(took, ", "))
 
 	// A build whose provider cannot start: Crossplane deactivates the
 	// working revision (deleting its Deployment) at once, so nothing
@@ -117,13 +120,14 @@ func (c *Cluster) upgrade(ctx context.Context, r *Report) error {
 		_ = notReady()
 		return err
 	}
-	seen, err := c.waitBrokenRevision(ctx, broken)
+	seen, failing, err := c.waitBrokenRevision(ctx, broken)
 	if err != nil {
 		_ = notReady()
 		return err
 	}
+	unhealthy := time.Since(t0).Round(100 * time.Millisecond)
 	trace, _ := c.traceProvider(ctx)
-	c.logf("  Provider %s at %s: %s (%s); crossplane beta trace provider %s:\n%s", ProviderName, broken, seen, time.Since(t0).Round(100*time.Millisecond), ProviderName, trace)
+	c.logf("  Provider %s at %s: %s (%s); crossplane beta trace provider %s:\n%s", ProviderName, broken, seen, unhealthy, ProviderName, trace)
 	t0 = time.Now()
 	if err := c.setPackage(ctx, "Provider", ProviderName, to); err != nil {
 		_ = notReady()
@@ -146,8 +150,9 @@ func (c *Cluster) upgrade(ctx context.Context, r *Report) error {
 	if err := before.unchanged(after); err != nil {
 		return fmt.Errorf("the broken upgrade and its rollback: %w", err)
 	}
-	r.Rollback = fmt.Sprintf("%s: %s; rolled back to %s in %s, the project Ready throughout, %s", broken, seen, to, time.Since(t0).Round(100*time.Millisecond), before.summary(after))
-	c.logf("  %s", r.Rollback)
+	back := time.Since(t0).Round(100 * time.Millisecond)
+	c.logf("  %s: %s; rolled back to %s in %s, the project Ready throughout, %s", broken, seen, to, back, before.summary(after))
+	r.Rollback = fmt.Sprintf("%s: Healthy=False after %s, %d Pods failing; back to %s in %s; project Ready throughout; backends unchanged", broken, unhealthy, failing, to, back)
 	return nil
 }
 
@@ -326,9 +331,11 @@ func (c *Cluster) pushBrokenProvider(ctx context.Context, version string) error 
 
 // waitBrokenRevision waits until Crossplane says the provider's revision
 // at version is not healthy and its Pods are failing, and returns what
-// the user sees: the Provider's Healthy condition and the Pods' state.
-func (c *Cluster) waitBrokenRevision(ctx context.Context, version string) (string, error) {
+// the user sees: the Provider's Healthy condition and the Pods' state,
+// and how many Pods are failing.
+func (c *Cluster) waitBrokenRevision(ctx context.Context, version string) (string, int, error) {
 	var seen string
+	var n int
 	err := c.Wait(ctx, "the broken provider revision to report itself unhealthy", 3*time.Minute, func(ctx context.Context) (bool, string, error) {
 		p, err := c.Get(ctx, "pkg.crossplane.io/v1", "Provider", "", ProviderName)
 		if err != nil {
@@ -358,16 +365,17 @@ func (c *Cluster) waitBrokenRevision(ctx context.Context, version string) (strin
 			}
 		}
 		slices.Sort(failing)
+		n = len(failing)
 		seen = fmt.Sprintf("Provider Healthy=%s (%s: %s); Pods: %s", healthy, reason, msg, strings.Join(failing, ", "))
 		return strings.HasSuffix(id, ":"+version) && healthy == "False" && len(failing) > 0, seen, nil
 	})
-	return seen, err
+	return seen, n, err
 }
 
-// traceProvider is `crossplane beta trace` of the provider package: its
-// revisions and their health.
+// traceProvider is `crossplane beta trace` of the provider package: all
+// its revisions and their health.
 func (c *Cluster) traceProvider(ctx context.Context) (string, error) {
-	cmd := exec.CommandContext(ctx, c.cfg.CrossplaneCLI, "beta", "trace", "provider.pkg.crossplane.io", ProviderName)
+	cmd := exec.CommandContext(ctx, c.cfg.CrossplaneCLI, "beta", "trace", "provider.pkg.crossplane.io", ProviderName, "--show-package-revisions=all")
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.KubeConfig)
 	out, err := cmd.CombinedOutput()
 	return string(out), err

@@ -80,9 +80,15 @@ type ZoneCache struct {
 	written map[string]time.Time
 }
 
-// NewZoneCache returns an empty cache.
-func NewZoneCache() *ZoneCache {
-	return &ZoneCache{m: map[string]zoneRead{}, by: map[string]int{}, count: map[string]int{}, written: map[string]time.Time{}}
+// NewZoneCache returns an empty cache. The zero ZoneCache is ready to use
+// too.
+func NewZoneCache() *ZoneCache { return &ZoneCache{} }
+
+// init makes the maps of a zero cache. z is locked.
+func (z *ZoneCache) init() {
+	if z.m == nil {
+		z.m, z.by, z.count, z.written = map[string]zoneRead{}, map[string]int{}, map[string]int{}, map[string]time.Time{}
+	}
 }
 
 // dropRead removes the read of key. z is locked.
@@ -128,6 +134,7 @@ func (c *Client) GetCached(ctx context.Context, zone, name, typ string) (obs *Ob
 	}
 	k := c.zoneKey(zone)
 	z.mu.Lock()
+	z.init()
 	r, ok := z.m[k]
 	z.mu.Unlock()
 	if !ok || c.now().Sub(r.at) > ZoneCacheTTL || c.now().Before(r.at) {
@@ -176,6 +183,7 @@ func (c *Client) forget(zone string) {
 		return
 	}
 	z.mu.Lock()
+	z.init()
 	k := c.zoneKey(zone)
 	z.dropRead(k)
 	z.written[k] = c.clock()

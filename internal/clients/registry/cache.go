@@ -38,10 +38,8 @@ type Cache struct {
 	pullers map[string]*remote.Puller
 }
 
-// NewCache returns an empty cache.
-func NewCache() *Cache {
-	return &Cache{tokens: map[string]hubToken{}, pullers: map[string]*remote.Puller{}}
-}
+// NewCache returns an empty cache. The zero Cache is ready to use too.
+func NewCache() *Cache { return &Cache{} }
 
 func (c *Cache) hubToken(key string) (hubToken, bool) {
 	if c == nil {
@@ -59,32 +57,32 @@ func (c *Cache) keepHubToken(key string, t hubToken) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.tokens) >= maxCached {
+	if c.tokens == nil || len(c.tokens) >= maxCached {
 		// Tenants vary credentials at will: start over rather than keep
 		// every token for good.
-		clear(c.tokens)
+		c.tokens = map[string]hubToken{}
 	}
 	c.tokens[key] = t
 }
 
-// puller is the Puller of key, made by make the first time.
-func (c *Cache) puller(key string, make func() (*remote.Puller, error)) (*remote.Puller, error) {
+// puller is the Puller of key, made by build the first time.
+func (c *Cache) puller(key string, build func() (*remote.Puller, error)) (*remote.Puller, error) {
 	if c == nil {
-		return make()
+		return build()
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if p, ok := c.pullers[key]; ok {
 		return p, nil
 	}
-	p, err := make()
+	p, err := build()
 	if err != nil {
 		return nil, err
 	}
-	if len(c.pullers) >= maxCached {
+	if c.pullers == nil || len(c.pullers) >= maxCached {
 		// URLs and passwords are a tenant's to vary: start over rather
 		// than keep every one for good.
-		clear(c.pullers)
+		c.pullers = map[string]*remote.Puller{}
 	}
 	c.pullers[key] = p
 	return p, nil

@@ -43,8 +43,10 @@ type oci struct {
 	auth authn.Authenticator
 	rt   http.RoundTripper
 	key  string
-	// cache keeps the Puller across clients; nil: none.
+	// cache keeps the Puller across clients; nil: the client keeps its
+	// own (own).
 	cache *Cache
+	own   *remote.Puller
 }
 
 func newOCI(c Config) (*oci, error) {
@@ -76,6 +78,17 @@ func (o *oci) repo(r Repo) (name.Repository, error) {
 }
 
 func (o *oci) puller(ctx context.Context) (*remote.Puller, error) {
+	if o.cache == nil {
+		// No cache: the client keeps its own, for its calls.
+		if o.own == nil {
+			p, err := remote.NewPuller(remote.WithContext(ctx), remote.WithAuth(o.auth), remote.WithTransport(o.rt))
+			if err != nil {
+				return nil, err
+			}
+			o.own = p
+		}
+		return o.own, nil
+	}
 	return o.cache.puller(o.key, func() (*remote.Puller, error) {
 		return remote.NewPuller(remote.WithContext(ctx), remote.WithAuth(o.auth), remote.WithTransport(o.rt))
 	})

@@ -66,7 +66,7 @@ func TestDockerHubAgainstFake(t *testing.T) {
 		if g, l := s.Count(http.MethodGet), s.Logins(); g != 1 || l != 0 {
 			t.Errorf("a new client reuses the cached token: %d GETs and %d logins, want 1 and 0", g, l)
 		}
-		// Another connector's client (no shared cache) logs in.
+		// A client without the cache logs in.
 		c3, _ := registry.New(registry.Config{Kind: registry.KindDockerHub, URL: s.URL, Username: "alice", Password: hubToken})
 		if _, err := c3.Get(ctx, r); err != nil {
 			t.Fatal(err)

@@ -66,7 +66,8 @@ func (b *bodies) all() string {
 	return strings.Join(b.got, "\n")
 }
 
-// Setup as cmd/provider calls it, with --events-format=legacy, against a
+// Setup as cmd/provider calls it (but with no managed kinds to watch), with
+// --events-format=legacy, against a
 // real API server and RabbitMQ, the provider publishing as the user the
 // permissions of docs/events.md describe: a DeployRun's phases, heartbeats and
 // cancellation reach a queue bound with DevOpsReconcileJobHeartbeat, read

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/crossplane/function-sdk-go/errors"
+	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/response"
 )
@@ -31,6 +32,10 @@ type Function struct {
 
 	// now is the clock: fixed by --now for reproducible render output.
 	now func() time.Time
+	// log says why a project could not be composed and, with debug,
+	// what each run composed; nil logs nothing.
+	log   logging.Logger
+	debug bool
 }
 
 // RunFunction composes one project in three steps: read and validate the
@@ -44,18 +49,44 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		// does not recover, so a panic would stop the function.
 		if p := recover(); p != nil {
 			rsp = response.To(req, defaultPollInterval)
-			response.Fatal(rsp, errors.Errorf("internal error composing this project (please report it): %v", p))
+			perr := errors.Errorf("internal error composing this project (please report it): %v", p)
+			f.info(req, "Cannot compose the project", perr)
+			response.Fatal(rsp, perr)
 			err = nil
 		}
 	}()
 	now := f.now().UTC()
 	rs, err := readRequest(req)
 	if err != nil {
+		f.info(req, "Cannot compose the project", err)
 		response.Fatal(rsp, err)
 		return rsp, nil
 	}
-	if err := respond(rsp, rs, planRun(rs, now)); err != nil {
+	pl := planRun(rs, now)
+	if err := respond(rsp, rs, pl); err != nil {
+		f.info(req, "Cannot compose the project", err)
 		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	if f.debug && f.log != nil {
+		ns, name := xrName(req)
+		f.log.Debug("Composed the project", "namespace", ns, "name", name, "environments", len(pl.envs), "requeueAfter", pl.ttl.String())
 	}
 	return rsp, nil
+}
+
+// info logs why the project of req could not be composed.
+func (f *Function) info(req *fnv1.RunFunctionRequest, msg string, err error) {
+	if f.log == nil {
+		return
+	}
+	ns, name := xrName(req)
+	f.log.Info(msg, "namespace", ns, "name", name, "error", err.Error())
+}
+
+// xrName is the composite resource's namespace and name, as the request
+// carries them.
+func xrName(req *fnv1.RunFunctionRequest) (namespace, name string) {
+	md := req.GetObserved().GetComposite().GetResource().GetFields()["metadata"].GetStructValue().GetFields()
+	return md["namespace"].GetStringValue(), md["name"].GetStringValue()
 }

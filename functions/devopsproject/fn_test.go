@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,6 +30,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	xplogging "github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/freeleaps/provider-devops/apis/contract"
 )
@@ -791,6 +793,62 @@ func TestEnvironmentsCondition(t *testing.T) {
 			}
 			if n := len(c.GetMessage()); n > maxConditionMessage+20 {
 				t.Errorf("%s\nmessage of %d bytes", tc.reason, n)
+			}
+		})
+	}
+}
+
+// logRecorder keeps what the function logs.
+type logRecorder struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logRecorder) add(level, msg string, kv []any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintln(append([]any{level, msg}, kv...)...))
+}
+
+func (l *logRecorder) Info(msg string, kv ...any)         { l.add("info", msg, kv) }
+func (l *logRecorder) Debug(msg string, kv ...any)        { l.add("debug", msg, kv) }
+func (l *logRecorder) WithValues(...any) xplogging.Logger { return l }
+
+// TestLogs: a project that cannot be composed is logged with its name and
+// why; with --debug every run says what it composed; without, nothing
+// else is logged.
+func TestLogs(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	bad := xr(withSpec(func(s map[string]any) { s["environments"] = "not a list" }))
+	cases := map[string]struct {
+		debug bool
+		xr    map[string]any
+		want  []string
+	}{
+		"Composed":          {xr: xr()},
+		"ComposedWithDebug": {debug: true, xr: xr(), want: []string{"debug", "Composed the project", "team-shop", "shop", "environments"}},
+		"Refused":           {xr: bad, want: []string{"info", "Cannot compose the project", "team-shop", "shop", "environments"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rec := &logRecorder{}
+			f := &Function{now: func() time.Time { return now }, log: rec, debug: tc.debug}
+			if _, err := f.RunFunction(context.Background(), newRequest(t, tc.xr, nil, nil)); err != nil {
+				t.Fatal(err)
+			}
+			if len(tc.want) == 0 {
+				if len(rec.lines) != 0 {
+					t.Errorf("logged %q, want nothing", rec.lines)
+				}
+				return
+			}
+			if len(rec.lines) != 1 {
+				t.Fatalf("logged %q, want one line", rec.lines)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(rec.lines[0], w) {
+					t.Errorf("logged %q, want it to say %q", rec.lines[0], w)
+				}
 			}
 		})
 	}

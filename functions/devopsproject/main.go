@@ -34,9 +34,7 @@ func main() {
 	address := app.Flag("address", "Address to listen on for gRPC.").Default("0.0.0.0:9443").String()
 	certs := app.Flag("tls-server-certs-dir", "Directory with tls.crt, tls.key and ca.crt for mTLS.").Envar("TLS_SERVER_CERTS_DIR").String()
 	insecure := app.Flag("insecure", "Serve without TLS (for crossplane render).").Bool()
-	// The function writes no logs (results and events say what it does);
-	// --debug stays accepted so that runtime configs passing it still work.
-	_ = app.Flag("debug", "Accepted for compatibility; the function writes no logs.").Short('d').Bool()
+	debug := app.Flag("debug", "Log what each run composed; without it only projects that cannot be composed are logged.").Short('d').Bool()
 	metrics := app.Flag("metrics-address", "Address to serve Prometheus metrics on.").Default(":8080").String()
 	maxRecv := app.Flag("max-recv-message-size", "Largest request accepted, in bytes.").Default("4194304").Int()
 	fixed := app.Flag("now", "Use this RFC 3339 time as the clock (reproducible crossplane render output).").Hidden().String()
@@ -51,7 +49,9 @@ func main() {
 		kingpin.FatalIfError(err, "--now")
 		now = func() time.Time { return t }
 	}
-	err := function.Serve(&Function{now: now},
+	log, err := function.NewLogger(*debug)
+	kingpin.FatalIfError(err, "cannot make the logger")
+	err = function.Serve(&Function{now: now, log: log, debug: *debug},
 		function.Listen("tcp", trimScheme(*address)),
 		function.MTLSCertificates(*certs),
 		function.Insecure(*insecure),

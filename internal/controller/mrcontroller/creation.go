@@ -28,6 +28,8 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+
+	"github.com/freeleaps/provider-devops/internal/events/vocab"
 )
 
 // Creating a managed resource the way crossplane-runtime does by default
@@ -137,10 +139,6 @@ func persistInitialized(ctx context.Context, kube client.Client, cr resource.Man
 	return errors.Wrap(kube.Update(ctx, cr), "cannot record the external name and finalizer")
 }
 
-// clockSkew is how far ahead of this replica's clock another replica's
-// create-pending time may be.
-const clockSkew = time.Minute
-
 // createIncomplete is true when mg records a create it began (at a time
 // that has come, give or take the replicas' clock skew) and no result of
 // it, and its policies let the provider create: what a provider stopped
@@ -150,7 +148,7 @@ func createIncomplete(mg resource.Managed, now time.Time) bool {
 		return false
 	}
 	pending, err := time.Parse(time.RFC3339, mg.GetAnnotations()[meta.AnnotationKeyExternalCreatePending])
-	return err == nil && !pending.After(now.Add(clockSkew))
+	return err == nil && !pending.After(now.Add(vocab.MaxClockSkew))
 }
 
 // withoutCreatedEvent drops the CreatedExternalResource event: see above.

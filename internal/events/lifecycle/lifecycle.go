@@ -71,9 +71,6 @@ const DefaultReplay = 5 * time.Minute
 // DefaultReplayMax bounds the events one watcher sends again.
 const DefaultReplayMax = 1000
 
-// maxSkew is how far ahead of this replica's clock a recorded time may be.
-const maxSkew = time.Minute
-
 // Options of a Watcher.
 type Options struct {
 	// Source is the CloudEvents source of every event.
@@ -238,7 +235,7 @@ func (w *Watcher) Added(k Kind, mg resource.Managed) {
 		// may edit the resource can write) is not replayed.
 		recent := func(at string) bool {
 			t, err := time.Parse(time.RFC3339, at)
-			return err == nil && t.After(since) && !t.After(now.Add(maxSkew))
+			return err == nil && t.After(since) && !t.After(now.Add(vocab.MaxClockSkew))
 		}
 		if a := created(mg); recent(a) {
 			w.replay(func() { w.emitCreated(d, mg) })

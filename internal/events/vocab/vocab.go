@@ -21,11 +21,18 @@ limitations under the License.
 package vocab
 
 import (
+	"time"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 )
+
+// MaxClockSkew is how far ahead of this replica's clock a time recorded on
+// a resource (by another replica, or by anyone who may edit it) may be
+// and still be taken as past.
+const MaxClockSkew = time.Minute
 
 // Statuses of work, as events carry them in data.status.
 const (

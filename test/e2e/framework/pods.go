@@ -445,9 +445,7 @@ func (c *Cluster) CheckInstall(ctx context.Context) (string, error) {
 			got++
 			ctr := p.Spec.Containers[0]
 			sc := ctr.SecurityContext
-			ready := slices.ContainsFunc(p.Status.Conditions, func(c corev1.PodCondition) bool {
-				return c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue
-			})
+			ready := podReady(&p)
 			switch {
 			case !ready:
 				problems = append(problems, fmt.Sprintf("%s is not Ready: %+v", p.Name, p.Status.ContainerStatuses))

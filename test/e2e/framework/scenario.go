@@ -630,22 +630,26 @@ func (c *Cluster) providerAPIRequests(ctx context.Context) (map[string]int, erro
 	// Reads from client-go's own counter; writes from the provider's, by
 	// verb and kind: client-go's would count leader election's lease
 	// renewals too.
-	byMethod := map[string]int{}
-	label := func(line, name string) string {
-		_, rest, _ := strings.Cut(line, name+`="`)
-		v, _, _ := strings.Cut(rest, `"`)
-		return v
-	}
-	s := bufio.NewScanner(strings.NewReader(string(body)))
+	return sumCounters(string(body), func(line string) string {
+		switch {
+		case strings.HasPrefix(line, "rest_client_requests_total{") && metricLabel(line, "method") == "GET":
+			return "GET"
+		case strings.HasPrefix(line, "provider_devops_kube_writes_total{"):
+			return metricLabel(line, "verb") + " " + metricLabel(line, "kind")
+		}
+		return ""
+	})
+}
+
+// sumCounters sums the samples of a Prometheus text exposition by the key
+// key gives each line ("" leaves the line out).
+func sumCounters(body string, key func(line string) string) (map[string]int, error) {
+	sums := map[string]int{}
+	s := bufio.NewScanner(strings.NewReader(body))
 	for s.Scan() {
 		line := s.Text()
-		var key string
-		switch {
-		case strings.HasPrefix(line, "rest_client_requests_total{") && label(line, "method") == "GET":
-			key = "GET"
-		case strings.HasPrefix(line, "provider_devops_kube_writes_total{"):
-			key = label(line, "verb") + " " + label(line, "kind")
-		default:
+		k := key(line)
+		if k == "" {
 			continue
 		}
 		f := strings.Fields(line)
@@ -653,9 +657,16 @@ func (c *Cluster) providerAPIRequests(ctx context.Context) (map[string]int, erro
 		if err != nil {
 			return nil, fmt.Errorf("cannot parse %q: %w", line, err)
 		}
-		byMethod[key] += int(v)
+		sums[k] += int(v)
 	}
-	return byMethod, s.Err()
+	return sums, s.Err()
+}
+
+// metricLabel is the value of label name in a sample line.
+func metricLabel(line, name string) string {
+	_, rest, _ := strings.Cut(line, name+`="`)
+	v, _, _ := strings.Cut(rest, `"`)
+	return v
 }
 
 // requestCounts reads the provider's API requests by method and the fakes'

@@ -17,7 +17,6 @@ limitations under the License.
 package framework
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -27,7 +26,6 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -256,7 +254,16 @@ func (c *Cluster) waitReobserved(ctx context.Context) error {
 		if err != nil {
 			return false, err.Error(), nil
 		}
-		done := reconcilesByController(string(body))
+		// controller-runtime's reconcile counter, by controller.
+		done, err := sumCounters(string(body), func(line string) string {
+			if !strings.HasPrefix(line, "controller_runtime_reconcile_total{") {
+				return ""
+			}
+			return metricLabel(line, "controller")
+		})
+		if err != nil {
+			return false, err.Error(), nil
+		}
 		var short []string
 		for _, k := range mrKinds {
 			items, err := c.List(ctx, k[0], k[1])
@@ -271,31 +278,6 @@ func (c *Cluster) waitReobserved(ctx context.Context) error {
 		}
 		return len(short) == 0, "reconciled " + strings.Join(short, ", "), nil
 	})
-}
-
-// reconcilesByController sums controller-runtime's reconcile counter by
-// controller, from a Prometheus text exposition.
-func reconcilesByController(metrics string) map[string]int {
-	out := map[string]int{}
-	sc := bufio.NewScanner(strings.NewReader(metrics))
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, "controller_runtime_reconcile_total{") {
-			continue
-		}
-		_, rest, ok := strings.Cut(line, `controller="`)
-		if !ok {
-			continue
-		}
-		controller, _, _ := strings.Cut(rest, `"`)
-		f := strings.Fields(line)
-		v, err := strconv.ParseFloat(f[len(f)-1], 64)
-		if err != nil {
-			continue
-		}
-		out[controller] += int(v)
-	}
-	return out
 }
 
 // pushBrokenProvider builds and pushes a provider package at version whose

@@ -15,15 +15,26 @@ limitations under the License.
 */
 
 // Package gitserver serves git repositories over smart HTTPS on loopback with
-// Debian git's own git-http-backend (as CGI), so Argo CD's repo server clones
-// and fetches from them exactly as it would from a hosted repository. The
-// certificate is httptest's, for 127.0.0.1; clients trust CertPEM.
+// Debian git's own git-http-backend (as CGI), and over SSH with git's own
+// git-upload-pack, so Argo CD's repo server clones and fetches from them
+// exactly as it would from a hosted repository. The certificate is the
+// server's own, for 127.0.0.1 and the host names it is given; clients
+// trust CertPEM.
 package gitserver
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/subtle"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
+	"io"
+	"math/big"
+	"net"
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
@@ -33,6 +44,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Backend is Debian git's smart-HTTP CGI program.
@@ -42,11 +54,18 @@ const Backend = "/usr/lib/git-core/git-http-backend"
 type Server struct {
 	// URL is https://127.0.0.1:PORT, without a trailing slash.
 	URL string
-	// CertPEM is the certificate the server presents.
+	// CertPEM is the certificate the server presents (self-signed).
 	CertPEM []byte
-	root    string
-	srv     *httptest.Server
-	mu      sync.Mutex
+	// ProxyURL, when the server was given host names, is an HTTP proxy
+	// (http://127.0.0.1:PORT) that tunnels CONNECT <host>:443 to the
+	// server and refuses every other target: for a client that cannot be
+	// told the names resolve here, it stands in for DNS.
+	ProxyURL string
+	root     string
+	srv      *httptest.Server
+	proxy    *httptest.Server
+	ssh      *sshServer
+	mu       sync.Mutex
 	// private maps a repository path (/<name>.git) to the user and password
 	// it needs; the others are public.
 	private sync.Map
@@ -62,15 +81,20 @@ func Installed() bool {
 }
 
 // New serves the repositories kept under dir on a free loopback port, over
-// TLS with net/http/httptest's certificate for 127.0.0.1.
-func New(dir string) (*Server, error) {
+// TLS with a certificate for 127.0.0.1 and hosts. With hosts, ProxyURL
+// reaches the server by those names.
+func New(dir string, hosts ...string) (*Server, error) {
 	root := filepath.Join(dir, "srv")
 	if err := os.MkdirAll(root, 0o750); err != nil {
 		return nil, err
 	}
 	h := &cgi.Handler{Path: Backend, Root: "/", Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
 	s := &Server{root: root}
-	s.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	cert, err := selfSigned(hosts)
+	if err != nil {
+		return nil, err
+	}
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.allowed(r) {
 			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
 			http.Error(w, "authentication required", http.StatusUnauthorized)
@@ -78,9 +102,90 @@ func New(dir string) (*Server, error) {
 		}
 		h.ServeHTTP(w, r)
 	}))
+	s.srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	s.srv.StartTLS()
 	s.URL = s.srv.URL
 	s.CertPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.srv.Certificate().Raw})
+	if len(hosts) > 0 {
+		s.proxy = httptest.NewServer(connectProxy(hosts, s.srv.Listener.Addr().String()))
+		s.ProxyURL = s.proxy.URL
+	}
 	return s, nil
+}
+
+// selfSigned is a certificate for 127.0.0.1 and hosts, its own issuer.
+func selfSigned(hosts []string) (tls.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber:          serial,
+		Subject:               pkix.Name{CommonName: "provider-devops test git server"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.AddDate(1, 0, 0),
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
+		DNSNames:              hosts,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
+}
+
+// connectProxy tunnels CONNECT <host>:443, for each of hosts, to addr, and
+// refuses everything else: nothing it is asked for leaves the machine.
+func connectProxy(hosts []string, addr string) http.Handler {
+	targets := map[string]bool{}
+	for _, h := range hosts {
+		targets[net.JoinHostPort(h, "443")] = true
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodConnect || !targets[r.Host] {
+			http.Error(w, fmt.Sprintf("this proxy tunnels only to %v", hosts), http.StatusForbidden)
+			return
+		}
+		hj, ok := w.(http.Hijacker)
+		if !ok {
+			http.Error(w, "no hijacking", http.StatusInternalServerError)
+			return
+		}
+		up, err := net.Dial("tcp", addr)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		down, buf, err := hj.Hijack()
+		if err != nil {
+			_ = up.Close()
+			return
+		}
+		if _, err := down.Write([]byte("HTTP/1.1 200 Connection established\r\n\r\n")); err != nil {
+			_ = up.Close()
+			_ = down.Close()
+			return
+		}
+		go func() {
+			defer func() { _ = up.Close() }()
+			// From buf: what the client sent after its request is
+			// buffered there, the rest follows from the connection.
+			_, _ = io.Copy(up, buf.Reader)
+		}()
+		go func() {
+			defer func() { _ = down.Close() }()
+			_, _ = io.Copy(down, up)
+		}()
+	})
 }
 
 // Protect makes repository name answer only to user and password (HTTP
@@ -101,7 +206,16 @@ func (s *Server) allowed(r *http.Request) bool {
 }
 
 // Close stops serving.
-func (s *Server) Close() { s.srv.Close() }
+func (s *Server) Close() {
+	if s.ssh != nil {
+		s.ssh.close()
+	}
+	if s.proxy != nil {
+		s.proxy.CloseClientConnections()
+		s.proxy.Close()
+	}
+	s.srv.Close()
+}
 
 // Repo is one repository: a bare copy that is served and a work tree that
 // commits are made in and pushed from.

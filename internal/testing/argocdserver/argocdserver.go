@@ -37,6 +37,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -105,6 +106,11 @@ type Config struct {
 	// NoGarbageCollector is set when the control plane already runs
 	// kube-controller-manager's garbage collector.
 	NoGarbageCollector bool
+	// GitHosts are host names (git.example.com) the git server answers to
+	// over HTTPS besides 127.0.0.1: the repo server reaches them through
+	// the server's proxy (HTTPS_PROXY, as behind a corporate proxy) and
+	// trusts its certificate for each (argocd-tls-certs-cm in a cluster).
+	GitHosts []string
 }
 
 // Server is a running Argo CD.
@@ -172,7 +178,7 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if err := s.setupKube(ctx); err != nil {
 		return nil, err
 	}
-	if s.Git, err = gitserver.New(filepath.Join(cfg.Dir, "git")); err != nil {
+	if s.Git, err = gitserver.New(filepath.Join(cfg.Dir, "git"), cfg.GitHosts...); err != nil {
 		return nil, err
 	}
 	// Argo CD trusts a repository server's certificate from a file named for
@@ -180,8 +186,10 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if err := os.MkdirAll(filepath.Join(cfg.Dir, "tls"), 0o750); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(cfg.Dir, "tls", "127.0.0.1"), s.Git.CertPEM, 0o600); err != nil {
-		return nil, err
+	for _, host := range append([]string{"127.0.0.1"}, cfg.GitHosts...) {
+		if err := os.WriteFile(filepath.Join(cfg.Dir, "tls", host), s.Git.CertPEM, 0o600); err != nil {
+			return nil, err
+		}
 	}
 	if s.Apps, err = s.Git.Create("apps", SampleApps); err != nil {
 		return nil, err
@@ -388,7 +396,19 @@ func (s *Server) StartRepoServer(_ context.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := process.Start(s.logs(), "repo-server", s.env("argocd-repo-server"), s.bin(),
+	env := s.env("argocd-repo-server")
+	if s.Git.ProxyURL != "" {
+		// Only the repo server talks to git servers; loopback and the
+		// control plane stay direct.
+		noProxy := "127.0.0.1,localhost"
+		if rc, err := clientcmd.RESTConfigFromKubeConfig(s.cfg.KubeConfig); err == nil {
+			if u, err := url.Parse(rc.Host); err == nil {
+				noProxy += "," + u.Hostname()
+			}
+		}
+		env = append(env, "HTTPS_PROXY="+s.Git.ProxyURL, "https_proxy="+s.Git.ProxyURL, "NO_PROXY="+noProxy, "no_proxy="+noProxy)
+	}
+	p, err := process.Start(s.logs(), "repo-server", env, s.bin(),
 		"--address", "127.0.0.1", "--port", strconv.Itoa(s.repoPort),
 		"--metrics-address", "127.0.0.1", "--metrics-port", strconv.Itoa(metrics),
 		"--redis", s.redisAddr(), "--disable-tls", "--loglevel", "info", "--logformat", "text")
@@ -712,4 +732,27 @@ func Shared(t testing.TB, env *envtest.Env) *Server {
 		t.Fatalf("cannot start Argo CD: %v", errShared)
 	}
 	return shared
+}
+
+// ServeSSH serves the git repositories over SSH as well and configures
+// Argo CD as a platform team does for a git host it reaches by SSH: the
+// host's key among its known hosts (argocd-ssh-known-hosts-cm in a
+// cluster) and a credential template (a repo-creds Secret) that gives
+// every repository under ssh://git@<host>/ the key.
+func (s *Server) ServeSSH(ctx context.Context) (gitserver.SSH, error) {
+	c, err := s.Git.ServeSSH()
+	if err != nil {
+		return c, err
+	}
+	if err := os.WriteFile(filepath.Join(s.cfg.Dir, "ssh", "ssh_known_hosts"), []byte(c.KnownHosts+"\n"), 0o600); err != nil {
+		return c, err
+	}
+	creds := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "git-ssh", Namespace: Namespace, Labels: map[string]string{"argocd.argoproj.io/secret-type": "repo-creds"}},
+		StringData: map[string]string{"type": "git", "url": "ssh://git@" + c.Addr + "/", "sshPrivateKey": string(c.PrivateKeyPEM)},
+	}
+	if err := s.Kube.Create(ctx, creds); err != nil && !kerrors.IsAlreadyExists(err) {
+		return c, err
+	}
+	return c, nil
 }

@@ -35,6 +35,7 @@ import (
 type flags struct {
 	debug                   bool
 	leaderElection          bool
+	leaseDuration           time.Duration
 	syncInterval            time.Duration
 	pollInterval            time.Duration
 	pollStateMetricInterval time.Duration
@@ -56,6 +57,7 @@ func registerFlags(app *kingpin.Application) *flags {
 	f := &flags{}
 	app.Flag("debug", "Run with debug logging.").Short('d').BoolVar(&f.debug)
 	app.Flag("leader-election", "Use leader election for the controller manager.").Short('l').Default("false").Envar("LEADER_ELECTION").BoolVar(&f.leaderElection)
+	app.Flag("leader-election-lease-duration", "How long a replica waits before it takes over the lease of a leader that stopped renewing it (crashed, cut off); the leader gives the lease up at once when it stops in order. The leader renews within five sixths of it.").Default("60s").Envar("LEADER_ELECTION_LEASE_DURATION").DurationVar(&f.leaseDuration)
 	app.Flag("sync", "How often all resources are re-listed from the API server (cache resync).").Short('s').Default("1h").DurationVar(&f.syncInterval)
 	app.Flag("poll", "How often each resource is checked for drift against its backend.").Default(devops.DefaultPollInterval.String()).DurationVar(&f.pollInterval)
 	app.Flag("poll-state-metric", "How often the managed-resource state metrics are recorded.").Default("5s").DurationVar(&f.pollStateMetricInterval)
@@ -76,6 +78,8 @@ func registerFlags(app *kingpin.Application) *flags {
 
 func (f *flags) validate() error {
 	switch {
+	case f.leaseDuration < 10*time.Second || f.leaseDuration > 10*time.Minute:
+		return errors.Errorf("--leader-election-lease-duration must be between 10s and 10m, got %s", f.leaseDuration)
 	case f.pollInterval < time.Second:
 		return errors.Errorf("--poll must be at least 1s, got %s", f.pollInterval)
 	case f.syncInterval < f.pollInterval:

@@ -48,6 +48,8 @@ func TestFlagsValidate(t *testing.T) {
 		"OwnerIDComma":        {reason: "',' separates the ownership record's fields", args: []string{"--owner-id=a,resource=x"}, want: "--owner-id must be 1-63 letters"},
 		"OwnerIDEmpty":        {reason: "an empty id would match no record", args: []string{"--owner-id="}, want: "--owner-id must be 1-63 letters"},
 		"OwnerIDOK":           {reason: "a control plane's name", args: []string{"--owner-id=prod-eu.1"}},
+		"LeaseTooShort":       {reason: "a lease shorter than a loaded API server's answer is lost", args: []string{"--leader-election-lease-duration=2s"}, want: "--leader-election-lease-duration must be between 10s and 10m"},
+		"LeaseOK":             {reason: "a quicker takeover", args: []string{"--leader-election-lease-duration=15s"}},
 		"BadStateMetric":      {reason: "state metrics need a sane interval", args: []string{"--poll-state-metric=1ms"}, want: "--poll-state-metric must be at least 1s"},
 	}
 	for name, tc := range cases {

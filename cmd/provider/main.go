@@ -22,7 +22,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 	"google.golang.org/grpc"
@@ -92,15 +91,16 @@ func main() {
 		Client:                 client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
 		Metrics:                metricsserver.Options{BindAddress: f.metricsAddr},
 		HealthProbeBindAddress: f.healthAddr,
-		// Leases only, and longer than the default: leader loss under load
-		// was seen with 15 s leases in other Crossplane providers.
+		// Leases only, and by default longer than controller-runtime's:
+		// leader loss under load was seen with 15 s leases in other
+		// Crossplane providers.
 		LeaderElection:             f.leaderElection,
 		LeaderElectionID:           "crossplane-leader-election-provider-devops",
 		LeaderElectionResourceLock: resourcelock.LeasesResourceLock,
-		LeaseDuration:              ptr(60 * time.Second),
-		RenewDeadline:              ptr(50 * time.Second),
+		LeaseDuration:              ptr(f.leaseDuration),
+		RenewDeadline:              ptr(f.leaseDuration * 5 / 6),
 		// A replica that stops (a rolling update, a drain) hands the lease
-		// over at once instead of making the standby wait out the 60 s;
+		// over at once instead of making the standby wait the lease out;
 		// nothing runs after the manager stops.
 		LeaderElectionReleaseOnCancel: true,
 	})

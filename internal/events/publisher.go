@@ -41,6 +41,9 @@ const (
 	DropOutboxFull  = "outbox-full"
 	DropUnroutable  = "unroutable"
 	DropUnencodable = "unencodable"
+	// DropReplayLimit: a new leader's replay of recent lifecycle events
+	// reached its limit (a quarter of the outbox).
+	DropReplayLimit = "replay-limit"
 )
 
 // ErrOutboxFull is returned by Publish when the outbox holds OutboxSize

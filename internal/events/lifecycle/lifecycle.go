@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
@@ -85,7 +86,10 @@ type Options struct {
 	// zero).
 	Replay    time.Duration
 	ReplayMax int
-	Log       logging.Logger
+	// ReplayDropped, when set, counts the events not sent again because
+	// ReplayMax was reached.
+	ReplayDropped prometheus.Counter
+	Log           logging.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 }
@@ -282,6 +286,9 @@ func (w *Watcher) replay(send func()) {
 	}
 	w.mu.Unlock()
 	if full {
+		if w.o.ReplayDropped != nil {
+			w.o.ReplayDropped.Inc()
+		}
 		w.replayCapped.Do(func() {
 			w.o.Log.Info("lifecycle events not sent again: the replay limit is reached", "limit", w.o.ReplayMax)
 		})

@@ -23,6 +23,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -205,15 +207,16 @@ func TestReplay(t *testing.T) {
 	}
 
 	cases := map[string]struct {
-		replay time.Duration
-		max    int
-		age    time.Duration
-		want   map[string]string
+		replay  time.Duration
+		max     int
+		age     time.Duration
+		want    map[string]string
+		dropped float64
 	}{
 		"Recent":      {age: 0, want: sent},
 		"OlderThanIt": {age: lifecycle.DefaultReplay, want: map[string]string{}},
 		"Disabled":    {replay: -1, age: 0, want: map[string]string{}},
-		"Limited":     {max: 1, age: 0, want: map[string]string{"created": sent["created"]}},
+		"Limited":     {max: 1, age: 0, want: map[string]string{"created": sent["created"]}, dropped: 1},
 		// Recorded times ahead of the clock are anyone's to write.
 		"FromTheFuture": {age: -time.Hour, want: map[string]string{}},
 	}
@@ -221,10 +224,14 @@ func TestReplay(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := &sink{}
 			at := now.Add(tc.age)
-			nw := lifecycle.New(s, lifecycle.Options{Source: "test", Replay: tc.replay, ReplayMax: tc.max, Now: func() time.Time { return at }})
+			dropped := prometheus.NewCounter(prometheus.CounterOpts{Name: "dropped"})
+			nw := lifecycle.New(s, lifecycle.Options{Source: "test", Replay: tc.replay, ReplayMax: tc.max, ReplayDropped: dropped, Now: func() time.Time { return at }})
 			nw.Added(k, cur)
 			if got := ids(s); !maps.Equal(got, tc.want) {
 				t.Errorf("replayed %v, want %v", got, tc.want)
+			}
+			if got := testutil.ToFloat64(dropped); got != tc.dropped {
+				t.Errorf("counted %v events not replayed, want %v", got, tc.dropped)
 			}
 		})
 	}

@@ -180,7 +180,8 @@ func Setup(mgr ctrl.Manager, o controller.Options, f Config, kinds []vocab.Kind,
 	if err := mgr.Add(pub); err != nil {
 		return err
 	}
-	w := lifecycle.New(pub, lifecycle.Options{Source: f.Source, Heartbeat: f.Heartbeat, Replay: replay(f.Replay), ReplayMax: f.Outbox / 4, Log: log})
+	w := lifecycle.New(pub, lifecycle.Options{Source: f.Source, Heartbeat: f.Heartbeat, Replay: replay(f.Replay), ReplayMax: f.Outbox / 4,
+		ReplayDropped: m.Dropped.WithLabelValues(events.DropReplayLimit), Log: log})
 	if err := w.Setup(mgr, o.Gate, kinds); err != nil {
 		return err
 	}

@@ -20,6 +20,8 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
+	"strings"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -185,7 +187,54 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.ArgoProject) (manage
 		want.Raw = raw
 		cr.Status.AtProvider.RevokedRoleTokens += n
 	}
-	return managed.ExternalUpdate{}, errors.Wrap(e.client.UpdateProject(ctx, want), errUpdate)
+	err := e.client.UpdateProject(ctx, want)
+	if appsInvalidated(err) {
+		// Argo CD refuses to take a source or destination away from
+		// applications that use it, and refuses those applications the
+		// new one until the project has it: a changed git URL or
+		// namespace would wait on itself. The project keeps what it had
+		// as well (within the tenancy) until its applications moved; a
+		// later update takes the rest away.
+		if wider, ok := e.keepingOld(want); ok {
+			err = e.client.UpdateProject(ctx, wider)
+		}
+	}
+	return managed.ExternalUpdate{}, errors.Wrap(err, errUpdate)
+}
+
+// appsInvalidated is Argo CD's refusal of a project update that would
+// leave some of its applications without their source or destination.
+func appsInvalidated(err error) bool {
+	return argocd.IsInvalidArgument(err) && strings.Contains(err.Error(), "as a result of project update")
+}
+
+// keepingOld is want with the source repositories and destinations of the
+// project as observed added, when the tenancy allows them.
+func (e *external) keepingOld(want *argocd.Project) (*argocd.Project, bool) {
+	wider := *want
+	wider.Spec.SourceRepos = slices.Clone(want.Spec.SourceRepos)
+	for _, r := range e.observed.Spec.SourceRepos {
+		if !slices.Contains(wider.Spec.SourceRepos, r) {
+			wider.Spec.SourceRepos = append(wider.Spec.SourceRepos, r)
+		}
+	}
+	wider.Spec.Destinations = slices.Clone(want.Spec.Destinations)
+	for _, d := range e.observed.Spec.Destinations {
+		if !slices.Contains(wider.Spec.Destinations, d) {
+			wider.Spec.Destinations = append(wider.Spec.Destinations, d)
+		}
+	}
+	if len(wider.Spec.SourceRepos) == len(want.Spec.SourceRepos) && len(wider.Spec.Destinations) == len(want.Spec.Destinations) {
+		return nil, false
+	}
+	check := v1alpha1.ArgoProjectParameters{SourceRepos: wider.Spec.SourceRepos}
+	for _, d := range wider.Spec.Destinations {
+		check.Destinations = append(check.Destinations, v1alpha1.ProjectDestination{Server: d.Server, Name: d.Name, Namespace: d.Namespace})
+	}
+	if e.tenancy.CheckProjectSpec(check) != nil {
+		return nil, false
+	}
+	return &wider, true
 }
 
 // Delete deletes the project. Argo CD refuses while applications use it;

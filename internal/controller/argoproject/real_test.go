@@ -21,6 +21,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -221,6 +222,42 @@ func TestRealArgoProject(t *testing.T) {
 		}
 		envtest.Must(t, c.Delete(ctx, cr))
 		envtest.Eventually(t, "planted project deleted", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(cr), cr)) })
+	})
+
+	// A project whose repository moves (a DevOpsProject's git URL
+	// changed) while an application uses the old one: Argo CD refuses to
+	// take the old one away, and the application the new one until the
+	// project has it. The project keeps both until the application moved.
+	t.Run("SourceMovesWithItsApplication", func(t *testing.T) {
+		app := &argocd.Application{Metadata: argocd.ObjectMeta{Name: "shop-moving"}, Spec: argocd.ApplicationSpec{Project: "shop",
+			Source:      &argocd.ApplicationSource{RepoURL: s.Apps.URL, Path: "guestbook", TargetRevision: "main"},
+			Destination: argocd.ApplicationDestination{Server: argocdserver.InClusterServer, Namespace: "shop-dev"}}}
+		_, err := cl.Create(ctx, app)
+		envtest.Must(t, err)
+		defer func() { _ = cl.Delete(ctx, app.Metadata.Name, "shop", false) }()
+		repos := func() []string {
+			ap := appProject("shop")
+			if !get(ap) {
+				return nil
+			}
+			r, _, _ := unstructured.NestedStringSlice(ap.Object, "spec", "sourceRepos")
+			return r
+		}
+		envtest.Eventually(t, "resource read", func() bool { return get(cr) })
+		cr.Spec.ForProvider.SourceRepos = []string{otherRepo.URL}
+		envtest.Must(t, c.Update(ctx, cr))
+		envtest.Eventually(t, "the new repository added, the old one kept for the application", func() bool {
+			r := repos()
+			return len(r) == 2 && slices.Contains(r, otherRepo.URL) && slices.Contains(r, s.Apps.URL) &&
+				get(cr) && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue
+		})
+		if _, err := cl.Patch(ctx, app.Metadata.Name, []byte(`{"spec":{"source":{"repoURL":"`+otherRepo.URL+`"}}}`)); err != nil {
+			t.Fatalf("moving the application to the project's new repository: %v", err)
+		}
+		envtest.Eventually(t, "the old repository taken away once no application uses it", func() bool {
+			r := repos()
+			return len(r) == 1 && r[0] == otherRepo.URL
+		})
 	})
 
 	envtest.Must(t, c.Delete(ctx, cr))

@@ -56,7 +56,8 @@ func TestDevOpsProjectEndToEnd(t *testing.T) {
 	cfg.Logf = func(format string, args ...any) {
 		t.Logf("[%6.1fs] "+format, append([]any{time.Since(t0).Seconds()}, args...)...)
 	}
-	cfg.ProviderArgs = []string{"--poll=30s"}
+	// A 15s lease: the crash's takeover in a quarter of the default.
+	cfg.ProviderArgs = []string{"--poll=30s", "--leader-election-lease-duration=15s"}
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
 	c, err := framework.Start(ctx, cfg)
@@ -79,6 +80,11 @@ func TestDevOpsProjectEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("summary:\n%s", r.Summary())
+	t.Run("ExamplesReady", func(t *testing.T) {
+		if _, err := c.RunExamples(ctx, root); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // examplesApply sends every object under examples/ to the control plane

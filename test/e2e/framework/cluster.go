@@ -297,8 +297,13 @@ func (c *Cluster) startBackends(ctx context.Context) error {
 	}
 	// kube-controller-manager already runs the garbage collector Argo CD's
 	// foreground cascade needs.
-	if c.Argo, err = argocdserver.New(ctx, argocdserver.Config{Dir: filepath.Join(c.dir, "argocd"), Bin: c.cfg.ArgoCD, KubeConfig: kubeconfig, NoGarbageCollector: true}); err != nil {
+	if c.Argo, err = argocdserver.New(ctx, argocdserver.Config{Dir: filepath.Join(c.dir, "argocd"), Bin: c.cfg.ArgoCD, KubeConfig: kubeconfig, NoGarbageCollector: true, GitHosts: []string{ExampleGitHost}}); err != nil {
 		return fmt.Errorf("argo cd: %w", err)
+	}
+	for name, files := range exampleRepos() {
+		if _, err := c.Argo.Git.Create(name, files); err != nil {
+			return err
+		}
 	}
 	files, err := gitopsFiles()
 	if err != nil {

@@ -493,7 +493,17 @@ func (c *Cluster) CheckInstall(ctx context.Context) (string, error) {
 // Ready conditions. It fails unless every resource is Synced and Ready
 // (but the Usages, which have no conditions).
 func (c *Cluster) Trace(ctx context.Context) (string, error) {
-	cmd := exec.CommandContext(ctx, c.cfg.CrossplaneCLI, "beta", "trace", "devopsproject.platform.freeleaps.io", Project, "-n", ProjectNamespace)
+	return c.TraceOf(ctx, "devopsproject.platform.freeleaps.io", ProjectNamespace, Project)
+}
+
+// TraceOf is Trace for any composite resource or claim (resource is the
+// CLI's kind.group; namespace empty for a cluster-scoped one).
+func (c *Cluster) TraceOf(ctx context.Context, resource, namespace, name string) (string, error) {
+	args := []string{"beta", "trace", resource, name}
+	if namespace != "" {
+		args = append(args, "-n", namespace)
+	}
+	cmd := exec.CommandContext(ctx, c.cfg.CrossplaneCLI, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.KubeConfig)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

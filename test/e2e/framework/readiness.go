@@ -231,7 +231,10 @@ func (c *Cluster) watchEnvironments(ctx context.Context) (stop func() map[string
 				for _, e := range envs {
 					m, _ := e.(map[string]any)
 					name, _ := m["name"].(string)
-					if _, ok := seen[name]; !ok && m["phase"] == "Ready" {
+					// ExpiringSoon is Ready with a warning: a preview
+					// whose ttl is shorter than the expiry warning is
+					// never reported plain Ready.
+					if _, ok := seen[name]; !ok && (m["phase"] == "Ready" || m["phase"] == "ExpiringSoon") {
 						seen[name] = time.Now()
 					}
 				}

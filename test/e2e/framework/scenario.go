@@ -51,7 +51,7 @@ const (
 	ProjectNamespace = "team-shop"
 	Project          = "shop"
 	// ShortTTL is the preview environment's time to live.
-	ShortTTL   = 2 * time.Minute
+	ShortTTL   = 90 * time.Second
 	previewEnv = "pr-7"
 	deployEnv  = "dev"
 	// deployJob is its Jenkins job: the Composition puts a team's jobs in
@@ -952,29 +952,9 @@ func (c *Cluster) recreateProject(ctx context.Context, r *Report) error {
 	}
 	// Crossplane's circuit breaker for this XR name, opened by the first
 	// project's deletion, drops the new XR's events until its cooldown
-	// ends, and nothing requeues an XR never reconciled: an annotation
-	// touched every 20s gives Crossplane an event once the breaker closes,
-	// as a user editing the project would.
-	poke := time.NewTicker(20 * time.Second)
-	defer poke.Stop()
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		for {
-			select {
-			case <-done:
-				return
-			case t := <-poke.C:
-				p := &unstructured.Unstructured{}
-				p.SetAPIVersion(xrAPIVersion)
-				p.SetKind("DevOpsProject")
-				p.SetNamespace(ProjectNamespace)
-				p.SetName(Project)
-				patch := fmt.Sprintf(`{"metadata":{"annotations":{"e2e.devops.freeleaps.io/touched":%q}}}`, t.Format(time.RFC3339))
-				_ = c.Kube.Patch(ctx, p, client.RawPatch(types.MergePatchType, []byte(patch)))
-			}
-		}
-	}()
+	// ends, and nothing requeues an XR never reconciled: touch gives
+	// Crossplane an event once the breaker closes.
+	defer c.touch(ctx, xr)()
 	if err := c.waitProjectReady(ctx, "the re-created DevOpsProject to be Ready", 4*time.Minute); err != nil {
 		return err
 	}
@@ -997,6 +977,33 @@ func (c *Cluster) recreateProject(ctx context.Context, r *Report) error {
 		}
 		return len(items) == 0, fmt.Sprintf("%d left", len(items)), nil
 	})
+}
+
+// touch sets an annotation on obj every 20s until stopped, as a user
+// editing it would: an XR created again under a name whose circuit
+// breaker is open gets an event once the breaker closes.
+func (c *Cluster) touch(ctx context.Context, obj client.Object) (stop func()) {
+	tick := time.NewTicker(20 * time.Second)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case t := <-tick.C:
+				p := &unstructured.Unstructured{}
+				p.SetGroupVersionKind(obj.GetObjectKind().GroupVersionKind())
+				p.SetNamespace(obj.GetNamespace())
+				p.SetName(obj.GetName())
+				patch := fmt.Sprintf(`{"metadata":{"annotations":{"e2e.devops.freeleaps.io/touched":%q}}}`, t.Format(time.RFC3339))
+				_ = c.Kube.Patch(ctx, p, client.RawPatch(types.MergePatchType, []byte(patch)))
+			}
+		}
+	}()
+	return func() {
+		tick.Stop()
+		close(done)
+	}
 }
 
 // eventStream counts the lifecycle events on the exchange.

@@ -97,8 +97,13 @@ func planRun(rs *requestState, now time.Time) plan {
 			// trigger it are dropped while Crossplane's XR circuit breaker
 			// is open, which a project's creation burst trips.
 			next = min(next, provisioningRequeue(rs.changed, now))
-			if !x.at.IsZero() {
+			switch {
+			case x.at.IsZero():
+			case now.Before(x.warnAt):
 				next = min(next, x.warnAt.Sub(now))
+			default:
+				pl.expiring = append(pl.expiring, fmt.Sprintf("%s expires at %s", e.Name, x.at.Format(time.RFC3339)))
+				next = min(next, x.at.Sub(now))
 			}
 		case PhaseExpiringSoon:
 			pl.expiring = append(pl.expiring, fmt.Sprintf("%s expires at %s", e.Name, x.at.Format(time.RFC3339)))

@@ -121,6 +121,15 @@ func TestPlanRun(t *testing.T) {
 				expiring: []string{"pr-7 expires at 2026-11-22T14:00:00Z"},
 			},
 		},
+		"ProvisioningInsideTheWarningWindow": {
+			reason: "An environment still coming up inside the warning window (a ttl shorter than expiryWarning) is Provisioning, not ExpiringSoon, and the condition still names its expiry.",
+			args:   args{envs: []Environment{pr7}, prev: []EnvStatus{persisted(PhaseProvisioning)}, observed: allObserved(false, "pr-7"), now: expires.Add(-20 * time.Minute)},
+			want: plan{
+				envs:     []envPlan{{env: pr7, prev: ptr(persisted(PhaseProvisioning)), expiry: pr7Expiry, phase: PhaseProvisioning, policy: PolicyDelete}},
+				ttl:      phaseRequeue,
+				expiring: []string{"pr-7 expires at 2026-11-22T14:00:00Z"},
+			},
+		},
 		"TTLAtLeastMinRequeue": {
 			reason: "A tenth of a second before expiry the response TTL is still minRequeue (half a second): never less.",
 			args:   args{envs: []Environment{pr7}, prev: []EnvStatus{persisted(PhaseExpiringSoon)}, observed: allObserved(true, "pr-7"), now: expires.Add(-100 * time.Millisecond)},

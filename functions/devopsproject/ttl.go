@@ -163,6 +163,10 @@ func phaseAt(x expiry, now time.Time, ready bool, prev *EnvStatus, e Environment
 			return PhaseExpired
 		}
 		return PhaseExpiring
+	case !ready:
+		// Inside the warning window too: an environment still coming
+		// up is not reported Ready (the plan still warns of its expiry).
+		return PhaseProvisioning
 	case !x.at.IsZero() && !now.Before(x.warnAt):
 		return PhaseExpiringSoon
 	case ready:

@@ -39,11 +39,12 @@ import (
 )
 
 const (
-	errGet         = "cannot observe the Argo CD project"
-	errCreate      = "cannot create the Argo CD project"
-	errUpdate      = "cannot update the Argo CD project"
-	errDelete      = "cannot delete the Argo CD project"
-	errFmtNotOwned = "Argo CD project %q exists and is not managed by this resource (label %s=%q): it was left untouched. Use another name, or set that label on the project to let this resource adopt it"
+	errGet          = "cannot observe the Argo CD project"
+	errCreate       = "cannot create the Argo CD project"
+	errUpdate       = "cannot update the Argo CD project"
+	errDelete       = "cannot delete the Argo CD project"
+	errFmtStillUsed = "the Argo CD project keeps source repositories or destinations this resource no longer lists until its applications stop using them: %s"
+	errFmtNotOwned  = "Argo CD project %q exists and is not managed by this resource (label %s=%q): it was left untouched. Use another name, or set that label on the project to let this resource adopt it"
 )
 
 type external struct {
@@ -195,11 +196,35 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.ArgoProject) (manage
 		// namespace would wait on itself. The project keeps what it had
 		// as well (within the tenancy) until its applications moved; a
 		// later update takes the rest away.
-		if wider, ok := e.keepingOld(want); ok {
+		wider, ok := e.keepingOld(want)
+		switch {
+		case !ok:
+		case addsTo(wider, e.observed):
 			err = e.client.UpdateProject(ctx, wider)
+		default:
+			// Only the narrowing is left, and Argo CD refuses it until
+			// the applications moved: said, and retried (not a terminal
+			// refusal: it resolves itself once they move).
+			return managed.ExternalUpdate{}, errors.Errorf(errFmtStillUsed, err.Error())
 		}
 	}
 	return managed.ExternalUpdate{}, errors.Wrap(err, errUpdate)
+}
+
+// addsTo is true when p has a source repository or destination observed
+// does not.
+func addsTo(p, observed *argocd.Project) bool {
+	for _, r := range p.Spec.SourceRepos {
+		if !slices.Contains(observed.Spec.SourceRepos, r) {
+			return true
+		}
+	}
+	for _, d := range p.Spec.Destinations {
+		if !slices.Contains(observed.Spec.Destinations, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // appsInvalidated is Argo CD's refusal of a project update that would
@@ -209,7 +234,9 @@ func appsInvalidated(err error) bool {
 }
 
 // keepingOld is want with the source repositories and destinations of the
-// project as observed added, when the tenancy allows them.
+// project as observed added, when there are any and the tenancy allows
+// them (an unbounded tenancy allows all: only a ClusterProviderConfig's
+// bounds its projects).
 func (e *external) keepingOld(want *argocd.Project) (*argocd.Project, bool) {
 	wider := *want
 	wider.Spec.SourceRepos = slices.Clone(want.Spec.SourceRepos)

@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +48,9 @@ type mockClient struct {
 	created  []*argocd.Project
 	updated  []*argocd.Project
 	deleted  []string
+	// inUse are source repositories applications use: an update without
+	// them is refused, as Argo CD does.
+	inUse []string
 }
 
 func (m *mockClient) GetProject(_ context.Context, name string) (*argocd.Project, error) {
@@ -67,6 +71,15 @@ func (m *mockClient) CreateProject(_ context.Context, p *argocd.Project) error {
 
 func (m *mockClient) UpdateProject(_ context.Context, p *argocd.Project) error {
 	m.updated = append(m.updated, p)
+	if m.inUse != nil {
+		// Argo CD refuses to take away a source an application uses.
+		for _, r := range m.inUse {
+			if !slices.Contains(p.Spec.SourceRepos, r) {
+				return &httpapi.Error{Backend: "Argo CD", Status: http.StatusBadRequest, Code: "3",
+					Message: "as a result of project update 1 applications source became invalid and 0 applications destination became invalid"}
+			}
+		}
+	}
 	return nil
 }
 
@@ -241,6 +254,64 @@ func TestWrite(t *testing.T) {
 	}
 	if _, err := e.Delete(context.Background(), project(func(cr *v1alpha1.ArgoProject) { meta.SetExternalName(cr, "gone") })); err != nil {
 		t.Errorf("deleting a project that is already gone is done: %v", err)
+	}
+}
+
+// TestUpdateKeepsSourcesInUse: Argo CD refuses to take a source away from
+// the applications using it. A moved repository is added with the old one
+// kept, within the tenancy; with nothing left to add, the refusal is said
+// and retried, not terminal.
+func TestUpdateKeepsSourcesInUse(t *testing.T) {
+	const old, moved = "https://git.example.com/team-a/shop.git", "https://git.example.com/team-a/shop-new.git"
+	bounded := &argoapplication.Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig default", Bounded: true,
+		SourceRepos: []string{"https://git.example.com/team-a/*"}, DestinationClusters: []string{"*"}, DestinationNamespaces: []string{"team-a-*"}, ProjectNames: []string{"*"}}
+	narrowTenancy := &argoapplication.Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig default", Bounded: true,
+		SourceRepos: []string{moved}, DestinationClusters: []string{"*"}, DestinationNamespaces: []string{"team-a-*"}, ProjectNames: []string{"*"}}
+	cases := map[string]struct {
+		reason   string
+		tenancy  *argoapplication.Tenancy
+		observed []string
+		want     []string // sourceRepos written last
+		writes   int
+		errLike  string
+		terminal bool
+	}{
+		"MovedKeepsOld": {reason: "the new repository is added and the old one kept while in use",
+			tenancy: bounded, observed: []string{old}, want: []string{moved, old}, writes: 2},
+		"UnboundedMovedKeepsOld": {reason: "a namespaced config's tenancy bounds no repository",
+			observed: []string{old}, want: []string{moved, old}, writes: 2},
+		"OnlyNarrowingLeft": {reason: "both are there: nothing to add, the refusal is said and retried",
+			tenancy: bounded, observed: []string{moved, old}, want: []string{moved}, writes: 1, errLike: "keeps source repositories or destinations"},
+		"TenancyRefusesOld": {reason: "the platform narrowed the tenancy: the old repository is not kept, Argo CD's refusal stands",
+			tenancy: narrowTenancy, observed: []string{old}, want: []string{moved}, writes: 1, errLike: "as a result of project update", terminal: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cr := project(func(cr *v1alpha1.ArgoProject) {
+				cr.Spec.ForProvider.SourceRepos = []string{moved}
+				cr.Spec.ForProvider.Destinations = []v1alpha1.ProjectDestination{{Server: "https://kubernetes.default.svc", Namespace: "team-a-prod"}}
+			})
+			m := &mockClient{inUse: []string{old}, projects: map[string]*argocd.Project{"team-a-shop": observed(cr, func(p *argocd.Project) { p.Spec.SourceRepos = tc.observed })}}
+			e := &external{client: m, tenancy: tc.tenancy}
+			if _, err := e.Observe(context.Background(), cr); err != nil {
+				t.Fatal(err)
+			}
+			_, err := e.Update(context.Background(), cr)
+			switch {
+			case tc.errLike == "" && err != nil:
+				t.Errorf("%s: %v", tc.reason, err)
+			case tc.errLike != "" && (err == nil || !strings.Contains(err.Error(), tc.errLike)):
+				t.Errorf("%s: want an error like %q, got %v", tc.reason, tc.errLike, err)
+			case err != nil && httpapi.IsTerminal(err) != tc.terminal:
+				t.Errorf("%s: terminal %v, want %v: %v", tc.reason, httpapi.IsTerminal(err), tc.terminal, err)
+			}
+			if len(m.updated) != tc.writes {
+				t.Fatalf("%s: %d writes, want %d", tc.reason, len(m.updated), tc.writes)
+			}
+			if got := m.updated[len(m.updated)-1].Spec.SourceRepos; !cmp.Equal(got, tc.want) {
+				t.Errorf("%s: last write's sourceRepos %v, want %v", tc.reason, got, tc.want)
+			}
+		})
 	}
 }
 

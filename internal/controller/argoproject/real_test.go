@@ -246,17 +246,17 @@ func TestRealArgoProject(t *testing.T) {
 		envtest.Eventually(t, "resource read", func() bool { return get(cr) })
 		cr.Spec.ForProvider.SourceRepos = []string{otherRepo.URL}
 		envtest.Must(t, c.Update(ctx, cr))
-		envtest.Eventually(t, "the new repository added, the old one kept for the application", func() bool {
+		envtest.Eventually(t, "the new repository added, the old one kept for the application, and said so", func() bool {
 			r := repos()
 			return len(r) == 2 && slices.Contains(r, otherRepo.URL) && slices.Contains(r, s.Apps.URL) &&
-				get(cr) && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue
+				get(cr) && strings.Contains(cr.GetCondition(xpv2.TypeSynced).Message, "keeps source repositories or destinations this resource no longer lists")
 		})
 		if _, err := cl.Patch(ctx, app.Metadata.Name, []byte(`{"spec":{"source":{"repoURL":"`+otherRepo.URL+`"}}}`)); err != nil {
 			t.Fatalf("moving the application to the project's new repository: %v", err)
 		}
 		envtest.Eventually(t, "the old repository taken away once no application uses it", func() bool {
 			r := repos()
-			return len(r) == 1 && r[0] == otherRepo.URL
+			return len(r) == 1 && r[0] == otherRepo.URL && get(cr) && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue
 		})
 	})
 

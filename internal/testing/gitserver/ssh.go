@@ -52,6 +52,8 @@ func (c SSH) URL(name string) string { return "ssh://git@" + c.Addr + "/" + name
 // git clone and fetch ask for) on a free loopback port, to the holder of a
 // key it makes. Any other command is refused.
 func (s *Server) ServeSSH() (SSH, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.ssh != nil {
 		return s.ssh.info, nil
 	}
@@ -105,6 +107,8 @@ type sshServer struct {
 	info  SSH
 	mu    sync.Mutex
 	conns map[net.Conn]struct{}
+	// wg counts the connections' goroutines (and their git-upload-pack).
+	wg sync.WaitGroup
 }
 
 func (s *sshServer) serve() {
@@ -116,7 +120,9 @@ func (s *sshServer) serve() {
 		s.mu.Lock()
 		s.conns[c] = struct{}{}
 		s.mu.Unlock()
+		s.wg.Add(1)
 		go func() {
+			defer s.wg.Done()
 			defer func() {
 				_ = c.Close()
 				s.mu.Lock()
@@ -128,13 +134,15 @@ func (s *sshServer) serve() {
 	}
 }
 
+// close stops serving and waits for the sessions to end.
 func (s *sshServer) close() {
 	_ = s.l.Close()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	for c := range s.conns {
 		_ = c.Close()
 	}
+	s.mu.Unlock()
+	s.wg.Wait()
 }
 
 func (s *sshServer) handle(c net.Conn) {
@@ -153,7 +161,11 @@ func (s *sshServer) handle(c net.Conn) {
 		if err != nil {
 			return
 		}
-		go s.session(ch, creqs)
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.session(ch, creqs)
+		}()
 	}
 }
 

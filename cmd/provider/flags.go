@@ -57,7 +57,7 @@ func registerFlags(app *kingpin.Application) *flags {
 	f := &flags{}
 	app.Flag("debug", "Run with debug logging.").Short('d').BoolVar(&f.debug)
 	app.Flag("leader-election", "Use leader election for the controller manager.").Short('l').Default("false").Envar("LEADER_ELECTION").BoolVar(&f.leaderElection)
-	app.Flag("leader-election-lease-duration", "How long a replica waits before it takes over the lease of a leader that stopped renewing it (crashed, cut off); the leader gives the lease up at once when it stops in order. The leader renews within five sixths of it.").Default("60s").Envar("LEADER_ELECTION_LEASE_DURATION").DurationVar(&f.leaseDuration)
+	app.Flag("leader-election-lease-duration", "How long a replica waits before it takes over the lease of a leader that stopped renewing it (crashed, cut off); the leader gives the lease up at once when it stops in order. The leader gives up leading when it could not renew within five sixths of it (at most the lease less 4s).").Default("60s").Envar("LEADER_ELECTION_LEASE_DURATION").DurationVar(&f.leaseDuration)
 	app.Flag("sync", "How often all resources are re-listed from the API server (cache resync).").Short('s').Default("1h").DurationVar(&f.syncInterval)
 	app.Flag("poll", "How often each resource is checked for drift against its backend.").Default(devops.DefaultPollInterval.String()).DurationVar(&f.pollInterval)
 	app.Flag("poll-state-metric", "How often the managed-resource state metrics are recorded.").Default("5s").DurationVar(&f.pollStateMetricInterval)

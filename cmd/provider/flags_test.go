@@ -19,6 +19,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 )
@@ -67,5 +68,16 @@ func TestFlagsValidate(t *testing.T) {
 				t.Errorf("%s: want error containing %q, got %v", tc.reason, tc.want, err)
 			}
 		})
+	}
+}
+
+// TestRenewDeadline: controller-runtime needs lease > renew deadline >
+// 1.2 × its 2s retry period; a standby gets at least 4s to take over.
+func TestRenewDeadline(t *testing.T) {
+	for lease, want := range map[time.Duration]time.Duration{60 * time.Second: 50 * time.Second, 15 * time.Second: 11 * time.Second, 10 * time.Second: 6 * time.Second, 10 * time.Minute: 500 * time.Second} {
+		got := renewDeadline(lease)
+		if got != want || got <= 2400*time.Millisecond || got >= lease {
+			t.Errorf("renewDeadline(%s) = %s, want %s", lease, got, want)
+		}
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 	"google.golang.org/grpc"
@@ -98,7 +99,7 @@ func main() {
 		LeaderElectionID:           "crossplane-leader-election-provider-devops",
 		LeaderElectionResourceLock: resourcelock.LeasesResourceLock,
 		LeaseDuration:              ptr(f.leaseDuration),
-		RenewDeadline:              ptr(f.leaseDuration * 5 / 6),
+		RenewDeadline:              ptr(renewDeadline(f.leaseDuration)),
 		// A replica that stops (a rolling update, a drain) hands the lease
 		// over at once instead of making the standby wait the lease out;
 		// nothing runs after the manager stops.
@@ -141,6 +142,14 @@ func main() {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// renewDeadline is how long a leader keeps trying to renew its lease
+// before it gives up leading: five sixths of the lease, but leaving a
+// standby at least two of its 2s retries to take over before the lease
+// runs out.
+func renewDeadline(lease time.Duration) time.Duration {
+	return lease - max(lease/6, 4*time.Second)
+}
 
 // splitAll splits each comma-separated value of a repeatable flag.
 func splitAll(values []string) []string {

@@ -28,6 +28,7 @@ import (
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/freeleaps/provider-devops/apis/contract"
+	"github.com/freeleaps/provider-devops/internal/pbcodec"
 )
 
 // composer adds resources to the desired state with readiness taken from
@@ -41,11 +42,11 @@ type composer struct {
 	ready    map[resource.Name]bool
 	handHost map[string]string
 	hostNote map[string]string
-	enc      *encoder
+	enc      *pbcodec.Encoder
 }
 
 func newComposer(rs *requestState) *composer {
-	return &composer{p: rs.project, observed: rs.observed, desired: map[resource.Name]*fnv1.Resource{}, ready: rs.ready, handHost: rs.handHost, hostNote: rs.hostNote, enc: &encoder{}}
+	return &composer{p: rs.project, observed: rs.observed, desired: map[resource.Name]*fnv1.Resource{}, ready: rs.ready, handHost: rs.handHost, hostNote: rs.hostNote, enc: &pbcodec.Encoder{}}
 }
 
 // projectWide adds the resources the project's environments share: the
@@ -74,7 +75,7 @@ func (c *composer) add(name resource.Name, o composable) error {
 	if _, seen := c.observed[name]; !seen && o.GetName() == "" {
 		o.SetName(c.p.composedName(name))
 	}
-	s, err := c.enc.resource(o)
+	s, err := c.enc.Resource(o)
 	if err != nil {
 		return errors.Wrapf(err, "cannot compose %s", name)
 	}

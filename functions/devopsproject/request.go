@@ -28,6 +28,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 
 	"github.com/freeleaps/provider-devops/functions/devopsproject/input/v1beta1"
+	"github.com/freeleaps/provider-devops/internal/pbcodec"
 )
 
 // requestState is everything one run reads from its RunFunctionRequest,
@@ -79,13 +80,13 @@ func readRequest(req *fnv1.RunFunctionRequest) (*requestState, error) {
 		return nil, err
 	}
 	// The XR is read in place: its metadata, then spec and status
-	// decoded straight from protobuf (pbDecode).
+	// decoded straight from protobuf (pbcodec.Decode).
 	oxr := req.GetObserved().GetComposite().GetResource()
 	if oxr == nil {
 		return nil, errors.New("cannot read the observed composite resource: the request has none")
 	}
 	spec := &ProjectSpec{}
-	if err := pbDecode(pbAt(oxr, "spec"), spec); err != nil {
+	if err := pbcodec.Decode(pbAt(oxr, "spec"), spec); err != nil {
 		return nil, errors.Wrap(err, "cannot read spec")
 	}
 	if err := spec.validate(); err != nil {
@@ -105,7 +106,7 @@ func readRequest(req *fnv1.RunFunctionRequest) (*requestState, error) {
 		return nil, fieldErr("spec.dns.target", "is required: what the environments' names point to (the ingress's address or host), unless the Composition's input sets ingressAddress")
 	}
 	rs := &requestState{project: p}
-	_ = pbDecode(pbAt(md, "annotations"), &rs.annotations)
+	_ = pbcodec.Decode(pbAt(md, "annotations"), &rs.annotations)
 	status := pbAt(oxr, "status").GetStructValue()
 	rs.prev = decodeEach[EnvStatus](pbAt(status, "environments"))                       // absent on the first run
 	rs.orphaned = decodeEach[OrphanedEnvironment](pbAt(status, "orphanedEnvironments")) // absent until one is
@@ -181,7 +182,7 @@ func decodeEach[T any](v *structpb.Value) []T {
 	out := make([]T, 0, len(values))
 	for _, x := range values {
 		var e T
-		if pbDecode(x, &e) == nil {
+		if pbcodec.Decode(x, &e) == nil {
 			out = append(out, e)
 		}
 	}

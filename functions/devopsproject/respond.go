@@ -29,6 +29,7 @@ import (
 	"github.com/crossplane/function-sdk-go/response"
 
 	"github.com/freeleaps/provider-devops/apis/contract"
+	"github.com/freeleaps/provider-devops/internal/pbcodec"
 )
 
 // ConditionExpiring is the XR condition that reports expiring environments.
@@ -191,7 +192,7 @@ func (c *composer) waitingFor(e Environment) []string {
 // setDesired writes the XR's status fields and the composed resources
 // into the desired state, keeping what earlier steps of the pipeline put
 // there (the request's desired state, which rsp carries).
-func setDesired(rsp *fnv1.RunFunctionResponse, enc *encoder, status map[string]any, composed map[resource.Name]*fnv1.Resource) error {
+func setDesired(rsp *fnv1.RunFunctionResponse, enc *pbcodec.Encoder, status map[string]any, composed map[resource.Name]*fnv1.Resource) error {
 	if rsp.Desired == nil {
 		rsp.Desired = &fnv1.State{}
 	}
@@ -215,7 +216,7 @@ func setDesired(rsp *fnv1.RunFunctionResponse, enc *encoder, status map[string]a
 		st.Fields = map[string]*structpb.Value{}
 	}
 	for k, v := range status {
-		pv, err := enc.value(v)
+		pv, err := enc.Value(v)
 		if err != nil {
 			return errors.Wrapf(err, "cannot write status.%s", k)
 		}

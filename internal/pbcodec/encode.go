@@ -14,7 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+// Package pbcodec writes typed Go values into protobuf Struct Values and
+// reads them back, as encoding/json would write and read the same JSON,
+// without the JSON or an intermediate map: the composition function's
+// answer to every run is its whole desired state, so this decides its
+// speed. Package pbcodectest holds it to Kubernetes' converter and to
+// encoding/json on randomly filled values.
+package pbcodec
 
 import (
 	"encoding"
@@ -38,22 +44,24 @@ import (
 // encoder here writes a typed value straight into protobuf Values, as
 // encoding/json would write it (json tags, omitempty, embedded structs
 // flattened, json.Marshaler and encoding.TextMarshaler honoured), with the
-// reflection done once per type. TestEncodeLikeConverter holds it to the
-// converter on randomly filled objects of every kind the function composes.
+// reflection done once per type. pbcodectest.CheckEncode holds it to the
+// converter on randomly filled objects.
 
 // encodeFunc writes one value of a type.
-type encodeFunc func(*encoder, reflect.Value) (*structpb.Value, error)
+type encodeFunc func(*Encoder, reflect.Value) (*structpb.Value, error)
 
+// The encoders of each type, memoized as encoding/json does: built once
+// from the type alone, so every caller gets the same ones.
 var (
 	encoders       sync.Map // reflect.Type → encodeFunc
 	objectEncoders sync.Map // reflect.Type → encodeFunc, less status
 )
 
-// encoder writes the values of one response. The Values, their kinds and
+// Encoder writes the values of one response (its zero value is ready). The Values, their kinds and
 // Structs are taken from slabs it allocates a few hundred at a time
 // rather than one by one: a response is a few thousand of them, all
 // alive and dropped together, and their allocation was the cost of a run.
-type encoder struct {
+type Encoder struct {
 	values  []structpb.Value
 	strings []structpb.Value_StringValue
 	structs []structpb.Struct
@@ -73,7 +81,7 @@ func take[T any](s *[]T) *T {
 	return x
 }
 
-func (e *encoder) str(s string) *structpb.Value {
+func (e *Encoder) str(s string) *structpb.Value {
 	w := take(&e.strings)
 	w.StringValue = s
 	v := take(&e.values)
@@ -81,7 +89,7 @@ func (e *encoder) str(s string) *structpb.Value {
 	return v
 }
 
-func (e *encoder) object(fields map[string]*structpb.Value) *structpb.Value {
+func (e *Encoder) object(fields map[string]*structpb.Value) *structpb.Value {
 	st := take(&e.structs)
 	st.Fields = fields
 	w := take(&e.wraps)
@@ -91,8 +99,8 @@ func (e *encoder) object(fields map[string]*structpb.Value) *structpb.Value {
 	return v
 }
 
-// value is v as a protobuf Value.
-func (e *encoder) value(v any) (*structpb.Value, error) {
+// Value is v as a protobuf Value.
+func (e *Encoder) Value(v any) (*structpb.Value, error) {
 	if v == nil {
 		return structpb.NewNullValue(), nil
 	}
@@ -100,13 +108,13 @@ func (e *encoder) value(v any) (*structpb.Value, error) {
 	return encoderOf(rv.Type())(e, rv)
 }
 
-// pbValue is v as a protobuf Value, written by an encoder of its own.
-func pbValue(v any) (*structpb.Value, error) { return (&encoder{}).value(v) }
+// Encode is v as a protobuf Value, written by an encoder of its own.
+func Encode(v any) (*structpb.Value, error) { return (&Encoder{}).Value(v) }
 
-// resource is a typed API object as the Struct Crossplane takes: without
+// Resource is a typed API object as the Struct Crossplane takes: without
 // its (empty) status and the null creationTimestamp every ObjectMeta
 // writes.
-func (e *encoder) resource(o any) (*structpb.Struct, error) {
+func (e *Encoder) Resource(o any) (*structpb.Struct, error) {
 	rv := reflect.Indirect(reflect.ValueOf(o))
 	if rv.Kind() != reflect.Struct {
 		return nil, errors.Errorf("%T is not an object", o)
@@ -139,7 +147,7 @@ func encoderOf(t reflect.Type) encodeFunc {
 		f  encodeFunc
 	)
 	wg.Add(1)
-	placeholder := encodeFunc(func(e *encoder, v reflect.Value) (*structpb.Value, error) { wg.Wait(); return f(e, v) })
+	placeholder := encodeFunc(func(e *Encoder, v reflect.Value) (*structpb.Value, error) { wg.Wait(); return f(e, v) })
 	if got, loaded := encoders.LoadOrStore(t, placeholder); loaded {
 		return got.(encodeFunc)
 	}
@@ -163,25 +171,25 @@ func newEncoder(t reflect.Type) encodeFunc {
 	}
 	switch t.Kind() {
 	case reflect.Bool:
-		return func(e *encoder, v reflect.Value) (*structpb.Value, error) {
+		return func(e *Encoder, v reflect.Value) (*structpb.Value, error) {
 			return structpb.NewBoolValue(v.Bool()), nil
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return func(e *encoder, v reflect.Value) (*structpb.Value, error) {
+		return func(e *Encoder, v reflect.Value) (*structpb.Value, error) {
 			return structpb.NewNumberValue(float64(v.Int())), nil
 		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return func(e *encoder, v reflect.Value) (*structpb.Value, error) {
+		return func(e *Encoder, v reflect.Value) (*structpb.Value, error) {
 			return structpb.NewNumberValue(float64(v.Uint())), nil
 		}
 	case reflect.Float32, reflect.Float64:
-		return func(e *encoder, v reflect.Value) (*structpb.Value, error) {
+		return func(e *Encoder, v reflect.Value) (*structpb.Value, error) {
 			return structpb.NewNumberValue(v.Float()), nil
 		}
 	case reflect.String:
-		return func(e *encoder, v reflect.Value) (*structpb.Value, error) { return e.stringValue(v.String()) }
+		return func(e *Encoder, v reflect.Value) (*structpb.Value, error) { return e.stringValue(v.String()) }
 	case reflect.Interface:
-		return func(e *encoder, v reflect.Value) (*structpb.Value, error) {
+		return func(e *Encoder, v reflect.Value) (*structpb.Value, error) {
 			if v.IsNil() {
 				return structpb.NewNullValue(), nil
 			}
@@ -190,7 +198,7 @@ func newEncoder(t reflect.Type) encodeFunc {
 		}
 	case reflect.Pointer:
 		elem := encoderOf(t.Elem())
-		return func(e *encoder, v reflect.Value) (*structpb.Value, error) {
+		return func(e *Encoder, v reflect.Value) (*structpb.Value, error) {
 			if v.IsNil() {
 				return structpb.NewNullValue(), nil
 			}
@@ -198,7 +206,7 @@ func newEncoder(t reflect.Type) encodeFunc {
 		}
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 && !reflect.PointerTo(t.Elem()).Implements(jsonMarshaler) && !reflect.PointerTo(t.Elem()).Implements(textMarshaler) {
-			return func(e *encoder, v reflect.Value) (*structpb.Value, error) {
+			return func(e *Encoder, v reflect.Value) (*structpb.Value, error) {
 				if v.IsNil() {
 					return structpb.NewNullValue(), nil
 				}
@@ -206,7 +214,7 @@ func newEncoder(t reflect.Type) encodeFunc {
 			}
 		}
 		list := listEncoder(t)
-		return func(e *encoder, v reflect.Value) (*structpb.Value, error) {
+		return func(e *Encoder, v reflect.Value) (*structpb.Value, error) {
 			if v.IsNil() {
 				return structpb.NewNullValue(), nil
 			}
@@ -219,12 +227,12 @@ func newEncoder(t reflect.Type) encodeFunc {
 	case reflect.Struct:
 		return structEncoder(t, "")
 	}
-	return func(*encoder, reflect.Value) (*structpb.Value, error) {
+	return func(*Encoder, reflect.Value) (*structpb.Value, error) {
 		return nil, errors.Errorf("cannot encode a %s", t)
 	}
 }
 
-func (e *encoder) stringValue(s string) (*structpb.Value, error) {
+func (e *Encoder) stringValue(s string) (*structpb.Value, error) {
 	if !utf8.ValidString(s) {
 		return nil, errors.Errorf("invalid UTF-8 in string: %q", s)
 	}
@@ -233,7 +241,7 @@ func (e *encoder) stringValue(s string) (*structpb.Value, error) {
 
 // marshalerEncoder takes the JSON the type writes itself (metav1.Time,
 // resource.Quantity, ...).
-func marshalerEncoder(_ *encoder, v reflect.Value) (*structpb.Value, error) {
+func marshalerEncoder(_ *Encoder, v reflect.Value) (*structpb.Value, error) {
 	if v.Kind() == reflect.Interface && v.IsNil() {
 		return structpb.NewNullValue(), nil
 	}
@@ -248,7 +256,7 @@ func marshalerEncoder(_ *encoder, v reflect.Value) (*structpb.Value, error) {
 	return structpb.NewValue(x)
 }
 
-func textEncoder(e *encoder, v reflect.Value) (*structpb.Value, error) {
+func textEncoder(e *Encoder, v reflect.Value) (*structpb.Value, error) {
 	b, err := v.Interface().(encoding.TextMarshaler).MarshalText()
 	if err != nil {
 		return nil, err
@@ -258,7 +266,7 @@ func textEncoder(e *encoder, v reflect.Value) (*structpb.Value, error) {
 
 func listEncoder(t reflect.Type) encodeFunc {
 	elem := encoderOf(t.Elem())
-	return func(e *encoder, v reflect.Value) (*structpb.Value, error) {
+	return func(e *Encoder, v reflect.Value) (*structpb.Value, error) {
 		n := v.Len()
 		values := make([]*structpb.Value, n)
 		for i := range n {
@@ -274,13 +282,13 @@ func listEncoder(t reflect.Type) encodeFunc {
 
 func mapEncoder(t reflect.Type) encodeFunc {
 	if t.Key().Kind() != reflect.String {
-		return func(*encoder, reflect.Value) (*structpb.Value, error) {
+		return func(*Encoder, reflect.Value) (*structpb.Value, error) {
 			return nil, errors.Errorf("cannot encode %s: keys are not strings", t)
 		}
 	}
 	if t == reflect.TypeFor[map[string]string]() {
 		// Labels and annotations: without reflection's copy of each value.
-		return func(e *encoder, v reflect.Value) (*structpb.Value, error) {
+		return func(e *Encoder, v reflect.Value) (*structpb.Value, error) {
 			if v.IsNil() {
 				return structpb.NewNullValue(), nil
 			}
@@ -300,7 +308,7 @@ func mapEncoder(t reflect.Type) encodeFunc {
 		}
 	}
 	elem := encoderOf(t.Elem())
-	return func(e *encoder, v reflect.Value) (*structpb.Value, error) {
+	return func(e *Encoder, v reflect.Value) (*structpb.Value, error) {
 		if v.IsNil() {
 			return structpb.NewNullValue(), nil
 		}
@@ -337,7 +345,7 @@ func structEncoder(t reflect.Type, skip string) encodeFunc {
 	for i := range fields {
 		fields[i].enc = encoderOf(t.FieldByIndex(fields[i].index).Type)
 	}
-	return func(e *encoder, v reflect.Value) (*structpb.Value, error) {
+	return func(e *Encoder, v reflect.Value) (*structpb.Value, error) {
 		// Most fields of API types are empty and omitted: gather the
 		// written ones first, so the map is made at its size.
 		var buf [16]named

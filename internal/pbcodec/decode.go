@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package pbcodec
 
 import (
 	"encoding/base64"
@@ -35,15 +35,17 @@ import (
 // unknown fields ignored, a field name matched exactly or else without
 // regard to case), without the JSON: the SDK's GetValueInto converts the
 // XR to a map and then marshals and unmarshals JSON to read spec and
-// status. TestDecodeLikeJSON holds it to encoding/json on randomly filled
-// values.
+// status. pbcodectest.CheckDecode holds it to encoding/json on randomly
+// filled values.
 
 type decodeFunc func(v *structpb.Value, dst reflect.Value) error
 
+// decoders memoizes each type's decoder, as encoding/json does: built
+// once from the type alone, so every caller gets the same one.
 var decoders sync.Map // reflect.Type → decodeFunc
 
-// pbDecode reads v into the value into points to.
-func pbDecode(v *structpb.Value, into any) error {
+// Decode reads v into the value into points to.
+func Decode(v *structpb.Value, into any) error {
 	rv := reflect.ValueOf(into)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return errors.Errorf("cannot decode into %T: not a pointer", into)

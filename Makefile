@@ -30,6 +30,10 @@ BIN := _output/bin
 
 GO_TEST_FLAGS ?= -count=1
 TEST_TIMEOUT ?= 20m
+# Test packages run at once by make test. Its integration packages mostly
+# wait on the servers they start (a warm CI run kept 2 cores 37% busy), so
+# four at a time on 2 cores: 8.4 minutes instead of about 11.
+TEST_PARALLEL ?= 4
 
 .PHONY: tools
 tools: ## Build the pinned code generators into the cache.
@@ -89,7 +93,7 @@ TEST_ENV = KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh kube-controller-manager
 .PHONY: test
 test: envtest-assets ## Every test: unit and integration (real kube-apiserver + etcd, real Argo CD), then make e2e.
 	$(TEST_ENV) CROSSPLANE_CLI="$(CROSSPLANE_CLI)" \
-	  go test $(GO_TEST_FLAGS) -timeout $(TEST_TIMEOUT) $$(go list ./... | grep -v /test/e2e)
+	  go test $(GO_TEST_FLAGS) -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) $$(go list ./... | grep -v /test/e2e)
 	@$(MAKE) --no-print-directory e2e
 
 # The end-to-end test and the demo run a real Crossplane: its core binary is

@@ -214,17 +214,23 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.ArgoProject) (manage
 // addsTo is true when p has a source repository or destination observed
 // does not.
 func addsTo(p, observed *argocd.Project) bool {
-	for _, r := range p.Spec.SourceRepos {
-		if !slices.Contains(observed.Spec.SourceRepos, r) {
-			return true
+	return lacks(observed.Spec.SourceRepos, p.Spec.SourceRepos) || lacks(observed.Spec.Destinations, p.Spec.Destinations)
+}
+
+// lacks is true when have misses an element of want.
+func lacks[T comparable](have, want []T) bool {
+	return slices.ContainsFunc(want, func(x T) bool { return !slices.Contains(have, x) })
+}
+
+// union is a with the elements of b it misses appended.
+func union[T comparable](a, b []T) []T {
+	out := slices.Clone(a)
+	for _, x := range b {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
 		}
 	}
-	for _, d := range p.Spec.Destinations {
-		if !slices.Contains(observed.Spec.Destinations, d) {
-			return true
-		}
-	}
-	return false
+	return out
 }
 
 // appsInvalidated is Argo CD's refusal of a project update that would
@@ -238,22 +244,12 @@ func appsInvalidated(err error) bool {
 // them (an unbounded tenancy allows all: only a ClusterProviderConfig's
 // bounds its projects).
 func (e *external) keepingOld(want *argocd.Project) (*argocd.Project, bool) {
-	wider := *want
-	wider.Spec.SourceRepos = slices.Clone(want.Spec.SourceRepos)
-	for _, r := range e.observed.Spec.SourceRepos {
-		if !slices.Contains(wider.Spec.SourceRepos, r) {
-			wider.Spec.SourceRepos = append(wider.Spec.SourceRepos, r)
-		}
-	}
-	wider.Spec.Destinations = slices.Clone(want.Spec.Destinations)
-	for _, d := range e.observed.Spec.Destinations {
-		if !slices.Contains(wider.Spec.Destinations, d) {
-			wider.Spec.Destinations = append(wider.Spec.Destinations, d)
-		}
-	}
-	if len(wider.Spec.SourceRepos) == len(want.Spec.SourceRepos) && len(wider.Spec.Destinations) == len(want.Spec.Destinations) {
+	if !addsTo(e.observed, want) {
 		return nil, false
 	}
+	wider := *want
+	wider.Spec.SourceRepos = union(want.Spec.SourceRepos, e.observed.Spec.SourceRepos)
+	wider.Spec.Destinations = union(want.Spec.Destinations, e.observed.Spec.Destinations)
 	check := v1alpha1.ArgoProjectParameters{SourceRepos: wider.Spec.SourceRepos}
 	for _, d := range wider.Spec.Destinations {
 		check.Destinations = append(check.Destinations, v1alpha1.ProjectDestination{Server: d.Server, Name: d.Name, Namespace: d.Namespace})

@@ -125,8 +125,11 @@ type Server struct {
 	// Kube is a client of the control plane.
 	Kube client.Client
 
-	cfg                          Config
-	kubeconfigPath               string
+	cfg            Config
+	kubeconfigPath string
+	// kubeHost is the control plane's host, which the repo server reaches
+	// without the git proxy.
+	kubeHost                     string
 	adminPassword                string
 	redisPort, repoPort, apiPort int
 	apiMetrics                   string
@@ -269,6 +272,9 @@ func (s *Server) setupKube(ctx context.Context) error {
 	if s.Kube, err = client.New(rc, client.Options{}); err != nil {
 		return err
 	}
+	if u, err := url.Parse(rc.Host); err == nil {
+		s.kubeHost = u.Hostname()
+	}
 	pw := randomHex(16)
 	hash, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.MinCost)
 	if err != nil {
@@ -400,12 +406,7 @@ func (s *Server) StartRepoServer(_ context.Context) error {
 	if s.Git.ProxyURL != "" {
 		// Only the repo server talks to git servers; loopback and the
 		// control plane stay direct.
-		noProxy := "127.0.0.1,localhost"
-		if rc, err := clientcmd.RESTConfigFromKubeConfig(s.cfg.KubeConfig); err == nil {
-			if u, err := url.Parse(rc.Host); err == nil {
-				noProxy += "," + u.Hostname()
-			}
-		}
+		noProxy := "127.0.0.1,localhost," + s.kubeHost
 		env = append(env, "HTTPS_PROXY="+s.Git.ProxyURL, "https_proxy="+s.Git.ProxyURL, "NO_PROXY="+noProxy, "no_proxy="+noProxy)
 	}
 	p, err := process.Start(s.logs(), "repo-server", env, s.bin(),

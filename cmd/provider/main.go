@@ -60,10 +60,8 @@ func main() {
 	if err := f.validate(); err != nil {
 		app.Fatalf("invalid flags: %v", err)
 	}
-	if err := providerconfig.SetTenantHosts(splitAll(f.tenantBackendHosts)); err != nil {
-		app.Fatalf("invalid flags: %v", err)
-	}
-	if err := providerconfig.SetTenantNetworks(splitAll(f.tenantBackendNetworks)); err != nil {
+	guard, err := providerconfig.NewGuard(splitAll(f.tenantBackendHosts), splitAll(f.tenantBackendNetworks))
+	if err != nil {
 		app.Fatalf("invalid flags: %v", err)
 	}
 
@@ -134,7 +132,7 @@ func main() {
 
 	kingpin.FatalIfError(customresourcesgate.Setup(mgr, o), "cannot set up the CRD gate")
 	// The one list of managed kinds, for their controllers and their events.
-	kindsCfg := devops.Config{OwnerID: f.ownerID, DeployHistory: f.deployHistory, DeployHTTPCheck: f.deployHTTPCheck}
+	kindsCfg := devops.Config{OwnerID: f.ownerID, DeployHistory: f.deployHistory, DeployHTTPCheck: f.deployHTTPCheck, Guard: guard}
 	kinds := devops.Kinds(kindsCfg)
 	kingpin.FatalIfError(devops.SetupKinds(mgr, o, kindsCfg, kinds), "cannot set up the controllers")
 	kingpin.FatalIfError(stream.Setup(mgr, o, *f.events, devops.Events(kinds), log), "cannot set up the event stream")

@@ -30,6 +30,7 @@ import (
 	registryv1alpha1 "github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
 	apisv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 
+	"github.com/freeleaps/provider-devops/internal/clients/netguard"
 	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
 	"github.com/freeleaps/provider-devops/internal/controller/argoproject"
 	"github.com/freeleaps/provider-devops/internal/controller/argorepository"
@@ -54,6 +55,11 @@ type Config struct {
 	// DeployHTTPCheck makes a DeployRun GET the live URL before it
 	// succeeds.
 	DeployHTTPCheck bool
+	// Guard is the platform's rule for the backends namespaced
+	// ProviderConfigs name (--tenant-backend-hosts and
+	// --tenant-backend-networks); nil is the strictest: any host name,
+	// public addresses only.
+	Guard *netguard.Guard
 }
 
 // Kinds are the provider's managed kinds, each with its connector: the one
@@ -61,22 +67,22 @@ type Config struct {
 func Kinds(cfg Config) []mrcontroller.Registration {
 	return []mrcontroller.Registration{
 		mrcontroller.Register(jenkinspipeline.Kind, func(mgr ctrl.Manager) managed.TypedExternalConnector[*jenkinsv1alpha1.JenkinsPipeline] {
-			return jenkinspipeline.NewConnector(mgr.GetClient(), nil)
+			return jenkinspipeline.NewConnector(mgr.GetClient(), cfg.Guard, nil)
 		}),
 		mrcontroller.Register(argoapplication.Kind, func(mgr ctrl.Manager) managed.TypedExternalConnector[*argov1alpha1.ArgoApplication] {
-			return argoapplication.NewConnector(mgr.GetClient(), nil)
+			return argoapplication.NewConnector(mgr.GetClient(), cfg.Guard, nil)
 		}),
 		mrcontroller.Register(argoproject.Kind, func(mgr ctrl.Manager) managed.TypedExternalConnector[*argov1alpha1.ArgoProject] {
-			return argoproject.NewConnector(mgr.GetClient(), nil)
+			return argoproject.NewConnector(mgr.GetClient(), cfg.Guard, nil)
 		}),
 		mrcontroller.Register(argorepository.Kind, func(mgr ctrl.Manager) managed.TypedExternalConnector[*argov1alpha1.ArgoRepository] {
-			return argorepository.NewConnector(mgr.GetClient(), nil)
+			return argorepository.NewConnector(mgr.GetClient(), cfg.Guard, nil)
 		}),
 		mrcontroller.Register(dnsrecord.Kind, func(mgr ctrl.Manager) managed.TypedExternalConnector[*dnsv1alpha1.DNSRecord] {
-			return dnsrecord.NewConnector(mgr.GetClient(), nil, cfg.OwnerID)
+			return dnsrecord.NewConnector(mgr.GetClient(), cfg.Guard, nil, cfg.OwnerID)
 		}),
 		mrcontroller.Register(registryrepo.Kind, func(mgr ctrl.Manager) managed.TypedExternalConnector[*registryv1alpha1.RegistryRepo] {
-			return registryrepo.NewConnector(mgr.GetClient(), nil)
+			return registryrepo.NewConnector(mgr.GetClient(), cfg.Guard, nil)
 		}),
 	}
 }
@@ -105,9 +111,9 @@ func SetupKinds(mgr ctrl.Manager, o controller.Options, cfg Config, kinds []mrco
 	}
 	// DeployRuns are not managed resources: their CRD ships with the
 	// provider and is not activated through a ManagedResourceDefinition.
-	opts := deployrun.Options{Keep: cfg.DeployHistory}
+	opts := deployrun.Options{Keep: cfg.DeployHistory, Guard: cfg.Guard}
 	if cfg.DeployHTTPCheck {
-		opts.HTTPCheck = deployrun.NewHTTPCheckClient()
+		opts.HTTPCheck = deployrun.NewHTTPCheckClient(cfg.Guard)
 	}
 	// Set up once the DeployRun CRD is served: its index needs the kind's
 	// REST mapping.

@@ -57,7 +57,7 @@ func startProvider(t testing.TB, env *envtest.Env) {
 		if err := customresourcesgate.Setup(mgr, o); err != nil {
 			return err
 		}
-		return devops.SetupGated(mgr, o, devops.Config{})
+		return devops.SetupGated(mgr, o, devops.Config{Guard: envtest.TenantGuard()})
 	})
 }
 

@@ -59,7 +59,7 @@ func TestCreationWrites(t *testing.T) {
 		if err := customresourcesgate.Setup(mgr, o); err != nil {
 			return err
 		}
-		return devops.SetupGated(mgr, o, devops.Config{})
+		return devops.SetupGated(mgr, o, devops.Config{Guard: envtest.TenantGuard()})
 	})
 	c := env.Client
 	ctx := context.Background()

@@ -169,14 +169,14 @@ func startProviderWithEvents(t *testing.T, env *envtest.Env, url string, m *even
 		if err := customresourcesgate.Setup(mgr, o); err != nil {
 			return err
 		}
-		if err := devops.SetupGated(mgr, o, devops.Config{}); err != nil {
+		if err := devops.SetupGated(mgr, o, devops.Config{Guard: envtest.TenantGuard()}); err != nil {
 			return err
 		}
 		pub := events.NewPublisher(events.PublisherOptions{Source: src, Metrics: m})
 		if err := mgr.Add(pub); err != nil {
 			return err
 		}
-		if err := lifecycle.New(pub, lifecycle.Options{Source: "test", Heartbeat: heartbeat}).Setup(mgr, o.Gate, devops.Events(devops.Kinds(devops.Config{}))); err != nil {
+		if err := lifecycle.New(pub, lifecycle.Options{Source: "test", Heartbeat: heartbeat}).Setup(mgr, o.Gate, devops.Events(devops.Kinds(devops.Config{Guard: envtest.TenantGuard()}))); err != nil {
 			return err
 		}
 		return mgr.Add(events.NewConsumer(events.ConsumerOptions{Source: src, Exchange: deployExchange, Queue: deployQueue, BindingKey: "deploy.#",

@@ -251,7 +251,7 @@ func BenchmarkScale1000(b *testing.B) {
 		if err := customresourcesgate.Setup(mgr, o); err != nil {
 			return err
 		}
-		return devops.SetupGated(mgr, o, devops.Config{})
+		return devops.SetupGated(mgr, o, devops.Config{Guard: envtest.TenantGuard()})
 	})
 	fmt.Printf("provider at --max-reconcile-rate=%d --poll=%s\n", devops.DefaultMaxReconcileRate, devops.DefaultPollInterval)
 

@@ -26,32 +26,30 @@ import (
 	"github.com/freeleaps/provider-devops/internal/clients/netguard"
 )
 
-// SetTenantHosts limits the backend hosts a namespaced ProviderConfig may
-// point the provider at to those matching one of patterns (shell globs
-// matched against the host name, e.g. "*.corp.example.com"). With none, the
-// default, any host is allowed whose addresses are public (see
-// SetTenantNetworks). ClusterProviderConfigs are never limited: only the
-// platform team writes them.
-func SetTenantHosts(patterns []string) error {
-	return errors.Wrap(netguard.SetTenantHosts(patterns), "--tenant-backend-hosts")
-}
-
-// SetTenantNetworks lets namespaced ProviderConfigs reach the internal
-// addresses (loopback, link-local, private, reserved) in cidrs. None, the
-// default, lets them reach public addresses only. Every connection made
-// for them is checked when it is dialled.
-func SetTenantNetworks(cidrs []string) error {
-	return errors.Wrap(netguard.SetTenantNetworks(cidrs), "--tenant-backend-networks")
+// NewGuard returns the platform's rule for namespaced ProviderConfigs,
+// from the provider's flags: the backend hosts they may name (shell globs
+// matched against the host name, e.g. "*.corp.example.com"; none allows
+// any host whose addresses are public) and the internal networks
+// (loopback, link-local, private, reserved) they may reach (none: public
+// addresses only). Every connection made for them is checked when it is
+// dialled. ClusterProviderConfigs are never limited: only the platform
+// team writes them.
+func NewGuard(hosts, networks []string) (*netguard.Guard, error) {
+	if _, err := netguard.New(hosts, nil); err != nil {
+		return nil, errors.Wrap(err, "--tenant-backend-hosts")
+	}
+	g, err := netguard.New(hosts, networks)
+	return g, errors.Wrap(err, "--tenant-backend-networks")
 }
 
 // checkTenantHost refuses an endpoint (a URL or host:port) of a namespaced
 // config whose host matches none of the allowed patterns: early, with the
 // field to fix. Connections are checked again when dialled.
-func checkTenantHost(where, endpoint string) error {
+func checkTenantHost(g *netguard.Guard, where, endpoint string) error {
 	if endpoint == "" {
 		return nil
 	}
-	return errors.Wrap(netguard.CheckHost(hostOf(endpoint)), where)
+	return errors.Wrap(g.CheckHost(hostOf(endpoint)), where)
 }
 
 // hostOf is the lower-case host name of a URL or host:port.

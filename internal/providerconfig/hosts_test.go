@@ -40,10 +40,10 @@ func (noTracking) Track(context.Context, resource.ModernManaged) error { return 
 // ProviderConfig may point the provider only at matching hosts; a
 // ClusterProviderConfig is the platform's and is not limited.
 func TestTenantHosts(t *testing.T) {
-	if err := SetTenantHosts([]string{"*.corp.example", "127.0.0.1"}); err != nil {
+	guard, err := NewGuard([]string{"*.corp.example", "127.0.0.1"}, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = SetTenantHosts(nil) })
 	s := runtime.NewScheme()
 	_ = v1alpha1.SchemeBuilder.AddToScheme(s)
 	spec := func(registryURL string) v1alpha1.ProviderConfigSpec {
@@ -67,6 +67,7 @@ func TestTenantHosts(t *testing.T) {
 		r.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: kind, Name: name}
 		return r
 	}
+	r := Resolver{Kube: kube, Usage: noTracking{}, Guard: guard}
 	registry := func(s *v1alpha1.ProviderConfigSpec) *v1alpha1.RegistryConfig { return s.Registry }
 	dns := func(s *v1alpha1.ProviderConfigSpec) *v1alpha1.DNSConfig { return s.DNS }
 
@@ -77,37 +78,44 @@ func TestTenantHosts(t *testing.T) {
 	}{
 		"AllowedHost": {reason: "a host matching a pattern is allowed",
 			section: func() error {
-				_, _, err := Section(context.Background(), kube, noTracking{}, mr("ProviderConfig", "allowed"), "registry", registry)
+				_, _, err := Section(context.Background(), r, mr("ProviderConfig", "allowed"), "registry", registry)
 				return err
 			}},
 		"AllowedIPWithPort": {reason: "the port does not matter, the host does",
 			section: func() error {
-				_, _, err := Section(context.Background(), kube, noTracking{}, mr("ProviderConfig", "loopback"), "registry", registry)
+				_, _, err := Section(context.Background(), r, mr("ProviderConfig", "loopback"), "registry", registry)
 				return err
 			}},
 		"OtherHost": {reason: "a tenant cannot point the provider at a server of its own",
 			section: func() error {
-				_, _, err := Section(context.Background(), kube, noTracking{}, mr("ProviderConfig", "attacker"), "registry", registry)
+				_, _, err := Section(context.Background(), r, mr("ProviderConfig", "attacker"), "registry", registry)
 				return err
 			},
 			wantErr: `ProviderConfig team-a/attacker spec.registry: host "collect.attacker.example" is not among the backend hosts`},
 		"LookalikeHost": {reason: "a suffix of the pattern's domain inside another host does not match",
 			section: func() error {
-				_, _, err := Section(context.Background(), kube, noTracking{}, mr("ProviderConfig", "lookalike"), "registry", registry)
+				_, _, err := Section(context.Background(), r, mr("ProviderConfig", "lookalike"), "registry", registry)
 				return err
 			},
 			wantErr: `host "harbor.corp.example.attacker.example" is not among`},
 		"RFC2136Server": {reason: "a name server host:port is checked too",
 			section: func() error {
-				_, _, err := Section(context.Background(), kube, noTracking{}, mr("ProviderConfig", "rfc2136"), "dns", dns)
+				_, _, err := Section(context.Background(), r, mr("ProviderConfig", "rfc2136"), "dns", dns)
 				return err
 			},
 			wantErr: `host "ns1.attacker.example" is not among`},
 		"ClusterNotLimited": {reason: "a ClusterProviderConfig is the platform's own",
 			section: func() error {
-				_, _, err := Section(context.Background(), kube, noTracking{}, mr("ClusterProviderConfig", "platform"), "registry", registry)
+				_, _, err := Section(context.Background(), r, mr("ClusterProviderConfig", "platform"), "registry", registry)
 				return err
 			}},
+	}
+	// The flags are checked at start, each named.
+	if _, err := NewGuard([]string{"[bad"}, nil); err == nil || !strings.Contains(err.Error(), "--tenant-backend-hosts") {
+		t.Errorf("a bad host pattern: got %v", err)
+	}
+	if _, err := NewGuard(nil, []string{"not-a-network"}); err == nil || !strings.Contains(err.Error(), "--tenant-backend-networks") {
+		t.Errorf("a bad network: got %v", err)
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -122,9 +130,5 @@ func TestTenantHosts(t *testing.T) {
 				t.Fatalf("%s: want error containing %q, got %v", tc.reason, tc.wantErr, err)
 			}
 		})
-	}
-
-	if err := SetTenantHosts([]string{"[bad"}); err == nil {
-		t.Error("an invalid pattern must be refused at start")
 	}
 }

@@ -37,6 +37,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/netguard"
 )
 
 const (
@@ -67,6 +68,8 @@ type Config struct {
 	Kind, Name string
 	// Namespace of a ProviderConfig; empty for a ClusterProviderConfig.
 	Namespace string
+	// guard checks a namespaced config's connections (Resolver.Guard).
+	guard *netguard.Guard
 }
 
 // String names the config for messages, e.g. ProviderConfig team-a/default.

@@ -25,7 +25,7 @@ import (
 // them (every section has the same two fields), and whether the config is a
 // namespace's: the clients then check every address they dial.
 func (c *Config) TLS(t v1alpha1.TLSConfig) httpapi.TLS {
-	h := httpapi.TLS{InsecureSkipVerify: t.InsecureSkipTLSVerify, Tenant: c.Namespace != ""}
+	h := httpapi.TLS{InsecureSkipVerify: t.InsecureSkipTLSVerify, Tenant: c.Namespace != "", Guard: c.guard}
 	if t.CABundle != "" {
 		h.CABundle = []byte(t.CABundle)
 	}

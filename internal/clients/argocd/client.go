@@ -58,6 +58,9 @@ type Config struct {
 	// RetryAfter, when set, holds calls to a server that asked for a wait;
 	// share one Gate between the clients of one controller.
 	RetryAfter *retryafter.Gate
+	// Transports, when set, is the controller's pool of HTTP transports
+	// (connections reused across reconciles); nil: one of its own.
+	Transports *httpapi.Transports
 }
 
 // DefaultNamespace is where a standard Argo CD install keeps Applications.
@@ -81,7 +84,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, errors.New(errEmptyToken)
 	}
 	o := api
-	o.TLS, o.Timeout, o.Gate, o.Transport = cfg.TLS, cfg.Timeout, cfg.RetryAfter, cfg.Transport
+	o.TLS, o.Timeout, o.Gate, o.Transport, o.Transports = cfg.TLS, cfg.Timeout, cfg.RetryAfter, cfg.Transport, cfg.Transports
 	o.Identity = cfg.Token
 	hc, err := httpapi.NewClient(o)
 	if err != nil {

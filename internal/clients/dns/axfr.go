@@ -63,8 +63,10 @@ func (e errZoneTooLarge) Error() string {
 type rfc2136Provider struct {
 	*rfc2136.Provider
 	maxRecords, maxBytes int
-	// tenant: a namespaced config names the server (guard.go).
+	// tenant: a namespaced config names the server, and guard is the
+	// platform's rule for it (guard.go).
 	tenant bool
+	guard  *netguard.Guard
 }
 
 // GetRecords transfers the zone (AXFR, signed with the TSIG key).
@@ -82,7 +84,7 @@ func (p *rfc2136Provider) GetRecords(ctx context.Context, zone string) ([]libdns
 	// server() checked the host name; the address is checked again here.
 	var d net.Dialer
 	if p.tenant {
-		d = *netguard.Dialer(0)
+		d = *p.guard.Dialer(0)
 	}
 	conn, err := d.DialContext(ctx, "tcp", server)
 	if err != nil {
@@ -201,7 +203,7 @@ func (p *rfc2136Provider) CreateRecords(ctx context.Context, zone string, record
 	}
 	c := &dns.Client{Net: "tcp", TsigSecret: map[string]string{key: p.Key}}
 	if p.tenant {
-		c.Dialer = netguard.Dialer(0)
+		c.Dialer = p.guard.Dialer(0)
 	}
 	in, _, err := c.ExchangeContext(ctx, m, server)
 	if err != nil {

@@ -61,6 +61,10 @@ type Config struct {
 	// the credentials), so that one tenant's configs together take at
 	// most one share.
 	Share string
+	// Transports is the controller's pool of HTTP transports for REST
+	// providers (connections reused across reconciles); nil: one of their
+	// own.
+	Transports *httpapi.Transports
 	// Cache holds the zone reads GetCached shares with the other clients
 	// made with it; nil: GetCached reads every time.
 	Cache *ZoneCache
@@ -89,14 +93,14 @@ var backends = map[string]backend{
 		if alg == "" {
 			alg = "hmac-sha256"
 		}
-		return &rfc2136Provider{Provider: &rfc2136.Provider{Server: c.Server, KeyName: c.KeyName, KeyAlg: alg, Key: c.Secret}, maxRecords: MaxZoneRecords, maxBytes: MaxZoneBytes, tenant: c.TLS.Tenant}, nil
+		return &rfc2136Provider{Provider: &rfc2136.Provider{Server: c.Server, KeyName: c.KeyName, KeyAlg: alg, Key: c.Secret}, maxRecords: MaxZoneRecords, maxBytes: MaxZoneBytes, tenant: c.TLS.Tenant, guard: c.TLS.Guard}, nil
 	}, atomic: true},
 	"godaddy": {new: func(c Config) (Provider, error) {
 		k, s, ok := strings.Cut(strings.TrimSpace(c.Secret), ":")
 		if !ok || k == "" || s == "" {
 			return nil, errors.New(`the GoDaddy credentials must be "key:secret"`)
 		}
-		hc, err := httpapi.NewClient(httpapi.Options{Backend: "GoDaddy", Section: "dns", TLS: c.TLS})
+		hc, err := httpapi.NewClient(httpapi.Options{Backend: "GoDaddy", Section: "dns", TLS: c.TLS, Transports: c.Transports})
 		if err != nil {
 			return nil, err
 		}

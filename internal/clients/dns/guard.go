@@ -23,8 +23,6 @@ import (
 
 	"github.com/libdns/libdns"
 	"github.com/libdns/rfc2136"
-
-	"github.com/freeleaps/provider-devops/internal/clients/netguard"
 )
 
 // server is the address to send this call to: the configured one, or
@@ -40,7 +38,7 @@ func (p *rfc2136Provider) server(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", refused(fmt.Errorf("spec.dns.rfc2136.server %q is not host:port", p.Server))
 	}
-	if err := netguard.CheckHost(host); err != nil {
+	if err := p.guard.CheckHost(host); err != nil {
 		return "", refused(err)
 	}
 	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
@@ -51,7 +49,7 @@ func (p *rfc2136Provider) server(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("resolve %s: no address", host)
 	}
 	for _, a := range addrs {
-		if err := netguard.CheckAddr(a); err != nil {
+		if err := p.guard.CheckAddr(a); err != nil {
 			return "", refused(fmt.Errorf("spec.dns.rfc2136.server %s: %w", host, err))
 		}
 	}

@@ -35,8 +35,6 @@ import (
 // and for updates alike, and the error is terminal; the platform's own
 // configs, or a network the platform allows, are.
 func TestTenantNameServerOnInternalAddress(t *testing.T) {
-	_ = netguard.SetTenantNetworks(nil)
-	t.Cleanup(func() { _ = netguard.SetTenantNetworks(nil) })
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -95,10 +93,11 @@ func TestTenantNameServerOnInternalAddress(t *testing.T) {
 	// With host patterns and the network allowed, a tenant's read is not
 	// refused (the pinned address is not a host name to match against the
 	// patterns again); it fails as the closing server makes it fail.
-	_ = netguard.SetTenantHosts([]string{"localhost"})
-	_ = netguard.SetTenantNetworks([]string{"127.0.0.0/8", "::1/128"})
-	t.Cleanup(func() { _ = netguard.SetTenantHosts(nil) })
-	c, err = dns.New(dns.Config{Provider: "rfc2136", Server: "localhost:" + port, KeyName: "tenant", Secret: tenantSecret, TLS: httpapi.TLS{Tenant: true}})
+	allowed, err := netguard.New([]string{"localhost"}, []string{"127.0.0.0/8", "::1/128"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err = dns.New(dns.Config{Provider: "rfc2136", Server: "localhost:" + port, KeyName: "tenant", Secret: tenantSecret, TLS: httpapi.TLS{Tenant: true, Guard: allowed}})
 	if err != nil {
 		t.Fatal(err)
 	}

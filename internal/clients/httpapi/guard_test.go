@@ -37,11 +37,9 @@ func TestTenantClientRefusesInternalAddresses(t *testing.T) {
 		_, _ = w.Write([]byte(`{"secret":"internal answer"}`))
 	}))
 	defer srv.Close()
-	t.Cleanup(func() { _ = netguard.SetTenantNetworks(nil) })
-	_ = netguard.SetTenantNetworks(nil)
-
-	get := func(tenant bool) error {
-		c, err := NewClient(Options{Backend: "Argo CD", Section: "argocd", TLS: TLS{Tenant: tenant}})
+	pool := NewTransports()
+	get := func(tenant bool, guard *netguard.Guard) error {
+		c, err := NewClient(Options{Backend: "Argo CD", Section: "argocd", TLS: TLS{Tenant: tenant, Guard: guard}, Transports: pool})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +50,7 @@ func TestTenantClientRefusesInternalAddresses(t *testing.T) {
 		_ = resp.Body.Close()
 		return nil
 	}
-	err := get(true)
+	err := get(true, nil)
 	if err == nil || !IsTerminal(err) || IsTransient(err) {
 		t.Fatalf("tenant client to loopback: want a terminal refusal, got %v", err)
 	}
@@ -64,14 +62,19 @@ func TestTenantClientRefusesInternalAddresses(t *testing.T) {
 	if n := calls.Load(); n != 0 {
 		t.Fatalf("a refused client reached the server %d times", n)
 	}
-	if err := get(false); err != nil {
+	if err := get(false, nil); err != nil {
 		t.Fatalf("a ClusterProviderConfig's client: %v", err)
 	}
-	if err := netguard.SetTenantNetworks([]string{"127.0.0.0/8"}); err != nil {
+	loopback, err := netguard.New(nil, []string{"127.0.0.0/8"})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := get(true); err != nil {
+	if err := get(true, loopback); err != nil {
 		t.Fatalf("loopback allowed by the platform: %v", err)
+	}
+	// The pool keeps the strict guard's transport apart from it.
+	if err := get(true, nil); err == nil {
+		t.Fatal("a strict tenant client reused the loopback guard's transport")
 	}
 }
 

@@ -33,7 +33,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -64,6 +63,9 @@ type TLS struct {
 	// allowed), and no proxy of the environment is used (the check can
 	// only hold on the addresses this process dials itself).
 	Tenant bool
+	// Guard is the platform's rule for a tenant's connections; nil is
+	// the strictest (public addresses only).
+	Guard *netguard.Guard
 }
 
 // Config returns the crypto/tls configuration for t.
@@ -91,7 +93,11 @@ type Options struct {
 	// Gate, when set, holds requests to a server that asked for a wait
 	// (429 or 503 with Retry-After) until then. Share one per controller.
 	Gate *retryafter.Gate
-	// Transport replaces the shared pooled transport (tests).
+	// Transports, when set, is the pool the client's transport comes
+	// from: share one per controller, so a poll reuses the connections of
+	// the last one. Without it the client has a transport of its own.
+	Transports *Transports
+	// Transport replaces the pooled transport (tests).
 	Transport http.RoundTripper
 	// Identity is what the backend knows the caller by: the credentials,
 	// as any string that differs when they do (it is hashed at once and
@@ -102,13 +108,13 @@ type Options struct {
 }
 
 // NewClient returns an HTTP client for o. Clients are built per reconcile;
-// they share pooled transports per TLS setting, so a poll reuses the
-// connections of the last one instead of opening new ones.
+// they share o.Transports' transports per TLS setting, so a poll reuses
+// the connections of the last one instead of opening new ones.
 func NewClient(o Options) (*http.Client, error) {
 	rt := o.Transport
 	if rt == nil {
 		var err error
-		if rt, err = shared(o.TLS); err != nil {
+		if rt, err = o.Transports.get(o.TLS); err != nil {
 			// The CRD checks the PEM markers only: name the field to fix.
 			return nil, errors.Wrapf(err, "spec.%s.caBundle", o.Section)
 		}
@@ -149,30 +155,66 @@ func sameOrigin(o Options) func(*http.Request, []*http.Request) error {
 type key struct {
 	insecure bool
 	tenant   bool
+	guard    *netguard.Guard
 	ca       [sha256.Size]byte
 }
 
-// maxTransports bounds the pool: a caBundle is a tenant's to edit, and
+// maxTransports bounds a pool: a caBundle is a tenant's to edit, and
 // every distinct one would otherwise keep a transport and its CA pool for
 // good.
 const maxTransports = 64
 
-var pool = struct {
-	sync.Mutex
+// Transports is a pool of HTTP transports, one per TLS setting, at most
+// maxTransports (the oldest goes first). The zero value is ready to use.
+type Transports struct {
+	mu    sync.Mutex
 	m     map[key]*http.Transport
 	order []key // oldest first
-}{m: map[key]*http.Transport{}}
+}
 
-func shared(t TLS) (http.RoundTripper, error) {
+// NewTransports returns an empty pool.
+func NewTransports() *Transports { return &Transports{} }
+
+// get returns the pool's transport for t, building it on first use; a nil
+// pool builds a new one each time.
+func (p *Transports) get(t TLS) (http.RoundTripper, error) {
+	if p == nil {
+		return newTransport(t)
+	}
 	k := key{insecure: t.InsecureSkipVerify, tenant: t.Tenant}
+	if t.Tenant {
+		k.guard = t.Guard
+	}
 	if len(t.CABundle) > 0 {
 		k.ca = sha256.Sum256(t.CABundle)
 	}
-	pool.Lock()
-	defer pool.Unlock()
-	if tr, ok := pool.m[k]; ok {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if tr, ok := p.m[k]; ok {
 		return tr, nil
 	}
+	tr, err := newTransport(t)
+	if err != nil {
+		return nil, err
+	}
+	if p.m == nil {
+		p.m = map[key]*http.Transport{}
+	}
+	if len(p.order) >= maxTransports {
+		old := p.order[0]
+		p.order = p.order[1:]
+		// Clients still holding it keep working; its idle connections go.
+		p.m[old].CloseIdleConnections()
+		delete(p.m, old)
+	}
+	p.m[k] = tr
+	p.order = append(p.order, k)
+	return tr, nil
+}
+
+// newTransport is a transport for t: for a tenant, every connection is
+// checked by its guard where it is dialled, and no proxy is used.
+func newTransport(t TLS) (*http.Transport, error) {
 	c, err := t.Config()
 	if err != nil {
 		return nil, err
@@ -181,19 +223,8 @@ func shared(t TLS) (http.RoundTripper, error) {
 	tr.TLSClientConfig = c
 	if t.Tenant {
 		tr.Proxy = nil
-		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			return netguard.DialContext(ctx, true, network, addr)
-		}
+		tr.DialContext = t.Guard.DialContext
 	}
-	if len(pool.order) >= maxTransports {
-		old := pool.order[0]
-		pool.order = pool.order[1:]
-		// Clients still holding it keep working; its idle connections go.
-		pool.m[old].CloseIdleConnections()
-		delete(pool.m, old)
-	}
-	pool.m[k] = tr
-	pool.order = append(pool.order, k)
 	return tr, nil
 }
 

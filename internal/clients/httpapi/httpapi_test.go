@@ -241,15 +241,16 @@ func TestTransportPoolBounded(t *testing.T) {
 	srv := httptest.NewTLSServer(http.NotFoundHandler())
 	defer srv.Close()
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	pool := NewTransports()
 	for i := range 3 * maxTransports {
 		// A tenant editing a comment in its caBundle makes a new key each time.
-		if _, err := NewClient(Options{TLS: TLS{CABundle: append([]byte(fmt.Sprintf("# edit %d\n", i)), ca...)}}); err != nil {
+		if _, err := NewClient(Options{TLS: TLS{CABundle: append([]byte(fmt.Sprintf("# edit %d\n", i)), ca...)}, Transports: pool}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	pool.Lock()
+	pool.mu.Lock()
 	n := len(pool.m)
-	pool.Unlock()
+	pool.mu.Unlock()
 	if n > maxTransports {
 		t.Errorf("%d transports pooled after %d distinct CA bundles, want at most %d", n, 3*maxTransports, maxTransports)
 	}
@@ -301,10 +302,17 @@ func TestBadCA(t *testing.T) {
 	if _, err := NewClient(Options{Section: "jenkins", TLS: TLS{CABundle: []byte(garbled)}}); err == nil || !strings.Contains(err.Error(), "spec.jenkins.caBundle") {
 		t.Errorf("a garbled caBundle must name spec.jenkins.caBundle, got %v", err)
 	}
-	a, _ := NewClient(Options{TLS: TLS{InsecureSkipVerify: true}})
-	b, _ := NewClient(Options{TLS: TLS{InsecureSkipVerify: true}, Timeout: time.Second})
+	pool := NewTransports()
+	a, _ := NewClient(Options{TLS: TLS{InsecureSkipVerify: true}, Transports: pool})
+	b, _ := NewClient(Options{TLS: TLS{InsecureSkipVerify: true}, Timeout: time.Second, Transports: pool})
 	if a.Transport != b.Transport {
 		t.Error("two clients with the same TLS settings do not share a transport")
+	}
+	// Another pool (another controller, another provider in the same
+	// process) keeps its own.
+	c, _ := NewClient(Options{TLS: TLS{InsecureSkipVerify: true}, Transports: NewTransports()})
+	if c.Transport == a.Transport {
+		t.Error("two pools share a transport")
 	}
 }
 

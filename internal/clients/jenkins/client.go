@@ -73,6 +73,9 @@ type Config struct {
 	// RetryAfter, when set, holds calls to a server that asked for a wait;
 	// share one Gate between the clients of one controller.
 	RetryAfter *retryafter.Gate
+	// Transports, when set, is the controller's pool of HTTP transports
+	// (connections reused across reconciles); nil: one of its own.
+	Transports *httpapi.Transports
 	// Root is a folder path the client never creates, nor any folder above
 	// it: jobs and folders are made only below it. Empty: no root.
 	Root string
@@ -122,7 +125,7 @@ func New(cfg Config) (*Client, error) {
 		gojenkins.Info, gojenkins.Warning, gojenkins.Error = quiet, quiet, quiet
 	})
 	o := api
-	o.TLS, o.Timeout, o.Gate, o.Transport = cfg.TLS, cfg.Timeout, cfg.RetryAfter, cfg.Transport
+	o.TLS, o.Timeout, o.Gate, o.Transport, o.Transports = cfg.TLS, cfg.Timeout, cfg.RetryAfter, cfg.Transport, cfg.Transports
 	o.Identity = cfg.Username + "\x00" + cfg.Token
 	hc, err := httpapi.NewClient(o)
 	if err != nil {

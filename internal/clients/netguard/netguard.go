@@ -36,16 +36,36 @@ import (
 	"net/netip"
 	"path"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 )
 
-var (
-	mu       sync.RWMutex
+// A Guard is the platform's rule for connections made on a tenant's
+// behalf: the host names namespaced configs may use and the internal
+// networks they may reach. It never changes once built, so every
+// controller holding one sees the same rule and two providers in one
+// process (tests) keep theirs apart. A nil Guard is the strictest rule:
+// any host name, public addresses only.
+type Guard struct {
 	hosts    []string
 	networks []netip.Prefix
-)
+}
+
+// New returns the guard for the host patterns (shell globs matched
+// against the host name, e.g. "*.corp.example.com"; none allows any) and
+// the networks (CIDRs or addresses, e.g. "10.20.0.0/16" for the
+// platform's own Argo CD; none allows public addresses only).
+func New(hostPatterns, networks []string) (*Guard, error) {
+	h, err := cleanHosts(hostPatterns)
+	if err != nil {
+		return nil, err
+	}
+	n, err := cleanNetworks(networks)
+	if err != nil {
+		return nil, err
+	}
+	return &Guard{hosts: h, networks: n}, nil
+}
 
 // internal are the networks a namespaced config may not reach unless the
 // platform allows them: this host, link-local (cloud metadata services
@@ -74,10 +94,7 @@ var internal = func() []netip.Prefix {
 	return ps
 }()
 
-// SetTenantHosts limits the host names a namespaced ProviderConfig may
-// point the provider at to those matching one of patterns (shell globs,
-// e.g. "*.corp.example.com"). None, the default, allows any public host.
-func SetTenantHosts(patterns []string) error {
+func cleanHosts(patterns []string) ([]string, error) {
 	clean := make([]string, 0, len(patterns))
 	for _, p := range patterns {
 		p = strings.ToLower(strings.TrimSpace(p))
@@ -85,20 +102,14 @@ func SetTenantHosts(patterns []string) error {
 			continue
 		}
 		if _, err := path.Match(p, ""); err != nil {
-			return fmt.Errorf("%q is not a valid host pattern", p)
+			return nil, fmt.Errorf("%q is not a valid host pattern", p)
 		}
 		clean = append(clean, p)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	hosts = clean
-	return nil
+	return clean, nil
 }
 
-// SetTenantNetworks lets namespaced ProviderConfigs reach addresses in
-// cidrs (e.g. "10.20.0.0/16" for the platform's own Argo CD) although
-// they are internal. None, the default, allows public addresses only.
-func SetTenantNetworks(cidrs []string) error {
+func cleanNetworks(cidrs []string) ([]netip.Prefix, error) {
 	clean := make([]netip.Prefix, 0, len(cidrs))
 	for _, c := range cidrs {
 		c = strings.TrimSpace(c)
@@ -109,23 +120,21 @@ func SetTenantNetworks(cidrs []string) error {
 		if err != nil {
 			a, aerr := netip.ParseAddr(c)
 			if aerr != nil {
-				return fmt.Errorf("%q is not a CIDR or an address", c)
+				return nil, fmt.Errorf("%q is not a CIDR or an address", c)
 			}
 			p = netip.PrefixFrom(a, a.BitLen())
 		}
 		clean = append(clean, p.Masked())
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	networks = clean
-	return nil
+	return clean, nil
 }
 
-// HostsAllowed are the host patterns set, for messages.
-func HostsAllowed() []string {
-	mu.RLock()
-	defer mu.RUnlock()
-	return append([]string(nil), hosts...)
+// HostsAllowed are the host patterns, for messages.
+func (g *Guard) HostsAllowed() []string {
+	if g == nil {
+		return nil
+	}
+	return append([]string(nil), g.hosts...)
 }
 
 // HostError is a host name the platform does not let tenants use.
@@ -142,11 +151,9 @@ func (e *HostError) Error() string {
 func (e *HostError) Terminal() bool { return true }
 
 // CheckHost refuses a host name (no port) that matches none of the
-// patterns of SetTenantHosts; with none set every name passes.
-func CheckHost(host string) error {
-	mu.RLock()
-	allowed := hosts
-	mu.RUnlock()
+// guard's host patterns; with none every name passes.
+func (g *Guard) CheckHost(host string) error {
+	allowed := g.HostsAllowed()
 	host = strings.ToLower(strings.Trim(host, "[]"))
 	if len(allowed) == 0 {
 		return nil
@@ -169,13 +176,14 @@ func (e *AddressError) Error() string {
 // Terminal is true: the address stays refused until the config changes.
 func (e *AddressError) Terminal() bool { return true }
 
-// CheckAddr refuses an internal address, unless a network of
-// SetTenantNetworks holds it.
-func CheckAddr(a netip.Addr) error {
+// CheckAddr refuses an internal address, unless one of the guard's
+// networks holds it.
+func (g *Guard) CheckAddr(a netip.Addr) error {
 	a = a.Unmap()
-	mu.RLock()
-	allowed := networks
-	mu.RUnlock()
+	var allowed []netip.Prefix
+	if g != nil {
+		allowed = g.networks
+	}
 	for _, p := range allowed {
 		if p.Contains(a) {
 			return nil
@@ -188,7 +196,7 @@ func CheckAddr(a netip.Addr) error {
 		// Reached through a translator or relay: what counts is the
 		// IPv4 address it reaches.
 		for _, v4 := range v4s {
-			if CheckAddr(v4) != nil {
+			if g.CheckAddr(v4) != nil {
 				return &AddressError{Addr: a}
 			}
 		}
@@ -229,33 +237,29 @@ func embedded(a netip.Addr) []netip.Addr {
 }
 
 // control checks the address a socket is about to connect to.
-func control(_, address string, _ syscall.RawConn) error {
+func (g *Guard) control(_, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
 		return fmt.Errorf("refusing to dial %q: not an IP address", address)
 	}
-	return CheckAddr(ap.Addr())
+	return g.CheckAddr(ap.Addr())
 }
 
 // Dialer returns a dialer for connections made for a namespaced config:
 // every address it connects to, after name resolution, is checked.
-func Dialer(timeout time.Duration) *net.Dialer {
-	return &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second, Control: control}
+func (g *Guard) Dialer(timeout time.Duration) *net.Dialer {
+	return &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second, Control: g.control}
 }
 
-// DialContext dials address for a namespaced config when tenant is true,
-// checking the host name and every address tried; a plain dial otherwise.
-func DialContext(ctx context.Context, tenant bool, network, address string) (net.Conn, error) {
-	if !tenant {
-		var d net.Dialer
-		return d.DialContext(ctx, network, address)
-	}
+// DialContext dials address for a namespaced config, checking the host
+// name and every address tried.
+func (g *Guard) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
 	host, _, err := net.SplitHostPort(address)
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckHost(host); err != nil {
+	if err := g.CheckHost(host); err != nil {
 		return nil, err
 	}
-	return Dialer(0).DialContext(ctx, network, address)
+	return g.Dialer(0).DialContext(ctx, network, address)
 }

@@ -28,7 +28,7 @@ import (
 // TestCheckAddr: by default a namespaced config reaches public addresses
 // only; the platform opens internal networks one by one.
 func TestCheckAddr(t *testing.T) {
-	t.Cleanup(func() { _ = SetTenantNetworks(nil) })
+	var strict *Guard
 	refused := []string{
 		"127.0.0.1", "127.10.0.1", "::1", "169.254.169.254", "fd00:ec2::254", "fe80::1",
 		"10.96.0.1", "172.16.5.4", "172.31.255.255", "192.168.1.1", "100.100.100.200",
@@ -43,29 +43,34 @@ func TestCheckAddr(t *testing.T) {
 		"64:ff9b::808:808", "2002:808:808::1", "2001:0:4136:e378:8000:63bf:f7f7:f7f7"}
 	for _, s := range refused {
 		var ae *AddressError
-		if err := CheckAddr(netip.MustParseAddr(s)); !errors.As(err, &ae) {
+		if err := strict.CheckAddr(netip.MustParseAddr(s)); !errors.As(err, &ae) {
 			t.Errorf("%s: want refused, got %v", s, err)
 		}
 	}
 	for _, s := range public {
-		if err := CheckAddr(netip.MustParseAddr(s)); err != nil {
+		if err := strict.CheckAddr(netip.MustParseAddr(s)); err != nil {
 			t.Errorf("%s: want allowed, got %v", s, err)
 		}
 	}
-	if err := SetTenantNetworks([]string{"10.96.0.0/12", "127.0.0.1"}); err != nil {
+	g, err := New(nil, []string{"10.96.0.0/12", "127.0.0.1"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"10.96.0.1", "127.0.0.1", "::ffff:127.0.0.1"} {
-		if err := CheckAddr(netip.MustParseAddr(s)); err != nil {
+		if err := g.CheckAddr(netip.MustParseAddr(s)); err != nil {
 			t.Errorf("%s: allowed by the platform, got %v", s, err)
+		}
+		// Another guard in the same process keeps its own rule.
+		if err := strict.CheckAddr(netip.MustParseAddr(s)); err == nil {
+			t.Errorf("%s: the strict guard saw another guard's networks", s)
 		}
 	}
 	for _, s := range []string{"10.0.0.1", "127.0.0.2", "169.254.169.254"} {
-		if err := CheckAddr(netip.MustParseAddr(s)); err == nil {
+		if err := g.CheckAddr(netip.MustParseAddr(s)); err == nil {
 			t.Errorf("%s: outside the allowed networks, want refused", s)
 		}
 	}
-	if err := SetTenantNetworks([]string{"not-a-network"}); err == nil {
+	if _, err := New(nil, []string{"not-a-network"}); err == nil {
 		t.Error("an invalid network must be refused at start")
 	}
 }
@@ -74,7 +79,10 @@ func TestCheckAddr(t *testing.T) {
 // dialled, a name resolving to loopback included, and no connection is
 // ever made (the listener accepts nothing).
 func TestDialRefusesBeforeConnecting(t *testing.T) {
-	_ = SetTenantNetworks(nil)
+	strict, err := New(nil, []string{"10.0.0.0/8"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +102,7 @@ func TestDialRefusesBeforeConnecting(t *testing.T) {
 	_, port, _ := net.SplitHostPort(l.Addr().String())
 	for _, addr := range []string{"127.0.0.1:" + port, "localhost:" + port} {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		c, err := DialContext(ctx, true, "tcp", addr)
+		c, err := strict.DialContext(ctx, "tcp", addr)
 		cancel()
 		var ae *AddressError
 		if !errors.As(err, &ae) {
@@ -104,10 +112,14 @@ func TestDialRefusesBeforeConnecting(t *testing.T) {
 			t.Fatalf("%s: want the dial refused, got %v", addr, err)
 		}
 	}
-	// The platform's own configs are not limited.
-	c, err := DialContext(context.Background(), false, "tcp", "127.0.0.1:"+port)
+	// A guard that allows loopback dials it.
+	loopback, err := New(nil, []string{"127.0.0.0/8"})
 	if err != nil {
-		t.Fatalf("a cluster config's dial: %v", err)
+		t.Fatal(err)
+	}
+	c, err := loopback.DialContext(context.Background(), "tcp", "127.0.0.1:"+port)
+	if err != nil {
+		t.Fatalf("a dial the guard allows: %v", err)
 	}
 	_ = c.Close()
 	select {
@@ -124,19 +136,20 @@ func TestDialRefusesBeforeConnecting(t *testing.T) {
 
 // TestCheckHost: the patterns match whole host names, case-insensitively.
 func TestCheckHost(t *testing.T) {
-	t.Cleanup(func() { _ = SetTenantHosts(nil) })
-	if err := CheckHost("anything.example"); err != nil {
+	var none *Guard
+	if err := none.CheckHost("anything.example"); err != nil {
 		t.Fatalf("no patterns: %v", err)
 	}
-	if err := SetTenantHosts([]string{"*.corp.example"}); err != nil {
+	g, err := New([]string{"*.corp.example"}, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckHost("Argo.Corp.Example"); err != nil {
+	if err := g.CheckHost("Argo.Corp.Example"); err != nil {
 		t.Errorf("matching host: %v", err)
 	}
 	for _, h := range []string{"corp.example.attacker.example", "metadata.google.internal", "127.0.0.1"} {
 		var he *HostError
-		if err := CheckHost(h); !errors.As(err, &he) {
+		if err := g.CheckHost(h); !errors.As(err, &he) {
 			t.Errorf("%s: want refused, got %v", h, err)
 		}
 	}

@@ -54,7 +54,7 @@ type rest struct {
 func newREST(backend, base string, c Config, message func([]byte) string) (rest, error) {
 	names := httpapi.Options{Backend: backend, Section: "registry"}
 	o := names
-	o.TLS, o.Gate, o.Identity = c.TLS, c.RetryAfter, c.Username+"\x00"+c.Password
+	o.TLS, o.Gate, o.Transports, o.Identity = c.TLS, c.RetryAfter, c.Transports, c.Username+"\x00"+c.Password
 	hc, err := httpapi.NewClient(o)
 	return rest{api: names, base: base, http: hc, message: message}, err
 }

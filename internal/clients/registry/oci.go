@@ -54,7 +54,7 @@ func newOCI(c Config) (*oci, error) {
 	if err != nil || u.Host == "" {
 		return nil, errors.Errorf("registry url %q is not a URL", c.URL)
 	}
-	hc, err := httpapi.NewClient(httpapi.Options{Backend: ociBackend, Section: "registry", TLS: c.TLS, Gate: c.RetryAfter, Identity: c.Username + "\x00" + c.Password})
+	hc, err := httpapi.NewClient(httpapi.Options{Backend: ociBackend, Section: "registry", TLS: c.TLS, Gate: c.RetryAfter, Transports: c.Transports, Identity: c.Username + "\x00" + c.Password})
 	if err != nil {
 		return nil, err
 	}

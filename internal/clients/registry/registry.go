@@ -50,6 +50,9 @@ type Config struct {
 	// RetryAfter holds calls to a server that asked to wait (shared by the
 	// connector across clients; may be nil).
 	RetryAfter *retryafter.Gate
+	// Transports is the controller's pool of HTTP transports
+	// (connections reused across reconciles); nil: one of their own.
+	Transports *httpapi.Transports
 	// Cache keeps tokens and registry sessions across the connector's
 	// clients; nil keeps none.
 	Cache *Cache

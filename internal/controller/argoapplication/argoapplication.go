@@ -21,25 +21,20 @@ package argoapplication
 import (
 	"cmp"
 	"context"
-	"net/url"
 	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
-	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
-	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
+	"github.com/freeleaps/provider-devops/internal/clients/netguard"
+	"github.com/freeleaps/provider-devops/internal/controller/argoaccess"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/events/vocab"
-	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
-
-const errNewClient = "cannot create the Argo CD client from ProviderConfig"
 
 // Kind describes the ArgoApplication kind to the shared controller setup.
 var Kind = mrcontroller.Kind[*v1alpha1.ArgoApplication]{
@@ -66,92 +61,25 @@ type Client interface {
 	GetProject(ctx context.Context, name string) (*argocd.Project, error)
 }
 
-// NewConnector returns the connector. newClient builds the Argo CD client;
-// nil means the real one.
-func NewConnector(kube client.Client, newClient func(argocd.Config) (Client, error)) managed.TypedExternalConnector[*v1alpha1.ArgoApplication] {
-	return &connector{NewArgoConnector(kube, newClient)}
+// NewConnector returns the connector. guard is the platform's rule for
+// namespaced configs' connections; newClient builds the Argo CD client, nil
+// means the real one.
+func NewConnector(kube client.Client, guard *netguard.Guard, newClient func(argocd.Config) (Client, error)) managed.TypedExternalConnector[*v1alpha1.ArgoApplication] {
+	if newClient == nil {
+		newClient = func(cfg argocd.Config) (Client, error) { return argoaccess.Real(cfg) }
+	}
+	return &connector{argoaccess.NewConnector(kube, guard, newClient)}
 }
 
-type connector struct{ *ArgoConnector[Client] }
+type connector struct{ *argoaccess.Connector[Client] }
 
 // Connect reads the ProviderConfig's argocd section and token.
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoApplication) (managed.TypedExternalClient[*v1alpha1.ArgoApplication], error) {
-	conn, err := c.ArgoConnector.Connect(ctx, cr)
+	conn, err := c.Connector.Connect(ctx, cr)
 	if err != nil {
 		return nil, err
 	}
 	return &external{client: conn.Client, server: conn.Server, tenancy: conn.Tenancy}, nil
-}
-
-// ArgoConnector connects a resource of any Argo CD kind to Argo CD through
-// a client of type C.
-type ArgoConnector[C any] struct {
-	kube  client.Client
-	usage providerconfig.Tracker
-	// retryAfter is shared by every client this connector builds, so a
-	// Retry-After holds all resources using that server.
-	retryAfter *retryafter.Gate
-	newClient  func(argocd.Config) (C, error)
-}
-
-// NewArgoConnector returns a connector; newClient builds the Argo CD
-// client, nil means the real one (which must implement C).
-func NewArgoConnector[C any](kube client.Client, newClient func(argocd.Config) (C, error)) *ArgoConnector[C] {
-	if newClient == nil {
-		newClient = func(cfg argocd.Config) (C, error) {
-			var zero C
-			cl, err := argocd.New(cfg)
-			if err != nil {
-				return zero, err
-			}
-			c, ok := any(cl).(C)
-			if !ok {
-				return zero, errors.Errorf("the Argo CD client does not implement %T", zero)
-			}
-			return c, nil
-		}
-	}
-	return &ArgoConnector[C]{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient, retryAfter: retryafter.New(nil)}
-}
-
-// Conn is a connection of any Argo CD kind to its Argo CD.
-type Conn[C any] struct {
-	Client C
-	// Server is the Argo CD URL without userinfo, for links in status.
-	Server string
-	// Tenancy bounds the resource when its config is a
-	// ClusterProviderConfig; nil otherwise.
-	Tenancy *Tenancy
-}
-
-// Connect builds the Argo CD client of mr from its ProviderConfig's argocd
-// section and token.
-func (c *ArgoConnector[C]) Connect(ctx context.Context, mr resource.ModernManaged) (Conn[C], error) {
-	var zero Conn[C]
-	pc, s, err := providerconfig.Section(ctx, c.kube, c.usage, mr, "argocd", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.ArgoCDConfig { return s.ArgoCD })
-	if err != nil {
-		return zero, err
-	}
-	token, err := pc.Credentials(ctx, c.kube, "spec.argocd.credentials", s.Credentials)
-	if err != nil {
-		return zero, err
-	}
-	cl, err := c.newClient(argocd.Config{URL: s.URL, Token: string(token), TLS: pc.TLS(s.TLSConfig), Namespace: s.Namespace, RetryAfter: c.retryAfter})
-	if err != nil {
-		return zero, errors.Wrapf(err, "%s %s", errNewClient, pc)
-	}
-	return Conn[C]{Client: cl, Server: withoutUserinfo(s.URL), Tenancy: TenancyOf(pc, s, mr.GetNamespace())}, nil
-}
-
-// withoutUserinfo drops user:password@ from a URL: the Argo CD URL is shown
-// in status and on the event stream, and must never carry a credential.
-func withoutUserinfo(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	u.User = nil
-	return u.String()
 }
 
 // Work is the application's sync in progress, or how the last one ended.

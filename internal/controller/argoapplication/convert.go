@@ -18,8 +18,6 @@ package argoapplication
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"sort"
 	"strings"
@@ -30,6 +28,7 @@ import (
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
+	"github.com/freeleaps/provider-devops/internal/controller/argoaccess"
 )
 
 const (
@@ -56,19 +55,9 @@ func hasCascadeFinalizer(finalizers []string) bool {
 	return false
 }
 
-// Owner is the contract.LabelOwner value of cr: "<namespace>.<name>", hashed when it
-// would not fit a label value.
-func Owner(cr *v1alpha1.ArgoApplication) string { return OwnerValue(cr.GetNamespace(), cr.GetName()) }
-
-// OwnerValue is the contract.LabelOwner value naming the resource namespace/name of
-// any Argo CD kind.
-func OwnerValue(namespace, name string) string {
-	v := namespace + "." + name
-	if len(v) <= 63 {
-		return v
-	}
-	h := sha256.Sum256([]byte(v))
-	return v[:40] + "-" + hex.EncodeToString(h[:])[:22]
+// Owner is the contract.LabelOwner value of cr (argoaccess.Owner).
+func Owner(cr *v1alpha1.ArgoApplication) string {
+	return argoaccess.Owner(cr.GetNamespace(), cr.GetName())
 }
 
 func cascade(cr *v1alpha1.ArgoApplication) bool {

@@ -262,22 +262,3 @@ func merged(m map[string]any, key string, v any) map[string]any {
 	out[key] = v
 	return out
 }
-
-func TestWithoutUserinfo(t *testing.T) {
-	cases := map[string]struct {
-		reason string
-		in     string
-		want   string
-	}{
-		"Plain":    {reason: "a URL without credentials stays", in: "https://argocd.example.com/", want: "https://argocd.example.com/"},
-		"Userinfo": {reason: "user and password never reach status", in: "https://admin:s3cret@argocd.example.com", want: "https://argocd.example.com"},
-		"Bad":      {reason: "an unparsable URL shows nothing", in: "https://a b\x7f", want: ""},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			if got := withoutUserinfo(tc.in); got != tc.want {
-				t.Errorf("%s: got %q, want %q", tc.reason, got, tc.want)
-			}
-		})
-	}
-}

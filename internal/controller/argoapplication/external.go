@@ -33,6 +33,7 @@ import (
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
+	"github.com/freeleaps/provider-devops/internal/controller/argoaccess"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 )
 
@@ -54,7 +55,7 @@ type external struct {
 	observed *argocd.Application
 	// tenancy, when set, limits the application to its namespace's
 	// projects.
-	tenancy *Tenancy
+	tenancy *argoaccess.Tenancy
 }
 
 // Observe reads the application once and compares the managed fields.

@@ -37,6 +37,7 @@ import (
 	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
+	"github.com/freeleaps/provider-devops/internal/controller/argoaccess"
 )
 
 // Every Argo CD error the tests need is made here, so that a change of the
@@ -206,7 +207,7 @@ func TestObserve(t *testing.T) {
 		projects map[string]*argocd.Project
 		getErr   error
 		projErr  error
-		tenancy  *Tenancy
+		tenancy  *argoaccess.Tenancy
 		want     want
 	}{
 		"Absent": {
@@ -342,7 +343,7 @@ func TestObserve(t *testing.T) {
 				return observed(cr, ownedBy("platform.shop"))
 			},
 			projects: map[string]*argocd.Project{"team-a-shop": projectOf("team-a")},
-			tenancy:  &Tenancy{Namespace: "team-a", Bounded: true},
+			tenancy:  &argoaccess.Tenancy{Namespace: "team-a", Bounded: true},
 			want:     want{obs: managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, atProvider: synced, ready: ptr(xpv2.Available())},
 		},
 		"ObserveOnlyOtherNamespace": {
@@ -352,8 +353,8 @@ func TestObserve(t *testing.T) {
 				return observed(cr, ownedBy("team-b.shop"))
 			},
 			projects: map[string]*argocd.Project{"team-a-shop": projectOf("team-b")},
-			tenancy:  &Tenancy{Namespace: "team-a"},
-			want: want{err: errors.Errorf(errFmtProjectOthers, "the observed application's spec.project", "team-a-shop", "team-b", contract.LabelOwnerNamespace, "team-a"),
+			tenancy:  &argoaccess.Tenancy{Namespace: "team-a"},
+			want: want{err: errors.Errorf(argoaccess.ErrFmtProjectOthers, "the observed application's spec.project", "team-a-shop", "team-b", contract.LabelOwnerNamespace, "team-a"),
 				atProvider: v1alpha1.ArgoApplicationObservation{}},
 		},
 		"ObserveOnlyUnownedProjectBounded": {
@@ -363,8 +364,8 @@ func TestObserve(t *testing.T) {
 				return observed(cr, ownedBy("platform.shop"))
 			},
 			projects: map[string]*argocd.Project{"team-a-shop": projectOf("")},
-			tenancy:  &Tenancy{Namespace: "team-a", Bounded: true},
-			want:     want{err: errors.Errorf(errFmtProjectNotOurs, "the observed application's spec.project", "team-a-shop", "team-a", contract.LabelOwnerNamespace, "")},
+			tenancy:  &argoaccess.Tenancy{Namespace: "team-a", Bounded: true},
+			want:     want{err: errors.Errorf(argoaccess.ErrFmtProjectNotOurs, "the observed application's spec.project", "team-a-shop", "team-a", contract.LabelOwnerNamespace, "")},
 		},
 		"ObserveOnlyProjectMissing": {
 			reason: "Observe-only with tenancy, an application whose project cannot be found is not shown: ownership of the project cannot be checked.",
@@ -372,8 +373,8 @@ func TestObserve(t *testing.T) {
 			app: func(cr *v1alpha1.ArgoApplication) *argocd.Application {
 				return observed(cr, ownedBy("team-b.shop"))
 			},
-			tenancy: &Tenancy{Namespace: "team-a"},
-			want:    want{err: errors.Errorf(errFmtProjectMissing, "team-a-shop")},
+			tenancy: &argoaccess.Tenancy{Namespace: "team-a"},
+			want:    want{err: errors.Errorf(argoaccess.ErrFmtProjectMissing, "team-a-shop")},
 		},
 		"ObserveOnlyProjectReadFails": {
 			reason: "A failed read of the project is an error naming the project, not a pass.",
@@ -382,8 +383,8 @@ func TestObserve(t *testing.T) {
 				return observed(cr, ownedBy("team-b.shop"))
 			},
 			projErr: errUnavailable(),
-			tenancy: &Tenancy{Namespace: "team-a"},
-			want:    want{err: errors.Wrapf(errUnavailable(), errFmtProjectGet, "team-a-shop")},
+			tenancy: &argoaccess.Tenancy{Namespace: "team-a"},
+			want:    want{err: errors.Wrapf(errUnavailable(), argoaccess.ErrFmtProjectGet, "team-a-shop")},
 		},
 	}
 	for name, tc := range cases {
@@ -431,7 +432,7 @@ func TestCreate(t *testing.T) {
 		reason    string
 		cr        *v1alpha1.ArgoApplication
 		projects  map[string]*argocd.Project
-		tenancy   *Tenancy
+		tenancy   *argoaccess.Tenancy
 		createErr error
 		want      want
 	}{
@@ -469,26 +470,26 @@ func TestCreate(t *testing.T) {
 		},
 		"TenantOwnProject": {
 			reason: "Through a ClusterProviderConfig, an application in the namespace's own project is created.",
-			cr:     named("team-a.shop.dev"), tenancy: &Tenancy{Namespace: "team-a", Bounded: true},
+			cr:     named("team-a.shop.dev"), tenancy: &argoaccess.Tenancy{Namespace: "team-a", Bounded: true},
 			projects: map[string]*argocd.Project{"team-a-shop": projectOf("team-a")},
 			want:     want{created: []*argocd.Application{Desired(named("team-a.shop.dev"))}},
 		},
 		"TenantOtherNamespacesName": {
 			reason: "Through a ClusterProviderConfig, a new application named for another namespace is refused before anything is written.",
-			cr:     named("team-b.shop.dev"), tenancy: &Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig platform", Bounded: true},
+			cr:     named("team-b.shop.dev"), tenancy: &argoaccess.Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig platform", Bounded: true},
 			projects: map[string]*argocd.Project{"team-a-shop": projectOf("team-a")},
-			want:     want{err: errors.Errorf(errFmtAppName, "team-b.shop.dev", "ClusterProviderConfig platform", "team-a.")},
+			want:     want{err: errors.Errorf(argoaccess.ErrFmtAppName, "team-b.shop.dev", "ClusterProviderConfig platform", "team-a.")},
 		},
 		"TenantOtherProject": {
 			reason: "An application in another namespace's project is refused before anything is written.",
-			cr:     application(), tenancy: &Tenancy{Namespace: "team-a"},
+			cr:     application(), tenancy: &argoaccess.Tenancy{Namespace: "team-a"},
 			projects: map[string]*argocd.Project{"team-a-shop": projectOf("team-b")},
-			want:     want{err: errors.Errorf(errFmtProjectOthers, "spec.forProvider.project", "team-a-shop", "team-b", contract.LabelOwnerNamespace, "team-a")},
+			want:     want{err: errors.Errorf(argoaccess.ErrFmtProjectOthers, "spec.forProvider.project", "team-a-shop", "team-b", contract.LabelOwnerNamespace, "team-a")},
 		},
 		"TenantProjectMissing": {
 			reason: "An application whose project does not exist yet waits for its ArgoProject: nothing is written.",
-			cr:     application(), tenancy: &Tenancy{Namespace: "team-a"},
-			want: want{err: errors.Errorf(errFmtProjectMissing, "team-a-shop")},
+			cr:     application(), tenancy: &argoaccess.Tenancy{Namespace: "team-a"},
+			want: want{err: errors.Errorf(argoaccess.ErrFmtProjectMissing, "team-a-shop")},
 		},
 	}
 	for name, tc := range cases {
@@ -534,7 +535,7 @@ func TestUpdate(t *testing.T) {
 		observed func(cr *v1alpha1.ArgoApplication) *argocd.Application
 		inArgo   func(cr *v1alpha1.ArgoApplication) *argocd.Application
 		projects map[string]*argocd.Project
-		tenancy  *Tenancy
+		tenancy  *argoaccess.Tenancy
 		getErr   error
 		patchErr error
 		want     want
@@ -564,13 +565,13 @@ func TestUpdate(t *testing.T) {
 		},
 		"TenantOtherProject": {
 			reason: "Moving an application to another namespace's project is refused before anything is written.",
-			cr:     application(), observed: withOthers, tenancy: &Tenancy{Namespace: "team-a"},
+			cr:     application(), observed: withOthers, tenancy: &argoaccess.Tenancy{Namespace: "team-a"},
 			projects: map[string]*argocd.Project{"team-a-shop": projectOf("team-b")},
-			want:     want{err: errors.Errorf(errFmtProjectOthers, "spec.forProvider.project", "team-a-shop", "team-b", contract.LabelOwnerNamespace, "team-a")},
+			want:     want{err: errors.Errorf(argoaccess.ErrFmtProjectOthers, "spec.forProvider.project", "team-a-shop", "team-b", contract.LabelOwnerNamespace, "team-a")},
 		},
 		"TenantOwnProject": {
 			reason: "Through a ClusterProviderConfig, an application kept in the namespace's own project is patched.",
-			cr:     application(), observed: withOthers, tenancy: &Tenancy{Namespace: "team-a", Bounded: true},
+			cr:     application(), observed: withOthers, tenancy: &argoaccess.Tenancy{Namespace: "team-a", Bounded: true},
 			projects: map[string]*argocd.Project{"team-a-shop": projectOf("team-a")},
 			want:     want{patched: []patch{{Name: appName, Patch: mustPatch(application(), withOthers(application()))}}},
 		},

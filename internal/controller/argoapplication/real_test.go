@@ -107,7 +107,7 @@ func startRealController(t *testing.T, env *envtest.Env, s *argocdserver.Server,
 		return argocd.New(cfg)
 	}
 	envtest.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
-		return mrcontroller.Setup(mgr, o, argoapplication.Kind, argoapplication.NewConnector(mgr.GetClient(), newClient))
+		return mrcontroller.Setup(mgr, o, argoapplication.Kind, argoapplication.NewConnector(mgr.GetClient(), envtest.TenantGuard(), newClient))
 	})
 	return counter
 }

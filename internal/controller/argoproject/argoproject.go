@@ -30,7 +30,8 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
-	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
+	"github.com/freeleaps/provider-devops/internal/clients/netguard"
+	"github.com/freeleaps/provider-devops/internal/controller/argoaccess"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 )
 
@@ -51,19 +52,23 @@ type Client interface {
 	DeleteProject(ctx context.Context, name string) error
 }
 
-// NewConnector returns the connector. newClient builds the Argo CD client;
-// nil means the real one.
-func NewConnector(kube client.Client, newClient func(argocd.Config) (Client, error)) managed.TypedExternalConnector[*v1alpha1.ArgoProject] {
-	return &connector{argoapplication.NewArgoConnector(kube, newClient)}
+// NewConnector returns the connector. guard is the platform's rule for
+// namespaced configs' connections; newClient builds the Argo CD client, nil
+// means the real one.
+func NewConnector(kube client.Client, guard *netguard.Guard, newClient func(argocd.Config) (Client, error)) managed.TypedExternalConnector[*v1alpha1.ArgoProject] {
+	if newClient == nil {
+		newClient = func(cfg argocd.Config) (Client, error) { return argoaccess.Real(cfg) }
+	}
+	return &connector{argoaccess.NewConnector(kube, guard, newClient)}
 }
 
 type connector struct {
-	*argoapplication.ArgoConnector[Client]
+	*argoaccess.Connector[Client]
 }
 
 // Connect reads the ProviderConfig's argocd section and token.
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoProject) (managed.TypedExternalClient[*v1alpha1.ArgoProject], error) {
-	conn, err := c.ArgoConnector.Connect(ctx, cr)
+	conn, err := c.Connector.Connect(ctx, cr)
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ import (
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
-	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
+	"github.com/freeleaps/provider-devops/internal/controller/argoaccess"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 )
 
@@ -54,7 +54,7 @@ type external struct {
 	observed *argocd.Project
 	// tenancy keeps an observe-only resource off another namespace's
 	// project.
-	tenancy *argoapplication.Tenancy
+	tenancy *argoaccess.Tenancy
 	// nameRefused is why the tenancy does not allow the project's name.
 	// Observe refuses it unless the project exists already held by this
 	// resource (its owner label): one created under a name no longer
@@ -65,7 +65,7 @@ type external struct {
 
 // Owner is the owner label value of cr.
 func Owner(cr *v1alpha1.ArgoProject) string {
-	return argoapplication.OwnerValue(cr.GetNamespace(), cr.GetName())
+	return argoaccess.Owner(cr.GetNamespace(), cr.GetName())
 }
 
 // Desired is the project cr asks for.

@@ -37,7 +37,7 @@ import (
 	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
-	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
+	"github.com/freeleaps/provider-devops/internal/controller/argoaccess"
 )
 
 // mockClient is an Argo CD holding projects; it records writes.
@@ -125,7 +125,7 @@ func TestObserve(t *testing.T) {
 		cr       *v1alpha1.ArgoProject
 		projects func(cr *v1alpha1.ArgoProject) map[string]*argocd.Project
 		getErr   error
-		tenancy  *argoapplication.Tenancy
+		tenancy  *argoaccess.Tenancy
 		want     want
 	}{
 		"Absent": {
@@ -208,7 +208,7 @@ func TestObserve(t *testing.T) {
 					p.Metadata.Labels = map[string]string{contract.LabelOwner: "team-b.shop", contract.LabelOwnerNamespace: "team-b"}
 				})}
 			},
-			tenancy: &argoapplication.Tenancy{Namespace: "team-a"},
+			tenancy: &argoaccess.Tenancy{Namespace: "team-a"},
 			want:    want{err: `belongs to namespace "team-b"`},
 		},
 	}
@@ -263,13 +263,13 @@ func TestWrite(t *testing.T) {
 // and retried, not terminal.
 func TestUpdateKeepsSourcesInUse(t *testing.T) {
 	const old, moved = "https://git.example.com/team-a/shop.git", "https://git.example.com/team-a/shop-new.git"
-	bounded := &argoapplication.Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig default", Bounded: true,
+	bounded := &argoaccess.Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig default", Bounded: true,
 		SourceRepos: []string{"https://git.example.com/team-a/*"}, DestinationClusters: []string{"*"}, DestinationNamespaces: []string{"team-a-*"}, ProjectNames: []string{"*"}}
-	narrowTenancy := &argoapplication.Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig default", Bounded: true,
+	narrowTenancy := &argoaccess.Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig default", Bounded: true,
 		SourceRepos: []string{moved}, DestinationClusters: []string{"*"}, DestinationNamespaces: []string{"team-a-*"}, ProjectNames: []string{"*"}}
 	cases := map[string]struct {
 		reason   string
-		tenancy  *argoapplication.Tenancy
+		tenancy  *argoaccess.Tenancy
 		observed []string
 		want     []string // sourceRepos written last
 		writes   int

@@ -35,7 +35,8 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
-	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
+	"github.com/freeleaps/provider-devops/internal/clients/netguard"
+	"github.com/freeleaps/provider-devops/internal/controller/argoaccess"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 )
 
@@ -63,13 +64,17 @@ type Client interface {
 	CreateRepository(ctx context.Context, r *argocd.Repository) error
 	UpdateRepository(ctx context.Context, r *argocd.Repository) error
 	DeleteRepository(ctx context.Context, repo, project string) error
-	argoapplication.ProjectGetter
+	argoaccess.ProjectGetter
 }
 
-// NewConnector returns the connector. newClient builds the Argo CD client;
-// nil means the real one.
-func NewConnector(kube client.Client, newClient func(argocd.Config) (Client, error), opts ...ConnectorOption) managed.TypedExternalConnector[*v1alpha1.ArgoRepository] {
-	c := &connector{ArgoConnector: argoapplication.NewArgoConnector(kube, newClient), kube: kube, refresh: NewRefreshLimiter(RefreshEvery, time.Now)}
+// NewConnector returns the connector. guard is the platform's rule for
+// namespaced configs' connections; newClient builds the Argo CD client, nil
+// means the real one.
+func NewConnector(kube client.Client, guard *netguard.Guard, newClient func(argocd.Config) (Client, error), opts ...ConnectorOption) managed.TypedExternalConnector[*v1alpha1.ArgoRepository] {
+	if newClient == nil {
+		newClient = func(cfg argocd.Config) (Client, error) { return argoaccess.Real(cfg) }
+	}
+	c := &connector{Connector: argoaccess.NewConnector(kube, guard, newClient), kube: kube, refresh: NewRefreshLimiter(RefreshEvery, time.Now)}
 	for _, o := range opts {
 		o(c)
 	}
@@ -86,7 +91,7 @@ func WithRefreshEvery(d time.Duration) ConnectorOption {
 }
 
 type connector struct {
-	*argoapplication.ArgoConnector[Client]
+	*argoaccess.Connector[Client]
 	kube    client.Client
 	refresh *RefreshLimiter
 }
@@ -126,7 +131,7 @@ func (l *RefreshLimiter) Allow(server string) bool {
 
 // Connect reads the ProviderConfig's argocd section and token.
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.ArgoRepository) (managed.TypedExternalClient[*v1alpha1.ArgoRepository], error) {
-	conn, err := c.ArgoConnector.Connect(ctx, cr)
+	conn, err := c.Connector.Connect(ctx, cr)
 	if err != nil {
 		return nil, err
 	}

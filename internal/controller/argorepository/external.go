@@ -32,7 +32,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
-	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
+	"github.com/freeleaps/provider-devops/internal/controller/argoaccess"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 )
 
@@ -58,7 +58,7 @@ type external struct {
 	secrets Secrets
 	// tenancy, when set, limits the repository to its namespace's
 	// projects.
-	tenancy *argoapplication.Tenancy
+	tenancy *argoaccess.Tenancy
 	now     func() time.Time
 	// mayRefresh is true when a forced connection test may be asked for
 	// now (they are rate-limited per Argo CD); nil allows every one.

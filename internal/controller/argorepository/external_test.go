@@ -36,7 +36,7 @@ import (
 	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
-	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
+	"github.com/freeleaps/provider-devops/internal/controller/argoaccess"
 )
 
 // mockClient is an Argo CD holding repositories and projects; it records
@@ -279,7 +279,7 @@ func TestObserve(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			m := &mockClient{repos: tc.repos, projects: tc.projects, getErr: tc.getErr}
-			e := &external{client: m, secrets: tc.secrets, now: time.Now, tenancy: &argoapplication.Tenancy{Namespace: "team-a"}}
+			e := &external{client: m, secrets: tc.secrets, now: time.Now, tenancy: &argoaccess.Tenancy{Namespace: "team-a"}}
 			if tc.noRefresh {
 				e.mayRefresh = func() bool { return false }
 			}
@@ -312,7 +312,7 @@ func TestWrite(t *testing.T) {
 		cr       *v1alpha1.ArgoRepository
 		repos    map[string]*argocd.Repository
 		projects map[string]*argocd.Project
-		tenancy  *argoapplication.Tenancy
+		tenancy  *argoaccess.Tenancy
 		secrets  secrets
 		update   bool
 		want     []argocd.Repository
@@ -339,17 +339,17 @@ func TestWrite(t *testing.T) {
 		},
 		"TenantOwnProject": {
 			reason: "Through a ClusterProviderConfig, the namespace's own project is fine.",
-			cr:     repository(sshURL), secrets: ssh, projects: own, tenancy: &argoapplication.Tenancy{Namespace: "team-a"},
+			cr:     repository(sshURL), secrets: ssh, projects: own, tenancy: &argoaccess.Tenancy{Namespace: "team-a"},
 			want: []argocd.Repository{{Repo: sshURL, Type: "git", Name: "provider-devops team-a/shop", Project: "team-a-shop", SSHPrivateKey: "KEY"}},
 		},
 		"TenantOtherProject": {
 			reason: "Through a ClusterProviderConfig, another namespace's project is refused before anything is written.",
-			cr:     repository(sshURL), secrets: ssh, projects: other, tenancy: &argoapplication.Tenancy{Namespace: "team-a"},
+			cr:     repository(sshURL), secrets: ssh, projects: other, tenancy: &argoaccess.Tenancy{Namespace: "team-a"},
 			err: `belongs to namespace "team-b"`,
 		},
 		"UpdateTenantOtherProject": {
 			reason: "The same holds for an update.",
-			cr:     repository(sshURL), secrets: ssh, projects: other, tenancy: &argoapplication.Tenancy{Namespace: "team-a"}, update: true,
+			cr:     repository(sshURL), secrets: ssh, projects: other, tenancy: &argoaccess.Tenancy{Namespace: "team-a"}, update: true,
 			err: `belongs to namespace "team-b"`,
 		},
 		"Update": {

@@ -38,6 +38,7 @@ import (
 	"github.com/freeleaps/provider-devops/apis/contract"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
+	"github.com/freeleaps/provider-devops/internal/controller/argoaccess"
 	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
 	"github.com/freeleaps/provider-devops/internal/controller/argoproject"
 	"github.com/freeleaps/provider-devops/internal/controller/argorepository"
@@ -86,16 +87,16 @@ func TestRealArgoRepository(t *testing.T) {
 
 	w := argocdserver.NewWriteCounter()
 	envtest.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
-		if err := mrcontroller.Setup(mgr, o, argorepository.Kind, argorepository.NewConnector(mgr.GetClient(), func(cfg argocd.Config) (argorepository.Client, error) {
+		if err := mrcontroller.Setup(mgr, o, argorepository.Kind, argorepository.NewConnector(mgr.GetClient(), envtest.TenantGuard(), func(cfg argocd.Config) (argorepository.Client, error) {
 			cfg.Transport = w
 			return argocd.New(cfg)
 		}, argorepository.WithRefreshEvery(time.Second))); err != nil {
 			return err
 		}
-		if err := mrcontroller.Setup(mgr, o, argoproject.Kind, argoproject.NewConnector(mgr.GetClient(), nil)); err != nil {
+		if err := mrcontroller.Setup(mgr, o, argoproject.Kind, argoproject.NewConnector(mgr.GetClient(), envtest.TenantGuard(), nil)); err != nil {
 			return err
 		}
-		return mrcontroller.Setup(mgr, o, argoapplication.Kind, argoapplication.NewConnector(mgr.GetClient(), nil))
+		return mrcontroller.Setup(mgr, o, argoapplication.Kind, argoapplication.NewConnector(mgr.GetClient(), envtest.TenantGuard(), nil))
 	})
 	get := func(o client.Object) bool { return c.Get(ctx, client.ObjectKeyFromObject(o), o) == nil }
 	cond := func(o resource.Managed, ct xpv2.ConditionType) xpv2.Condition { return o.GetCondition(ct) }
@@ -266,7 +267,7 @@ func TestRealArgoRepository(t *testing.T) {
 		// A project made under the older default name ("<namespace>-*")
 		// stays managed where it is; a name the resource does not
 		// already hold is refused, owner label or not.
-		for name, owner := range map[string]string{"argo-repo-other-legacy": argoapplication.OwnerValue(otherNS, "legacy"), "argo-repo-other-planted": argoapplication.OwnerValue(ns, "x")} {
+		for name, owner := range map[string]string{"argo-repo-other-legacy": argoaccess.Owner(otherNS, "legacy"), "argo-repo-other-planted": argoaccess.Owner(ns, "x")} {
 			envtest.Must(t, api.CreateProject(ctx, &argocd.Project{Metadata: argocd.ObjectMeta{Name: name, Labels: map[string]string{contract.LabelOwner: owner, contract.LabelOwnerNamespace: otherNS}},
 				Spec: argocd.ProjectSpec{SourceRepos: []string{"*"}, Destinations: []argocd.ProjectDestination{{Server: argocdserver.InClusterServer, Namespace: otherNS + "--dev"}}}}))
 		}

@@ -63,9 +63,11 @@ import (
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
+	"github.com/freeleaps/provider-devops/internal/clients/netguard"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
-	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
+	"github.com/freeleaps/provider-devops/internal/controller/argoaccess"
 	"github.com/freeleaps/provider-devops/internal/controller/fairrate"
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
 )
@@ -115,7 +117,7 @@ type Syncs interface {
 	Get(ctx context.Context, name string) (*argocd.Application, error)
 	SyncWith(ctx context.Context, name, project, revision string, infos []argocd.Info) error
 	TerminateOperation(ctx context.Context, name, project string) error
-	argoapplication.ProjectGetter
+	argoaccess.ProjectGetter
 }
 
 // Options configure the controller.
@@ -129,7 +131,11 @@ type Options struct {
 	NewBuilds func(ctx context.Context, p *jenkinsv1alpha1.JenkinsPipeline) (Builds, error)
 	// NewSyncs also returns the ProviderConfig's Argo CD tenancy, which
 	// the application's AppProject must satisfy before it is synced.
-	NewSyncs func(ctx context.Context, a *argov1alpha1.ArgoApplication) (Syncs, *argoapplication.Tenancy, error)
+	NewSyncs func(ctx context.Context, a *argov1alpha1.ArgoApplication) (Syncs, *argoaccess.Tenancy, error)
+	// Guard is the platform's rule for namespaced configs' connections
+	// (nil: the strictest), for the real clients NewBuilds and NewSyncs
+	// build when nil.
+	Guard *netguard.Guard
 	// HTTPCheck, when set, GETs the environment's live URL in Verifying:
 	// a 2xx or 3xx answer is needed to succeed; a URL that does not
 	// answer on this network is not checked. Off by default: the URL's
@@ -213,19 +219,19 @@ func NewReconciler(kube client.Client, rec record.EventRecorder, o Options) *Rec
 		o.Log = logging.NewNopLogger()
 	}
 	if o.NewBuilds == nil {
-		gate := retryafter.New(nil)
+		gate, transports := retryafter.New(nil), httpapi.NewTransports()
 		o.NewBuilds = func(ctx context.Context, p *jenkinsv1alpha1.JenkinsPipeline) (Builds, error) {
-			cfg, err := jenkinspipeline.ClientConfig(ctx, kube, p)
+			cfg, err := jenkinspipeline.ClientConfig(ctx, kube, o.Guard, p)
 			if err != nil {
 				return nil, err
 			}
-			cfg.RetryAfter = gate
+			cfg.RetryAfter, cfg.Transports = gate, transports
 			return jenkins.New(cfg)
 		}
 	}
 	if o.NewSyncs == nil {
-		c := argoapplication.NewArgoConnector[*argocd.Client](kube, nil)
-		o.NewSyncs = func(ctx context.Context, a *argov1alpha1.ArgoApplication) (Syncs, *argoapplication.Tenancy, error) {
+		c := argoaccess.NewConnector(kube, o.Guard, argoaccess.Real)
+		o.NewSyncs = func(ctx context.Context, a *argov1alpha1.ArgoApplication) (Syncs, *argoaccess.Tenancy, error) {
 			conn, err := c.Connect(ctx, a)
 			if err != nil {
 				return nil, nil, err
@@ -896,7 +902,7 @@ func (r *Reconciler) deploying(ctx context.Context, d *v1alpha1.DeployRun, e *en
 		return reconcile.Result{}, errors.Wrapf(err, "cannot read Argo CD application %s", name)
 	}
 	// Sync only what the environment's ArgoApplication owns.
-	if app.Metadata.Labels[contract.LabelOwner] != argoapplication.Owner(a) {
+	if app.Metadata.Labels[contract.LabelOwner] != argoaccess.Owner(a.GetNamespace(), a.GetName()) {
 		r.fail(d, fmt.Sprintf("Argo CD application %s is not owned by ArgoApplication %s (label %s): it was not synced", name, a.Name, contract.LabelOwner))
 		return reconcile.Result{}, nil
 	}
@@ -1060,7 +1066,7 @@ func (r *Reconciler) verifying(ctx context.Context, d *v1alpha1.DeployRun, e *en
 	if err != nil {
 		return reconcile.Result{}, errors.Wrapf(err, "cannot read Argo CD application %s", name)
 	}
-	if app.Metadata.Labels[contract.LabelOwner] != argoapplication.Owner(a) || app.Spec.Source == nil {
+	if app.Metadata.Labels[contract.LabelOwner] != argoaccess.Owner(a.GetNamespace(), a.GetName()) || app.Spec.Source == nil {
 		r.fail(d, fmt.Sprintf("Argo CD application %s is no longer the one ArgoApplication %s owns: it was not verified", name, a.Name))
 		return reconcile.Result{}, nil
 	}

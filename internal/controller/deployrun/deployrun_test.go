@@ -120,13 +120,13 @@ func TestDeployRun(t *testing.T) {
 	envtest.Must(t, c.Status().Update(ctx, rec))
 
 	envtest.StartManagerLogging(t, env, 2*time.Second, testLog{t}, func(mgr ctrl.Manager, o controller.Options) error {
-		if err := mrcontroller.Setup(mgr, o, jenkinspipeline.Kind, jenkinspipeline.NewConnector(mgr.GetClient(), nil)); err != nil {
+		if err := mrcontroller.Setup(mgr, o, jenkinspipeline.Kind, jenkinspipeline.NewConnector(mgr.GetClient(), envtest.TenantGuard(), nil)); err != nil {
 			return err
 		}
-		if err := mrcontroller.Setup(mgr, o, argoapplication.Kind, argoapplication.NewConnector(mgr.GetClient(), nil)); err != nil {
+		if err := mrcontroller.Setup(mgr, o, argoapplication.Kind, argoapplication.NewConnector(mgr.GetClient(), envtest.TenantGuard(), nil)); err != nil {
 			return err
 		}
-		return deployrun.Setup(mgr, o, deployrun.Options{Keep: 3})
+		return deployrun.Setup(mgr, o, deployrun.Options{Keep: 3, Guard: envtest.TenantGuard()})
 	})
 	envtest.Eventually(t, "pipeline and application ready to deploy", func() bool {
 		_ = c.Get(ctx, client.ObjectKeyFromObject(a), a)

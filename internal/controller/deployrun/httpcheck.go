@@ -94,16 +94,12 @@ var errRefusedAddress = errors.New("its name points at an internal address (loop
 // followed, no proxy, the system's roots for TLS, and never a connection
 // to an internal address (package netguard: loopback, link-local such as
 // cloud metadata, private, reserved) outside the networks the platform
-// allows tenants (--tenant-backend-networks), whatever the tenant's name
-// resolves to: a status is otherwise a port scan of the cluster.
-func NewHTTPCheckClient() *http.Client { return newHTTPCheckClient(true) }
-
-func newHTTPCheckClient(guard bool) *http.Client {
+// allows tenants (guard, from --tenant-backend-networks), whatever the
+// tenant's name resolves to: a status is otherwise a port scan of the
+// cluster.
+func NewHTTPCheckClient(guard *netguard.Guard) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.Proxy = nil
-	if guard {
-		d := netguard.Dialer(httpCheckTimeout)
-		t.DialContext = d.DialContext
-	}
+	t.DialContext = guard.Dialer(httpCheckTimeout).DialContext
 	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }

@@ -23,6 +23,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/freeleaps/provider-devops/internal/clients/netguard"
 )
 
 func TestCheckURL(t *testing.T) {
@@ -43,7 +45,12 @@ func TestCheckURL(t *testing.T) {
 	}
 	gone := "http://" + closed.Addr().String() + "/"
 	_ = closed.Close()
-	c := newHTTPCheckClient(false) // the test servers are on loopback
+	// The test servers are on loopback, which this guard allows.
+	loopback, err := netguard.New(nil, []string{"127.0.0.0/8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewHTTPCheckClient(loopback)
 	for name, tc := range map[string]struct {
 		url           string
 		reachable, ok bool
@@ -55,18 +62,14 @@ func TestCheckURL(t *testing.T) {
 		"NotHere":    {gone, false, false, "does not answer on this network"},
 		"NoSuchName": {"http://no-such-name.invalid/", false, false, "does not answer on this network"},
 		// The provider's client never connects to an internal address
-		// the platform does not allow (this test binary allows loopback
-		// only), wherever a tenant's name points: a private one here. It
+		// the platform does not allow (here loopback only), wherever a
+		// tenant's name points: a private one here. It
 		// is then not checked, as a name that answers nowhere here: a
 		// deployment to a private ingress is not failed for it.
 		"Guarded":         {"http://10.255.255.1:1/", false, false, "not sent (not checked): its name points at an internal address"},
 		"GuardedMetadata": {"http://169.254.169.254/", false, false, "not sent (not checked): its name points at an internal address"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			c := c
-			if strings.HasPrefix(name, "Guarded") {
-				c = NewHTTPCheckClient()
-			}
 			a := checkURL(context.Background(), c, tc.url)
 			if a.reachable != tc.reachable || a.ok != tc.ok || !strings.Contains(a.msg, tc.msg) {
 				t.Errorf("%+v, want reachable %v ok %v message with %q", a, tc.reachable, tc.ok, tc.msg)

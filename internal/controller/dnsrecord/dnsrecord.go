@@ -31,6 +31,8 @@ import (
 	"github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/dns"
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
+	"github.com/freeleaps/provider-devops/internal/clients/netguard"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
@@ -67,31 +69,41 @@ type Client interface {
 	EffectiveTTL(want time.Duration) time.Duration
 }
 
-// NewConnector returns the connector. newClient builds the DNS client; nil
+// NewConnector returns the connector. guard is the platform's rule for
+// namespaced configs' connections; newClient builds the DNS client, nil
 // means the real one. ownerID identifies this control plane in ownership
 // records ("" means dns.DefaultOwnerID).
-func NewConnector(kube client.Client, newClient func(dns.Config) (Client, error), ownerID string) managed.TypedExternalConnector[*v1alpha1.DNSRecord] {
+func NewConnector(kube client.Client, guard *netguard.Guard, newClient func(dns.Config) (Client, error), ownerID string) managed.TypedExternalConnector[*v1alpha1.DNSRecord] {
 	if newClient == nil {
 		newClient = func(c dns.Config) (Client, error) { return dns.New(c) }
 	}
 	if ownerID == "" {
 		ownerID = dns.DefaultOwnerID
 	}
-	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient, ownerID: ownerID, zones: dns.NewZoneCache()}
+	return &connector{
+		kube:       kube,
+		configs:    providerconfig.Resolver{Kube: kube, Usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), Guard: guard},
+		newClient:  newClient,
+		ownerID:    ownerID,
+		zones:      dns.NewZoneCache(),
+		transports: httpapi.NewTransports(),
+	}
 }
 
 type connector struct {
 	kube      client.Client
-	usage     providerconfig.Tracker
+	configs   providerconfig.Resolver
 	newClient func(dns.Config) (Client, error)
 	ownerID   string
-	// zones is the zone reads this controller's clients share.
-	zones *dns.ZoneCache
+	// zones is the zone reads this controller's clients share, and
+	// transports their HTTP connections.
+	zones      *dns.ZoneCache
+	transports *httpapi.Transports
 }
 
 // Connect reads the ProviderConfig's dns section and credentials.
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.DNSRecord) (managed.TypedExternalClient[*v1alpha1.DNSRecord], error) {
-	pc, s, err := providerconfig.Section(ctx, c.kube, c.usage, cr, "dns", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.DNSConfig { return s.DNS })
+	pc, s, err := providerconfig.Section(ctx, c.configs, cr, "dns", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.DNSConfig { return s.DNS })
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +119,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.DNSRecord) (manage
 	if err != nil {
 		return nil, err
 	}
-	cfg := dns.Config{Provider: string(s.Provider), Secret: string(secret), TLS: pc.TLS(s.TLSConfig), Share: cr.GetNamespace(), Cache: c.zones}
+	cfg := dns.Config{Provider: string(s.Provider), Secret: string(secret), TLS: pc.TLS(s.TLSConfig), Share: cr.GetNamespace(), Cache: c.zones, Transports: c.transports}
 	if o := s.RFC2136; o != nil {
 		cfg.Server, cfg.KeyName, cfg.KeyAlgorithm = o.Server, o.KeyName, o.KeyAlgorithm
 	}

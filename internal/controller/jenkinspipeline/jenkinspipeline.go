@@ -34,7 +34,9 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
+	"github.com/freeleaps/provider-devops/internal/clients/netguard"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/events/vocab"
@@ -70,34 +72,43 @@ type Client interface {
 	FindBuild(ctx context.Context, path string, params map[string]string, after int64) (string, error)
 }
 
-// NewConnector returns the connector. newClient builds the Jenkins client;
-// nil means the real one.
-func NewConnector(kube client.Client, newClient func(jenkins.Config) (Client, error)) managed.TypedExternalConnector[*v1alpha1.JenkinsPipeline] {
+// NewConnector returns the connector. guard is the platform's rule for
+// namespaced configs' connections; newClient builds the Jenkins client, nil
+// means the real one.
+func NewConnector(kube client.Client, guard *netguard.Guard, newClient func(jenkins.Config) (Client, error)) managed.TypedExternalConnector[*v1alpha1.JenkinsPipeline] {
 	if newClient == nil {
 		newClient = func(c jenkins.Config) (Client, error) { return jenkins.New(c) }
 	}
-	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient, retryAfter: retryafter.New(nil)}
+	return &connector{
+		kube:       kube,
+		configs:    providerconfig.Resolver{Kube: kube, Usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), Guard: guard},
+		newClient:  newClient,
+		retryAfter: retryafter.New(nil),
+		transports: httpapi.NewTransports(),
+	}
 }
 
 type connector struct {
-	kube  client.Client
-	usage providerconfig.Tracker
-	// retryAfter is shared by every client this connector builds, so a
-	// Retry-After holds all resources using that server.
+	kube    client.Client
+	configs providerconfig.Resolver
+	// retryAfter and transports are shared by every client this
+	// connector builds: a Retry-After holds all resources using that
+	// server, and a poll reuses the last one's connections.
 	retryAfter *retryafter.Gate
+	transports *httpapi.Transports
 	newClient  func(jenkins.Config) (Client, error)
 }
 
 // Connect reads the ProviderConfig's jenkins section and credentials.
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (managed.TypedExternalClient[*v1alpha1.JenkinsPipeline], error) {
-	cfg, pc, refused, err := clientConfig(ctx, c.kube, c.usage, cr)
+	cfg, pc, refused, err := clientConfig(ctx, c.configs, cr)
 	if err != nil {
 		return nil, err
 	}
 	if refused != nil {
 		return mrcontroller.Refused[*v1alpha1.JenkinsPipeline](refused), nil
 	}
-	cfg.RetryAfter = c.retryAfter
+	cfg.RetryAfter, cfg.Transports = c.retryAfter, c.transports
 	cl, err := c.newClient(cfg)
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
@@ -108,23 +119,21 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (
 // ClientConfig is the configuration of a Jenkins client for cr, from its
 // ProviderConfig, after the checks its controller makes: a DeployRun
 // follows the pipeline's builds through it. It records no usage (the
-// pipeline's controller does).
-func ClientConfig(ctx context.Context, kube client.Reader, cr *v1alpha1.JenkinsPipeline) (jenkins.Config, error) {
-	cfg, _, refused, err := clientConfig(ctx, kube, noUsage{}, cr)
+// pipeline's controller does). guard is the platform's rule for namespaced
+// configs' connections.
+func ClientConfig(ctx context.Context, kube client.Reader, guard *netguard.Guard, cr *v1alpha1.JenkinsPipeline) (jenkins.Config, error) {
+	cfg, _, refused, err := clientConfig(ctx, providerconfig.Resolver{Kube: kube, Guard: guard}, cr)
 	if err == nil && refused != nil {
 		err = refused
 	}
 	return cfg, err
 }
 
-type noUsage struct{}
-
-func (noUsage) Track(context.Context, resource.ModernManaged) error { return nil }
-
 // clientConfig returns cr's client configuration, or why its ProviderConfig
 // refuses it (refused), or why it cannot be read (err).
-func clientConfig(ctx context.Context, kube client.Reader, usage providerconfig.Tracker, cr *v1alpha1.JenkinsPipeline) (cfg jenkins.Config, pc *providerconfig.Config, refused, err error) {
-	pc, s, err := providerconfig.Section(ctx, kube, usage, cr, "jenkins", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.JenkinsConfig { return s.Jenkins })
+func clientConfig(ctx context.Context, r providerconfig.Resolver, cr *v1alpha1.JenkinsPipeline) (cfg jenkins.Config, pc *providerconfig.Config, refused, err error) {
+	kube := r.Kube
+	pc, s, err := providerconfig.Section(ctx, r, cr, "jenkins", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.JenkinsConfig { return s.Jenkins })
 	if err != nil {
 		return cfg, nil, nil, err
 	}

@@ -69,7 +69,7 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 
 	logs := &syncBuffer{}
 	envtest.StartManagerLogging(t, env, 2*time.Second, logs, func(mgr ctrl.Manager, o controller.Options) error {
-		return mrcontroller.Setup(mgr, o, jenkinspipeline.Kind, jenkinspipeline.NewConnector(mgr.GetClient(), nil))
+		return mrcontroller.Setup(mgr, o, jenkinspipeline.Kind, jenkinspipeline.NewConnector(mgr.GetClient(), envtest.TenantGuard(), nil))
 	})
 
 	cr := newPipeline(ns, "shop-alpha", "team/shop", "alpha")
@@ -423,7 +423,7 @@ func TestJenkinsTenantLimits(t *testing.T) {
 	envtest.Must(t, c.Create(ctx, pc("default", "teams/shop")))
 	envtest.Must(t, c.Create(ctx, pc("missing-root", "teams/missing")))
 	envtest.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
-		return mrcontroller.Setup(mgr, o, jenkinspipeline.Kind, jenkinspipeline.NewConnector(mgr.GetClient(), nil))
+		return mrcontroller.Setup(mgr, o, jenkinspipeline.Kind, jenkinspipeline.NewConnector(mgr.GetClient(), envtest.TenantGuard(), nil))
 	})
 	before := srv.Jobs()
 

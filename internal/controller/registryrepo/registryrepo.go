@@ -29,6 +29,8 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
+	"github.com/freeleaps/provider-devops/internal/clients/netguard"
 	"github.com/freeleaps/provider-devops/internal/clients/registry"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
@@ -49,28 +51,38 @@ var Kind = mrcontroller.Kind[*v1alpha1.RegistryRepo]{
 	URL: func(cr *v1alpha1.RegistryRepo) string { return cr.Status.AtProvider.URL },
 }
 
-// NewConnector returns the connector. newClient builds the registry client;
+// NewConnector returns the connector. guard is the platform's rule for
+// namespaced configs' connections; newClient builds the registry client,
 // nil means the real one.
-func NewConnector(kube client.Client, newClient func(registry.Config) (registry.Client, error)) managed.TypedExternalConnector[*v1alpha1.RegistryRepo] {
+func NewConnector(kube client.Client, guard *netguard.Guard, newClient func(registry.Config) (registry.Client, error)) managed.TypedExternalConnector[*v1alpha1.RegistryRepo] {
 	if newClient == nil {
 		newClient = registry.New
 	}
-	return &connector{kube: kube, usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), newClient: newClient, retryAfter: retryafter.New(nil), cache: registry.NewCache()}
+	return &connector{
+		kube:       kube,
+		configs:    providerconfig.Resolver{Kube: kube, Usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), Guard: guard},
+		newClient:  newClient,
+		retryAfter: retryafter.New(nil),
+		transports: httpapi.NewTransports(),
+		cache:      registry.NewCache(),
+	}
 }
 
 type connector struct {
-	kube       client.Client
-	usage      providerconfig.Tracker
+	kube    client.Client
+	configs providerconfig.Resolver
+	// retryAfter, transports and cache are shared by this controller's
+	// clients: a Retry-After holds all resources using that server, a
+	// poll reuses the last one's connections, tokens and sessions.
 	retryAfter *retryafter.Gate
-	// cache keeps tokens and registry sessions across this controller's
-	// clients.
-	cache     *registry.Cache
-	newClient func(registry.Config) (registry.Client, error)
+	transports *httpapi.Transports
+	cache      *registry.Cache
+	newClient  func(registry.Config) (registry.Client, error)
 }
 
 // Connect reads the ProviderConfig's registry section and credentials.
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.RegistryRepo) (managed.TypedExternalClient[*v1alpha1.RegistryRepo], error) {
-	pc, s, err := providerconfig.Section(ctx, c.kube, c.usage, cr, "registry", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.RegistryConfig { return s.Registry })
+	pc, s, err := providerconfig.Section(ctx, c.configs, cr, "registry", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.RegistryConfig { return s.Registry })
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +102,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.RegistryRepo) (man
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
-	cl, err := c.newClient(registry.Config{Kind: string(s.Kind), URL: s.URL, Username: creds.Username, Password: creds.Password, TLS: pc.TLS(s.TLSConfig), RetryAfter: c.retryAfter, Cache: c.cache})
+	cl, err := c.newClient(registry.Config{Kind: string(s.Kind), URL: s.URL, Username: creds.Username, Password: creds.Password, TLS: pc.TLS(s.TLSConfig), RetryAfter: c.retryAfter, Transports: c.transports, Cache: c.cache})
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}

@@ -102,7 +102,7 @@ func TestRegistryRepo(t *testing.T) {
 	c := env.Client
 	ctx := context.Background()
 	envtest.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
-		return mrcontroller.Setup(mgr, o, registryrepo.Kind, registryrepo.NewConnector(mgr.GetClient(), nil))
+		return mrcontroller.Setup(mgr, o, registryrepo.Kind, registryrepo.NewConnector(mgr.GetClient(), envtest.TenantGuard(), nil))
 	})
 
 	t.Run("OCIDistribution", func(t *testing.T) {

@@ -101,16 +101,21 @@ func (e *Env) KubeConfigFor(name string, groups ...string) ([]byte, error) {
 	return u.KubeConfig()
 }
 
+// TenantGuard is the rule tests give the controllers: the backends tests
+// start listen on loopback, which namespaced ProviderConfigs may not reach
+// unless the platform allows it, as --tenant-backend-networks=127.0.0.0/8,::1
+// does. Link-local and private addresses stay refused (tests check that).
+func TenantGuard() *netguard.Guard {
+	g, err := netguard.New(nil, []string{"127.0.0.0/8", "::1/128"})
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
 // Main runs a package's tests and then stops the shared control plane. Use it
 // as the package's TestMain.
 func Main(m *testing.M) {
-	// The backends tests start listen on loopback, which namespaced
-	// ProviderConfigs may not reach unless the platform allows it: allowed
-	// here as --tenant-backend-networks=127.0.0.0/8,::1 does. Link-local
-	// and private addresses stay refused (tests check that).
-	if err := netguard.SetTenantNetworks([]string{"127.0.0.0/8", "::1/128"}); err != nil {
-		panic(err)
-	}
 	code := m.Run()
 	Stop()
 	os.Exit(code)

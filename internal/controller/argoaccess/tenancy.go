@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package argoapplication
+package argoaccess
 
 import (
 	"context"
@@ -30,14 +30,16 @@ import (
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
+// Refusals a kind's tests compare with (exported for them); the others
+// are this package's own.
 const (
-	errFmtProjectGet      = "cannot check Argo CD project %q"
-	errFmtProjectNotOurs  = "%s: Argo CD project %q is not managed by an ArgoProject in namespace %q (its label %s is %q): through a ClusterProviderConfig a resource may use only its own namespace's projects. Create an ArgoProject for it in this namespace"
-	errFmtProjectOthers   = "%s: Argo CD project %q belongs to namespace %q (its label %s), not to %q: a resource never uses another namespace's project"
-	errFmtAppName         = "Argo CD application %q: through %s a new application's name must begin with %q, so that no namespace takes another's: set the annotation crossplane.io/external-name"
+	ErrFmtProjectGet      = "cannot check Argo CD project %q"
+	ErrFmtProjectNotOurs  = "%s: Argo CD project %q is not managed by an ArgoProject in namespace %q (its label %s is %q): through a ClusterProviderConfig a resource may use only its own namespace's projects. Create an ArgoProject for it in this namespace"
+	ErrFmtProjectOthers   = "%s: Argo CD project %q belongs to namespace %q (its label %s), not to %q: a resource never uses another namespace's project"
+	ErrFmtAppName         = "Argo CD application %q: through %s a new application's name must begin with %q, so that no namespace takes another's: set the annotation crossplane.io/external-name"
 	errFmtProjectName     = "spec.forProvider.name (external name) %q: this namespace may not manage an Argo CD project of that name: %s spec.argocd.tenancy.projectNames allows %s"
 	errFmtSourceRepo      = "%s: source repository %q is not allowed: %s spec.argocd.tenancy.sourceRepos allows %s"
-	errFmtProjectMissing  = "Argo CD project %q does not exist yet: create its ArgoProject first (retrying)"
+	ErrFmtProjectMissing  = "Argo CD project %q does not exist yet: create its ArgoProject first (retrying)"
 	errFmtDestination     = "%s: destination %s namespace %q is not allowed for namespace %q: %s spec.argocd.tenancy.destinationNamespaces allows %s"
 	errFmtSourceNamespace = "%s: Applications in namespace %q may not use this project: for namespace %q, %s spec.argocd.tenancy.destinationNamespaces allows %s"
 	errFmtDestCluster     = "%s: destination cluster %q is not allowed: %s spec.argocd.tenancy.destinationClusters allows %s"
@@ -116,10 +118,10 @@ func (t *Tenancy) CheckProject(ctx context.Context, c ProjectGetter, what, proje
 	}
 	p, err := c.GetProject(ctx, project)
 	if argocd.IsNotFound(err) {
-		return errors.Errorf(errFmtProjectMissing, project)
+		return errors.Errorf(ErrFmtProjectMissing, project)
 	}
 	if err != nil {
-		return errors.Wrapf(err, errFmtProjectGet, project)
+		return errors.Wrapf(err, ErrFmtProjectGet, project)
 	}
 	return t.owns(what, project, p)
 }
@@ -136,9 +138,9 @@ func (t *Tenancy) owns(what, name string, p *argocd.Project) error {
 	got := p.Metadata.Labels[contract.LabelOwnerNamespace]
 	switch {
 	case got != "" && got != t.Namespace:
-		return errors.Errorf(errFmtProjectOthers, what, name, got, contract.LabelOwnerNamespace, t.Namespace)
+		return errors.Errorf(ErrFmtProjectOthers, what, name, got, contract.LabelOwnerNamespace, t.Namespace)
 	case t.Bounded && got != t.Namespace:
-		return errors.Errorf(errFmtProjectNotOurs, what, name, t.Namespace, contract.LabelOwnerNamespace, got)
+		return errors.Errorf(ErrFmtProjectNotOurs, what, name, t.Namespace, contract.LabelOwnerNamespace, got)
 	}
 	return nil
 }
@@ -153,7 +155,7 @@ func (t *Tenancy) CheckNewApplication(name string) error {
 	if t == nil || !t.Bounded || strings.HasPrefix(name, t.Namespace+".") {
 		return nil
 	}
-	return errors.Errorf(errFmtAppName, name, t.Config, t.Namespace+".")
+	return errors.Errorf(ErrFmtAppName, name, t.Config, t.Namespace+".")
 }
 
 // CheckProjectName returns an error when a Bounded t does not allow an

@@ -14,29 +14,35 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package jenkins manages Pipeline jobs in Jenkins through
-// github.com/bndr/gojenkins (v1.2.0, the first release whose calls honour a
-// context). It renders and parses the job's config.xml itself, works
-// around the library's error handling in one HTTP transport, and sends the
-// POSTs Jenkins answers with a redirect (creating folders, deleting items)
-// itself.
+// Package jenkins manages Pipeline jobs in Jenkins through its REST API,
+// on package httpapi like the Argo CD client: bounded reads, Retry-After,
+// errors classed as transient, terminal or denied. It renders and parses
+// the job's config.xml itself.
+//
+// It used github.com/bndr/gojenkins until this package made only five
+// calls through it (read and write config.xml, create an item, read JSON)
+// and had to work around it for each: a transport faking the crumb issuer
+// (the library fetches a crumb before every POST and dereferences a nil
+// answer when that fails), a check of every status before the library
+// decoded error pages as answers, its own POSTs where Jenkins answers with
+// a redirect the library followed and decoded, an extra read after each
+// create, and an overwrite of the library's package-level loggers, shared
+// by every client in the process. With API-token authentication Jenkins
+// needs no crumb (2.96+), so each call is one plain request here.
 package jenkins
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"log"
 	"net/http"
 	"net/url"
 	stdpath "path"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/bndr/gojenkins"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
@@ -96,20 +102,16 @@ func ParseCredentials(data []byte) (username, token string, err error) {
 
 // Client manages Pipeline jobs on one Jenkins controller.
 type Client struct {
-	j *gojenkins.Jenkins
-	// noRedirect, base, username and token send the POSTs Jenkins answers
-	// with a redirect to an HTML page (createItem?mode=, doDelete).
-	// gojenkins follows the redirect and decodes the page as JSON, so such
-	// a call fails although Jenkins did what was asked.
+	// http's transport turns every error status into an *httpapi.Error.
+	http *http.Client
+	// noRedirect sends the POSTs Jenkins answers with a redirect to an
+	// HTML page (createItem?mode=, doDelete): that page is no answer.
 	noRedirect            *http.Client
 	base, username, token string
 	root                  string
 }
 
-var loggersOnce sync.Once
-
-// New returns a client. It does no I/O: gojenkins' Init would cost an
-// extra request on every reconcile.
+// New returns a client. It does no I/O.
 func New(cfg Config) (*Client, error) {
 	u, err := url.Parse(strings.TrimSuffix(cfg.URL, "/"))
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
@@ -118,12 +120,6 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Username == "" || cfg.Token == "" {
 		return nil, errors.New(errBadCredentials)
 	}
-	// gojenkins logs through package loggers that only Init sets; a client
-	// that skips Init would panic on the first log line.
-	loggersOnce.Do(func() {
-		quiet := log.New(io.Discard, "", 0)
-		gojenkins.Info, gojenkins.Warning, gojenkins.Error = quiet, quiet, quiet
-	})
 	o := api
 	o.TLS, o.Timeout, o.Gate, o.Transport, o.Transports = cfg.TLS, cfg.Timeout, cfg.RetryAfter, cfg.Transport, cfg.Transports
 	o.Identity = cfg.Username + "\x00" + cfg.Token
@@ -135,9 +131,46 @@ func New(cfg Config) (*Client, error) {
 	noRedirect := *hc
 	noRedirect.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return &Client{
-		j:          gojenkins.CreateJenkins(hc, u.String(), cfg.Username, cfg.Token),
-		noRedirect: &noRedirect, base: u.String(), username: cfg.Username, token: cfg.Token, root: strings.Trim(cfg.Root, "/"),
+		http: hc, noRedirect: &noRedirect, base: u.String(), username: cfg.Username, token: cfg.Token, root: strings.Trim(cfg.Root, "/"),
 	}, nil
+}
+
+// do sends one request to endpoint (a path below the base URL) and returns
+// the answer's body, which httpapi bounds. Error statuses come back as
+// *httpapi.Error from the transport.
+func (c *Client) do(ctx context.Context, method, endpoint string, query url.Values, contentType string, body []byte) ([]byte, error) {
+	u := c.base + endpoint
+	if len(query) > 0 {
+		u += "?" + query.Encode()
+	}
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return nil, err
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	req.SetBasicAuth(c.username, c.token)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	return io.ReadAll(resp.Body)
+}
+
+// xmlType is the content type of a config.xml sent to Jenkins.
+const xmlType = "application/xml;charset=utf-8"
+
+// createItem creates the item config describes, named name, in the folder
+// dir ("" for the root).
+func (c *Client) createItem(ctx context.Context, dir, name string, config []byte) error {
+	_, err := c.do(ctx, http.MethodPost, parentEndpoint(parents(dir))+"/createItem", url.Values{"name": {name}}, xmlType, config)
+	return err
 }
 
 // post sends a form POST whose success Jenkins answers with a redirect,
@@ -200,19 +233,14 @@ func parentEndpoint(segs []string) string {
 // folderClass is the item type of a folder (createItem's mode).
 const folderClass = "com.cloudbees.hudson.plugins.folder.Folder"
 
-// nested is the name form gojenkins' single-name calls expect.
-func nested(path string) string {
-	return strings.ReplaceAll(path, "/", "/job/")
-}
-
 // Get reads the job: its config.xml (the managed fields) and its build
 // state. Jenkins serves those from two resources, so this is two requests.
 func (c *Client) Get(ctx context.Context, path string) (*Job, error) {
-	raw, err := c.j.GetJobObj(ctx, nested(path)).GetConfig(ctx)
+	raw, err := c.do(ctx, http.MethodGet, endpoint(path)+"/config.xml", nil, "", nil)
 	if err != nil {
 		return nil, errors.Wrap(err, errReadConfig)
 	}
-	p, err := Parse([]byte(raw))
+	p, err := Parse(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +258,7 @@ func (c *Client) Get(ctx context.Context, path string) (*Job, error) {
 	if err := c.getJSON(ctx, endpoint(path), &st, map[string]string{"tree": "url,inQueue,lastBuild[number,result,building,url,timestamp]"}); err != nil {
 		return nil, errors.Wrap(err, errReadStatus)
 	}
-	job := &Job{Pipeline: p, Status: Status{URL: st.URL, InQueue: st.InQueue}, Config: []byte(raw)}
+	job := &Job{Pipeline: p, Status: Status{URL: st.URL, InQueue: st.InQueue}, Config: raw}
 	if b := st.LastBuild; b != nil {
 		job.Status.LastBuild = &Build{Number: b.Number, Result: b.Result, Building: b.Building, URL: b.URL, Timestamp: time.UnixMilli(b.Timestamp).UTC()}
 	}
@@ -245,7 +273,7 @@ func (c *Client) Create(ctx context.Context, path string, p Pipeline) ([]string,
 		return nil, err
 	}
 	dir, name := split(path)
-	_, err = c.j.CreateJobInFolder(ctx, string(config), name, parents(dir)...)
+	err = c.createItem(ctx, dir, name, config)
 	if !IsNotFound(err) {
 		return nil, errors.Wrap(err, errCreateJob)
 	}
@@ -254,8 +282,7 @@ func (c *Client) Create(ctx context.Context, path string, p Pipeline) ([]string,
 	if err != nil {
 		return created, err
 	}
-	_, err = c.j.CreateJobInFolder(ctx, string(config), name, parents(dir)...)
-	return created, errors.Wrap(err, errCreateJob)
+	return created, errors.Wrap(c.createItem(ctx, dir, name, config), errCreateJob)
 }
 
 func (c *Client) ensureFolders(ctx context.Context, dir string) ([]string, error) {
@@ -297,9 +324,7 @@ func Below(path, root string) bool {
 
 // Update writes the job's config.xml with one POST: observed (the file as
 // Get read it) with only the managed elements changed (Merge), so what
-// others configured survives; nil observed writes p alone. gojenkins'
-// UpdateJob drops the error, and the job's UpdateConfig re-reads the whole
-// job after saving, which nothing here uses.
+// others configured survives; nil observed writes p alone.
 func (c *Client) Update(ctx context.Context, path string, p Pipeline, observed []byte) error {
 	var (
 		config []byte
@@ -313,7 +338,7 @@ func (c *Client) Update(ctx context.Context, path string, p Pipeline, observed [
 	if err != nil {
 		return err
 	}
-	_, err = c.j.Requester.PostXML(ctx, endpoint(path)+"/config.xml", string(config), nil, nil) //nolint:bodyclose // gojenkins reads and closes the body
+	_, err = c.do(ctx, http.MethodPost, endpoint(path)+"/config.xml", nil, xmlType, config)
 	return errors.Wrap(err, errUpdateJob)
 }
 
@@ -357,8 +382,15 @@ func (c *Client) Delete(ctx context.Context, path string, createdFolders []strin
 // getJSON reads a Jenkins JSON API resource into out (query: tree and
 // the like).
 func (c *Client) getJSON(ctx context.Context, path string, out any, query map[string]string) error {
-	_, err := c.j.Requester.GetJSON(ctx, path, out, query) //nolint:bodyclose // gojenkins reads and closes the body
-	return err
+	q := url.Values{}
+	for k, v := range query {
+		q.Set(k, v)
+	}
+	body, err := c.do(ctx, http.MethodGet, path+"/api/json", q, "", nil)
+	if err != nil {
+		return err
+	}
+	return errors.Wrap(json.Unmarshal(body, out), "cannot decode Jenkins' answer")
 }
 
 // isJob is true when the absolute URL Jenkins gives for an item is job's:

@@ -178,8 +178,8 @@ func TestBuild(t *testing.T) {
 		t.Errorf("no parameter is sent: Jenkins applies the defaults, got TAG=%q", got)
 	}
 	// While a build waits, one with other parameters is queued as its own
-	// item: before, the client dropped it silently (gojenkins' BuildJob
-	// queues nothing while the job is in the queue).
+	// item (a client that queues nothing while the job is in the queue
+	// would drop it silently).
 	first, _ := c.Build(ctx, "alpha", true, map[string]string{"TAG": "v1"})
 	if second, err := c.Build(ctx, "alpha", true, map[string]string{"TAG": "v2"}); err != nil || second == first || second == 0 {
 		t.Errorf("a build with other parameters is queued as its own item, got %d (first %d), %v", second, first, err)
@@ -230,7 +230,7 @@ func TestErrors(t *testing.T) {
 				url = tc.url
 			}
 			c := newClient(t, url, tc.tok)
-			// Create exercises a POST, where gojenkins fetches a crumb.
+			// Create exercises a POST.
 			_, err := c.Create(context.Background(), "alpha", pipeline())
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("%s: want error containing %q, got %v", tc.reason, tc.want, err)

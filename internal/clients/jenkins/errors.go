@@ -18,7 +18,6 @@ package jenkins
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"strings"
 
@@ -43,24 +42,14 @@ func IsAlreadyExists(err error) bool {
 	return errors.As(err, &e) && e.Status == http.StatusBadRequest && strings.Contains(e.Message, "already exists")
 }
 
-// transport turns every HTTP error status into an *httpapi.Error before
-// gojenkins sees the response. gojenkins reads bodies of failed requests as
-// if they were answers (a 404 config.xml comes back as an HTML "config"),
-// so the status has to be checked here, once, for every call.
-//
-// It also answers the crumb request itself: with API-token authentication
-// Jenkins needs no crumb (2.96+), and gojenkins fetches one before every POST
-// and dereferences a nil response when that fetch fails.
+// transport turns every HTTP error status into an *httpapi.Error, once,
+// for every call: Jenkins answers failures with HTML pages, which are
+// never read as answers.
 type transport struct {
 	next http.RoundTripper
 }
 
 func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	// gojenkins asks for /crumbIssuer/api/json/api/json (it appends the
-	// suffix twice); match the issuer, not the exact path.
-	if strings.Contains(req.URL.Path, "/crumbIssuer/") {
-		return &http.Response{StatusCode: http.StatusNotFound, Status: "404 Not Found", Header: http.Header{}, Body: io.NopCloser(strings.NewReader("{}")), Request: req}, nil
-	}
 	resp, err := t.next.RoundTrip(req)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {

@@ -45,7 +45,7 @@ var (
 // TestContract checks the fake against a Jenkins client we did not write:
 // testdata/contract.py drives it with python-jenkins' ordinary calls and
 // checks each answer against what Jenkins 2.479 gives. The fake was only
-// ever exercised by the client written with it (gojenkins underneath), so
+// ever exercised by the client written with it, so
 // both could share a misreading of Jenkins; this test is the second
 // opinion. Each check of the script is a subtest.
 func TestContract(t *testing.T) {

@@ -41,6 +41,7 @@ import (
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/integration"
 	jenkinsfake "github.com/freeleaps/provider-devops/internal/testing/jenkins"
 )
 
@@ -61,6 +62,7 @@ var limitedRole = &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "provi
 // credentials, because Secrets are read from the API server, not from a
 // cache of every Secret in the cluster.
 func TestBinarySecretsUncached(t *testing.T) {
+	integration.Test(t, "the provider binary")
 	env := envtest.Shared(t)
 	ctx := context.Background()
 	c := env.Client
@@ -124,6 +126,7 @@ func TestBinarySecretsUncached(t *testing.T) {
 // API server with a kubeconfig. It must serve its probes and metrics, and
 // refuse bad flags before doing anything.
 func TestBinary(t *testing.T) {
+	integration.Test(t, "the provider binary")
 	env := envtest.Shared(t)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "provider")
@@ -208,6 +211,7 @@ func TestBinary(t *testing.T) {
 // its broker unreachable: it serves, keeps retrying with back-off, exports
 // the outbox metrics, and never prints the broker password.
 func TestBinaryEventsBrokerDown(t *testing.T) {
+	integration.Test(t, "the provider binary")
 	env := envtest.Shared(t)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "provider")

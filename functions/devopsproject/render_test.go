@@ -31,6 +31,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/integration"
 	"github.com/freeleaps/provider-devops/internal/testing/loopback"
 )
 
@@ -45,6 +46,7 @@ const renderNow = "2026-11-22T12:00:00Z"
 // output compared with testdata/render/*.yaml and piped into `crossplane
 // beta validate` with the provider's CRDs and both XRDs.
 func TestRender(t *testing.T) {
+	integration.Test(t, "the function binary, rendered by the crossplane CLI")
 	cli := os.Getenv("CROSSPLANE_CLI")
 	if cli == "" {
 		if os.Getenv("CI") != "" {

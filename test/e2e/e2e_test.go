@@ -37,10 +37,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/freeleaps/provider-devops/internal/testing/integration"
 	"github.com/freeleaps/provider-devops/test/e2e/framework"
 )
 
 func TestDevOpsProjectEndToEnd(t *testing.T) {
+	integration.Test(t, "Crossplane on a one-node cluster")
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)

@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freeleaps/provider-devops/internal/testing/integration"
 	"github.com/freeleaps/provider-devops/test/e2e/framework"
 )
 
@@ -36,6 +37,7 @@ import (
 // `make test`: it takes about 15 minutes, and is skipped unless SOAK is
 // set).
 func TestSoak(t *testing.T) {
+	integration.Test(t, "Crossplane on a one-node cluster")
 	if os.Getenv("SOAK") == "" {
 		t.Skip("the soak runs with make soak (SOAK=1)")
 	}

@@ -58,6 +58,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
 	"github.com/freeleaps/provider-devops/internal/testing/gitserver"
+	"github.com/freeleaps/provider-devops/internal/testing/integration"
 	"github.com/freeleaps/provider-devops/internal/testing/loopback"
 	"github.com/freeleaps/provider-devops/internal/testing/process"
 )
@@ -704,6 +705,7 @@ var (
 // Without the binaries the test fails in CI and is skipped elsewhere.
 func Shared(t testing.TB, env *envtest.Env) *Server {
 	t.Helper()
+	integration.Test(t, "Argo CD")
 	if why := Available(); why != "" {
 		if os.Getenv("CI") != "" {
 			t.Fatal("cannot run a real Argo CD: " + why)

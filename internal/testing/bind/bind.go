@@ -36,6 +36,7 @@ import (
 
 	"github.com/miekg/dns"
 
+	"github.com/freeleaps/provider-devops/internal/testing/integration"
 	"github.com/freeleaps/provider-devops/internal/testing/loopback"
 )
 
@@ -83,6 +84,7 @@ func Start(t *testing.T) *Server {
 // StartZone is Start serving zone (fully qualified).
 func StartZone(t *testing.T, zone string) *Server {
 	t.Helper()
+	integration.Test(t, "BIND (named)")
 	if Named() == "" {
 		if os.Getenv("CI") != "" {
 			t.Fatal("named (Debian package bind9) is not installed; .ci/run installs it")

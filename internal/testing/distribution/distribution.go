@@ -39,6 +39,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/freeleaps/provider-devops/internal/testing/integration"
 	"github.com/freeleaps/provider-devops/internal/testing/loopback"
 )
 
@@ -73,6 +74,7 @@ func Binary() string {
 // Without it the test fails in CI (CI=true) and is skipped elsewhere.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	integration.Test(t, "a distribution registry")
 	if Binary() == "" {
 		if os.Getenv("CI") != "" {
 			t.Fatal("docker-registry (Debian package docker-registry) is not installed; .ci/run installs it")

@@ -44,6 +44,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis"
 	"github.com/freeleaps/provider-devops/internal/clients/netguard"
+	"github.com/freeleaps/provider-devops/internal/testing/integration"
 )
 
 // Env is a running control plane.
@@ -71,6 +72,7 @@ var (
 // Stop from TestMain after m.Run.
 func Shared(t testing.TB) *Env {
 	t.Helper()
+	integration.Test(t, "kube-apiserver and etcd")
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		if os.Getenv("CI") != "" {
 			t.Fatal("KUBEBUILDER_ASSETS is not set: run the tests with `make test`, which builds kube-apiserver and installs etcd")

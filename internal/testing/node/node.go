@@ -56,6 +56,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/ociimage"
 	"github.com/freeleaps/provider-devops/internal/testing/distribution"
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/integration"
 	"github.com/freeleaps/provider-devops/internal/testing/process"
 )
 
@@ -130,6 +131,7 @@ func missing() string {
 // fails in CI (CI=true) and skips elsewhere.
 func StartCluster(t *testing.T, reg *distribution.Server) (*envtest.Env, *Node) {
 	t.Helper()
+	integration.Test(t, "a one-node cluster")
 	if m := missing(); m != "" {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("a node needs %s", m)

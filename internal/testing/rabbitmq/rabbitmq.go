@@ -33,6 +33,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/freeleaps/provider-devops/internal/testing/integration"
 	"github.com/freeleaps/provider-devops/internal/testing/loopback"
 )
 
@@ -67,9 +68,7 @@ func Installed() bool {
 // RabbitMQ the test fails in CI (CI set) and is skipped elsewhere, saying why.
 func Start(t testing.TB) *Broker {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts a RabbitMQ node: an integration test, which make test runs (make unit passes -short)")
-	}
+	integration.Test(t, "a RabbitMQ node")
 	if !Installed() {
 		if os.Getenv("CI") != "" {
 			t.Fatal("rabbitmq-server (Debian package rabbitmq-server) is not installed; .ci/run installs it")

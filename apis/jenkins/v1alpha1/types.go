@@ -360,6 +360,8 @@ func (p Parameter) Check(v string) string {
 		if v != "true" && v != "false" {
 			return fmt.Sprintf("%q is not true or false", quoted)
 		}
+	case ParameterString, ParameterText:
+		// Any value fits.
 	}
 	return ""
 }

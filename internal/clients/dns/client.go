@@ -111,16 +111,12 @@ func observe(recs []libdns.Record, name, typ string) *Observed {
 				out.RRset = &RRset{Name: name, Type: strings.ToUpper(typ), TTL: rr.TTL}
 			}
 			out.RRset.Values = append(out.RRset.Values, rr.Data)
-		case rn == ownerName && rr.Type == "TXT":
+		case rn == ownerName && rr.Type == typeTXT:
 			if o, ok := parseOwner(rr.Data); ok {
 				out.Owner = o
 			}
-		case rr.Type == "TXT" && IsOwnershipName(rn):
-			if on, ot, ok := ownedBy(rn); ok && Related(name, on) {
-				if o, ok := parseOwner(rr.Data); ok {
-					out.Related = append(out.Related, Owned{Name: on, Type: ot, Owner: o})
-				}
-			}
+		case rr.Type == typeTXT && IsOwnershipName(rn):
+			out.relate(name, rn, rr.Data)
 		case Related(name, rn) && !(rn == name && strings.EqualFold(rr.Type, typ)):
 			ref := RRsetRef{Name: rn, Type: strings.ToUpper(rr.Type)}
 			if !slices.Contains(out.Neighbours, ref) {
@@ -132,6 +128,18 @@ func observe(recs []libdns.Record, name, typ string) *Observed {
 		out.RRset.Values = NormalizeValues(out.RRset.Type, out.RRset.Values)
 	}
 	return out
+}
+
+// relate records the ownership record rn (holding data) when it owns a
+// record set related to name.
+func (o *Observed) relate(name, rn, data string) {
+	on, ot, ok := ownedBy(rn)
+	if !ok || !Related(name, on) {
+		return
+	}
+	if owner, ok := parseOwner(data); ok {
+		o.Related = append(o.Related, Owned{Name: on, Type: ot, Owner: owner})
+	}
 }
 
 // Set replaces the record set with want and writes the ownership record

@@ -146,33 +146,41 @@ func (c *Client) GetCached(ctx context.Context, zone, name, typ string) (obs *Ob
 			return nil, false, classify(err, "cannot read zone "+zone)
 		}
 		fresh = true
-		r = zoneRead{at: start, recs: recs, bytes: size(recs)}
-		z.mu.Lock()
-		for key, old := range z.m {
-			if key == k || c.now().Sub(old.at) > ZoneCacheTTL || c.now().Before(old.at) {
-				z.dropRead(key)
-			}
-		}
-		for key, at := range z.written {
-			if c.now().Sub(at) > ZoneCacheTTL {
-				delete(z.written, key)
-			}
-		}
-		r.share = cmp.Or(c.share, c.id)
-		// A read that began before the zone's last write through a
-		// client is stale: kept, it would show the write undone until it
-		// expires, and the write would be made again.
-		w, wrote := z.written[k]
-		if (!wrote || start.After(w)) && len(z.m) < maxCachedZones && z.bytes+r.bytes <= maxCachedBytes &&
-			z.by[r.share]+r.bytes <= maxShareBytes && z.count[r.share] < maxShareZones {
-			z.m[k] = r
-			z.bytes += r.bytes
-			z.by[r.share] += r.bytes
-			z.count[r.share]++
-		}
-		z.mu.Unlock()
+		r = zoneRead{at: start, recs: recs, bytes: size(recs), share: cmp.Or(c.share, c.id)}
+		c.keep(k, r)
 	}
 	return observe(r.recs, name, typ), fresh, nil
+}
+
+// keep caches the read r of zone k, once expired reads and write marks
+// are dropped, if it is not stale and fits the bounds.
+func (c *Client) keep(k string, r zoneRead) {
+	z := c.cache
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	for key, old := range z.m {
+		if key == k || c.now().Sub(old.at) > ZoneCacheTTL || c.now().Before(old.at) {
+			z.dropRead(key)
+		}
+	}
+	for key, at := range z.written {
+		if c.now().Sub(at) > ZoneCacheTTL {
+			delete(z.written, key)
+		}
+	}
+	// A read that began before the zone's last write through a client is
+	// stale: kept, it would show the write undone until it expires, and
+	// the write would be made again.
+	if w, wrote := z.written[k]; wrote && !r.at.After(w) {
+		return
+	}
+	if len(z.m) < maxCachedZones && z.bytes+r.bytes <= maxCachedBytes &&
+		z.by[r.share]+r.bytes <= maxShareBytes && z.count[r.share] < maxShareZones {
+		z.m[k] = r
+		z.bytes += r.bytes
+		z.by[r.share] += r.bytes
+		z.count[r.share]++
+	}
 }
 
 // forget drops the cached read of zone, and keeps any read that began

@@ -120,18 +120,7 @@ func Normalize(s argocd.ApplicationSpec) argocd.ApplicationSpec {
 		s.Project = "default"
 	}
 	if s.Source != nil {
-		src := *s.Source
-		if src.TargetRevision == "" {
-			src.TargetRevision = "HEAD"
-		}
-		// Argo CD drops option blocks that set nothing (helm: {}).
-		if h := src.Helm; h != nil && h.ReleaseName == "" && len(h.ValueFiles) == 0 && h.Values == "" && len(h.Parameters) == 0 && len(h.ValuesObject) == 0 {
-			src.Helm = nil
-		}
-		if k := src.Kustomize; k != nil && k.NamePrefix == "" && k.NameSuffix == "" && len(k.Images) == 0 && len(k.Patches) == 0 {
-			src.Kustomize = nil
-		}
-		s.Source = &src
+		s.Source = normalSource(*s.Source)
 	}
 	if sp := s.SyncPolicy; sp != nil {
 		cp := *sp
@@ -143,6 +132,21 @@ func Normalize(s argocd.ApplicationSpec) argocd.ApplicationSpec {
 		}
 	}
 	return s
+}
+
+// normalSource is src as Argo CD stores it: HEAD for no revision, and
+// without option blocks that set nothing (helm: {}), which it drops.
+func normalSource(src argocd.ApplicationSource) *argocd.ApplicationSource {
+	if src.TargetRevision == "" {
+		src.TargetRevision = "HEAD"
+	}
+	if h := src.Helm; h != nil && h.ReleaseName == "" && len(h.ValueFiles) == 0 && h.Values == "" && len(h.Parameters) == 0 && len(h.ValuesObject) == 0 {
+		src.Helm = nil
+	}
+	if k := src.Kustomize; k != nil && k.NamePrefix == "" && k.NameSuffix == "" && len(k.Images) == 0 && len(k.Patches) == 0 {
+		src.Kustomize = nil
+	}
+	return &src
 }
 
 func sorted(in []string) []string {
@@ -169,7 +173,7 @@ func Observation(app *argocd.Application) v1alpha1.ArgoApplicationObservation {
 
 // errorConditions are Argo CD's application conditions that mean it cannot
 // tell what is deployed: its health then describes stale or no manifests.
-var errorConditions = map[string]bool{"ComparisonError": true, "InvalidSpecError": true}
+var errorConditions = map[string]bool{"ComparisonError": true, "InvalidSpecError": true} //nolint:gochecknoglobals // read-only set
 
 // Readiness maps Argo CD health to the Ready condition: Healthy is
 // Available unless Argo CD reports it cannot compare the application, or

@@ -121,30 +121,24 @@ func compared(s argocd.ProjectSpec) argocd.ProjectSpec {
 func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoProject) (managed.ExternalObservation, error) {
 	name := meta.GetExternalName(cr)
 	p, err := e.client.GetProject(ctx, name)
-	if err != nil && !argocd.IsNotFound(err) {
+	missing := argocd.IsNotFound(err)
+	if err != nil && !missing {
 		return managed.ExternalObservation{}, errors.Wrap(err, errGet)
 	}
-	if e.nameRefused != nil && (err != nil || p.Metadata.Labels[contract.LabelOwner] != Owner(cr)) {
+	ours := !missing && p.Metadata.Labels[contract.LabelOwner] == Owner(cr)
+	if e.nameRefused != nil && !ours {
 		// Refused, and let go untouched on delete.
 		if meta.WasDeleted(cr) {
 			return managed.ExternalObservation{ResourceExists: false}, nil
 		}
 		return managed.ExternalObservation{}, e.nameRefused
 	}
-	if err != nil {
+	if missing {
 		return managed.ExternalObservation{ResourceExists: false}, nil
 	}
-	if p.Metadata.Labels[contract.LabelOwner] != Owner(cr) {
-		switch {
-		case meta.WasDeleted(cr):
-			return managed.ExternalObservation{ResourceExists: false}, nil
-		case mrcontroller.MayWrite(cr):
-			return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, name, contract.LabelOwner, Owner(cr))
-		}
-		// Observe-only: another namespace's project is not shown, and
-		// through a ClusterProviderConfig only the namespace's own is.
-		if err := e.tenancy.OwnsProject(p, "metadata.name"); err != nil {
-			return managed.ExternalObservation{}, err
+	if !ours {
+		if exists, err := e.another(cr, p); !exists || err != nil {
+			return managed.ExternalObservation{ResourceExists: exists}, err
 		}
 	}
 	e.observed = p
@@ -160,6 +154,24 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoProject) (manag
 		diff += fmt.Sprintf("metadata.labels[%s]: want %q, got %q\n", contract.LabelOwnerUID, cr.GetUID(), uid)
 	}
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
+}
+
+// another says what a project this resource does not own is to it: gone
+// for a resource being deleted (let go untouched), an error for one that
+// may write it, and for an observe-only one the project itself, unless it
+// is another namespace's (not shown, and through a ClusterProviderConfig
+// only the namespace's own is).
+func (e *external) another(cr *v1alpha1.ArgoProject, p *argocd.Project) (exists bool, err error) {
+	switch {
+	case meta.WasDeleted(cr):
+		return false, nil
+	case mrcontroller.MayWrite(cr):
+		return false, errors.Errorf(errFmtNotOwned, meta.GetExternalName(cr), contract.LabelOwner, Owner(cr))
+	}
+	if err := e.tenancy.OwnsProject(p, "metadata.name"); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // Create creates the project; one of that name that appeared meanwhile is

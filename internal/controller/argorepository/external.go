@@ -148,15 +148,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoRepository) (ma
 		}
 		return managed.ExternalObservation{}, errors.Errorf(errFmtExternalName, meta.AnnotationKeyExternalName, url, cr.Spec.ForProvider.URL)
 	}
-	r, err := e.client.GetRepository(ctx, url, project, false)
-	refreshWaits := false
-	if err == nil && stale(r.ConnectionState, cr.Status.AtProvider.WrittenAt) {
-		if e.mayRefresh == nil || e.mayRefresh() {
-			r, err = e.client.GetRepository(ctx, url, project, true)
-		} else {
-			refreshWaits = true
-		}
-	}
+	r, refreshWaits, err := e.get(ctx, cr, url, project)
 	if argocd.IsNotFound(err) {
 		return managed.ExternalObservation{ResourceExists: false}, nil
 	}
@@ -164,39 +156,75 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoRepository) (ma
 		return managed.ExternalObservation{}, errors.Wrap(err, errGet)
 	}
 	if r.Name != Marker(cr) {
-		switch {
-		case meta.WasDeleted(cr):
-			return managed.ExternalObservation{ResourceExists: false}, nil
-		case mrcontroller.MayWrite(cr):
-			return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, url, project, r.Name, Marker(cr))
-		}
-		// Observe-only: a repository of another namespace's project is
-		// not shown.
-		if err := e.tenancy.CheckProject(ctx, e.client, "spec.forProvider.project", project); err != nil {
-			return managed.ExternalObservation{}, err
+		if exists, err := e.another(ctx, cr, r); !exists || err != nil {
+			return managed.ExternalObservation{ResourceExists: exists}, err
 		}
 	}
 	o := &cr.Status.AtProvider
 	o.ConnectionStatus, o.ConnectionMessage = r.ConnectionState.Status, r.ConnectionState.Message
-	switch r.ConnectionState.Status {
-	case argocd.ConnectionFailed:
-		msg := "Argo CD cannot connect to the repository: " + r.ConnectionState.Message
-		if refreshWaits {
-			msg += fmt.Sprintf(" (tested before the last write; Argo CD is asked to test again within %s)", RefreshEvery)
-		}
-		cr.SetConditions(xpv2.Unavailable().WithMessage(msg))
-	default:
-		cr.SetConditions(xpv2.Available())
-	}
+	cr.SetConditions(connection(r.ConnectionState, refreshWaits))
 	if meta.WasDeleted(cr) {
 		return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
 	}
-
 	creds, err := e.credentialsOf(ctx, cr)
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
-	want := Desired(cr, creds)
+	diff := drift(r, Desired(cr, creds))
+	// Argo CD never returns credentials: what was written is known by the
+	// Secret's version recorded at the last write.
+	if v := version(creds); v != o.CredentialsVersion {
+		diff = append(diff, "credentials: the Secret changed since they were last written")
+	}
+	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: len(diff) == 0, Diff: strings.Join(diff, "; ")}, nil
+}
+
+// get reads the repository, and again with a forced connection test when
+// the last one may predate the provider's last write and the limiter lets
+// it (refreshWaits when it does not).
+func (e *external) get(ctx context.Context, cr *v1alpha1.ArgoRepository, url, project string) (r *argocd.Repository, refreshWaits bool, err error) {
+	r, err = e.client.GetRepository(ctx, url, project, false)
+	if err != nil || !stale(r.ConnectionState, cr.Status.AtProvider.WrittenAt) {
+		return r, false, err
+	}
+	if e.mayRefresh != nil && !e.mayRefresh() {
+		return r, true, nil
+	}
+	r, err = e.client.GetRepository(ctx, url, project, true)
+	return r, false, err
+}
+
+// another says what a repository this resource does not own is to it:
+// gone for a resource being deleted, an error for one that may write it,
+// and for an observe-only one the repository itself, unless it belongs
+// to another namespace's project (not shown).
+func (e *external) another(ctx context.Context, cr *v1alpha1.ArgoRepository, r *argocd.Repository) (exists bool, err error) {
+	switch {
+	case meta.WasDeleted(cr):
+		return false, nil
+	case mrcontroller.MayWrite(cr):
+		return false, errors.Errorf(errFmtNotOwned, meta.GetExternalName(cr), cr.Spec.ForProvider.Project, r.Name, Marker(cr))
+	}
+	if err := e.tenancy.CheckProject(ctx, e.client, "spec.forProvider.project", cr.Spec.ForProvider.Project); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// connection is the Ready condition Argo CD's connection test gives.
+func connection(s argocd.ConnectionState, refreshWaits bool) xpv2.Condition {
+	if s.Status != argocd.ConnectionFailed {
+		return xpv2.Available()
+	}
+	msg := "Argo CD cannot connect to the repository: " + s.Message
+	if refreshWaits {
+		msg += fmt.Sprintf(" (tested before the last write; Argo CD is asked to test again within %s)", RefreshEvery)
+	}
+	return xpv2.Unavailable().WithMessage(msg)
+}
+
+// drift is how the repository's managed fields differ from want.
+func drift(r *argocd.Repository, want *argocd.Repository) []string {
 	var diff []string
 	if repoType(v1alpha1.RepositoryType(r.Type)) != want.Type {
 		diff = append(diff, fmt.Sprintf("type: want %q, got %q", want.Type, r.Type))
@@ -210,12 +238,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoRepository) (ma
 	if r.Name != want.Name {
 		diff = append(diff, fmt.Sprintf("name: want %q, got %q", want.Name, r.Name))
 	}
-	// Argo CD never returns credentials: what was written is known by the
-	// Secret's version recorded at the last write.
-	if v := version(creds); v != o.CredentialsVersion {
-		diff = append(diff, "credentials: the Secret changed since they were last written")
-	}
-	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: len(diff) == 0, Diff: strings.Join(diff, "; ")}, nil
+	return diff
 }
 
 // stale is true for a failed connection test that may predate the

@@ -61,9 +61,13 @@ func isReal(ctx context.Context, c client.Reader, scheme *runtime.Scheme, cpcs m
 		return true, nil
 	}
 	kind, name := u.GetLabels()[xpv2.LabelKeyProviderKind], u.GetLabels()[xpv2.LabelKeyProviderName]
-	obj, err := scheme.New(schema.FromAPIVersionAndKind(owner.APIVersion, owner.Kind))
-	if err != nil {
+	gvk := schema.FromAPIVersionAndKind(owner.APIVersion, owner.Kind)
+	if !scheme.Recognizes(gvk) {
 		return false, nil // not a kind of this provider
+	}
+	obj, err := scheme.New(gvk)
+	if err != nil {
+		return false, err
 	}
 	mg, ok := obj.(interface {
 		client.Object

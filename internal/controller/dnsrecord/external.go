@@ -87,18 +87,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.DNSRecord) (managed
 	}
 	mine := obs.Owner == e.owner(cr)
 	if obs.RRset == nil {
-		// An ownership record left alone by an interrupted delete is ours
-		// to remove; one naming another resource (whose record set is being
-		// written, or was) is not ours to overwrite.
-		if obs.Owner != (dns.Owner{}) && !mine && !meta.WasDeleted(cr) && mrcontroller.MayWrite(cr) {
-			return managed.ExternalObservation{}, e.ownedByOther(cr, obs.Owner)
-		}
-		if !meta.WasDeleted(cr) && mrcontroller.MayWrite(cr) {
-			if err := e.neighbourhood(cr, obs); err != nil {
-				return managed.ExternalObservation{}, err
-			}
-		}
-		return managed.ExternalObservation{ResourceExists: mine && meta.WasDeleted(cr)}, nil
+		return managed.ExternalObservation{ResourceExists: mine && meta.WasDeleted(cr)}, e.absent(cr, obs, mine)
 	}
 	adopting := false
 	if !mine && mrcontroller.MayWrite(cr) {
@@ -106,13 +95,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.DNSRecord) (managed
 			// Never ours: let the resource go and leave the record set.
 			return managed.ExternalObservation{ResourceExists: false}, nil
 		}
-		if obs.Owner != (dns.Owner{}) {
-			return managed.ExternalObservation{}, e.ownedByOther(cr, obs.Owner)
-		}
-		if !p.AdoptExisting {
-			return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, fmt.Sprintf("%s %s", fqdn, p.Type))
-		}
-		if err := e.neighbourhood(cr, obs); err != nil {
+		if err := e.adoptable(cr, obs, fqdn); err != nil {
 			return managed.ExternalObservation{}, err
 		}
 		adopting = true
@@ -125,6 +108,32 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.DNSRecord) (managed
 		diff += "ownership record to be written (adoptExisting)\n"
 	}
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
+}
+
+// absent checks a record set that does not exist before this resource
+// creates it. An ownership record left alone by an interrupted delete is
+// ours to remove; one naming another resource (whose record set is being
+// written, or was) is not ours to overwrite.
+func (e *external) absent(cr *v1alpha1.DNSRecord, obs *dns.Observed, mine bool) error {
+	if meta.WasDeleted(cr) || !mrcontroller.MayWrite(cr) {
+		return nil
+	}
+	if obs.Owner != (dns.Owner{}) && !mine {
+		return e.ownedByOther(cr, obs.Owner)
+	}
+	return e.neighbourhood(cr, obs)
+}
+
+// adoptable checks a record set this resource does not own before it
+// takes it over: never another's, and only when asked to adopt.
+func (e *external) adoptable(cr *v1alpha1.DNSRecord, obs *dns.Observed, fqdn string) error {
+	if obs.Owner != (dns.Owner{}) {
+		return e.ownedByOther(cr, obs.Owner)
+	}
+	if p := cr.Spec.ForProvider; !p.AdoptExisting {
+		return errors.Errorf(errFmtNotOwned, fmt.Sprintf("%s %s", fqdn, p.Type))
+	}
+	return e.neighbourhood(cr, obs)
 }
 
 // cachedReader is a Client that can serve a poll from a recent read of

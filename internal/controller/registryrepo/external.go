@@ -77,12 +77,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RegistryRepo) (mana
 	if err != nil {
 		return managed.ExternalObservation{}, errors.Wrap(err, errGet)
 	}
-	if o == nil {
-		return managed.ExternalObservation{ResourceExists: false}, nil
-	}
-	// A repository that exists until its first push (Harbor, OCI) is gone
-	// for a deleted resource once no image is left.
-	if meta.WasDeleted(cr) && o.Implicit && (o.TagCount == nil || *o.TagCount == 0) {
+	if o == nil || emptied(cr, o) {
 		return managed.ExternalObservation{ResourceExists: false}, nil
 	}
 	// The Harbor project is this resource's only if it was created after
@@ -91,26 +86,9 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RegistryRepo) (mana
 	if want.ProjectOwned && o.ProjectCreated != nil && !createdSince(o.ProjectCreated, cr) {
 		want.ProjectOwned = false
 	}
-	diff := ""
-	if o.Owner != nil {
-		switch owner := *o.Owner; {
-		case owner == want.Owner:
-		case meta.WasDeleted(cr):
-			// Ownership cannot be proven (the line was edited away, or
-			// the repository is another's): let go, images untouched.
-			return managed.ExternalObservation{ResourceExists: false}, nil
-		case owner != "":
-			if mrcontroller.MayWrite(cr) {
-				return managed.ExternalObservation{}, errors.Errorf(errFmtOtherOwner, want.FullName(), owner)
-			}
-		case cr.Spec.ForProvider.AdoptExisting || createdAfter(o.Created, cr) || (want.ProjectOwned && o.Created != nil):
-			// Unowned: adopted when asked to, or claimed when it came
-			// into being after this resource (Harbor's first push), or
-			// in the project this resource created.
-			diff += "owner: to be recorded on the repository\n"
-		case mrcontroller.MayWrite(cr):
-			return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, want.FullName())
-		}
+	diff, letGo, err := ownership(cr, o, want)
+	if err != nil || letGo {
+		return managed.ExternalObservation{}, err
 	}
 	foreign := unclaimedWithImages(o, cr, want.FullName())
 	switch {
@@ -120,30 +98,78 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.RegistryRepo) (mana
 	case foreign && mrcontroller.MayWrite(cr):
 		return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, want.FullName())
 	}
-	cr.Status.AtProvider = v1alpha1.RegistryRepoObservation{URL: o.URL, FullName: want.FullName(), TagCount: o.TagCount, CreatedProject: want.ProjectOwned}
+	cr.Status.AtProvider = observation(o, want, foreign)
+	cr.SetConditions(xpv2.Available())
+	diff += e.drift(o, want)
+	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
+}
+
+// emptied is true for a repository that exists until its first push
+// (Harbor, OCI): it is gone for a deleted resource once no image is left.
+func emptied(cr *v1alpha1.RegistryRepo, o *registry.Observed) bool {
+	return meta.WasDeleted(cr) && o.Implicit && (o.TagCount == nil || *o.TagCount == 0)
+}
+
+// ownership checks the owner the registry records for the repository
+// (when it records one): diff says it is to be recorded, letGo that a
+// deleted resource lets the repository go (its images untouched), err
+// that the resource may not write another's.
+func ownership(cr *v1alpha1.RegistryRepo, o *registry.Observed, want registry.Repo) (diff string, letGo bool, err error) {
+	if o.Owner == nil {
+		return "", false, nil
+	}
+	switch owner := *o.Owner; {
+	case owner == want.Owner:
+	case meta.WasDeleted(cr):
+		// Ownership cannot be proven (the line was edited away, or the
+		// repository is another's): let go, images untouched.
+		return "", true, nil
+	case owner != "":
+		if mrcontroller.MayWrite(cr) {
+			return "", false, errors.Errorf(errFmtOtherOwner, want.FullName(), owner)
+		}
+	case cr.Spec.ForProvider.AdoptExisting || createdAfter(o.Created, cr) || (want.ProjectOwned && o.Created != nil):
+		// Unowned: adopted when asked to, or claimed when it came into
+		// being after this resource (Harbor's first push), or in the
+		// project this resource created.
+		return "owner: to be recorded on the repository\n", false, nil
+	case mrcontroller.MayWrite(cr):
+		return "", false, errors.Errorf(errFmtNotOwned, want.FullName())
+	}
+	return "", false, nil
+}
+
+// observation is what status shows of the repository; a foreign one
+// (observe-only) is shown, not claimed.
+func observation(o *registry.Observed, want registry.Repo, foreign bool) v1alpha1.RegistryRepoObservation {
+	obs := v1alpha1.RegistryRepoObservation{URL: o.URL, FullName: want.FullName(), TagCount: o.TagCount, CreatedProject: want.ProjectOwned}
 	if foreign {
-		// Observe-only: shown, not claimed.
-		cr.Status.AtProvider.FullName = ""
+		obs.FullName = ""
 	}
 	if o.Private != nil && o.ProjectWide {
-		cr.Status.AtProvider.Visibility = v1alpha1.VisibilityPublic
+		obs.Visibility = v1alpha1.VisibilityPublic
 		if *o.Private {
-			cr.Status.AtProvider.Visibility = v1alpha1.VisibilityPrivate
+			obs.Visibility = v1alpha1.VisibilityPrivate
 		}
 	}
 	if o.LastPushed != nil {
 		t := metav1.NewTime(*o.LastPushed)
-		cr.Status.AtProvider.LastPushed = &t
+		obs.LastPushed = &t
 	}
-	cr.SetConditions(xpv2.Available())
+	return obs
+}
 
+// drift is how the managed fields differ: visibility (of a project-wide
+// setting only when this resource manages the project) and description.
+func (e *external) drift(o *registry.Observed, want registry.Repo) string {
+	diff := ""
 	if o.Private != nil && *o.Private != want.Private && (!o.ProjectWide || e.managesProject(want.ProjectOwned)) {
 		diff += fmt.Sprintf("visibility: want private=%t, got private=%t\n", want.Private, *o.Private)
 	}
 	if o.Description != nil && *o.Description != want.Description {
 		diff += fmt.Sprintf("description: want %q, got %q\n", want.Description, *o.Description)
 	}
-	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
+	return diff
 }
 
 // unclaimedWithImages is true for a repository on a registry that records

@@ -19,4 +19,4 @@ limitations under the License.
 package version
 
 // Version of the provider build.
-var Version = "v0.0.0-dev"
+var Version = "v0.0.0-dev" //nolint:gochecknoglobals // set at link time (-X), never written

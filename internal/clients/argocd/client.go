@@ -74,6 +74,17 @@ type Client struct {
 	http  *http.Client
 }
 
+// Query and body fields of Argo CD's API.
+const (
+	qName         = "name"
+	qAppNamespace = "appNamespace"
+	qUpsert       = "upsert"
+)
+
+// noUpsert asks a create to fail on an object of that name instead of
+// replacing it.
+func noUpsert() url.Values { return url.Values{qUpsert: {"false"}} }
+
 // New returns a client. It does no I/O.
 func New(cfg Config) (*Client, error) {
 	u, err := url.Parse(strings.TrimSuffix(cfg.URL, "/"))
@@ -106,7 +117,7 @@ func New(cfg Config) (*Client, error) {
 // name, which is not ours.
 func (c *Client) Get(ctx context.Context, name string) (*Application, error) {
 	l := &ApplicationList{}
-	if err := c.do(ctx, http.MethodGet, "/api/v1/applications", url.Values{"name": {name}, "appNamespace": {c.ns}}, nil, l); err != nil {
+	if err := c.do(ctx, http.MethodGet, "/api/v1/applications", url.Values{qName: {name}, qAppNamespace: {c.ns}}, nil, l); err != nil {
 		return nil, err
 	}
 	for i := range l.Items {
@@ -123,14 +134,14 @@ func (c *Client) Create(ctx context.Context, app *Application) (*Application, er
 	in := *app
 	in.Metadata.Namespace = c.ns
 	out := &Application{}
-	return out, c.do(ctx, http.MethodPost, "/api/v1/applications", url.Values{"upsert": {"false"}}, &in, out)
+	return out, c.do(ctx, http.MethodPost, "/api/v1/applications", noUpsert(), &in, out)
 }
 
 // Patch applies a JSON merge patch (RFC 7386) to the application: fields the
 // patch does not name, such as others' annotations, labels and spec fields,
 // stay as they are. Argo CD validates the result as it does an update.
 func (c *Client) Patch(ctx context.Context, name string, mergePatch []byte) (*Application, error) {
-	body := map[string]string{"name": name, "appNamespace": c.ns, "patch": string(mergePatch), "patchType": "merge"}
+	body := map[string]string{qName: name, qAppNamespace: c.ns, "patch": string(mergePatch), "patchType": "merge"}
 	out := &Application{}
 	return out, c.do(ctx, http.MethodPatch, "/api/v1/applications/"+url.PathEscape(name), nil, body, out)
 }
@@ -141,7 +152,7 @@ func (c *Client) Patch(ctx context.Context, name string, mergePatch []byte) (*Ap
 // that is gone (without it, PermissionDenied: it will not tell a token
 // whether an app it cannot see exists), so a retried delete completes.
 func (c *Client) Delete(ctx context.Context, name, project string, cascade bool) error {
-	q := url.Values{"cascade": {strconv.FormatBool(cascade)}, "appNamespace": {c.ns}}
+	q := url.Values{"cascade": {strconv.FormatBool(cascade)}, qAppNamespace: {c.ns}}
 	if project != "" {
 		q.Set("project", project)
 	}
@@ -161,7 +172,7 @@ func (c *Client) Sync(ctx context.Context, name, project, revision string) error
 // (status.operationState.operation.info), so that whoever asked can tell
 // its own operation from another's.
 func (c *Client) SyncWith(ctx context.Context, name, project, revision string, infos []Info) error {
-	body := map[string]any{"name": name, "appNamespace": c.ns}
+	body := map[string]any{qName: name, qAppNamespace: c.ns}
 	if project != "" {
 		body["project"] = project
 	}
@@ -177,7 +188,7 @@ func (c *Client) SyncWith(ctx context.Context, name, project, revision string, i
 // TerminateOperation stops the application's running operation; none
 // running is not an error.
 func (c *Client) TerminateOperation(ctx context.Context, name, project string) error {
-	q := url.Values{"appNamespace": {c.ns}}
+	q := url.Values{qAppNamespace: {c.ns}}
 	if project != "" {
 		q.Set("project", project)
 	}

@@ -35,7 +35,7 @@ const (
 )
 
 // api names Argo CD in errors, and what a 403 lacks.
-var api = httpapi.Options{Backend: "Argo CD", Section: "argocd"}
+var api = httpapi.Options{Backend: "Argo CD", Section: "argocd"} //nolint:gochecknoglobals // read-only names for errors, copied before use
 
 const denied = "grant the token's account access in Argo CD RBAC"
 

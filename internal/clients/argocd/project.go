@@ -91,7 +91,7 @@ func (c *Client) GetProject(ctx context.Context, name string) (*Project, error) 
 // CreateProject creates p; it fails if a project of that name exists
 // (upsert=false), so another team's project is never overwritten.
 func (c *Client) CreateProject(ctx context.Context, p *Project) error {
-	return c.do(ctx, http.MethodPost, "/api/v1/projects", nil, map[string]any{"project": p, "upsert": false}, nil)
+	return c.do(ctx, http.MethodPost, "/api/v1/projects", nil, map[string]any{"project": p, qUpsert: false}, nil)
 }
 
 // UpdateProject writes p's metadata labels and managed spec over the

@@ -101,7 +101,7 @@ func (c *Client) GetRepository(ctx context.Context, repo, project string, refres
 // that exists with other settings (upsert=false), so another's repository
 // is never overwritten.
 func (c *Client) CreateRepository(ctx context.Context, r *Repository) error {
-	return c.do(ctx, http.MethodPost, "/api/v1/repositories", url.Values{"upsert": {"false"}}, r, nil)
+	return c.do(ctx, http.MethodPost, "/api/v1/repositories", noUpsert(), r, nil)
 }
 
 // UpdateRepository replaces the settings and credentials of r, which

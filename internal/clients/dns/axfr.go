@@ -229,7 +229,7 @@ func toRR(r libdns.RR, zone string) (dns.RR, error) {
 	// A TTL is at most 2^31-1 seconds (RFC 2181); a DNSRecord's is far less.
 	ttl := min(max(int64(r.TTL/time.Second), 0), math.MaxInt32)
 	hdr := dns.RR_Header{Name: name, Class: dns.ClassINET, Ttl: uint32(ttl)}
-	if strings.EqualFold(r.Type, "TXT") {
+	if strings.EqualFold(r.Type, typeTXT) {
 		hdr.Rrtype = dns.TypeTXT
 		var parts []string
 		for s := r.Data; ; s = s[255:] {

@@ -84,7 +84,7 @@ type backend struct {
 
 // backends lists the supported providers. Adding a libdns provider is one
 // entry here (and its name in the ProviderConfig's enum).
-var backends = map[string]backend{
+var backends = map[string]backend{ //nolint:gochecknoglobals // read-only table of providers
 	"rfc2136": {new: func(c Config) (Provider, error) {
 		if _, err := base64.StdEncoding.DecodeString(c.Secret); err != nil || c.Secret == "" {
 			return nil, errors.New("the RFC 2136 TSIG secret must be base64, as tsig-keygen prints it")

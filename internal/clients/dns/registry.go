@@ -22,6 +22,10 @@ import (
 	"github.com/libdns/libdns"
 )
 
+// typeTXT is the record type of ownership records (and of TXT record
+// sets, whose values are quoted).
+const typeTXT = "TXT"
+
 // The ownership registry, as external-dns keeps one in TXT records: a
 // companion TXT record beside each record set names the resource and the
 // control plane that own it. Separate from the backends (backend.go), as
@@ -74,7 +78,7 @@ func (c *Client) ownership(s RRset, owner Owner) []libdns.Record {
 	if owner.Resource == "" {
 		return nil
 	}
-	return []libdns.Record{libdns.RR{Name: OwnerName(s.Name, s.Type), Type: "TXT", TTL: c.EffectiveTTL(s.TTL), Data: ownerValue(owner)}}
+	return []libdns.Record{libdns.RR{Name: OwnerName(s.Name, s.Type), Type: typeTXT, TTL: c.EffectiveTTL(s.TTL), Data: ownerValue(owner)}}
 }
 
 // OwnerName is the name of the ownership TXT record of name/typ: a child

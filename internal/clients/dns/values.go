@@ -53,7 +53,7 @@ func normalizeValue(typ, v string) string {
 		if f := strings.Fields(v); len(f) == 4 {
 			return number(f[0]) + " " + number(f[1]) + " " + number(f[2]) + " " + host(f[3])
 		}
-	case "TXT":
+	case typeTXT:
 		return v
 	}
 	return strings.Join(strings.Fields(v), " ")

@@ -255,7 +255,7 @@ func (c *Client) Get(ctx context.Context, path string) (*Job, error) {
 			Timestamp int64  `json:"timestamp"`
 		} `json:"lastBuild"`
 	}
-	if err := c.getJSON(ctx, endpoint(path), &st, map[string]string{"tree": "url,inQueue,lastBuild[number,result,building,url,timestamp]"}); err != nil {
+	if err := c.getJSON(ctx, endpoint(path), "url,inQueue,lastBuild[number,result,building,url,timestamp]", &st); err != nil {
 		return nil, errors.Wrap(err, errReadStatus)
 	}
 	job := &Job{Pipeline: p, Status: Status{URL: st.URL, InQueue: st.InQueue}, Config: raw}
@@ -293,7 +293,7 @@ func (c *Client) ensureFolders(ctx context.Context, dir string) ([]string, error
 		var it struct {
 			Class string `json:"_class"`
 		}
-		err := c.getJSON(ctx, endpoint(folder), &it, map[string]string{"tree": "_class"})
+		err := c.getJSON(ctx, endpoint(folder), "_class", &it)
 		switch {
 		case err == nil && !strings.Contains(it.Class, "Folder"):
 			return created, errors.Errorf(errNotFolder, folder)
@@ -362,7 +362,7 @@ func (c *Client) Delete(ctx context.Context, path string, createdFolders []strin
 				Name string `json:"name"`
 			} `json:"jobs"`
 		}
-		err := c.getJSON(ctx, endpoint(f), &it, map[string]string{"tree": "jobs[name]"})
+		err := c.getJSON(ctx, endpoint(f), "jobs[name]", &it)
 		if IsNotFound(err) {
 			continue
 		}
@@ -379,14 +379,10 @@ func (c *Client) Delete(ctx context.Context, path string, createdFolders []strin
 	return nil
 }
 
-// getJSON reads a Jenkins JSON API resource into out (query: tree and
-// the like).
-func (c *Client) getJSON(ctx context.Context, path string, out any, query map[string]string) error {
-	q := url.Values{}
-	for k, v := range query {
-		q.Set(k, v)
-	}
-	body, err := c.do(ctx, http.MethodGet, path+"/api/json", q, "", nil)
+// getJSON reads the fields tree names of a Jenkins JSON API resource into
+// out.
+func (c *Client) getJSON(ctx context.Context, path, tree string, out any) error {
+	body, err := c.do(ctx, http.MethodGet, path+"/api/json", url.Values{"tree": {tree}}, "", nil)
 	if err != nil {
 		return err
 	}
@@ -544,7 +540,7 @@ func (c *Client) FindBuild(ctx context.Context, path string, params map[string]s
 			Actions buildActions         `json:"actions"`
 		} `json:"items"`
 	}
-	if err := c.getJSON(ctx, "/queue", &q, map[string]string{"tree": "items[task[url],actions[parameters[name,value]]]"}); err != nil {
+	if err := c.getJSON(ctx, "/queue", "items[task[url],actions[parameters[name,value]]]", &q); err != nil {
 		return "", errors.Wrap(err, errReadQueue)
 	}
 	for _, it := range q.Items {
@@ -558,7 +554,7 @@ func (c *Client) FindBuild(ctx context.Context, path string, params map[string]s
 			Actions buildActions `json:"actions"`
 		} `json:"builds"`
 	}
-	if err := c.getJSON(ctx, endpoint(path), &j, map[string]string{"tree": "builds[number,actions[parameters[name,value]]]{0,10}"}); err != nil {
+	if err := c.getJSON(ctx, endpoint(path), "builds[number,actions[parameters[name,value]]]{0,10}", &j); err != nil {
 		return "", errors.Wrap(err, errReadStatus)
 	}
 	for _, b := range j.Builds {

@@ -29,7 +29,7 @@ import (
 const maxErrorBody = 4096
 
 // api names Jenkins in errors.
-var api = httpapi.Options{Backend: "Jenkins", Section: "jenkins"}
+var api = httpapi.Options{Backend: "Jenkins", Section: "jenkins"} //nolint:gochecknoglobals // read-only names for errors, copied before use
 
 const denied = "the user needs Overall/Read and Job/Create, Configure, Read, Build and Delete"
 

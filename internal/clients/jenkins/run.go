@@ -103,7 +103,7 @@ func (c *Client) QueueItem(ctx context.Context, id int64) (*QueueItem, error) {
 	}
 	// Only a left item (Queue$LeftItem) has cancelled and executable; why
 	// is null once the item left.
-	if err := c.getJSON(ctx, queueItemEndpoint(id), &q, map[string]string{"tree": "cancelled,why,task[url],executable[number]"}); err != nil {
+	if err := c.getJSON(ctx, queueItemEndpoint(id), "cancelled,why,task[url],executable[number]", &q); err != nil {
 		return nil, errors.Wrapf(err, errReadQueueItem, id)
 	}
 	item := &QueueItem{Cancelled: q.Cancelled, Why: q.Why, Job: c.jobOf(q.Task.URL)}
@@ -129,8 +129,7 @@ func (c *Client) GetBuild(ctx context.Context, path string, number int64) (*Buil
 		Timestamp   int64   `json:"timestamp"`
 		QueueID     int64   `json:"queueId"`
 	}
-	tree := map[string]string{"tree": "number,result,building,url,description,timestamp,queueId"}
-	if err := c.getJSON(ctx, buildEndpoint(path, number), &b, tree); err != nil {
+	if err := c.getJSON(ctx, buildEndpoint(path, number), "number,result,building,url,description,timestamp,queueId", &b); err != nil {
 		return nil, errors.Wrapf(err, errReadBuild, path, number)
 	}
 	info := &BuildInfo{Number: b.Number, Building: b.Building, URL: b.URL, Timestamp: time.UnixMilli(b.Timestamp).UTC(), QueueID: b.QueueID}

@@ -112,7 +112,7 @@ type emptyList struct {
 }
 
 // Jenkins' element names for each parameter type.
-var paramClasses = map[string]string{
+var paramClasses = map[string]string{ //nolint:gochecknoglobals // read-only table
 	ParamString:  "hudson.model.StringParameterDefinition",
 	ParamText:    "hudson.model.TextParameterDefinition",
 	ParamBoolean: "hudson.model.BooleanParameterDefinition",

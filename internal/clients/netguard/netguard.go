@@ -72,7 +72,7 @@ func New(hostPatterns, networks []string) (*Guard, error) {
 // live at 169.254.169.254 and fd00:ec2::254), the private ranges a
 // cluster's pods, services and nodes use, carrier-grade NAT (some
 // clouds' metadata and VPC services), and addresses that are no host.
-var internal = func() []netip.Prefix {
+var internal = func() []netip.Prefix { //nolint:gochecknoglobals // read-only table of networks
 	list := []string{
 		"0.0.0.0/8", "127.0.0.0/8", "169.254.0.0/16", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16",
 		"100.64.0.0/10", "192.0.0.0/24", "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4",
@@ -210,6 +210,7 @@ func (g *Guard) CheckAddr(a netip.Addr) error {
 	return nil
 }
 
+//nolint:gochecknoglobals // read-only prefixes
 var (
 	nat64  = netip.MustParsePrefix("64:ff9b::/96")
 	sixTo4 = netip.MustParsePrefix("2002::/16")

@@ -41,6 +41,9 @@ func IsConflict(err error) bool {
 		(e.Status == http.StatusBadRequest && strings.Contains(strings.ToLower(e.Message), "already exists")))
 }
 
+// section is the ProviderConfig section that configures registries.
+const section = "registry"
+
 // rest is a JSON API at base.
 type rest struct {
 	api  httpapi.Options // names the API in errors: "Docker Hub", "Harbor"
@@ -52,7 +55,7 @@ type rest struct {
 
 // newREST returns the API at base, named backend, configured by c.
 func newREST(backend, base string, c Config, message func([]byte) string) (rest, error) {
-	names := httpapi.Options{Backend: backend, Section: "registry"}
+	names := httpapi.Options{Backend: backend, Section: section}
 	o := names
 	o.TLS, o.Gate, o.Transports, o.Identity = c.TLS, c.RetryAfter, c.Transports, c.Username+"\x00"+c.Password
 	hc, err := httpapi.NewClient(o)

@@ -54,7 +54,7 @@ func newOCI(c Config) (*oci, error) {
 	if err != nil || u.Host == "" {
 		return nil, errors.Errorf("registry url %q is not a URL", c.URL)
 	}
-	hc, err := httpapi.NewClient(httpapi.Options{Backend: ociBackend, Section: "registry", TLS: c.TLS, Gate: c.RetryAfter, Transports: c.Transports, Identity: c.Username + "\x00" + c.Password})
+	hc, err := httpapi.NewClient(httpapi.Options{Backend: ociBackend, Section: section, TLS: c.TLS, Gate: c.RetryAfter, Transports: c.Transports, Identity: c.Username + "\x00" + c.Password})
 	if err != nil {
 		return nil, err
 	}
@@ -270,9 +270,9 @@ func ociError(err error) error {
 		return large
 	}
 	if errors.As(err, &te) {
-		return &httpapi.Error{Backend: ociBackend, Section: "registry", Status: te.StatusCode, Message: httpapi.Redact(err.Error()), Denied: denied}
+		return &httpapi.Error{Backend: ociBackend, Section: section, Status: te.StatusCode, Message: httpapi.Redact(err.Error()), Denied: denied}
 	}
-	return httpapi.Unreached(err, httpapi.Options{Backend: ociBackend, Section: "registry"})
+	return httpapi.Unreached(err, httpapi.Options{Backend: ociBackend, Section: section})
 }
 
 type staticKeychain struct{ a authn.Authenticator }

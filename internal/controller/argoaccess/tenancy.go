@@ -47,6 +47,8 @@ const (
 )
 
 // Default tenancy of a ClusterProviderConfig without spec.argocd.tenancy.
+//
+//nolint:gochecknoglobals // read-only, never written
 var (
 	DefaultDestinationNamespaces = []string{"{namespace}", "{namespace}--*"}
 	DefaultDestinationClusters   = []string{"*"}

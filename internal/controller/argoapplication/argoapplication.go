@@ -37,7 +37,7 @@ import (
 )
 
 // Kind describes the ArgoApplication kind to the shared controller setup.
-var Kind = mrcontroller.Kind[*v1alpha1.ArgoApplication]{
+var Kind = mrcontroller.Kind[*v1alpha1.ArgoApplication]{ //nolint:gochecknoglobals // read-only descriptor of the kind
 	GroupKind:        v1alpha1.ArgoApplicationGroupKind,
 	GroupVersionKind: v1alpha1.ArgoApplicationGroupVersionKind,
 	New:              func() *v1alpha1.ArgoApplication { return &v1alpha1.ArgoApplication{} },

@@ -36,7 +36,7 @@ import (
 )
 
 // Kind describes the ArgoProject kind to the shared controller setup.
-var Kind = mrcontroller.Kind[*v1alpha1.ArgoProject]{
+var Kind = mrcontroller.Kind[*v1alpha1.ArgoProject]{ //nolint:gochecknoglobals // read-only descriptor of the kind
 	GroupKind:        v1alpha1.ArgoProjectGroupKind,
 	GroupVersionKind: v1alpha1.ArgoProjectGroupVersionKind,
 	New:              func() *v1alpha1.ArgoProject { return &v1alpha1.ArgoProject{} },

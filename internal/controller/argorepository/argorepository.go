@@ -47,7 +47,7 @@ const (
 
 // Kind describes the ArgoRepository kind to the shared controller setup.
 // The external name is the repository URL.
-var Kind = mrcontroller.Kind[*v1alpha1.ArgoRepository]{
+var Kind = mrcontroller.Kind[*v1alpha1.ArgoRepository]{ //nolint:gochecknoglobals // read-only descriptor of the kind
 	GroupKind:        v1alpha1.ArgoRepositoryGroupKind,
 	GroupVersionKind: v1alpha1.ArgoRepositoryGroupVersionKind,
 	New:              func() *v1alpha1.ArgoRepository { return &v1alpha1.ArgoRepository{} },

@@ -29,6 +29,8 @@ import (
 )
 
 // Default tenancy of a ClusterProviderConfig without spec.dns.tenancy.
+//
+//nolint:gochecknoglobals // read-only, never written
 var (
 	DefaultNames = []string{"*"}
 	DefaultTypes = []string{"A", "AAAA", "CNAME", "TXT", "MX", "SRV"}

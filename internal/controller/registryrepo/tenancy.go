@@ -28,7 +28,7 @@ import (
 
 // DefaultRepositories bound a namespace through a ClusterProviderConfig
 // without spec.registry.tenancy.
-var DefaultRepositories = []string{"{namespace}/*"}
+var DefaultRepositories = []string{"{namespace}/*"} //nolint:gochecknoglobals // read-only, never written
 
 const (
 	errFmtRepository = "repository %q is not allowed for namespace %q: %s spec.registry.tenancy.repositories allows %s"

@@ -75,7 +75,7 @@ type record struct {
 }
 
 // api names GoDaddy in errors.
-var api = httpapi.Options{Backend: "GoDaddy", Section: "dns"}
+var api = httpapi.Options{Backend: "GoDaddy", Section: "dns"} //nolint:gochecknoglobals // read-only names for errors, copied before use
 
 // errorBody is GoDaddy's error answer.
 type errorBody struct {
@@ -271,16 +271,13 @@ func nameOf(n string) string {
 // weight and port go in front of the target, "@" targets become the domain.
 func (r record) toRR(domain string) libdns.RR {
 	data := r.Data
-	switch r.Type {
-	case "CNAME", "NS", "MX", "SRV":
-		if data == "@" {
-			data = domain
-		}
+	if targetsHost(r.Type) && data == "@" {
+		data = domain
 	}
 	switch r.Type {
-	case "MX":
+	case typeMX:
 		data = fmt.Sprintf("%d %s", deref(r.Priority), data)
-	case "SRV":
+	case typeSRV:
 		data = fmt.Sprintf("%d %d %d %s", deref(r.Priority), deref(r.Weight), deref(r.Port), data)
 	}
 	return libdns.RR{Name: r.Name, Type: r.Type, TTL: time.Duration(r.TTL) * time.Second, Data: data}
@@ -291,10 +288,10 @@ func (r record) toRR(domain string) libdns.RR {
 func fromRR(rr libdns.RR, domain string) (record, error) {
 	out := record{Data: rr.Data, TTL: int(rr.TTL / time.Second)}
 	bad := func() (record, error) {
-		return record{}, fmt.Errorf("cannot write %s record %q: GoDaddy needs %s", rr.Type, rr.Data, map[string]string{"MX": `"priority host"`, "SRV": `"priority weight port target"`}[rr.Type])
+		return record{}, fmt.Errorf("cannot write %s record %q: GoDaddy needs %s", rr.Type, rr.Data, map[string]string{typeMX: `"priority host"`, typeSRV: `"priority weight port target"`}[rr.Type])
 	}
 	switch rr.Type {
-	case "MX":
+	case typeMX:
 		f := strings.Fields(rr.Data)
 		if len(f) != 2 {
 			return bad()
@@ -304,7 +301,7 @@ func fromRR(rr libdns.RR, domain string) (record, error) {
 			return bad()
 		}
 		out.Priority, out.Data = &prio, f[1]
-	case "SRV":
+	case typeSRV:
 		f := strings.Fields(rr.Data)
 		if len(f) != 4 {
 			return bad()
@@ -324,8 +321,7 @@ func fromRR(rr libdns.RR, domain string) (record, error) {
 		}
 		out.Service, out.Protocol = labels[0], labels[1]
 	}
-	switch rr.Type {
-	case "CNAME", "NS", "MX", "SRV":
+	if targetsHost(rr.Type) {
 		out.Data = strings.TrimSuffix(out.Data, ".")
 		if strings.EqualFold(out.Data, domain) {
 			out.Data = "@"
@@ -338,11 +334,25 @@ func fromRR(rr libdns.RR, domain string) (record, error) {
 // Host names compare without case; text does not.
 func (r record) key(typ string) string {
 	d := r.Data
-	switch typ {
-	case "CNAME", "NS", "MX", "SRV":
+	if targetsHost(typ) {
 		d = strings.ToLower(strings.TrimSuffix(d, "."))
 	}
 	return fmt.Sprintf("%s|%d|%d|%d", d, deref(r.Priority), deref(r.Weight), deref(r.Port))
+}
+
+// Record types GoDaddy stores with a priority, weight or port apart.
+const (
+	typeMX  = "MX"
+	typeSRV = "SRV"
+)
+
+// targetsHost is true for the record types whose value is a host name.
+func targetsHost(typ string) bool {
+	switch typ {
+	case "CNAME", "NS", typeMX, typeSRV:
+		return true
+	}
+	return false
 }
 
 func deref(p *int) int {

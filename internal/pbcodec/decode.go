@@ -97,161 +97,212 @@ func isNull(v *structpb.Value) bool {
 
 func newDecoder(t reflect.Type) decodeFunc {
 	if t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(jsonUnmarshaler) {
-		return func(v *structpb.Value, dst reflect.Value) error {
-			b, err := protojson.Marshal(v)
-			if err != nil {
-				return err
-			}
-			return dst.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(b)
-		}
-	}
-	nullable := func(d decodeFunc) decodeFunc {
-		return func(v *structpb.Value, dst reflect.Value) error {
-			if isNull(v) { // as encoding/json: null leaves a value alone
-				return nil
-			}
-			return d(v, dst)
-		}
+		return unmarshalerDecoder
 	}
 	switch t.Kind() {
 	case reflect.Bool:
-		return nullable(func(v *structpb.Value, dst reflect.Value) error {
-			b, ok := v.GetKind().(*structpb.Value_BoolValue)
-			if !ok {
-				return typeErr(v, t)
-			}
-			dst.SetBool(b.BoolValue)
-			return nil
-		})
+		return nullable(boolDecoder(t))
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return nullable(func(v *structpb.Value, dst reflect.Value) error {
-			n, ok := v.GetKind().(*structpb.Value_NumberValue)
-			if !ok || n.NumberValue != math.Trunc(n.NumberValue) || n.NumberValue < math.MinInt64 || n.NumberValue >= math.MaxInt64 || dst.OverflowInt(int64(n.NumberValue)) {
-				return typeErr(v, t)
-			}
-			dst.SetInt(int64(n.NumberValue))
-			return nil
-		})
+		return nullable(intDecoder(t))
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return nullable(func(v *structpb.Value, dst reflect.Value) error {
-			n, ok := v.GetKind().(*structpb.Value_NumberValue)
-			if !ok || n.NumberValue != math.Trunc(n.NumberValue) || n.NumberValue < 0 || n.NumberValue >= math.MaxUint64 || dst.OverflowUint(uint64(n.NumberValue)) {
-				return typeErr(v, t)
-			}
-			dst.SetUint(uint64(n.NumberValue))
-			return nil
-		})
+		return nullable(uintDecoder(t))
 	case reflect.Float32, reflect.Float64:
-		return nullable(func(v *structpb.Value, dst reflect.Value) error {
-			n, ok := v.GetKind().(*structpb.Value_NumberValue)
-			if !ok || dst.OverflowFloat(n.NumberValue) {
-				return typeErr(v, t)
-			}
-			dst.SetFloat(n.NumberValue)
-			return nil
-		})
+		return nullable(floatDecoder(t))
 	case reflect.String:
-		return nullable(func(v *structpb.Value, dst reflect.Value) error {
-			s, ok := v.GetKind().(*structpb.Value_StringValue)
-			if !ok {
-				return typeErr(v, t)
-			}
-			dst.SetString(s.StringValue)
-			return nil
-		})
+		return nullable(stringDecoder(t))
 	case reflect.Interface:
-		if t.NumMethod() > 0 {
-			return func(v *structpb.Value, _ reflect.Value) error { return typeErr(v, t) }
-		}
-		return func(v *structpb.Value, dst reflect.Value) error {
-			if isNull(v) {
-				dst.SetZero()
-				return nil
-			}
-			dst.Set(reflect.ValueOf(v.AsInterface()))
-			return nil
-		}
+		return interfaceDecoder(t)
 	case reflect.Pointer:
-		elem := decoderOf(t.Elem())
-		return func(v *structpb.Value, dst reflect.Value) error {
-			if isNull(v) {
-				dst.SetZero()
-				return nil
-			}
-			if dst.IsNil() {
-				dst.Set(reflect.New(t.Elem()))
-			}
-			return elem(v, dst.Elem())
-		}
+		return pointerDecoder(t)
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
-			return func(v *structpb.Value, dst reflect.Value) error {
-				if isNull(v) {
-					dst.SetZero()
-					return nil
-				}
-				s, ok := v.GetKind().(*structpb.Value_StringValue)
-				if !ok {
-					return typeErr(v, t)
-				}
-				b, err := base64.StdEncoding.DecodeString(s.StringValue)
-				if err != nil {
-					return err
-				}
-				dst.SetBytes(b)
-				return nil
-			}
+			return bytesDecoder(t)
 		}
-		elem := decoderOf(t.Elem())
-		return func(v *structpb.Value, dst reflect.Value) error {
-			if isNull(v) {
-				dst.SetZero()
-				return nil
-			}
-			l, ok := v.GetKind().(*structpb.Value_ListValue)
-			if !ok {
-				return typeErr(v, t)
-			}
-			values := l.ListValue.GetValues()
-			s := reflect.MakeSlice(t, len(values), len(values))
-			for i, x := range values {
-				if err := elem(x, s.Index(i)); err != nil {
-					return err
-				}
-			}
-			dst.Set(s)
-			return nil
-		}
+		return sliceDecoder(t)
 	case reflect.Map:
-		if t.Key().Kind() != reflect.String {
-			return func(v *structpb.Value, _ reflect.Value) error { return typeErr(v, t) }
-		}
-		elem := decoderOf(t.Elem())
-		return func(v *structpb.Value, dst reflect.Value) error {
-			if isNull(v) {
-				dst.SetZero()
-				return nil
-			}
-			s, ok := v.GetKind().(*structpb.Value_StructValue)
-			if !ok {
-				return typeErr(v, t)
-			}
-			if dst.IsNil() {
-				dst.Set(reflect.MakeMapWithSize(t, len(s.StructValue.GetFields())))
-			}
-			for k, x := range s.StructValue.GetFields() {
-				e := reflect.New(t.Elem()).Elem()
-				if err := elem(x, e); err != nil {
-					return err
-				}
-				dst.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), e)
-			}
-			return nil
-		}
+		return mapDecoder(t)
 	case reflect.Struct:
 		return nullable(structDecoder(t))
+	case reflect.Invalid, reflect.Complex64, reflect.Complex128, reflect.Array,
+		reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		// Not read: any value is the wrong type for these.
 	}
 	return func(v *structpb.Value, _ reflect.Value) error { return typeErr(v, t) }
+}
+
+// unmarshalerDecoder hands a type that reads itself (metav1.Time,
+// resource.Quantity, ...) its JSON.
+func unmarshalerDecoder(v *structpb.Value, dst reflect.Value) error {
+	b, err := protojson.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return dst.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(b)
+}
+
+// nullable leaves the value alone on a null, as encoding/json does, and
+// reads anything else with d.
+func nullable(d decodeFunc) decodeFunc {
+	return func(v *structpb.Value, dst reflect.Value) error {
+		if isNull(v) { // as encoding/json: null leaves a value alone
+			return nil
+		}
+		return d(v, dst)
+	}
+}
+
+func boolDecoder(t reflect.Type) decodeFunc {
+	return func(v *structpb.Value, dst reflect.Value) error {
+		b, ok := v.GetKind().(*structpb.Value_BoolValue)
+		if !ok {
+			return typeErr(v, t)
+		}
+		dst.SetBool(b.BoolValue)
+		return nil
+	}
+}
+
+func intDecoder(t reflect.Type) decodeFunc {
+	return func(v *structpb.Value, dst reflect.Value) error {
+		n, ok := v.GetKind().(*structpb.Value_NumberValue)
+		if !ok || n.NumberValue != math.Trunc(n.NumberValue) || n.NumberValue < math.MinInt64 || n.NumberValue >= math.MaxInt64 || dst.OverflowInt(int64(n.NumberValue)) {
+			return typeErr(v, t)
+		}
+		dst.SetInt(int64(n.NumberValue))
+		return nil
+	}
+}
+
+func uintDecoder(t reflect.Type) decodeFunc {
+	return func(v *structpb.Value, dst reflect.Value) error {
+		n, ok := v.GetKind().(*structpb.Value_NumberValue)
+		if !ok || n.NumberValue != math.Trunc(n.NumberValue) || n.NumberValue < 0 || n.NumberValue >= math.MaxUint64 || dst.OverflowUint(uint64(n.NumberValue)) {
+			return typeErr(v, t)
+		}
+		dst.SetUint(uint64(n.NumberValue))
+		return nil
+	}
+}
+
+func floatDecoder(t reflect.Type) decodeFunc {
+	return func(v *structpb.Value, dst reflect.Value) error {
+		n, ok := v.GetKind().(*structpb.Value_NumberValue)
+		if !ok || dst.OverflowFloat(n.NumberValue) {
+			return typeErr(v, t)
+		}
+		dst.SetFloat(n.NumberValue)
+		return nil
+	}
+}
+
+func stringDecoder(t reflect.Type) decodeFunc {
+	return func(v *structpb.Value, dst reflect.Value) error {
+		s, ok := v.GetKind().(*structpb.Value_StringValue)
+		if !ok {
+			return typeErr(v, t)
+		}
+		dst.SetString(s.StringValue)
+		return nil
+	}
+}
+
+func interfaceDecoder(t reflect.Type) decodeFunc {
+	if t.NumMethod() > 0 {
+		return func(v *structpb.Value, _ reflect.Value) error { return typeErr(v, t) }
+	}
+	return func(v *structpb.Value, dst reflect.Value) error {
+		if isNull(v) {
+			dst.SetZero()
+			return nil
+		}
+		dst.Set(reflect.ValueOf(v.AsInterface()))
+		return nil
+	}
+}
+
+func pointerDecoder(t reflect.Type) decodeFunc {
+	elem := decoderOf(t.Elem())
+	return func(v *structpb.Value, dst reflect.Value) error {
+		if isNull(v) {
+			dst.SetZero()
+			return nil
+		}
+		if dst.IsNil() {
+			dst.Set(reflect.New(t.Elem()))
+		}
+		return elem(v, dst.Elem())
+	}
+}
+
+// bytesDecoder reads a []byte from base64, as encoding/json does.
+func bytesDecoder(t reflect.Type) decodeFunc {
+	return func(v *structpb.Value, dst reflect.Value) error {
+		if isNull(v) {
+			dst.SetZero()
+			return nil
+		}
+		s, ok := v.GetKind().(*structpb.Value_StringValue)
+		if !ok {
+			return typeErr(v, t)
+		}
+		b, err := base64.StdEncoding.DecodeString(s.StringValue)
+		if err != nil {
+			return err
+		}
+		dst.SetBytes(b)
+		return nil
+	}
+}
+
+func sliceDecoder(t reflect.Type) decodeFunc {
+	elem := decoderOf(t.Elem())
+	return func(v *structpb.Value, dst reflect.Value) error {
+		if isNull(v) {
+			dst.SetZero()
+			return nil
+		}
+		l, ok := v.GetKind().(*structpb.Value_ListValue)
+		if !ok {
+			return typeErr(v, t)
+		}
+		values := l.ListValue.GetValues()
+		s := reflect.MakeSlice(t, len(values), len(values))
+		for i, x := range values {
+			if err := elem(x, s.Index(i)); err != nil {
+				return err
+			}
+		}
+		dst.Set(s)
+		return nil
+	}
+}
+
+func mapDecoder(t reflect.Type) decodeFunc {
+	if t.Key().Kind() != reflect.String {
+		return func(v *structpb.Value, _ reflect.Value) error { return typeErr(v, t) }
+	}
+	elem := decoderOf(t.Elem())
+	return func(v *structpb.Value, dst reflect.Value) error {
+		if isNull(v) {
+			dst.SetZero()
+			return nil
+		}
+		s, ok := v.GetKind().(*structpb.Value_StructValue)
+		if !ok {
+			return typeErr(v, t)
+		}
+		if dst.IsNil() {
+			dst.Set(reflect.MakeMapWithSize(t, len(s.StructValue.GetFields())))
+		}
+		for k, x := range s.StructValue.GetFields() {
+			e := reflect.New(t.Elem()).Elem()
+			if err := elem(x, e); err != nil {
+				return err
+			}
+			dst.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), e)
+		}
+		return nil
+	}
 }
 
 func structDecoder(t reflect.Type) decodeFunc {

@@ -163,72 +163,112 @@ var (
 )
 
 func newEncoder(t reflect.Type) encodeFunc {
-	if t.Kind() != reflect.Pointer && t.Implements(jsonMarshaler) {
-		return marshalerEncoder
-	}
-	if t.Kind() != reflect.Pointer && t.Implements(textMarshaler) {
-		return textEncoder
+	if f := selfEncoder(t); f != nil {
+		return f
 	}
 	switch t.Kind() {
 	case reflect.Bool:
-		return func(e *Encoder, v reflect.Value) (*structpb.Value, error) {
-			return structpb.NewBoolValue(v.Bool()), nil
-		}
+		return boolEncoder
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return func(e *Encoder, v reflect.Value) (*structpb.Value, error) {
-			return structpb.NewNumberValue(float64(v.Int())), nil
-		}
+		return intEncoder
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return func(e *Encoder, v reflect.Value) (*structpb.Value, error) {
-			return structpb.NewNumberValue(float64(v.Uint())), nil
-		}
+		return uintEncoder
 	case reflect.Float32, reflect.Float64:
-		return func(e *Encoder, v reflect.Value) (*structpb.Value, error) {
-			return structpb.NewNumberValue(v.Float()), nil
-		}
+		return floatEncoder
 	case reflect.String:
-		return func(e *Encoder, v reflect.Value) (*structpb.Value, error) { return e.stringValue(v.String()) }
+		return stringEncoder
 	case reflect.Interface:
-		return func(e *Encoder, v reflect.Value) (*structpb.Value, error) {
-			if v.IsNil() {
-				return structpb.NewNullValue(), nil
-			}
-			el := v.Elem()
-			return encoderOf(el.Type())(e, el)
-		}
+		return interfaceEncoder
 	case reflect.Pointer:
-		elem := encoderOf(t.Elem())
-		return func(e *Encoder, v reflect.Value) (*structpb.Value, error) {
-			if v.IsNil() {
-				return structpb.NewNullValue(), nil
-			}
-			return elem(e, v.Elem())
-		}
+		return pointerEncoder(t)
 	case reflect.Slice:
-		if t.Elem().Kind() == reflect.Uint8 && !reflect.PointerTo(t.Elem()).Implements(jsonMarshaler) && !reflect.PointerTo(t.Elem()).Implements(textMarshaler) {
-			return func(e *Encoder, v reflect.Value) (*structpb.Value, error) {
-				if v.IsNil() {
-					return structpb.NewNullValue(), nil
-				}
-				return structpb.NewStringValue(base64.StdEncoding.EncodeToString(v.Bytes())), nil
-			}
-		}
-		list := listEncoder(t)
-		return func(e *Encoder, v reflect.Value) (*structpb.Value, error) {
-			if v.IsNil() {
-				return structpb.NewNullValue(), nil
-			}
-			return list(e, v)
-		}
+		return sliceEncoder(t)
 	case reflect.Array:
 		return listEncoder(t)
 	case reflect.Map:
 		return mapEncoder(t)
 	case reflect.Struct:
 		return structEncoder(t, "")
+	case reflect.Invalid, reflect.Complex64, reflect.Complex128,
+		reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		// JSON has no such value.
 	}
 	return func(*Encoder, reflect.Value) (*structpb.Value, error) {
 		return nil, errors.Errorf("cannot encode a %s", t)
+	}
+}
+
+// selfEncoder is the encoder of a (non-pointer) type that writes itself,
+// as JSON or else as text, or nil.
+func selfEncoder(t reflect.Type) encodeFunc {
+	switch {
+	case t.Kind() == reflect.Pointer:
+		return nil
+	case t.Implements(jsonMarshaler):
+		return marshalerEncoder
+	case t.Implements(textMarshaler):
+		return textEncoder
+	}
+	return nil
+}
+
+func boolEncoder(_ *Encoder, v reflect.Value) (*structpb.Value, error) {
+	return structpb.NewBoolValue(v.Bool()), nil
+}
+
+func intEncoder(_ *Encoder, v reflect.Value) (*structpb.Value, error) {
+	return structpb.NewNumberValue(float64(v.Int())), nil
+}
+
+func uintEncoder(_ *Encoder, v reflect.Value) (*structpb.Value, error) {
+	return structpb.NewNumberValue(float64(v.Uint())), nil
+}
+
+func floatEncoder(_ *Encoder, v reflect.Value) (*structpb.Value, error) {
+	return structpb.NewNumberValue(v.Float()), nil
+}
+
+func stringEncoder(e *Encoder, v reflect.Value) (*structpb.Value, error) {
+	return e.stringValue(v.String())
+}
+
+// interfaceEncoder writes what the interface holds, by its own type.
+func interfaceEncoder(e *Encoder, v reflect.Value) (*structpb.Value, error) {
+	if v.IsNil() {
+		return structpb.NewNullValue(), nil
+	}
+	el := v.Elem()
+	return encoderOf(el.Type())(e, el)
+}
+
+func pointerEncoder(t reflect.Type) encodeFunc {
+	elem := encoderOf(t.Elem())
+	return func(e *Encoder, v reflect.Value) (*structpb.Value, error) {
+		if v.IsNil() {
+			return structpb.NewNullValue(), nil
+		}
+		return elem(e, v.Elem())
+	}
+}
+
+// sliceEncoder writes a nil slice as null, bytes (that do not write
+// themselves) as base64 and any other slice as a list, as encoding/json
+// does.
+func sliceEncoder(t reflect.Type) encodeFunc {
+	if t.Elem().Kind() == reflect.Uint8 && !reflect.PointerTo(t.Elem()).Implements(jsonMarshaler) && !reflect.PointerTo(t.Elem()).Implements(textMarshaler) {
+		return func(e *Encoder, v reflect.Value) (*structpb.Value, error) {
+			if v.IsNil() {
+				return structpb.NewNullValue(), nil
+			}
+			return structpb.NewStringValue(base64.StdEncoding.EncodeToString(v.Bytes())), nil
+		}
+	}
+	list := listEncoder(t)
+	return func(e *Encoder, v reflect.Value) (*structpb.Value, error) {
+		if v.IsNil() {
+			return structpb.NewNullValue(), nil
+		}
+		return list(e, v)
 	}
 }
 
@@ -394,6 +434,9 @@ func isEmpty(v reflect.Value) bool {
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
 		reflect.Float32, reflect.Float64, reflect.Interface, reflect.Pointer:
 		return v.IsZero()
+	case reflect.Invalid, reflect.Complex64, reflect.Complex128, reflect.Chan,
+		reflect.Func, reflect.Struct, reflect.UnsafePointer:
+		// Never empty, as for encoding/json.
 	}
 	return false
 }
@@ -402,45 +445,7 @@ func isEmpty(v reflect.Value) bool {
 // an embedded struct without a JSON name (or tagged inline) are t's own;
 // of two of one name the shallower wins, and two at one depth both go.
 func typeFields(t reflect.Type) []field {
-	type candidate struct {
-		field
-		depth  int
-		tagged bool
-	}
-	var all []candidate
-	var walk func(t reflect.Type, index []int, depth int)
-	walk = func(t reflect.Type, index []int, depth int) {
-		for i := range t.NumField() {
-			sf := t.Field(i)
-			tag := sf.Tag.Get("json")
-			if tag == "-" {
-				continue
-			}
-			name, opts, _ := strings.Cut(tag, ",")
-			idx := append(append([]int(nil), index...), i)
-			ft := sf.Type
-			if ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			if sf.Anonymous && name == "" && ft.Kind() == reflect.Struct {
-				walk(ft, idx, depth+1)
-				continue
-			}
-			if !sf.IsExported() {
-				continue
-			}
-			c := candidate{field: field{name: name, index: idx}, depth: depth, tagged: name != ""}
-			if c.name == "" {
-				c.name = sf.Name
-			}
-			for o := range strings.SplitSeq(opts, ",") {
-				c.omitEmpty = c.omitEmpty || o == "omitempty"
-				c.omitZero = c.omitZero || o == "omitzero"
-			}
-			all = append(all, c)
-		}
-	}
-	walk(t, nil, 0)
+	all := appendCandidates(nil, t, nil, 0)
 	byName := map[string][]candidate{}
 	var order []string
 	for _, c := range all {
@@ -451,19 +456,67 @@ func typeFields(t reflect.Type) []field {
 	}
 	var out []field
 	for _, name := range order {
-		cs := byName[name]
-		best, n := cs[0], 0
-		for _, c := range cs {
-			switch {
-			case c.depth < best.depth || c.depth == best.depth && c.tagged && !best.tagged:
-				best, n = c, 1
-			case c.depth == best.depth && c.tagged == best.tagged:
-				n++
-			}
-		}
-		if n == 1 {
-			out = append(out, best.field)
+		if f, ok := dominant(byName[name]); ok {
+			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// candidate is a field that one of the same name may hide.
+type candidate struct {
+	field
+	depth  int
+	tagged bool
+}
+
+// appendCandidates appends the fields of t, found at index and depth,
+// and those of its untagged embedded structs, in their order.
+func appendCandidates(all []candidate, t reflect.Type, index []int, depth int) []candidate {
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		tag := sf.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		idx := append(append([]int(nil), index...), i)
+		ft := sf.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if sf.Anonymous && name == "" && ft.Kind() == reflect.Struct {
+			all = appendCandidates(all, ft, idx, depth+1)
+			continue
+		}
+		if !sf.IsExported() {
+			continue
+		}
+		c := candidate{field: field{name: name, index: idx}, depth: depth, tagged: name != ""}
+		if c.name == "" {
+			c.name = sf.Name
+		}
+		for o := range strings.SplitSeq(opts, ",") {
+			c.omitEmpty = c.omitEmpty || o == "omitempty"
+			c.omitZero = c.omitZero || o == "omitzero"
+		}
+		all = append(all, c)
+	}
+	return all
+}
+
+// dominant is the one of fields of one name that is written: the
+// shallowest, a tagged one before an untagged one at its depth; none if
+// two tie.
+func dominant(cs []candidate) (field, bool) {
+	best, n := cs[0], 0
+	for _, c := range cs {
+		switch {
+		case c.depth < best.depth || c.depth == best.depth && c.tagged && !best.tagged:
+			best, n = c, 1
+		case c.depth == best.depth && c.tagged == best.tagged:
+			n++
+		}
+	}
+	return best.field, n == 1
 }

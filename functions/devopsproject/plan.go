@@ -115,8 +115,8 @@ func planRun(rs *requestState, now time.Time) plan {
 		case PhaseExpired:
 			pl.expiring = append(pl.expiring, e.Name+" expired at "+x.at.Format(time.RFC3339))
 			pl.expired = true
-		default:
-			// Ready: run again when the warning window opens.
+		case PhaseReady:
+			// Run again when the warning window opens.
 			if !x.at.IsZero() {
 				next = min(next, x.warnAt.Sub(now))
 			}

@@ -101,6 +101,8 @@ func environmentsCondition(rsp *fnv1.RunFunctionResponse, c *composer, pl plan) 
 			ready = append(ready, ep.env.Name)
 		case PhaseProvisioning:
 			waiting = append(waiting, ep.env.Name+" ("+strings.Join(c.waitingFor(ep.env), "; ")+")")
+		case PhaseExpiring, PhaseExpired:
+			// The Expiring condition's.
 		}
 	}
 	// The waiting environments are what the condition is for: the Ready

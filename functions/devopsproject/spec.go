@@ -169,38 +169,17 @@ func fieldErr(path, format string, a ...any) error {
 // validate checks what the function relies on and returns the first
 // problem, naming its field.
 func (s *ProjectSpec) validate() error {
-	if r := s.ProviderConfigRef; r != nil {
-		if s.ProviderConfigName != "" {
-			return fieldErr("spec.providerConfigRef", "set either providerConfigRef or providerConfigName, not both")
-		}
-		if err := r.validate("spec.providerConfigRef"); err != nil {
-			return err
-		}
+	if err := s.validateProviderConfig(); err != nil {
+		return err
 	}
-	u, err := url.Parse(s.Git.URL)
-	switch {
-	case s.Git.URL == "":
-		return fieldErr("spec.git.url", "is required")
-	case sshURL.MatchString(s.Git.URL):
-	case err != nil || u.Scheme != "https" || u.Host == "":
-		return fieldErr("spec.git.url", "%q must be an https:// or ssh URL", s.Git.URL)
-	case u.User != nil:
-		// Never echo it: the user part may be a password or token.
-		return fieldErr("spec.git.url", "must not carry a user or password (it would be copied to Jenkins and Argo CD in clear): put them in the Secret spec.git.credentialsSecretRef names")
+	if err := validateGitURL(s.Git.URL); err != nil {
+		return err
 	}
-	if p := s.Registry.DeletionPolicy; p != "" && p != PolicyDelete && p != PolicyOrphan {
-		return fieldErr("spec.registry.deletionPolicy", "%q must be Delete or Orphan", p)
+	if err := s.validateDeletionPolicies(); err != nil {
+		return err
 	}
-	for i, e := range s.Environments {
-		if p := e.DeletionPolicy; p != "" && p != PolicyDelete && p != PolicyOrphan {
-			return fieldErr(fmt.Sprintf("spec.environments[%d].deletionPolicy", i), "%q must be Delete or Orphan", p)
-		}
-	}
-	if r := s.Git.CredentialsSecretRef; r != nil && r.Name == "" {
-		return fieldErr("spec.git.credentialsSecretRef.name", "is required")
-	}
-	if s.Registry.Namespace == "" || s.Registry.Name == "" {
-		return fieldErr("spec.registry", "namespace and name are required")
+	if err := s.validateRefs(); err != nil {
+		return err
 	}
 	zone := strings.TrimSuffix(strings.ToLower(s.DNS.Zone), ".")
 	if !fqdn.MatchString(zone) {
@@ -214,6 +193,72 @@ func (s *ProjectSpec) validate() error {
 	if err := validateIngress("spec.ingress", s.Ingress); err != nil {
 		return err
 	}
+	return s.validateEnvironments(zone)
+}
+
+// validateProviderConfig checks that at most one way of naming the
+// config is used, and the reference if it is.
+func (s *ProjectSpec) validateProviderConfig() error {
+	r := s.ProviderConfigRef
+	if r == nil {
+		return nil
+	}
+	if s.ProviderConfigName != "" {
+		return fieldErr("spec.providerConfigRef", "set either providerConfigRef or providerConfigName, not both")
+	}
+	return r.validate("spec.providerConfigRef")
+}
+
+// validateGitURL checks that the repository is an https or ssh URL
+// without credentials.
+func validateGitURL(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case raw == "":
+		return fieldErr("spec.git.url", "is required")
+	case sshURL.MatchString(raw):
+	case err != nil || u.Scheme != "https" || u.Host == "":
+		return fieldErr("spec.git.url", "%q must be an https:// or ssh URL", raw)
+	case u.User != nil:
+		// Never echo it: the user part may be a password or token.
+		return fieldErr("spec.git.url", "must not carry a user or password (it would be copied to Jenkins and Argo CD in clear): put them in the Secret spec.git.credentialsSecretRef names")
+	}
+	return nil
+}
+
+// validateDeletionPolicies checks the registry's policy, then each
+// environment's.
+func (s *ProjectSpec) validateDeletionPolicies() error {
+	if p := s.Registry.DeletionPolicy; !validPolicy(p) {
+		return fieldErr("spec.registry.deletionPolicy", "%q must be Delete or Orphan", p)
+	}
+	for i, e := range s.Environments {
+		if p := e.DeletionPolicy; !validPolicy(p) {
+			return fieldErr(fmt.Sprintf("spec.environments[%d].deletionPolicy", i), "%q must be Delete or Orphan", p)
+		}
+	}
+	return nil
+}
+
+// validPolicy is true for a deletion policy that is unset, Delete or
+// Orphan.
+func validPolicy(p string) bool { return p == "" || p == PolicyDelete || p == PolicyOrphan }
+
+// validateRefs checks that the credentials Secret and the registry
+// repository are named.
+func (s *ProjectSpec) validateRefs() error {
+	if r := s.Git.CredentialsSecretRef; r != nil && r.Name == "" {
+		return fieldErr("spec.git.credentialsSecretRef.name", "is required")
+	}
+	if s.Registry.Namespace == "" || s.Registry.Name == "" {
+		return fieldErr("spec.registry", "namespace and name are required")
+	}
+	return nil
+}
+
+// validateEnvironments checks that there is at least one environment,
+// each named once, and each environment in turn.
+func (s *ProjectSpec) validateEnvironments(zone string) error {
 	if len(s.Environments) == 0 {
 		return fieldErr("spec.environments", "at least one environment is required")
 	}
@@ -227,35 +272,40 @@ func (s *ProjectSpec) validate() error {
 			return fieldErr(p+".name", "%q is already the name of spec.environments[%d]", e.Name, j)
 		}
 		seen[e.Name] = i
-		d := strings.TrimSuffix(strings.ToLower(e.Domain), ".")
-		if !fqdn.MatchString(d) {
-			return fieldErr(p+".domain", "%q is not a domain name", e.Domain)
-		}
-		if d != zone && !strings.HasSuffix(d, "."+zone) {
-			return fieldErr(p+".domain", "%q is not inside the zone %q", e.Domain, zone)
-		}
-		if e.TTL != "" {
-			ttl, err := time.ParseDuration(e.TTL)
-			if err != nil || ttl < time.Minute {
-				return fieldErr(p+".ttl", "%q must be a duration of at least 1m, such as 72h", e.TTL)
-			}
-		}
-		if strings.ContainsAny(e.Cluster, `*?[]{}!\`) {
-			// The AppProject lists it as a destination: a pattern there
-			// would open every cluster it matches.
-			return fieldErr(p+".cluster", "%q must be one cluster's API server URL, not a pattern", e.Cluster)
-		}
-		for k, kind := range e.Retain {
-			if !retainable[kind] {
-				return fieldErr(fmt.Sprintf("%s.retain[%d]", p, k), "%q is not one of JenkinsPipeline, ArgoApplication, DNSRecord", kind)
-			}
-		}
-		if err := validateIngress(p+".ingress", e.Ingress); err != nil {
-			return err
-		}
-		if err := validateEnvIngress(p, sourceTypeOf(s.Source, e), ingressOf(s.Ingress, e.Ingress)); err != nil {
+		if err := s.validateEnvironment(p, e, zone); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// validateEnvironment checks one environment, at path p, past its name.
+func (s *ProjectSpec) validateEnvironment(p string, e Environment, zone string) error {
+	d := strings.TrimSuffix(strings.ToLower(e.Domain), ".")
+	if !fqdn.MatchString(d) {
+		return fieldErr(p+".domain", "%q is not a domain name", e.Domain)
+	}
+	if d != zone && !strings.HasSuffix(d, "."+zone) {
+		return fieldErr(p+".domain", "%q is not inside the zone %q", e.Domain, zone)
+	}
+	if e.TTL != "" {
+		ttl, err := time.ParseDuration(e.TTL)
+		if err != nil || ttl < time.Minute {
+			return fieldErr(p+".ttl", "%q must be a duration of at least 1m, such as 72h", e.TTL)
+		}
+	}
+	if strings.ContainsAny(e.Cluster, `*?[]{}!\`) {
+		// The AppProject lists it as a destination: a pattern there
+		// would open every cluster it matches.
+		return fieldErr(p+".cluster", "%q must be one cluster's API server URL, not a pattern", e.Cluster)
+	}
+	for k, kind := range e.Retain {
+		if !retainable[kind] {
+			return fieldErr(fmt.Sprintf("%s.retain[%d]", p, k), "%q is not one of JenkinsPipeline, ArgoApplication, DNSRecord", kind)
+		}
+	}
+	if err := validateIngress(p+".ingress", e.Ingress); err != nil {
+		return err
+	}
+	return validateEnvIngress(p, sourceTypeOf(s.Source, e), ingressOf(s.Ingress, e.Ingress))
 }

@@ -124,30 +124,67 @@ func parseInput(in *v1beta1.Input) (*settings, error) {
 		config:                ConfigRef{Kind: KindProviderConfig, Name: "default"},
 		destinationNamespaces: defaultDestinationNamespaces, destinationClusters: defaultDestinationClusters,
 	}
-	pattern := defaultPreview
 	s.protected = map[string]bool{"prod": true, "production": true, "main": true}
 	if in == nil {
-		s.preview, _ = compilePattern(pattern)
+		s.preview, _ = compilePattern(defaultPreview)
 		return s, nil
 	}
+	for _, parse := range inputParsers {
+		if err := parse(s, in); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// inputParsers each read a part of the Input over the defaults, in this
+// order: the first problem is the one reported.
+var inputParsers = []func(*settings, *v1beta1.Input) error{
+	parseProtected,
+	parseRegistryVisibility,
+	parseDNSRecordTTL,
+	parseDurations,
+	parseIngress,
+	parseTTLStart,
+	parsePreviewPattern,
+	parseTeardownOrder,
+	parseClusterResources,
+	parseProviderConfigRef,
+	parsePipelineFolder,
+	parseDestinations,
+}
+
+func parseProtected(s *settings, in *v1beta1.Input) error {
 	if len(in.ProtectedEnvironments) > 0 {
 		s.protected = map[string]bool{}
 		for _, n := range in.ProtectedEnvironments {
 			s.protected[n] = true
 		}
 	}
+	return nil
+}
+
+func parseRegistryVisibility(s *settings, in *v1beta1.Input) error {
 	if v := in.RegistryVisibility; v != "" {
 		if v != "public" && v != "private" {
-			return nil, fieldErr("input.registryVisibility", "%q is not public or private", v)
+			return fieldErr("input.registryVisibility", "%q is not public or private", v)
 		}
 		s.registryVisibility = v
 	}
+	return nil
+}
+
+func parseDNSRecordTTL(s *settings, in *v1beta1.Input) error {
 	if in.DNSRecordTTL != 0 {
 		if in.DNSRecordTTL < 30 {
-			return nil, fieldErr("input.dnsRecordTTL", "%d is below 30 seconds", in.DNSRecordTTL)
+			return fieldErr("input.dnsRecordTTL", "%d is below 30 seconds", in.DNSRecordTTL)
 		}
 		s.dnsRecordTTL = in.DNSRecordTTL
 	}
+	return nil
+}
+
+func parseDurations(s *settings, in *v1beta1.Input) error {
 	for _, d := range []struct {
 		field, value string
 		into         *time.Duration
@@ -162,72 +199,106 @@ func parseInput(in *v1beta1.Input) (*settings, error) {
 		}
 		v, err := time.ParseDuration(d.value)
 		if err != nil || v < d.min {
-			return nil, fieldErr(d.field, "%q must be a duration of at least %s", d.value, d.min)
+			return fieldErr(d.field, "%q must be a duration of at least %s", d.value, d.min)
 		}
 		*d.into = v
 	}
+	return nil
+}
+
+// parseIngress reads the default DNS target and the allow-lists.
+func parseIngress(s *settings, in *v1beta1.Input) error {
 	if a := in.IngressAddress; a != "" {
 		ip := net.ParseIP(a)
 		switch {
 		case ip == nil && !fqdn.MatchString(strings.ToLower(a)):
-			return nil, fieldErr("input.ingressAddress", "%q is neither an IP address nor a host name", a)
+			return fieldErr("input.ingressAddress", "%q is neither an IP address nor a host name", a)
 		case ip != nil && (ip.IsUnspecified() || ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsMulticast() || (ip.To4() != nil && strings.Contains(a, ":"))):
-			return nil, fieldErr("input.ingressAddress", "%q is not an address an ingress answers on (unspecified, loopback, link-local, multicast or IPv4-mapped)", a)
+			return fieldErr("input.ingressAddress", "%q is not an address an ingress answers on (unspecified, loopback, link-local, multicast or IPv4-mapped)", a)
 		}
 		s.ingressAddress = a
 	}
 	s.ingressClasses, s.clusterIssuers = in.IngressClasses, in.ClusterIssuers
+	return nil
+}
+
+func parseTTLStart(s *settings, in *v1beta1.Input) error {
 	switch in.TTLStart {
 	case "", TTLStartCreation:
 	case TTLStartLastDeployment:
 		s.ttlFromDeployment = true
 	default:
-		return nil, fieldErr("input.ttlStart", "%q must be Creation or LastDeployment", in.TTLStart)
+		return fieldErr("input.ttlStart", "%q must be Creation or LastDeployment", in.TTLStart)
 	}
+	return nil
+}
+
+func parsePreviewPattern(s *settings, in *v1beta1.Input) error {
+	pattern := defaultPreview
 	if in.PreviewPattern != "" {
 		pattern = in.PreviewPattern
 	}
 	re, err := compilePattern(pattern)
 	if err != nil {
-		return nil, fieldErr("input.previewPattern", "%q is not a regular expression: %v", pattern, err)
+		return fieldErr("input.previewPattern", "%q is not a regular expression: %v", pattern, err)
 	}
 	s.preview = re
+	return nil
+}
+
+func parseTeardownOrder(s *settings, in *v1beta1.Input) error {
 	if len(in.TeardownOrder) > 0 {
 		seen := map[string]bool{}
 		for i, k := range in.TeardownOrder {
 			if !retainable[k] || seen[k] {
-				return nil, fieldErr(fmt.Sprintf("input.teardownOrder[%d]", i), "%q must be one of DNSRecord, ArgoApplication, JenkinsPipeline, each once", k)
+				return fieldErr(fmt.Sprintf("input.teardownOrder[%d]", i), "%q must be one of DNSRecord, ArgoApplication, JenkinsPipeline, each once", k)
 			}
 			seen[k] = true
 		}
 		s.teardown = in.TeardownOrder
 	}
+	return nil
+}
+
+func parseClusterResources(s *settings, in *v1beta1.Input) error {
 	for _, g := range in.ArgoCDClusterResources {
 		s.clusterResources = append(s.clusterResources, argov1alpha1.ProjectGroupKind{Group: g.Group, Kind: g.Kind})
 		if g.Group == "" && g.Kind == "Namespace" {
 			s.createNamespace = true
 		}
 	}
+	return nil
+}
+
+func parseProviderConfigRef(s *settings, in *v1beta1.Input) error {
 	if r := in.ProviderConfigRef; r != nil {
 		ref := ConfigRef(*r)
 		if err := ref.validate("input.providerConfigRef"); err != nil {
-			return nil, err
+			return err
 		}
 		s.config = ref
 	}
-	if len(in.DestinationNamespaces) > 0 {
-		s.destinationNamespaces = in.DestinationNamespaces
-	}
+	return nil
+}
+
+func parsePipelineFolder(s *settings, in *v1beta1.Input) error {
 	if f := in.PipelineFolder; f != "" {
 		if strings.Contains(f, "..") || strings.HasPrefix(f, "/") || strings.HasSuffix(f, "/") {
-			return nil, fieldErr("input.pipelineFolder", "%q must be a relative folder path such as teams/{namespace}/{project}", f)
+			return fieldErr("input.pipelineFolder", "%q must be a relative folder path such as teams/{namespace}/{project}", f)
 		}
 		s.pipelineFolder = f
+	}
+	return nil
+}
+
+func parseDestinations(s *settings, in *v1beta1.Input) error {
+	if len(in.DestinationNamespaces) > 0 {
+		s.destinationNamespaces = in.DestinationNamespaces
 	}
 	if len(in.DestinationClusters) > 0 {
 		s.destinationClusters = in.DestinationClusters
 	}
-	return s, nil
+	return nil
 }
 
 // anchored makes pattern match whole names only: "pr" must not match

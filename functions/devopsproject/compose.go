@@ -101,23 +101,41 @@ type composable interface {
 // is Expiring, none once it is Expired (Crossplane deletes them, in
 // teardown order, or orphans the retained ones' external objects).
 func (c *composer) environment(ep envPlan) error {
-	e, x := ep.env, ep.expiry
 	if ep.phase == PhaseExpired {
 		return nil
 	}
-	keep := map[string]bool{}
-	if ep.phase == PhaseExpiring {
-		for _, k := range e.Retain {
-			keep[k] = true
-		}
+	withApp, err := c.envResources(ep, keptKinds(ep))
+	if err != nil {
+		return err
 	}
+	return c.envUsages(ep.env.Name, withApp)
+}
+
+// keptKinds are the kinds of an environment's resources that keep their
+// external objects: the retained ones once it is Expiring, and all three
+// under the Orphan policy.
+func keptKinds(ep envPlan) map[string]bool {
 	if ep.policy == PolicyOrphan {
 		// Production by default: removing the environment from the spec
 		// (a bad merge, a rename) or deleting the project leaves its job
 		// with its build history, its application with its workloads and
 		// its DNS record in place.
-		keep = map[string]bool{KindPipeline: true, KindApp: true, KindDNS: true}
+		return map[string]bool{KindPipeline: true, KindApp: true, KindDNS: true}
 	}
+	keep := map[string]bool{}
+	if ep.phase == PhaseExpiring {
+		for _, k := range ep.env.Retain {
+			keep[k] = true
+		}
+	}
+	return keep
+}
+
+// envResources adds an environment's pipeline, its application unless
+// that must wait (withApp false), and its DNS record, each annotated
+// with the expiry if it has one.
+func (c *composer) envResources(ep envPlan, keep map[string]bool) (withApp bool, err error) {
+	e, x := ep.env, ep.expiry
 	type res struct {
 		name resource.Name
 		obj  composable
@@ -129,11 +147,11 @@ func (c *composer) environment(ep envPlan) error {
 	// waits for them, and with ingress on for its host to be proven
 	// (gateHosts); an existing one stays whatever they do.
 	_, appExists := c.observed[nameApp(e.Name)]
-	withApp := appExists || c.argoReady() && (c.handHost[e.Name] != "" || !ingressOf(c.p.spec.Ingress, e.Ingress).enabled)
+	withApp = appExists || c.argoReady() && (c.handHost[e.Name] != "" || !ingressOf(c.p.spec.Ingress, e.Ingress).enabled)
 	if withApp {
 		app, err := c.p.app(e, keep[KindApp], c.handHost[e.Name])
 		if err != nil {
-			return err
+			return false, err
 		}
 		all = append(all, res{nameApp(e.Name), app})
 	}
@@ -149,21 +167,27 @@ func (c *composer) environment(ep envPlan) error {
 			r.obj.SetAnnotations(a)
 		}
 		if err := c.add(r.name, r.obj); err != nil {
-			return err
+			return false, err
 		}
 	}
+	return withApp, nil
+}
+
+// envUsages add the Usages that hold an environment's resources to the
+// teardown order, and its application to the AppProject.
+func (c *composer) envUsages(env string, withApp bool) error {
 	order := c.p.in.teardown
 	for i := 0; i+1 < len(order); i++ {
 		by, of := order[i], order[i+1]
 		if !withApp && (by == KindApp || of == KindApp) {
 			continue
 		}
-		if err := c.add(usageName(e.Name, of, by), c.p.usage(e.Name, of, by)); err != nil {
+		if err := c.add(usageName(env, of, by), c.p.usage(env, of, by)); err != nil {
 			return err
 		}
 	}
 	if withApp {
-		return c.add(usageName(e.Name, KindProject, KindApp), c.p.projectUsage(e.Name))
+		return c.add(usageName(env, KindProject, KindApp), c.p.projectUsage(env))
 	}
 	return nil
 }

@@ -321,38 +321,50 @@ func (rs *requestState) gateHosts() {
 	rs.handHost = make(map[string]string, len(p.spec.Environments))
 	rs.hostNote = map[string]string{}
 	for _, e := range p.spec.Environments {
-		if !ingressOf(p.spec.Ingress, e.Ingress).enabled {
-			continue
+		if ingressOf(p.spec.Ingress, e.Ingress).enabled {
+			rs.gateHost(e)
 		}
-		h := host(e)
-		app, ok := rs.observed[nameApp(e.Name)]
-		recorded := pbAt(app, "metadata", "annotations", AnnotationIngressHost).GetStringValue()
-		fqdn := pbAt(rs.observed[nameDNS(e.Name)], "status", "atProvider", "fqdn").GetStringValue()
-		proven := rs.ready[nameDNS(e.Name)] && fqdn == h+"."
-		// An application composed before the annotation, whose source
-		// carries the proven host, carries it already: no Ready flap.
-		carries := ok && (recorded == h || recorded == "" && proven && sourceHost(app) == h)
-		switch {
-		case recorded == h || proven:
-			rs.handHost[e.Name] = h
-		case recorded != "":
-			rs.handHost[e.Name] = recorded
-		}
-		switch {
-		case carries:
-		case proven:
-			rs.hostNote[e.Name] = "host " + h + " being handed to the ArgoApplication"
-		case fqdn != "" && fqdn != h+".":
-			rs.hostNote[e.Name] = "host " + h + " waits: the DNSRecord holds " + strings.TrimSuffix(fqdn, ".") + " and a DNSRecord's name cannot change in place (remove the environment and add it back to move it)"
-		default:
-			rs.hostNote[e.Name] = "host " + h + " waits for the DNSRecord to hold the name"
-		}
-		if n := rs.hostNote[e.Name]; n != "" && rs.handHost[e.Name] != "" && rs.handHost[e.Name] != h {
-			rs.hostNote[e.Name] = n + "; " + rs.handHost[e.Name] + " is served until then"
-		}
-		if ok && !carries {
-			rs.ready[nameApp(e.Name)] = false
-		}
+	}
+}
+
+// gateHost decides the host handed to an environment with ingress on,
+// the note on its progress and whether its application is Ready.
+func (rs *requestState) gateHost(e Environment) {
+	h := host(e)
+	app, ok := rs.observed[nameApp(e.Name)]
+	recorded := pbAt(app, "metadata", "annotations", AnnotationIngressHost).GetStringValue()
+	fqdn := pbAt(rs.observed[nameDNS(e.Name)], "status", "atProvider", "fqdn").GetStringValue()
+	proven := rs.ready[nameDNS(e.Name)] && fqdn == h+"."
+	// An application composed before the annotation, whose source
+	// carries the proven host, carries it already: no Ready flap.
+	carries := ok && (recorded == h || recorded == "" && proven && sourceHost(app) == h)
+	switch {
+	case recorded == h || proven:
+		rs.handHost[e.Name] = h
+	case recorded != "":
+		rs.handHost[e.Name] = recorded
+	}
+	if !carries {
+		rs.hostNote[e.Name] = hostNote(h, fqdn, proven)
+	}
+	if n := rs.hostNote[e.Name]; n != "" && rs.handHost[e.Name] != "" && rs.handHost[e.Name] != h {
+		rs.hostNote[e.Name] = n + "; " + rs.handHost[e.Name] + " is served until then"
+	}
+	if ok && !carries {
+		rs.ready[nameApp(e.Name)] = false
+	}
+}
+
+// hostNote is where handing host h stands, for an application that does
+// not carry it yet, fqdn being the name its DNSRecord holds.
+func hostNote(h, fqdn string, proven bool) string {
+	switch {
+	case proven:
+		return "host " + h + " being handed to the ArgoApplication"
+	case fqdn != "" && fqdn != h+".":
+		return "host " + h + " waits: the DNSRecord holds " + strings.TrimSuffix(fqdn, ".") + " and a DNSRecord's name cannot change in place (remove the environment and add it back to move it)"
+	default:
+		return "host " + h + " waits for the DNSRecord to hold the name"
 	}
 }
 

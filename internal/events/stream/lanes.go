@@ -52,13 +52,21 @@ func LaneUsers(ctx context.Context, c client.Reader) ([]string, error) {
 	if err := c.List(ctx, pcs); err != nil {
 		return nil, errors.Wrap(err, "cannot list ProviderConfigs")
 	}
-	byName := map[string]*v1alpha1.ClusterProviderConfig{}
-	for i := range cpcs.Items {
-		byName[cpcs.Items[i].Name] = &cpcs.Items[i]
-	}
 	seen := map[string]bool{}
+	platform := platformUsers(cpcs.Items, pipelines.Items, seen)
+	return appendTenantUsers(platform, tenantUsers(pcs.Items), seen), nil
+}
+
+// platformUsers are the deployUsers the ClusterProviderConfigs give the
+// namespaces of the pipelines that use them, sorted, each once; seen
+// records them.
+func platformUsers(cpcs []v1alpha1.ClusterProviderConfig, pipelines []jenkinsv1alpha1.JenkinsPipeline, seen map[string]bool) []string {
+	byName := map[string]*v1alpha1.ClusterProviderConfig{}
+	for i := range cpcs {
+		byName[cpcs[i].Name] = &cpcs[i]
+	}
 	var platform []string
-	for _, p := range pipelines.Items {
+	for _, p := range pipelines {
 		ref := p.GetProviderConfigReference()
 		if ref == nil || ref.Kind != v1alpha1.ClusterProviderConfigKind {
 			continue
@@ -75,8 +83,15 @@ func LaneUsers(ctx context.Context, c client.Reader) ([]string, error) {
 		}
 	}
 	slices.Sort(platform)
+	return platform
+}
+
+// tenantUsers are, by namespace, the initializeUsers and deployUsers of
+// its own ProviderConfigs, sorted within each, at most
+// MaxLanesPerNamespace.
+func tenantUsers(pcs []v1alpha1.ProviderConfig) map[string][]string {
 	tenants := map[string][]string{}
-	for _, pc := range pcs.Items {
+	for _, pc := range pcs {
 		users := providerconfig.ExpandNamespace(pc.Spec.InitializeUsers, nil, pc.Namespace)
 		if pc.Spec.Jenkins != nil {
 			users = append(users, providerconfig.ExpandNamespace(pc.Spec.Jenkins.DeployUsers, nil, pc.Namespace)...)
@@ -88,12 +103,17 @@ func LaneUsers(ctx context.Context, c client.Reader) ([]string, error) {
 			}
 		}
 	}
+	return tenants
+}
+
+// appendTenantUsers appends the tenants' users not seen yet to out,
+// namespace by namespace in name order.
+func appendTenantUsers(out []string, tenants map[string][]string, seen map[string]bool) []string {
 	namespaces := make([]string, 0, len(tenants))
 	for ns := range tenants {
 		namespaces = append(namespaces, ns)
 	}
 	slices.Sort(namespaces)
-	out := platform
 	for _, ns := range namespaces {
 		for _, u := range tenants[ns] {
 			if !seen[u] {
@@ -102,5 +122,5 @@ func LaneUsers(ctx context.Context, c client.Reader) ([]string, error) {
 			}
 		}
 	}
-	return out, nil
+	return out
 }

@@ -92,11 +92,28 @@ func (f *Config) Enabled() bool { return f.Secret != "" || f.ProviderConfig != "
 
 // Validate returns an error naming the flag of the first bad setting.
 func (f *Config) Validate() error {
+	for _, validate := range []func() error{f.validateBroker, f.validateEvents, f.validateDeploy, f.validateDeployExchange} {
+		if err := validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateBroker checks how the broker is named.
+func (f *Config) validateBroker() error {
 	switch {
 	case f.Secret != "" && f.ProviderConfig != "":
 		return errors.New("set one of --events-secret and --events-provider-config, not both")
 	case f.Secret != "" && len(strings.Split(f.Secret, "/")) != 2:
 		return errors.Errorf("--events-secret must be namespace/name, got %q", f.Secret)
+	}
+	return nil
+}
+
+// validateEvents checks the settings of the events sent.
+func (f *Config) validateEvents() error {
+	switch {
 	case f.Heartbeat < time.Second:
 		return errors.Errorf("--events-heartbeat must be at least 1s, got %s", f.Heartbeat)
 	case f.Replay < 0 || f.Replay > 24*time.Hour:
@@ -107,6 +124,13 @@ func (f *Config) Validate() error {
 		return errors.Errorf("--events-format must be %s, %s or %s, got %q", deployments.CloudEvents, deployments.Legacy, deployments.Both, f.Format)
 	case deployments.Format(f.Format).Legacy() && (f.LegacyRoutingKey == "" || len(f.LegacyRoutingKey) > 255):
 		return errors.Errorf("--events-legacy-routing-key must be 1 to 255 bytes with --events-format=%s, got %q", f.Format, f.LegacyRoutingKey)
+	}
+	return nil
+}
+
+// validateDeploy checks the bounds of the deploy-request queues.
+func (f *Config) validateDeploy() error {
+	switch {
 	case f.DeployPrefetch < 1 || f.DeployPrefetch > 1000:
 		return errors.Errorf("--events-deploy-prefetch must be between 1 and 1000, got %d", f.DeployPrefetch)
 	case f.DeployPerPublisher < 1 || f.DeployPerPublisher > f.DeployPrefetch:
@@ -117,7 +141,14 @@ func (f *Config) Validate() error {
 		return errors.Errorf("--events-deploy-user-queues must be between 0 and 10000, got %d", f.DeployLanes)
 	case f.DeployLaneMaxLength < 1 || f.DeployLaneMaxLength > 10000000:
 		return errors.Errorf("--events-deploy-user-queue-max-length must be between 1 and 10000000, got %d", f.DeployLaneMaxLength)
-	case f.DeployExchange != "" && f.DeployExchange == f.Exchange:
+	}
+	return nil
+}
+
+// validateDeployExchange checks that deploy requests arrive on an
+// exchange of their own.
+func (f *Config) validateDeployExchange() error {
+	if f.DeployExchange != "" && f.DeployExchange == f.Exchange {
 		return errors.Errorf("--events-deploy-exchange must differ from --events-exchange (%q): deploy requests and the event stream need separate permissions", f.Exchange)
 	}
 	return nil

@@ -207,10 +207,48 @@ func Token(d amqp.Delivery) string {
 // Apply creates the DeployRun req asks for, if d.User may deploy to the
 // one JenkinsPipeline of its environment.
 func Apply(ctx context.Context, kube client.Client, req *Request, d Delivery) error {
-	list := &v1alpha1.JenkinsPipelineList{}
 	opts := []client.ListOption{client.InNamespace(req.Namespace), client.MatchingLabels{contract.LabelProject: req.Project, contract.LabelEnvironment: req.Environment}}
+	p, err := target(ctx, kube, req, opts)
+	if err != nil {
+		return err
+	}
+	if err := authorise(ctx, kube, p, d.User); err != nil {
+		return err
+	}
+	params, err := checkedParameters(p, req)
+	if err != nil {
+		return err
+	}
+	if p.Spec.ForProvider.Disabled {
+		return events.Reject("JenkinsPipeline %s/%s is disabled (spec.forProvider.disabled)", p.Namespace, p.Name)
+	}
+	runs := &pcv1alpha1.DeployRunList{}
+	if err := kube.List(ctx, runs, opts...); err != nil {
+		return errors.Wrap(err, "cannot list DeployRuns")
+	}
+	name := RunName(req.Project, req.Environment, d.Token)
+	// A request already applied is acknowledged before any run is asked
+	// whether it supersedes it: a redelivery of an older request, after a
+	// newer one was applied, is done, not superseded.
+	if applied(runs.Items, name, d.Token) {
+		return nil // a redelivery (or a second publish) of a request already applied
+	}
+	if err := superseded(runs.Items, req); err != nil {
+		return err
+	}
+	run := newRun(req, d, name, params)
+	if err := checkRequestID(ctx, kube, req, run); err != nil {
+		return err
+	}
+	return create(ctx, kube, run)
+}
+
+// target is the one live JenkinsPipeline of req's environment (listed
+// with opts).
+func target(ctx context.Context, kube client.Client, req *Request, opts []client.ListOption) (*v1alpha1.JenkinsPipeline, error) {
+	list := &v1alpha1.JenkinsPipelineList{}
 	if err := kube.List(ctx, list, opts...); err != nil {
-		return errors.Wrap(err, "cannot list JenkinsPipelines")
+		return nil, errors.Wrap(err, "cannot list JenkinsPipelines")
 	}
 	where := fmt.Sprintf("labelled %s=%s, %s=%s in namespace %s", contract.LabelProject, req.Project, contract.LabelEnvironment, req.Environment, req.Namespace)
 	var live []*v1alpha1.JenkinsPipeline
@@ -221,19 +259,21 @@ func Apply(ctx context.Context, kube client.Client, req *Request, d Delivery) er
 	}
 	switch len(live) {
 	case 0:
-		return events.Reject("unknown target: no JenkinsPipeline is %s", where)
+		return nil, events.Reject("unknown target: no JenkinsPipeline is %s", where)
 	case 1:
+		return live[0], nil
 	default:
 		names := make([]string, 0, len(live))
 		for _, p := range live {
 			names = append(names, p.Namespace+"/"+p.Name)
 		}
-		return events.Reject("ambiguous target: %d JenkinsPipelines are %s (%s)", len(live), where, strings.Join(names, ", "))
+		return nil, events.Reject("ambiguous target: %d JenkinsPipelines are %s (%s)", len(live), where, strings.Join(names, ", "))
 	}
-	p := live[0]
-	if err := authorise(ctx, kube, p, d.User); err != nil {
-		return err
-	}
+}
+
+// checkedParameters are req's parameters, its revision among them, once
+// each is one p declares and its value passes the declaration's check.
+func checkedParameters(p *v1alpha1.JenkinsPipeline, req *Request) (map[string]string, error) {
 	params := maps.Clone(req.Parameters)
 	if req.Revision != "" {
 		if params == nil {
@@ -248,29 +288,30 @@ func Apply(ctx context.Context, kube client.Client, req *Request, d Delivery) er
 	for _, k := range slices.Sorted(maps.Keys(params)) {
 		decl, ok := declared[k]
 		if !ok {
-			return events.Reject("JenkinsPipeline %s/%s declares no parameter %q (spec.forProvider.parameters)", p.Namespace, p.Name, k)
+			return nil, events.Reject("JenkinsPipeline %s/%s declares no parameter %q (spec.forProvider.parameters)", p.Namespace, p.Name, k)
 		}
 		if msg := decl.Check(params[k]); msg != "" {
-			return events.Reject("JenkinsPipeline %s/%s parameter %s: %s", p.Namespace, p.Name, k, msg)
+			return nil, events.Reject("JenkinsPipeline %s/%s parameter %s: %s", p.Namespace, p.Name, k, msg)
 		}
 	}
-	if p.Spec.ForProvider.Disabled {
-		return events.Reject("JenkinsPipeline %s/%s is disabled (spec.forProvider.disabled)", p.Namespace, p.Name)
-	}
-	runs := &pcv1alpha1.DeployRunList{}
-	if err := kube.List(ctx, runs, opts...); err != nil {
-		return errors.Wrap(err, "cannot list DeployRuns")
-	}
-	name := RunName(req.Project, req.Environment, d.Token)
-	// A request already applied is acknowledged before any run is asked
-	// whether it supersedes it: a redelivery of an older request, after a
-	// newer one was applied, is done, not superseded.
-	for _, r := range runs.Items {
-		if r.Name == name || r.GetAnnotations()[AnnotationRequestKey] == d.Token {
-			return nil // a redelivery (or a second publish) of a request already applied
+	return params, nil
+}
+
+// applied is true when one of runs is the request's (by name, or by the
+// token it was created for).
+func applied(runs []pcv1alpha1.DeployRun, name, token string) bool {
+	for _, r := range runs {
+		if r.Name == name || r.GetAnnotations()[AnnotationRequestKey] == token {
+			return true
 		}
 	}
-	for _, r := range runs.Items {
+	return false
+}
+
+// superseded refuses req when a broker request applied to the same
+// environment was requested after it.
+func superseded(runs []pcv1alpha1.DeployRun, req *Request) error {
+	for _, r := range runs {
 		// Only broker requests order broker requests, and none from the
 		// future: the annotation is the namespace's to edit, and one set
 		// in 2099 by hand must not supersede every request after it.
@@ -282,6 +323,12 @@ func Apply(ctx context.Context, kube client.Client, req *Request, d Delivery) er
 				req.RequestedAt.UTC().Format(time.RFC3339Nano), r.Namespace, r.Name, last.Format(time.RFC3339Nano))
 		}
 	}
+	return nil
+}
+
+// newRun is the DeployRun named name that req asks for, with params
+// (the revision taken out of them into spec.revision).
+func newRun(req *Request, d Delivery, name string, params map[string]string) *pcv1alpha1.DeployRun {
 	revision := params[RevisionParameter] // revision, or parameters.REVISION (Parse allows one)
 	delete(params, RevisionParameter)
 	run := &pcv1alpha1.DeployRun{
@@ -304,23 +351,37 @@ func Apply(ctx context.Context, kube client.Client, req *Request, d Delivery) er
 	if len(run.Spec.RequestID) > 253 {
 		run.Spec.RequestID = run.Spec.RequestID[:253]
 	}
-	// The id is what the legacy heartbeats carry, without a namespace:
-	// one another namespace's deployment already has is refused, or this
-	// request would report as that deployment in the old UI. The message
-	// id standing in for a missing id is prefixed with the namespace
-	// (an explicit id holds no "/"), so no other namespace can take it
-	// first.
-	if req.ID != "" {
-		all := &pcv1alpha1.DeployRunList{}
-		if err := kube.List(ctx, all); err != nil {
-			return errors.Wrap(err, "cannot list DeployRuns")
-		}
-		for _, o := range all.Items {
-			if o.Spec.RequestID == run.Spec.RequestID && o.Namespace != run.Namespace {
-				return events.Reject("deployment id %q is already another namespace's: the legacy heartbeats, which carry no namespace, would mix the two up; send a new id", truncate(run.Spec.RequestID))
-			}
+	return run
+}
+
+// checkRequestID refuses an explicit request id that another namespace's
+// DeployRun already has.
+//
+// The id is what the legacy heartbeats carry, without a namespace:
+// one another namespace's deployment already has is refused, or this
+// request would report as that deployment in the old UI. The message
+// id standing in for a missing id is prefixed with the namespace
+// (an explicit id holds no "/"), so no other namespace can take it
+// first.
+func checkRequestID(ctx context.Context, kube client.Client, req *Request, run *pcv1alpha1.DeployRun) error {
+	if req.ID == "" {
+		return nil
+	}
+	all := &pcv1alpha1.DeployRunList{}
+	if err := kube.List(ctx, all); err != nil {
+		return errors.Wrap(err, "cannot list DeployRuns")
+	}
+	for _, o := range all.Items {
+		if o.Spec.RequestID == run.Spec.RequestID && o.Namespace != run.Namespace {
+			return events.Reject("deployment id %q is already another namespace's: the legacy heartbeats, which carry no namespace, would mix the two up; send a new id", truncate(run.Spec.RequestID))
 		}
 	}
+	return nil
+}
+
+// create creates run: done when it exists already, refused when the API
+// server finds it invalid or forbidden.
+func create(ctx context.Context, kube client.Client, run *pcv1alpha1.DeployRun) error {
 	if err := kube.Create(ctx, run); err != nil {
 		switch {
 		case kerrors.IsAlreadyExists(err):

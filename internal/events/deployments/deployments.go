@@ -319,6 +319,8 @@ func (w *Watcher) entered(dr *v1alpha1.DeployRun, now time.Time) {
 		r.what, r.status, r.phase, r.url = events.Completed, events.StatusSucceeded, v1alpha1.DeployVerifying, dr.Status.URL
 	case v1alpha1.DeployFailed:
 		r.what, r.status, r.phase = events.Completed, events.StatusFailed, cmp.Or(dr.Status.FailedPhase, v1alpha1.DeployPending)
+	case v1alpha1.DeployPending, v1alpha1.DeployBuilding, v1alpha1.DeployDeploying, v1alpha1.DeployVerifying:
+		// Running: the phase event r already is.
 	}
 	w.emit(r, dr, now)
 }
@@ -437,9 +439,10 @@ func legacyPhase(p v1alpha1.DeployPhase) string {
 		return "deploying"
 	case v1alpha1.DeployVerifying:
 		return "verifying"
-	default:
-		return strings.ToLower(string(p))
+	case v1alpha1.DeploySucceeded, v1alpha1.DeployFailed:
+		// Final, never a running phase: named as any other phase is.
 	}
+	return strings.ToLower(string(p))
 }
 
 // appendString appends s as a JSON string the way Python's json.dumps

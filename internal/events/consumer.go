@@ -247,12 +247,52 @@ func (c *Consumer) Start(ctx context.Context) error {
 func (c *Consumer) NeedLeaderElection() bool { return true }
 
 func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, _ string) error {
-	exchange := c.o.Exchange
 	ch, err := conn.Channel()
 	if err != nil {
 		return errors.Wrap(err, "cannot open a channel")
 	}
 	defer closeWithin(ch.Close)
+	if err := c.declare(ch); err != nil {
+		return err
+	}
+	closed := conn.NotifyClose(make(chan *amqp.Error, 1))
+	deliveries, q, err := c.consume(ch, closed)
+	if err != nil {
+		return err
+	}
+	wctx, stop := context.WithCancel(ctx)
+	worked := make(chan error, 1)
+	go func() { worked <- c.work(wctx, ch, q) }()
+	defer func() {
+		stop()
+		if err := <-worked; err != nil {
+			c.o.Log.Debug("request worker stopped", "queue", c.o.Queue, "error", err.Error())
+		}
+	}()
+	over := map[string]bool{}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-worked:
+			worked <- err // for the deferred wait
+			return err
+		case d, ok := <-deliveries:
+			if !ok {
+				return c.deliveriesClosed(closed)
+			}
+			if err := c.receive(q, over, d); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// declare declares the dead-letter exchange and queue, the queue and
+// the exchanges, binds them, and sets the channel's prefetch and
+// confirms, in that order.
+func (c *Consumer) declare(ch *amqp.Channel) error {
+	exchange := c.o.Exchange
 	dl := c.o.DeadLetterTo
 	// The shared queue takes what no lane's binding takes (Alternate):
 	// bound to the alternate exchange, and no longer by BindingKey, which
@@ -306,18 +346,25 @@ func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, _ string)
 			return errors.Wrapf(err, "cannot %s", s.what)
 		}
 	}
-	closed := conn.NotifyClose(make(chan *amqp.Error, 1))
+	return nil
+}
+
+// consume clears a poison message first when the last session found
+// one, then starts consuming into a new fair queue, which holds the
+// request the clearing kept, if any.
+func (c *Consumer) consume(ch *amqp.Channel, closed <-chan *amqp.Error) (<-chan amqp.Delivery, *fairQueue, error) {
 	var forgotten *amqp.Delivery
 	if c.probe.on {
+		var err error
 		if forgotten, err = c.clearPoison(ch, closed); err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
 	// Not ConsumeWithContext: its cancel on ctx races the channel close
 	// below inside the library and can leave both waiting forever.
 	deliveries, err := ch.Consume(c.o.Queue, "", false, false, false, false, nil)
 	if err != nil {
-		return errors.Wrapf(err, "cannot consume %s", c.o.Queue)
+		return nil, nil, errors.Wrapf(err, "cannot consume %s", c.o.Queue)
 	}
 	c.o.Log.Info("request consumer connected", "queue", c.o.Queue)
 	// The deliveries are read here as they come, so that the broker's
@@ -328,61 +375,53 @@ func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, _ string)
 	if forgotten != nil {
 		q.addForgotten(*forgotten)
 	}
-	wctx, stop := context.WithCancel(ctx)
-	worked := make(chan error, 1)
-	go func() { worked <- c.work(wctx, ch, q) }()
-	defer func() {
-		stop()
-		if err := <-worked; err != nil {
-			c.o.Log.Debug("request worker stopped", "queue", c.o.Queue, "error", err.Error())
-		}
-	}()
-	over := map[string]bool{}
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case err := <-worked:
-			worked <- err // for the deferred wait
-			return err
-		case d, ok := <-deliveries:
-			if !ok {
-				if frameErrorOf(closed) {
-					c.probe = probe{on: true, at: -1}
-					return errFrame
-				}
-				return errors.New("delivery channel closed")
-			}
-			if q.add(d) {
-				delete(over, d.UserId)
-				continue
-			}
-			// Over the publisher's share: dead-lettered by the broker at
-			// once, so that one publisher's flood never fills the queue
-			// for the others. One that carries x- headers of its own is
-			// dropped instead: a publisher's own x-death header crashes
-			// RabbitMQ 3.10's dead-lettering (the queue process dies on
-			// an array of non-tables), and the broker's own are never
-			// on a fresh request.
-			if !over[d.UserId] {
-				if len(over) >= maxTracked {
-					clear(over)
-				}
-				over[d.UserId] = true
-				c.o.Log.Info("publisher holds too many requests; its further requests are dead-lettered until it holds fewer", "queue", c.o.Queue, "user", d.UserId, "held", c.o.PerPublisher)
-			}
-			c.o.Metrics.Requests.WithLabelValues("over-limit").Inc()
-			var err error
-			if brokerHeaders(d.Headers) {
-				err = d.Ack(false)
-			} else {
-				err = d.Nack(false, false)
-			}
-			if err != nil {
-				return errors.Wrap(err, "cannot settle a request over the publisher's limit")
-			}
-		}
+	return deliveries, q, nil
+}
+
+// deliveriesClosed is the error ending a session whose deliveries
+// stopped: a frame error has the next session probe for the poison
+// message that caused it.
+func (c *Consumer) deliveriesClosed(closed <-chan *amqp.Error) error {
+	if frameErrorOf(closed) {
+		c.probe = probe{on: true, at: -1}
+		return errFrame
 	}
+	return errors.New("delivery channel closed")
+}
+
+// receive holds a delivery for the worker, or settles at once one over
+// its publisher's share. It returns an error only when the channel is
+// unusable.
+func (c *Consumer) receive(q *fairQueue, over map[string]bool, d amqp.Delivery) error {
+	if q.add(d) {
+		delete(over, d.UserId)
+		return nil
+	}
+	// Over the publisher's share: dead-lettered by the broker at
+	// once, so that one publisher's flood never fills the queue
+	// for the others. One that carries x- headers of its own is
+	// dropped instead: a publisher's own x-death header crashes
+	// RabbitMQ 3.10's dead-lettering (the queue process dies on
+	// an array of non-tables), and the broker's own are never
+	// on a fresh request.
+	if !over[d.UserId] {
+		if len(over) >= maxTracked {
+			clear(over)
+		}
+		over[d.UserId] = true
+		c.o.Log.Info("publisher holds too many requests; its further requests are dead-lettered until it holds fewer", "queue", c.o.Queue, "user", d.UserId, "held", c.o.PerPublisher)
+	}
+	c.o.Metrics.Requests.WithLabelValues("over-limit").Inc()
+	var err error
+	if brokerHeaders(d.Headers) {
+		err = d.Ack(false)
+	} else {
+		err = d.Nack(false, false)
+	}
+	if err != nil {
+		return errors.Wrap(err, "cannot settle a request over the publisher's limit")
+	}
+	return nil
 }
 
 // brokerHeaders is true when a publisher set headers only the broker or
@@ -425,23 +464,36 @@ func (c *Consumer) work(ctx context.Context, ch *amqp.Channel, q *fairQueue) err
 // handle settles one held delivery, or parks it to be tried again after
 // RetryDelay. It returns an error only when the channel is unusable.
 func (c *Consumer) handle(ctx context.Context, ch *amqp.Channel, q *fairQueue, h *held) error {
-	d := h.d
-	var err error
-	switch {
-	case h.tooLarge > 0:
-		err = Reject("request body of %d bytes is larger than %d: not read", h.tooLarge, MaxRequestBody)
-	case c.o.User != "" && d.UserId != c.o.User:
-		// Only a broker without the documented topic permissions lets a
-		// user publish under another's routing key.
-		err = Reject("published by broker user %q with the routing key of %q's queue", d.UserId, c.o.User)
-	default:
-		err = c.call(ctx, d)
-	}
-	key := attemptKey(d)
+	err := c.try(ctx, h)
+	key := attemptKey(h.d)
 	var reject *RejectError
 	if err != nil && !errors.As(err, &reject) && canceled(ctx) {
 		return nil // stopping: the broker redelivers it
 	}
+	return c.settle(ctx, ch, q, h, c.count(key, err))
+}
+
+// try handles a held delivery: one too large to read, or published into
+// another user's lane, is refused without calling the handler.
+func (c *Consumer) try(ctx context.Context, h *held) error {
+	d := h.d
+	switch {
+	case h.tooLarge > 0:
+		return Reject("request body of %d bytes is larger than %d: not read", h.tooLarge, MaxRequestBody)
+	case c.o.User != "" && d.UserId != c.o.User:
+		// Only a broker without the documented topic permissions lets a
+		// user publish under another's routing key.
+		return Reject("published by broker user %q with the routing key of %q's queue", d.UserId, c.o.User)
+	default:
+		return c.call(ctx, d)
+	}
+}
+
+// count counts a failure that is the message's (not a refusal, not an
+// outage) against key, and turns the MaxAttempts-th into a refusal; a
+// message done or refused is no longer counted.
+func (c *Consumer) count(key [32]byte, err error) error {
+	var reject *RejectError
 	if err != nil && !errors.As(err, &reject) && !outage(err) {
 		if len(c.attempts) >= maxTracked {
 			clear(c.attempts)
@@ -454,6 +506,14 @@ func (c *Consumer) handle(ctx context.Context, ch *amqp.Channel, q *fairQueue, h
 	if err == nil || errors.As(err, &reject) {
 		delete(c.attempts, key)
 	}
+	return err
+}
+
+// settle acks a delivery handled, dead-letters one refused and parks one
+// that failed.
+func (c *Consumer) settle(ctx context.Context, ch *amqp.Channel, q *fairQueue, h *held, err error) error {
+	d := h.d
+	var reject *RejectError
 	switch {
 	case err == nil:
 		q.pop(d.UserId)

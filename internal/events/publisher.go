@@ -250,95 +250,133 @@ func (p *Publisher) session(ctx context.Context, conn *amqp.Connection, exchange
 	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
 	p.o.Log.Info("event publisher connected", "exchange", exchange)
 
-	inflight := map[uint64]*message{}
-	var order []uint64 // delivery tags in publish order, for requeueing
-	returned := map[string]string{}
-	defer func() {
-		var back []*message
-		for _, tag := range order {
-			if m, ok := inflight[tag]; ok {
-				back = append(back, m)
-			}
-		}
-		p.requeue(back...)
-	}()
-	var holdUntil time.Time // after a nack, wait before sending again
-	retries := 0
-
+	s := &publishing{p: p, ch: ch, exchange: exchange, inflight: map[uint64]*message{}, returned: map[string]string{}}
+	defer s.requeue()
 	for {
-		for len(inflight) < p.o.Window && !time.Now().Before(holdUntil) {
-			m := p.take()
-			if m == nil {
-				break
-			}
-			tag := ch.GetNextPublishSeqNo()
-			err := ch.PublishWithContext(ctx, exchange, m.key, true, false, amqp.Publishing{
-				ContentType:  m.contentType,
-				DeliveryMode: amqp.Persistent,
-				MessageId:    m.id,
-				Type:         m.typ,
-				Timestamp:    m.at,
-				AppId:        "provider-devops",
-				Body:         m.body,
-			})
-			if err != nil {
-				p.requeue(m)
-				return errors.Wrap(err, "cannot publish")
-			}
-			inflight[tag] = m
-			order = append(order, tag)
+		if err := s.publish(ctx); err != nil {
+			return err
 		}
-		var hold <-chan time.Time
-		if d := time.Until(holdUntil); d > 0 {
-			hold = time.After(d)
-		}
-
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-p.wake:
-		case <-hold:
+		case <-s.hold():
 		case e := <-closed:
-			if e == nil {
-				return errors.New("channel closed")
-			}
-			return e
+			return channelClosed(e)
 		case r, ok := <-returns:
 			if !ok {
 				return errors.New("channel closed")
 			}
-			returned[r.MessageId] = fmt.Sprintf("%d %s", r.ReplyCode, r.ReplyText)
+			s.returned[r.MessageId] = fmt.Sprintf("%d %s", r.ReplyCode, r.ReplyText)
 		case c, ok := <-confirms:
 			if !ok {
 				return errors.New("channel closed")
 			}
 			// A mandatory message that could not be routed is returned
 			// before it is acked, by the same reader: drain returns first.
-			drainReturns(returns, returned)
-			m, found := inflight[c.DeliveryTag]
-			if !found {
-				continue
-			}
-			delete(inflight, c.DeliveryTag)
-			order = compact(order, inflight)
-			switch reason, wasReturned := returned[m.id]; {
-			case !c.Ack:
-				p.o.Metrics.Retried.Inc()
-				p.requeue(m)
-				retries++
-				holdUntil = time.Now().Add(min(time.Duration(retries)*100*time.Millisecond, 5*time.Second))
-			case wasReturned:
-				delete(returned, m.id)
-				p.o.Metrics.Returned.Inc()
-				p.done(1)
-				p.drop(DropUnroutable, m.typ, m.id, "no queue is bound to exchange "+exchange+" for routing key "+m.key+" ("+reason+")")
-			default:
-				retries = 0
-				p.o.Metrics.Confirmed.Inc()
-				p.done(1)
-			}
+			drainReturns(returns, s.returned)
+			s.confirmed(c)
 		}
 	}
+}
+
+// publishing is the state of one session: the messages in flight, the
+// returns not yet matched to their confirm and the hold after a nack.
+type publishing struct {
+	p        *Publisher
+	ch       *amqp.Channel
+	exchange string
+	inflight map[uint64]*message
+	order    []uint64 // delivery tags in publish order, for requeueing
+	returned map[string]string
+	// holdUntil: after a nack, wait before sending again.
+	holdUntil time.Time
+	retries   int
+}
+
+// requeue puts the messages still in flight back at the front of the
+// outbox, in their order.
+func (s *publishing) requeue() {
+	var back []*message
+	for _, tag := range s.order {
+		if m, ok := s.inflight[tag]; ok {
+			back = append(back, m)
+		}
+	}
+	s.p.requeue(back...)
+}
+
+// publish sends messages from the outbox while the window has room and
+// no hold is on.
+func (s *publishing) publish(ctx context.Context) error {
+	for len(s.inflight) < s.p.o.Window && !time.Now().Before(s.holdUntil) {
+		m := s.p.take()
+		if m == nil {
+			break
+		}
+		tag := s.ch.GetNextPublishSeqNo()
+		err := s.ch.PublishWithContext(ctx, s.exchange, m.key, true, false, amqp.Publishing{
+			ContentType:  m.contentType,
+			DeliveryMode: amqp.Persistent,
+			MessageId:    m.id,
+			Type:         m.typ,
+			Timestamp:    m.at,
+			AppId:        "provider-devops",
+			Body:         m.body,
+		})
+		if err != nil {
+			s.p.requeue(m)
+			return errors.Wrap(err, "cannot publish")
+		}
+		s.inflight[tag] = m
+		s.order = append(s.order, tag)
+	}
+	return nil
+}
+
+// hold fires when the hold after a nack ends; nil without one.
+func (s *publishing) hold() <-chan time.Time {
+	if d := time.Until(s.holdUntil); d > 0 {
+		return time.After(d)
+	}
+	return nil
+}
+
+// confirmed settles the message the broker confirmed: sent again after
+// a pause when nacked, dropped when it was returned unroutable, done
+// otherwise.
+func (s *publishing) confirmed(c amqp.Confirmation) {
+	m, found := s.inflight[c.DeliveryTag]
+	if !found {
+		return
+	}
+	delete(s.inflight, c.DeliveryTag)
+	s.order = compact(s.order, s.inflight)
+	switch reason, wasReturned := s.returned[m.id]; {
+	case !c.Ack:
+		s.p.o.Metrics.Retried.Inc()
+		s.p.requeue(m)
+		s.retries++
+		s.holdUntil = time.Now().Add(min(time.Duration(s.retries)*100*time.Millisecond, 5*time.Second))
+	case wasReturned:
+		delete(s.returned, m.id)
+		s.p.o.Metrics.Returned.Inc()
+		s.p.done(1)
+		s.p.drop(DropUnroutable, m.typ, m.id, "no queue is bound to exchange "+s.exchange+" for routing key "+m.key+" ("+reason+")")
+	default:
+		s.retries = 0
+		s.p.o.Metrics.Confirmed.Inc()
+		s.p.done(1)
+	}
+}
+
+// channelClosed is the error of a channel closed by the broker (e) or
+// by the library (nil).
+func channelClosed(e *amqp.Error) error {
+	if e == nil {
+		return errors.New("channel closed")
+	}
+	return e
 }
 
 func drainReturns(returns <-chan amqp.Return, into map[string]string) {

@@ -322,7 +322,7 @@ func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil && !d.Status.Phase.Final() {
 		// Say what keeps the deployment from going on; it is retried with
 		// back-off.
-		r.note(d, "retrying: "+truncateMsg(err.Error()))
+		r.apply(d, transition{message: "retrying: " + truncateMsg(err.Error())})
 	}
 	if !equalStatus(orig, d) {
 		if uerr := r.kube.Status().Update(ctx, d); uerr != nil {
@@ -372,31 +372,105 @@ func equalStatus(a, b *v1alpha1.DeployRun) bool {
 // cannot is a failed deployment.
 func (r *Reconciler) step(ctx context.Context, d *v1alpha1.DeployRun) (reconcile.Result, error) {
 	if d.Status.Phase == "" {
-		r.enter(d, v1alpha1.DeployPending, "waiting for its turn and its environment")
+		r.apply(d, transition{next: v1alpha1.DeployPending, message: "waiting for its turn and its environment"})
 	}
+	t, err := r.decide(ctx, d)
+	r.apply(d, t)
+	return reconcile.Result{RequeueAfter: t.requeue}, err
+}
+
+// decide is what the deployment's phase decides at this look: a phase
+// overdue or an environment the deployment cannot deploy to fails it
+// whatever the phase.
+func (r *Reconciler) decide(ctx context.Context, d *v1alpha1.DeployRun) (transition, error) {
 	if late, timeout := r.overdue(d); late {
-		r.fail(d, fmt.Sprintf("timed out after %s (spec.timeouts.%s)%s", timeout, strings.ToLower(string(d.Status.Phase)), waitingOn(d)))
-		return reconcile.Result{}, nil
+		return failed(fmt.Sprintf("timed out after %s (spec.timeouts.%s)%s", timeout, strings.ToLower(string(d.Status.Phase)), waitingOn(d))), nil
 	}
 	e, msg, err := r.environment(ctx, d)
 	if err != nil {
-		return reconcile.Result{}, err
+		return transition{}, err
 	}
 	if msg != "" {
-		r.fail(d, msg)
-		return reconcile.Result{}, nil
+		return failed(msg), nil
 	}
 	switch d.Status.Phase {
 	case v1alpha1.DeployPending:
 		return r.pending(ctx, d, e)
 	case v1alpha1.DeployBuilding:
-		return r.building(ctx, d, e)
+		return legacy(r.building(ctx, d, e))
 	case v1alpha1.DeployDeploying:
-		return r.deploying(ctx, d, e)
+		return legacy(r.deploying(ctx, d, e))
 	case v1alpha1.DeployVerifying:
-		return r.verifying(ctx, d, e)
+		return legacy(r.verifying(ctx, d, e))
+	case v1alpha1.DeploySucceeded, v1alpha1.DeployFailed:
+		// Final: reconcile does not step it, there is nothing to decide.
 	}
-	return reconcile.Result{}, nil
+	return transition{}, nil
+}
+
+// legacy is the transition of a phase that still writes d's status
+// itself: when to look again.
+func legacy(res reconcile.Result, err error) (transition, error) {
+	return transition{requeue: res.RequeueAfter}, err
+}
+
+// transition is what a phase decided at one look: the phase to enter (or
+// none), the message that says why or what the deployment waits for, and
+// when to look again. It also carries the status records the phase keeps
+// (the build's, the sync's): they are written whatever the phase decided,
+// even when it then met an error, so that the next look starts from what
+// this one learned.
+type transition struct {
+	// next is the phase to enter; "" stays in the current one.
+	next v1alpha1.DeployPhase
+	// message is the new phase's message or, staying, what the
+	// deployment waits for; "" leaves the message as it is.
+	message string
+	// fail ends the deployment in Failed, message saying why.
+	fail bool
+	// requeue is when to look again; 0 waits for a change (or, after an
+	// error, for the back-off).
+	requeue time.Duration
+	// startedAt is when the deployment left Pending.
+	startedAt *metav1.Time
+	// build and sync, when set, replace the build's and the sync's
+	// records.
+	build *v1alpha1.DeployBuild
+	sync  *v1alpha1.DeploySync
+	// url, when set, is the environment's live URL ("": it has none).
+	url *string
+}
+
+// failed ends the deployment in Failed: msg says why.
+func failed(msg string) transition { return transition{fail: true, message: msg} }
+
+// waiting stays in the phase, saying what for, and looks again after Poll.
+func waiting(msg string) transition { return transition{message: msg, requeue: Poll} }
+
+// apply writes a transition into d's status. It is the only writer of the
+// phase, the message and the timeline: the phases read d and return what
+// they decided.
+func (r *Reconciler) apply(d *v1alpha1.DeployRun, t transition) {
+	if t.startedAt != nil {
+		d.Status.StartedAt = t.startedAt
+	}
+	if t.build != nil {
+		d.Status.Build = t.build
+	}
+	if t.sync != nil {
+		d.Status.Sync = t.sync
+	}
+	if t.url != nil {
+		d.Status.URL = *t.url
+	}
+	switch {
+	case t.fail:
+		r.fail(d, t.message)
+	case t.next != "":
+		r.enter(d, t.next, t.message)
+	case t.message != "":
+		d.Status.Message = t.message
+	}
 }
 
 // waitingOn says what a timed-out phase was waiting for.

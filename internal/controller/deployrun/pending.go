@@ -24,7 +24,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -36,40 +35,35 @@ import (
 )
 
 // pending waits for the deployment's turn, checks its request against the
-// pipeline, and asks for the build.
-func (r *Reconciler) pending(ctx context.Context, d *v1alpha1.DeployRun, e *env) (reconcile.Result, error) {
-	ahead, waiting, err := r.ahead(ctx, d)
+// pipeline, and moves on to Building, where the build is asked for.
+func (r *Reconciler) pending(ctx context.Context, d *v1alpha1.DeployRun, e *env) (transition, error) {
+	ahead, place, err := r.ahead(ctx, d)
 	if err != nil {
-		return reconcile.Result{}, err
+		return transition{}, err
 	}
-	if waiting > MaxWaiting {
-		r.fail(d, fmt.Sprintf("%d deployments of environment %s are already waiting (at most %d): wait for them, or delete the ones no longer wanted", waiting-1, d.Spec.Environment, MaxWaiting))
-		return reconcile.Result{}, nil
+	if place > MaxWaiting {
+		return failed(fmt.Sprintf("%d deployments of environment %s are already waiting (at most %d): wait for them, or delete the ones no longer wanted", place-1, d.Spec.Environment, MaxWaiting)), nil
 	}
 	if ahead != nil {
-		r.note(d, fmt.Sprintf("queued behind DeployRun %s (%s) of the same environment: one deployment of an environment runs at a time", ahead.Name, phaseOf(ahead)))
-		return reconcile.Result{RequeueAfter: Poll}, nil
+		return waiting(fmt.Sprintf("queued behind DeployRun %s (%s) of the same environment: one deployment of an environment runs at a time", ahead.Name, phaseOf(ahead))), nil
 	}
 	if e.app == nil && wantsApp(e.pipeline) {
-		r.note(d, fmt.Sprintf("waiting for the environment's ArgoApplication: JenkinsPipeline %s is deployed by one (annotation %s), which is not there yet", e.pipeline.Name, contract.AnnotationDeployedBy))
-		return reconcile.Result{RequeueAfter: Poll}, nil
+		return waiting(fmt.Sprintf("waiting for the environment's ArgoApplication: JenkinsPipeline %s is deployed by one (annotation %s), which is not there yet", e.pipeline.Name, contract.AnnotationDeployedBy)), nil
 	}
 	if msg := checkRequest(d, e.pipeline); msg != "" {
-		r.fail(d, msg)
-		return reconcile.Result{}, nil
+		return failed(msg), nil
 	}
 	if err := r.own(ctx, d, e); err != nil {
-		return reconcile.Result{}, err
+		return transition{}, err
 	}
 	now := metav1.NewTime(r.o.Now())
-	d.Status.StartedAt = &now
-	// Request stays empty until the build is asked for (building).
-	d.Status.Build = &v1alpha1.DeployBuild{Pipeline: e.pipeline.Name}
-	r.enter(d, v1alpha1.DeployBuilding, fmt.Sprintf("asking JenkinsPipeline %s for a build", e.pipeline.Name))
 	// The phase is recorded before the build is asked for: the request is
 	// a token the pipeline builds once, so asking again after a crash is
 	// harmless, and a request never asked for is asked at the next look.
-	return reconcile.Result{RequeueAfter: Poll}, nil // the status write wakes it at once
+	// Request stays empty until the build is asked for (building). The
+	// status write wakes the deployment at once; Poll is a fallback.
+	return transition{next: v1alpha1.DeployBuilding, message: fmt.Sprintf("asking JenkinsPipeline %s for a build", e.pipeline.Name),
+		startedAt: &now, build: &v1alpha1.DeployBuild{Pipeline: e.pipeline.Name}, requeue: Poll}, nil
 }
 
 // observeOnly is true for a pipeline whose management policies do not let

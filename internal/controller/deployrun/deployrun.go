@@ -397,7 +397,7 @@ func (r *Reconciler) decide(ctx context.Context, d *v1alpha1.DeployRun) (transit
 	case v1alpha1.DeployPending:
 		return r.pending(ctx, d, e)
 	case v1alpha1.DeployBuilding:
-		return legacy(r.building(ctx, d, e))
+		return r.building(ctx, d, e)
 	case v1alpha1.DeployDeploying:
 		return legacy(r.deploying(ctx, d, e))
 	case v1alpha1.DeployVerifying:

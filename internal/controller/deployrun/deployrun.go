@@ -399,7 +399,7 @@ func (r *Reconciler) decide(ctx context.Context, d *v1alpha1.DeployRun) (transit
 	case v1alpha1.DeployBuilding:
 		return r.building(ctx, d, e)
 	case v1alpha1.DeployDeploying:
-		return legacy(r.deploying(ctx, d, e))
+		return r.deploying(ctx, d, e)
 	case v1alpha1.DeployVerifying:
 		return legacy(r.verifying(ctx, d, e))
 	case v1alpha1.DeploySucceeded, v1alpha1.DeployFailed:

@@ -26,7 +26,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -46,80 +45,113 @@ func revisionName(r string) string {
 }
 
 // deploying asks Argo CD to sync the application to the revision, once,
-// and follows that operation to its end.
-func (r *Reconciler) deploying(ctx context.Context, d *v1alpha1.DeployRun, e *env) (reconcile.Result, error) {
-	s := d.Status.Sync
+// and follows that operation to its end. The sync's record is worked on in
+// a copy, which the transition carries.
+func (r *Reconciler) deploying(ctx context.Context, d *v1alpha1.DeployRun, e *env) (transition, error) {
+	s := d.Status.Sync.DeepCopy()
+	t, err := r.deploy(ctx, d, e, s)
+	t.sync = s
+	return t, err
+}
+
+// argoApp is the Argo CD application a deployment syncs, as one look found
+// it: the environment's ArgoApplication a, its Argo CD application's name
+// and state, and the client and tenancy of a's ProviderConfig.
+type argoApp struct {
+	a       *argov1alpha1.ArgoApplication
+	name    string
+	app     *argocd.Application
+	syncs   Syncs
+	tenancy *argoaccess.Tenancy
+}
+
+// deploy decides Deploying's transition, recording in s what it learns.
+func (r *Reconciler) deploy(ctx context.Context, d *v1alpha1.DeployRun, e *env, s *v1alpha1.DeploySync) (transition, error) {
 	a := e.app
 	if a == nil || a.Name != s.Application {
-		r.fail(d, fmt.Sprintf("the environment's ArgoApplication %s went away during the deployment", s.Application))
-		return reconcile.Result{}, nil
+		return failed(fmt.Sprintf("the environment's ArgoApplication %s went away during the deployment", s.Application)), nil
 	}
 	name := meta.GetExternalName(a)
 	if name == "" {
-		r.note(d, fmt.Sprintf("waiting for ArgoApplication %s to create its Argo CD application", a.Name))
-		return reconcile.Result{RequeueAfter: Poll}, nil
+		return waiting(fmt.Sprintf("waiting for ArgoApplication %s to create its Argo CD application", a.Name)), nil
 	}
 	ac, tenancy, err := r.o.NewSyncs(ctx, a)
 	if err != nil {
-		return reconcile.Result{}, errors.Wrapf(err, "cannot reach Argo CD for ArgoApplication %s", a.Name)
+		return transition{}, errors.Wrapf(err, "cannot reach Argo CD for ArgoApplication %s", a.Name)
 	}
 	app, err := ac.Get(ctx, name)
 	if err != nil {
-		return reconcile.Result{}, errors.Wrapf(err, "cannot read Argo CD application %s", name)
+		return transition{}, errors.Wrapf(err, "cannot read Argo CD application %s", name)
 	}
 	// Sync only what the environment's ArgoApplication owns.
 	if app.Metadata.Labels[contract.LabelOwner] != argoaccess.Owner(a.GetNamespace(), a.GetName()) {
-		r.fail(d, fmt.Sprintf("Argo CD application %s is not owned by ArgoApplication %s (label %s): it was not synced", name, a.Name, contract.LabelOwner))
-		return reconcile.Result{}, nil
+		return failed(fmt.Sprintf("Argo CD application %s is not owned by ArgoApplication %s (label %s): it was not synced", name, a.Name, contract.LabelOwner)), nil
 	}
 	if app.Spec.Source == nil {
-		r.fail(d, fmt.Sprintf("Argo CD application %s has no single source (spec.sources or a source hydrator): a deployment syncs one source", name))
-		return reconcile.Result{}, nil
+		return failed(fmt.Sprintf("Argo CD application %s has no single source (spec.sources or a source hydrator): a deployment syncs one source", name)), nil
 	}
 	if s.ExternalName == "" {
 		s.ExternalName = name
 	}
 	if msg := sameApp(s, name, app, a); msg != "" {
-		r.fail(d, msg)
-		return reconcile.Result{}, nil
+		return failed(msg), nil
 	}
+	if t, ok := ownOperation(d, s, name, app); ok {
+		return t, nil
+	}
+	if s.StartedAt != nil && r.o.Now().Sub(s.StartedAt.Time) < 30*time.Second {
+		// Asked moments ago: Argo CD may not show it yet.
+		return transition{requeue: Poll}, nil
+	}
+	return r.sync(ctx, d, s, argoApp{a: a, name: name, app: app, syncs: ac, tenancy: tenancy})
+}
+
+// ownOperation follows the deployment's own sync operation, when Argo CD
+// has one (ok).
+func ownOperation(d *v1alpha1.DeployRun, s *v1alpha1.DeploySync, name string, app *argocd.Application) (t transition, ok bool) {
 	mine := infoValue(d)
 	op := app.Status.OperationState
 	switch {
 	case op != nil && op.Operation.HasInfo(InfoName, mine):
-		s.Phase = op.Phase
-		switch op.Phase {
-		case "Succeeded":
-			if op.SyncResult != nil {
-				s.SyncedRevision = op.SyncResult.Revision
-			}
-			r.enter(d, v1alpha1.DeployVerifying, fmt.Sprintf("synced to %s; waiting for Argo CD to report the application Synced and Healthy", short(s.SyncedRevision)))
-			return reconcile.Result{RequeueAfter: Poll}, nil // the status write wakes it at once
-		case "Error":
-			// Argo CD could not run it (a repository fetch that failed,
-			// for one): not the sync failing. Asked for again, as a new
-			// operation of its own.
-			if n := max(1, s.Attempt); n < maxSyncAttempts {
-				s.Attempt, s.StartedAt = n+1, nil
-				r.note(d, fmt.Sprintf("Argo CD could not run the sync of application %s (attempt %d of %d), asking again: %s", name, n, maxSyncAttempts, truncateMsg(op.Message)))
-				return reconcile.Result{RequeueAfter: Poll}, nil
-			}
-			r.fail(d, fmt.Sprintf("Argo CD could not run the sync of application %s after %d attempts: %s", name, maxSyncAttempts, truncateMsg(op.Message)))
-			return reconcile.Result{}, nil
-		case "Failed":
-			r.fail(d, fmt.Sprintf("Argo CD sync of application %s failed: %s", name, truncateMsg(op.Message)))
-			return reconcile.Result{}, nil
-		}
-		r.note(d, fmt.Sprintf("Argo CD syncing application %s (%s)", name, strings.ToLower(cmp.Or(op.Phase, "Running"))))
-		return reconcile.Result{RequeueAfter: Poll}, nil
+		return operationState(s, name, op), true
 	case app.Operation.HasInfo(InfoName, mine):
-		r.note(d, fmt.Sprintf("Argo CD has the sync of application %s and has not started it yet", name))
-		return reconcile.Result{RequeueAfter: Poll}, nil
+		return waiting(fmt.Sprintf("Argo CD has the sync of application %s and has not started it yet", name)), true
 	}
-	if s.StartedAt != nil && r.o.Now().Sub(s.StartedAt.Time) < 30*time.Second {
-		// Asked moments ago: Argo CD may not show it yet.
-		return reconcile.Result{RequeueAfter: Poll}, nil
+	return transition{}, false
+}
+
+// operationState is what the state of the deployment's own sync operation
+// decides.
+func operationState(s *v1alpha1.DeploySync, name string, op *argocd.OperationState) transition {
+	s.Phase = op.Phase
+	switch op.Phase {
+	case "Succeeded":
+		if op.SyncResult != nil {
+			s.SyncedRevision = op.SyncResult.Revision
+		}
+		// The status write wakes the deployment at once; Poll is a
+		// fallback.
+		return transition{next: v1alpha1.DeployVerifying, requeue: Poll,
+			message: fmt.Sprintf("synced to %s; waiting for Argo CD to report the application Synced and Healthy", short(s.SyncedRevision))}
+	case "Error":
+		// Argo CD could not run it (a repository fetch that failed, for
+		// one): not the sync failing. Asked for again, as a new operation
+		// of its own.
+		if n := max(1, s.Attempt); n < maxSyncAttempts {
+			s.Attempt, s.StartedAt = n+1, nil
+			return waiting(fmt.Sprintf("Argo CD could not run the sync of application %s (attempt %d of %d), asking again: %s", name, n, maxSyncAttempts, truncateMsg(op.Message)))
+		}
+		return failed(fmt.Sprintf("Argo CD could not run the sync of application %s after %d attempts: %s", name, maxSyncAttempts, truncateMsg(op.Message)))
+	case "Failed":
+		return failed(fmt.Sprintf("Argo CD sync of application %s failed: %s", name, truncateMsg(op.Message)))
 	}
+	return waiting(fmt.Sprintf("Argo CD syncing application %s (%s)", name, strings.ToLower(cmp.Or(op.Phase, "Running"))))
+}
+
+// sync asks Argo CD to sync the application to the revision, marking the
+// operation as the deployment's own.
+func (r *Reconciler) sync(ctx context.Context, d *v1alpha1.DeployRun, s *v1alpha1.DeploySync, g argoApp) (transition, error) {
+	name, app := g.name, g.app
 	rev := s.Revision
 	if automated(app) && rev != "" && rev != app.Spec.Source.TargetRevision {
 		// Argo CD refuses a sync to another revision than the target of an
@@ -128,34 +160,30 @@ func (r *Reconciler) deploying(ctx context.Context, d *v1alpha1.DeployRun, e *en
 		// target cannot be checked that way: refused now, not after the
 		// verify timeout.
 		if b := d.Status.Build; b == nil || !isCommitID(b.Revision) {
-			r.fail(d, fmt.Sprintf("Argo CD application %s syncs itself (automated) to its target revision %q, so it cannot be deployed at %s: deploy %q, have the build report the commit it produced (revision=<sha> in its description), or turn automated sync off", name, app.Spec.Source.TargetRevision, rev, app.Spec.Source.TargetRevision))
-			return reconcile.Result{}, nil
+			return failed(fmt.Sprintf("Argo CD application %s syncs itself (automated) to its target revision %q, so it cannot be deployed at %s: deploy %q, have the build report the commit it produced (revision=<sha> in its description), or turn automated sync off", name, app.Spec.Source.TargetRevision, rev, app.Spec.Source.TargetRevision)), nil
 		}
 		rev = ""
 	}
 	// The application's AppProject must be the environment's tenant's,
 	// as the ArgoApplication's own reconciler requires.
-	if err := tenancy.CheckProject(ctx, ac, "the Argo CD application's spec.project", app.Spec.Project); err != nil {
-		return reconcile.Result{}, errors.Wrapf(err, "will not sync Argo CD application %s", name)
+	if err := g.tenancy.CheckProject(ctx, g.syncs, "the Argo CD application's spec.project", app.Spec.Project); err != nil {
+		return transition{}, errors.Wrapf(err, "will not sync Argo CD application %s", name)
 	}
 	now := metav1.NewTime(r.o.Now())
 	s.StartedAt = &now
-	err = ac.SyncWith(ctx, name, a.Spec.ForProvider.Project, rev, []argocd.Info{{Name: InfoName, Value: mine}})
+	err := g.syncs.SyncWith(ctx, name, g.a.Spec.ForProvider.Project, rev, []argocd.Info{{Name: InfoName, Value: infoValue(d)}})
 	switch {
 	case argocd.IsOperationInProgress(err):
 		s.StartedAt = nil
-		r.note(d, fmt.Sprintf("waiting for another operation on Argo CD application %s to end before syncing", name))
-		return reconcile.Result{RequeueAfter: Poll}, nil
+		return waiting(fmt.Sprintf("waiting for another operation on Argo CD application %s to end before syncing", name)), nil
 	case argocd.IsAutoSyncRevision(err), err != nil && isInvalid(err):
-		r.fail(d, fmt.Sprintf("Argo CD refused to sync application %s to %s: %v", name, revisionName(rev), err))
-		return reconcile.Result{}, nil
+		return failed(fmt.Sprintf("Argo CD refused to sync application %s to %s: %v", name, revisionName(rev), err)), nil
 	case err != nil:
 		s.StartedAt = nil
-		return reconcile.Result{}, errors.Wrapf(err, "cannot sync Argo CD application %s", name)
+		return transition{}, errors.Wrapf(err, "cannot sync Argo CD application %s", name)
 	}
 	r.record.Eventf(d, corev1.EventTypeNormal, "SyncRequested", "Asked Argo CD to sync application %s to %s", name, revisionName(rev))
-	r.note(d, fmt.Sprintf("Argo CD asked to sync application %s to %s", name, revisionName(rev)))
-	return reconcile.Result{RequeueAfter: Poll}, nil
+	return waiting(fmt.Sprintf("Argo CD asked to sync application %s to %s", name, revisionName(rev))), nil
 }
 
 func isInvalid(err error) bool { return argocd.IsInvalidArgument(err) }

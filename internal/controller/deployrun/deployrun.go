@@ -401,17 +401,11 @@ func (r *Reconciler) decide(ctx context.Context, d *v1alpha1.DeployRun) (transit
 	case v1alpha1.DeployDeploying:
 		return r.deploying(ctx, d, e)
 	case v1alpha1.DeployVerifying:
-		return legacy(r.verifying(ctx, d, e))
+		return r.verifying(ctx, d, e)
 	case v1alpha1.DeploySucceeded, v1alpha1.DeployFailed:
 		// Final: reconcile does not step it, there is nothing to decide.
 	}
 	return transition{}, nil
-}
-
-// legacy is the transition of a phase that still writes d's status
-// itself: when to look again.
-func legacy(res reconcile.Result, err error) (transition, error) {
-	return transition{requeue: res.RequeueAfter}, err
 }
 
 // transition is what a phase decided at one look: the phase to enter (or
@@ -588,9 +582,6 @@ func (r *Reconciler) enter(d *v1alpha1.DeployRun, phase v1alpha1.DeployPhase, ms
 	}
 	r.record.Event(d, typ, string(phase), msg)
 }
-
-// note says what the deployment waits for, within its phase.
-func (r *Reconciler) note(d *v1alpha1.DeployRun, msg string) { d.Status.Message = msg }
 
 // fail ends the deployment in Failed, recording the phase it failed in.
 func (r *Reconciler) fail(d *v1alpha1.DeployRun, msg string) {

@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -52,71 +51,85 @@ func comparedSince(app *argocd.Application, d *v1alpha1.DeployRun) bool {
 }
 
 // verifying waits for Argo CD to report the application Synced at the
-// revision deployed and Healthy.
-func (r *Reconciler) verifying(ctx context.Context, d *v1alpha1.DeployRun, e *env) (reconcile.Result, error) {
-	s := d.Status.Sync
+// revision deployed and Healthy. The sync's record is worked on in a copy,
+// which the transition carries.
+func (r *Reconciler) verifying(ctx context.Context, d *v1alpha1.DeployRun, e *env) (transition, error) {
+	s := d.Status.Sync.DeepCopy()
+	t, err := r.verify(ctx, d, e, s)
+	t.sync = s
+	return t, err
+}
+
+// verify decides Verifying's transition, recording in s the application's
+// health.
+func (r *Reconciler) verify(ctx context.Context, d *v1alpha1.DeployRun, e *env, s *v1alpha1.DeploySync) (transition, error) {
 	a := e.app
 	if a == nil || a.Name != s.Application {
-		r.fail(d, fmt.Sprintf("the environment's ArgoApplication %s went away during the deployment", s.Application))
-		return reconcile.Result{}, nil
+		return failed(fmt.Sprintf("the environment's ArgoApplication %s went away during the deployment", s.Application)), nil
 	}
 	name := meta.GetExternalName(a)
 	ac, _, err := r.o.NewSyncs(ctx, a)
 	if err != nil {
-		return reconcile.Result{}, errors.Wrapf(err, "cannot reach Argo CD for ArgoApplication %s", a.Name)
+		return transition{}, errors.Wrapf(err, "cannot reach Argo CD for ArgoApplication %s", a.Name)
 	}
 	app, err := ac.Get(ctx, name)
 	if err != nil {
-		return reconcile.Result{}, errors.Wrapf(err, "cannot read Argo CD application %s", name)
+		return transition{}, errors.Wrapf(err, "cannot read Argo CD application %s", name)
 	}
 	if app.Metadata.Labels[contract.LabelOwner] != argoaccess.Owner(a.GetNamespace(), a.GetName()) || app.Spec.Source == nil {
-		r.fail(d, fmt.Sprintf("Argo CD application %s is no longer the one ArgoApplication %s owns: it was not verified", name, a.Name))
-		return reconcile.Result{}, nil
+		return failed(fmt.Sprintf("Argo CD application %s is no longer the one ArgoApplication %s owns: it was not verified", name, a.Name)), nil
 	}
 	if msg := sameApp(s, name, app, a); msg != "" {
-		r.fail(d, msg)
-		return reconcile.Result{}, nil
+		return failed(msg), nil
 	}
 	s.Health = app.Status.Health.Status
 	want := s.SyncedRevision
 	if b := d.Status.Build; b != nil && isCommitID(b.Revision) && want != "" && !strings.HasPrefix(want, b.Revision) {
-		r.fail(d, fmt.Sprintf("Argo CD synced %s, not %s, which the build produced: the application's target revision %q does not point at the build's commit", short(want), short(b.Revision), app.Spec.Source.TargetRevision))
-		return reconcile.Result{}, nil
+		return failed(fmt.Sprintf("Argo CD synced %s, not %s, which the build produced: the application's target revision %q does not point at the build's commit", short(want), short(b.Revision), app.Spec.Source.TargetRevision)), nil
 	}
+	return r.compare(ctx, d, name, app, want)
+}
+
+// compare decides on what Argo CD reports of the application against the
+// revision the deployment synced (want).
+func (r *Reconciler) compare(ctx context.Context, d *v1alpha1.DeployRun, name string, app *argocd.Application, want string) (transition, error) {
 	switch {
 	case app.Status.Sync.Revision != want && comparedSince(app, d):
 		// Argo CD compares an application with its target revision: one
 		// synced to another commit stays OutOfSync at the target's.
-		r.fail(d, fmt.Sprintf("Argo CD compares application %s with its target revision %q, now at %s, not with %s which this deployment synced: deploy a revision the target points at, or change the target", name, app.Spec.Source.TargetRevision, short(app.Status.Sync.Revision), short(want)))
-		return reconcile.Result{}, nil
+		return failed(fmt.Sprintf("Argo CD compares application %s with its target revision %q, now at %s, not with %s which this deployment synced: deploy a revision the target points at, or change the target", name, app.Spec.Source.TargetRevision, short(app.Status.Sync.Revision), short(want))), nil
 	case app.Status.Sync.Revision != want:
-		r.note(d, fmt.Sprintf("Argo CD reports application %s at %s, waiting for %s", name, short(app.Status.Sync.Revision), short(want)))
+		return waiting(fmt.Sprintf("Argo CD reports application %s at %s, waiting for %s", name, short(app.Status.Sync.Revision), short(want))), nil
 	case app.Status.Sync.Status != "Synced":
-		r.note(d, fmt.Sprintf("Argo CD reports application %s %s at %s", name, cmp.Or(app.Status.Sync.Status, "Unknown"), short(want)))
+		return waiting(fmt.Sprintf("Argo CD reports application %s %s at %s", name, cmp.Or(app.Status.Sync.Status, "Unknown"), short(want))), nil
 	case app.Status.Health.Status != "Healthy":
-		r.note(d, fmt.Sprintf("Argo CD reports application %s %s%s", name, cmp.Or(app.Status.Health.Status, "Unknown"), why(app.Status.Health.Message)))
-	default:
-		url, err := r.liveURL(ctx, d)
-		if err != nil {
-			return reconcile.Result{}, err
-		}
-		d.Status.URL = url
-		msg := fmt.Sprintf("deployed %s: Synced and Healthy", short(want))
-		if r.o.HTTPCheck != nil && url != "" {
-			a := checkURL(ctx, r.o.HTTPCheck, url)
-			if a.reachable && !a.ok {
-				r.note(d, fmt.Sprintf("Synced and Healthy at %s; waiting for the live URL: %s", short(want), a.msg))
-				return reconcile.Result{RequeueAfter: Poll}, nil
-			}
-			msg += "; " + a.msg
-		}
-		if url != "" {
-			msg += "; live at " + url
-		}
-		r.enter(d, v1alpha1.DeploySucceeded, msg)
-		return reconcile.Result{}, nil
+		return waiting(fmt.Sprintf("Argo CD reports application %s %s%s", name, cmp.Or(app.Status.Health.Status, "Unknown"), why(app.Status.Health.Message))), nil
 	}
-	return reconcile.Result{RequeueAfter: Poll}, nil
+	return r.healthy(ctx, d, want)
+}
+
+// healthy ends a deployment Synced and Healthy at want: it succeeds, with its
+// live URL, once that URL answers when HTTPCheck is on.
+func (r *Reconciler) healthy(ctx context.Context, d *v1alpha1.DeployRun, want string) (transition, error) {
+	url, err := r.liveURL(ctx, d)
+	if err != nil {
+		return transition{}, err
+	}
+	msg := fmt.Sprintf("deployed %s: Synced and Healthy", short(want))
+	if r.o.HTTPCheck != nil && url != "" {
+		a := checkURL(ctx, r.o.HTTPCheck, url)
+		if a.reachable && !a.ok {
+			// The URL is recorded already: it is the environment's.
+			t := waiting(fmt.Sprintf("Synced and Healthy at %s; waiting for the live URL: %s", short(want), a.msg))
+			t.url = &url
+			return t, nil
+		}
+		msg += "; " + a.msg
+	}
+	if url != "" {
+		msg += "; live at " + url
+	}
+	return transition{next: v1alpha1.DeploySucceeded, message: msg, url: &url}, nil
 }
 
 func isCommitID(s string) bool {

@@ -548,8 +548,10 @@ func (r *Reconciler) overdue(d *v1alpha1.DeployRun) (bool, time.Duration) {
 		limit = orDefault(t.Deploy, DefaultDeployTimeout)
 	case v1alpha1.DeployVerifying:
 		limit = orDefault(t.Verify, DefaultVerifyTimeout)
+	case v1alpha1.DeploySucceeded, v1alpha1.DeployFailed:
+		return false, 0 // over: nothing left to time out
 	default:
-		return false, 0
+		return false, 0 // a phase this provider does not know: not timed
 	}
 	since := d.CreationTimestamp.Time
 	if n := len(d.Status.Timeline); n > 0 {

@@ -25,6 +25,16 @@ limitations under the License.
 // and syncs the environment's Argo CD application itself, marking the sync
 // operation as its own. One deployment of an environment runs at a time:
 // later ones wait in Pending, oldest first.
+//
+// Each phase has its file: pending.go, build.go, sync.go (the Argo CD
+// sync, in Deploying) and verify.go; cancel.go aborts what a deployment
+// deleted while it runs has under way, history.go prunes the finished
+// ones. A phase reads the deployment, its environment and the backends,
+// and returns what it decided as a transition (the phase to enter, the
+// message, when to look again, the records it keeps). step applies it,
+// and apply is the only writer of the phase, the message and the
+// timeline, so that what a phase decides can be tested with fake backends
+// alone.
 package deployrun
 
 import (

@@ -36,6 +36,8 @@ type Function struct {
 	// what each run composed; nil logs nothing.
 	log   logging.Logger
 	debug bool
+	// patterns are the preview patterns this function compiled.
+	patterns patternCache
 }
 
 // RunFunction composes one project in three steps: read and validate the
@@ -56,7 +58,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		}
 	}()
 	now := f.now().UTC()
-	rs, err := readRequest(req)
+	rs, err := readRequest(req, &f.patterns)
 	if err != nil {
 		f.info(req, "Cannot compose the project", err)
 		response.Fatal(rsp, err)

@@ -30,6 +30,8 @@ import (
 
 // settings is the Input with defaults applied and durations parsed.
 type settings struct {
+	// patterns compiles the preview pattern (the function's cache).
+	patterns           *patternCache
 	registryVisibility string
 	dnsRecordTTL       int64
 	defaultTTL         time.Duration
@@ -66,6 +68,8 @@ const (
 
 // Defaults of the destination bounds: the provider's own defaults for a
 // ClusterProviderConfig's spec.argocd.tenancy.
+//
+//nolint:gochecknoglobals // read-only defaults, copied before use
 var (
 	defaultDestinationNamespaces = []string{"{namespace}", "{namespace}--*"}
 	defaultDestinationClusters   = []string{"*"}
@@ -86,21 +90,25 @@ const (
 	defaultPollInterval  = time.Minute
 )
 
-// patterns are the preview patterns compiled so far: Compositions name a
-// few, and each run would otherwise compile its pattern again. At most
-// maxPatterns are kept.
-var (
-	patternsMu sync.Mutex
-	patterns   = map[string]*regexp.Regexp{}
-)
+// patternCache holds the preview patterns compiled so far: Compositions
+// name a few, and each run would otherwise compile its pattern again. At
+// most maxPatterns are kept. The Function owns one; its zero value is
+// ready, and a nil cache compiles every time.
+type patternCache struct {
+	mu sync.Mutex
+	m  map[string]*regexp.Regexp
+}
 
 const maxPatterns = 64
 
-// compilePattern compiles a preview pattern, anchored, once.
-func compilePattern(pattern string) (*regexp.Regexp, error) {
-	patternsMu.Lock()
-	re, ok := patterns[pattern]
-	patternsMu.Unlock()
+// compile compiles a preview pattern, anchored, once.
+func (c *patternCache) compile(pattern string) (*regexp.Regexp, error) {
+	if c == nil {
+		return regexp.Compile(anchored(pattern))
+	}
+	c.mu.Lock()
+	re, ok := c.m[pattern]
+	c.mu.Unlock()
 	if ok {
 		return re, nil
 	}
@@ -108,16 +116,20 @@ func compilePattern(pattern string) (*regexp.Regexp, error) {
 	if err != nil {
 		return nil, err
 	}
-	patternsMu.Lock()
-	if len(patterns) < maxPatterns {
-		patterns[pattern] = re
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]*regexp.Regexp{}
 	}
-	patternsMu.Unlock()
+	if len(c.m) < maxPatterns {
+		c.m[pattern] = re
+	}
+	c.mu.Unlock()
 	return re, nil
 }
 
-func parseInput(in *v1beta1.Input) (*settings, error) {
+func parseInput(in *v1beta1.Input, patterns *patternCache) (*settings, error) {
 	s := &settings{
+		patterns:           patterns,
 		registryVisibility: defaultVisibility, dnsRecordTTL: defaultDNSRecordTTL,
 		expiryWarning: defaultExpiryWarning, pollInterval: defaultPollInterval,
 		teardown:              []string{KindDNS, KindApp, KindPipeline},
@@ -126,7 +138,7 @@ func parseInput(in *v1beta1.Input) (*settings, error) {
 	}
 	s.protected = map[string]bool{"prod": true, "production": true, "main": true}
 	if in == nil {
-		s.preview, _ = compilePattern(defaultPreview)
+		s.preview, _ = s.patterns.compile(defaultPreview)
 		return s, nil
 	}
 	for _, parse := range inputParsers {
@@ -139,7 +151,7 @@ func parseInput(in *v1beta1.Input) (*settings, error) {
 
 // inputParsers each read a part of the Input over the defaults, in this
 // order: the first problem is the one reported.
-var inputParsers = []func(*settings, *v1beta1.Input) error{
+var inputParsers = []func(*settings, *v1beta1.Input) error{ //nolint:gochecknoglobals // read-only table
 	parseProtected,
 	parseRegistryVisibility,
 	parseDNSRecordTTL,
@@ -238,7 +250,7 @@ func parsePreviewPattern(s *settings, in *v1beta1.Input) error {
 	if in.PreviewPattern != "" {
 		pattern = in.PreviewPattern
 	}
-	re, err := compilePattern(pattern)
+	re, err := s.patterns.compile(pattern)
 	if err != nil {
 		return fieldErr("input.previewPattern", "%q is not a regular expression: %v", pattern, err)
 	}

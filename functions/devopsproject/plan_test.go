@@ -32,7 +32,7 @@ import (
 // readRequest would have made it.
 func planOf(t *testing.T, in *v1beta1.Input, envs []Environment, prev []EnvStatus, annotations map[string]string, observed map[string]map[string]any, now time.Time) plan {
 	t.Helper()
-	s, err := parseInput(in)
+	s, err := parseInput(in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ type requestState struct {
 
 // readRequest reads and validates what RunFunction needs. Its error is the
 // Fatal result's message: it names the field at fault.
-func readRequest(req *fnv1.RunFunctionRequest) (*requestState, error) {
+func readRequest(req *fnv1.RunFunctionRequest, patterns *patternCache) (*requestState, error) {
 	var in *v1beta1.Input // none: defaults
 	if req.GetInput() != nil {
 		in = &v1beta1.Input{}
@@ -75,7 +75,7 @@ func readRequest(req *fnv1.RunFunctionRequest) (*requestState, error) {
 			return nil, errors.Wrap(err, "cannot read the function input (devopsproject.fn.freeleaps.io/v1beta1 Input) given by the Composition step")
 		}
 	}
-	s, err := parseInput(in)
+	s, err := parseInput(in, patterns)
 	if err != nil {
 		return nil, err
 	}

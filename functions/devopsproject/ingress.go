@@ -38,7 +38,7 @@ const (
 )
 
 // Issuer kinds of cert-manager and the Ingress annotation each one takes.
-var issuerAnnotation = map[string]string{
+var issuerAnnotation = map[string]string{ //nolint:gochecknoglobals // read-only table
 	"ClusterIssuer": "cert-manager.io/cluster-issuer",
 	"Issuer":        "cert-manager.io/issuer",
 }
@@ -237,7 +237,7 @@ func (p *project) helmValues(e Environment, in ingress, h string) (string, error
 const hostPatchPath = "/spec/rules/0/host"
 
 // ingressTarget selects every Ingress of a Kustomize source.
-var ingressTarget = &argov1alpha1.KustomizeSelector{Group: "networking.k8s.io", Kind: "Ingress"}
+var ingressTarget = &argov1alpha1.KustomizeSelector{Group: "networking.k8s.io", Kind: "Ingress"} //nolint:gochecknoglobals // read-only selector, copied where used
 
 // kustomizePatches set the host of the first rule of every Ingress, and
 // its class, TLS and annotations (docs/ingress.md).

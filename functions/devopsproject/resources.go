@@ -69,7 +69,7 @@ func nameOf(env, kind string) resource.Name {
 
 // keepPolicies are the management policies of a retained resource at
 // expiry: everything but Delete, so deleting it orphans the external object.
-var keepPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize}
+var keepPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize} //nolint:gochecknoglobals // read-only, copied where used
 
 // project carries what every composed resource needs.
 type project struct {
@@ -387,7 +387,7 @@ func (p *project) dns(e Environment, keep bool) *dnsv1alpha1.DNSRecord {
 	}
 }
 
-var apiVersionOf = map[string]string{
+var apiVersionOf = map[string]string{ //nolint:gochecknoglobals // read-only table
 	KindPipeline: jenkinsv1alpha1.SchemeGroupVersion.String(),
 	KindApp:      argov1alpha1.SchemeGroupVersion.String(),
 	KindDNS:      dnsv1alpha1.SchemeGroupVersion.String(),

@@ -153,7 +153,7 @@ var (
 )
 
 // Kinds an environment may retain at expiry.
-var retainable = map[string]bool{KindPipeline: true, KindApp: true, KindDNS: true}
+var retainable = map[string]bool{KindPipeline: true, KindApp: true, KindDNS: true} //nolint:gochecknoglobals // read-only table
 
 // fieldError names the field at fault.
 type fieldError struct {

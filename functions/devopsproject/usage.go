@@ -69,7 +69,7 @@ func (p *project) projectUsage(env string) *protectionv1beta1.Usage {
 
 // usageAPIVersion is protection.crossplane.io/v1beta1, the version of
 // Usage whose spec.of selects namespaced resources.
-var usageAPIVersion = protectionv1beta1.SchemeGroupVersion.String()
+var usageAPIVersion = protectionv1beta1.SchemeGroupVersion.String() //nolint:gochecknoglobals // read-only, computed once
 
 // usageName is the composition-resource name of env's Usage of ofKind by
 // byKind: "<env>-usage-<of>-by-<by>", kinds in lower case.
@@ -79,7 +79,7 @@ func usageName(env, ofKind, byKind string) resource.Name {
 
 // lowerKinds are the composed kinds in lower case, computed once rather
 // than twice per Usage per run.
-var lowerKinds = func() map[string]string {
+var lowerKinds = func() map[string]string { //nolint:gochecknoglobals // read-only table
 	m := map[string]string{}
 	for _, k := range []string{KindPipeline, KindApp, KindDNS, KindRegistry, KindProject, KindRepo} {
 		m[k] = strings.ToLower(k)

@@ -42,7 +42,7 @@ type decodeFunc func(v *structpb.Value, dst reflect.Value) error
 
 // decoders memoizes each type's decoder, as encoding/json does: built
 // once from the type alone, so every caller gets the same one.
-var decoders sync.Map // reflect.Type → decodeFunc
+var decoders sync.Map //nolint:gochecknoglobals // a memo: what one caller stores, another would build the same (reflect.Type → decodeFunc)
 
 // Decode reads v into the value into points to.
 func Decode(v *structpb.Value, into any) error {
@@ -72,7 +72,7 @@ func decoderOf(t reflect.Type) decodeFunc {
 	return f
 }
 
-var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]() //nolint:gochecknoglobals // read-only type
 
 // typeErr is encoding/json's complaint about a value of the wrong type.
 func typeErr(v *structpb.Value, t reflect.Type) error {

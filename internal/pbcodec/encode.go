@@ -52,6 +52,8 @@ type encodeFunc func(*Encoder, reflect.Value) (*structpb.Value, error)
 
 // The encoders of each type, memoized as encoding/json does: built once
 // from the type alone, so every caller gets the same ones.
+//
+//nolint:gochecknoglobals // memos: what one caller stores, another would build the same
 var (
 	encoders       sync.Map // reflect.Type → encodeFunc
 	objectEncoders sync.Map // reflect.Type → encodeFunc, less status
@@ -157,6 +159,7 @@ func encoderOf(t reflect.Type) encodeFunc {
 	return f
 }
 
+//nolint:gochecknoglobals // read-only types
 var (
 	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
 	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()

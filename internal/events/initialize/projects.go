@@ -33,7 +33,7 @@ import (
 const Kind = "DevOpsProject"
 
 // GroupVersionResource of a DevOpsProject.
-var GroupVersionResource = schema.GroupVersionResource{Group: "platform.freeleaps.io", Version: "v1alpha1", Resource: "devopsprojects"}
+var GroupVersionResource = schema.GroupVersionResource{Group: "platform.freeleaps.io", Version: "v1alpha1", Resource: "devopsprojects"} //nolint:gochecknoglobals // read-only, as an API package's kinds
 
 // Projects reads and applies DevOpsProjects.
 type Projects interface {

@@ -314,7 +314,7 @@ func (w *Watcher) emitFailed(d events.Data, mg resource.Managed, msg string) {
 }
 
 // idSpace is the UUID namespace of the name-based event ids.
-var idSpace = uuid.NewSHA1(uuid.NameSpaceDNS, []byte("events.devops.freeleaps.io"))
+var idSpace = uuid.NewSHA1(uuid.NameSpaceDNS, []byte("events.devops.freeleaps.io")) //nolint:gochecknoglobals // read-only UUID namespace
 
 // eventID is a name-based UUID of the resource's uid, what happened and
 // when; random when the resource does not record when.

@@ -82,7 +82,7 @@ func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f
 // errConflict is the API server refusing a status write made from a stale
 // read (the optimistic lock of record).
 func errConflict() error {
-	return kerrors.NewConflict(schema.GroupResource{Group: "jenkins.devops.freeleaps.com", Resource: "jenkinspipelines"}, "shop", errors.New("the object has been modified"))
+	return kerrors.NewConflict(schema.GroupResource{Group: v1alpha1.Group, Resource: "jenkinspipelines"}, "shop", errors.New("the object has been modified"))
 }
 
 // build is one build request sent to Jenkins.

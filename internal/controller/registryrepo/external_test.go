@@ -61,7 +61,7 @@ func errConflict() error {
 
 // errStatusConflict is the API server refusing a status write.
 func errStatusConflict() error {
-	return kerrors.NewConflict(schema.GroupResource{Group: "registry.devops.freeleaps.com", Resource: "registryrepos"}, "shop", errors.New("the object has been modified"))
+	return kerrors.NewConflict(schema.GroupResource{Group: v1alpha1.Group, Resource: "registryrepos"}, "shop", errors.New("the object has been modified"))
 }
 
 // mockClient is a registry holding at most one repository; it records

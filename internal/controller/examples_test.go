@@ -34,11 +34,11 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
-	argofake "github.com/freeleaps/provider-devops/internal/testing/argocd"
 	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
 	"github.com/freeleaps/provider-devops/internal/testing/bind"
 	dockerhubfake "github.com/freeleaps/provider-devops/internal/testing/dockerhub"
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	argofake "github.com/freeleaps/provider-devops/internal/testing/fakeargocd"
 	godaddyfake "github.com/freeleaps/provider-devops/internal/testing/godaddy"
 	jenkinsfake "github.com/freeleaps/provider-devops/internal/testing/jenkins"
 )

@@ -25,7 +25,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
-	fake "github.com/freeleaps/provider-devops/internal/testing/argocd"
+	fake "github.com/freeleaps/provider-devops/internal/testing/fakeargocd"
 )
 
 const token = "argocd-token-never-printed"

@@ -36,8 +36,8 @@ import (
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
-	fake "github.com/freeleaps/provider-devops/internal/testing/argocd"
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	fake "github.com/freeleaps/provider-devops/internal/testing/fakeargocd"
 )
 
 const token = "argo-token-never-printed"

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package argocd is an in-process fake of the Argo CD API server's
+// Package fakeargocd is an in-process fake of the Argo CD API server's
 // application endpoints, faithful to the paths, JSON shapes and grpc-gateway
 // error bodies of Argo CD 2.x/3.x: bearer-token check (401, code 16),
 // RBAC-scoped answers (403 PermissionDenied, code 7, also for apps that do not
@@ -22,7 +22,7 @@ limitations under the License.
 // create with upsert=false, PUT, DELETE with cascade, and sync. Tests move
 // apps through sync/health states, make the server fail on command and count
 // requests.
-package argocd
+package fakeargocd
 
 import (
 	"encoding/json"

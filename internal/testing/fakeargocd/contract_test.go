@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package argocd_test
+package fakeargocd_test
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	fake "github.com/freeleaps/provider-devops/internal/testing/argocd"
+	fake "github.com/freeleaps/provider-devops/internal/testing/fakeargocd"
 	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
 )

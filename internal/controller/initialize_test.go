@@ -45,7 +45,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/events"
-	"github.com/freeleaps/provider-devops/internal/events/initialize"
+	"github.com/freeleaps/provider-devops/internal/events/projectrequest"
 	eventstream "github.com/freeleaps/provider-devops/internal/events/stream"
 	"github.com/freeleaps/provider-devops/internal/testing/envtest"
 	"github.com/freeleaps/provider-devops/internal/testing/rabbitmq"
@@ -203,7 +203,7 @@ func TestInitializeTenancy(t *testing.T) {
 	dyn, err := dynamic.NewForConfig(env.Config)
 	envtest.Must(t, err)
 	projects := func(ns string) dynamic.ResourceInterface {
-		return dyn.Resource(initialize.GroupVersionResource).Namespace(rename(ns))
+		return dyn.Resource(projectrequest.GroupVersionResource).Namespace(rename(ns))
 	}
 	get := func(ns, name string) *unstructured.Unstructured {
 		u, err := projects(ns).Get(ctx, name, metav1.GetOptions{})
@@ -245,7 +245,7 @@ func TestInitializeTenancy(t *testing.T) {
 
 	// Create, then update (dropping pr-1, moving to another branch),
 	// delivered twice.
-	publish("ci-init-a", "create", initialize.LegacyType, message("init-a", "shop", initSpec("main", "prod", "staging", "pr-1"), t0))
+	publish("ci-init-a", "create", projectrequest.LegacyType, message("init-a", "shop", initSpec("main", "prod", "staging", "pr-1"), t0))
 	envtest.Eventually(t, "init-a/shop created", func() bool {
 		if r := deadLetters()["create"]; r != "" {
 			t.Fatalf("create dead-lettered: %s", r)
@@ -256,7 +256,7 @@ func TestInitializeTenancy(t *testing.T) {
 	if got := envNames(created); !slices.Equal(got, []string{"prod", "staging", "pr-1"}) || branch(created) != "main" {
 		t.Fatalf("created with environments %v, branch %q", got, branch(created))
 	}
-	publish("ci-init-a", "update", initialize.LegacyType, message("init-a", "shop", initSpec("release", "prod", "staging"), t0.Add(2*time.Second)))
+	publish("ci-init-a", "update", projectrequest.LegacyType, message("init-a", "shop", initSpec("release", "prod", "staging"), t0.Add(2*time.Second)))
 	envtest.Eventually(t, "the update handled again", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
@@ -267,8 +267,8 @@ func TestInitializeTenancy(t *testing.T) {
 		t.Fatalf("updated to environments %v, branch %q; want prod, staging on release", got, branch(updated))
 	}
 	want := map[string]string{
-		initialize.AnnotationRequestedAt: t0.Add(2 * time.Second).Format(time.RFC3339Nano), initialize.AnnotationRequestKey: "amqp-update",
-		initialize.AnnotationRequestedBy: rename("amqp:ci-init-a"),
+		projectrequest.AnnotationRequestedAt: t0.Add(2 * time.Second).Format(time.RFC3339Nano), projectrequest.AnnotationRequestKey: "amqp-update",
+		projectrequest.AnnotationRequestedBy: rename("amqp:ci-init-a"),
 	}
 	for k, v := range want {
 		if got := updated.GetAnnotations()[k]; got != v {
@@ -279,8 +279,8 @@ func TestInitializeTenancy(t *testing.T) {
 	for _, m := range updated.GetManagedFields() {
 		managers[m.Manager] = m.Operation
 	}
-	if managers[initialize.FieldManager] != metav1.ManagedFieldsOperationApply {
-		t.Errorf("field managers %v, want %s applying", managers, initialize.FieldManager)
+	if managers[projectrequest.FieldManager] != metav1.ManagedFieldsOperationApply {
+		t.Errorf("field managers %v, want %s applying", managers, projectrequest.FieldManager)
 	}
 
 	// A person sets the branch with kubectl edit: that field is theirs now.
@@ -296,7 +296,7 @@ func TestInitializeTenancy(t *testing.T) {
 	data := map[string]any{}
 	envtest.Must(t, json.Unmarshal(example, &data))
 	data["namespace"] = "init-b"
-	example, err = json.Marshal(map[string]any{"specversion": "1.0", "type": initialize.Type, "id": "ce-b", "source": "ci", "data": data})
+	example, err = json.Marshal(map[string]any{"specversion": "1.0", "type": projectrequest.Type, "id": "ce-b", "source": "ci", "data": data})
 	envtest.Must(t, err)
 	publish("ci-init-b", "ce-b", "", string(example))
 
@@ -304,27 +304,27 @@ func TestInitializeTenancy(t *testing.T) {
 	rejected := map[string]struct {
 		user, typ, body, reason string
 	}{
-		"conflict": {"ci-init-a", initialize.LegacyType, message("init-a", "shop", initSpec("main", "prod", "staging"), later),
+		"conflict": {"ci-init-a", projectrequest.LegacyType, message("init-a", "shop", initSpec("main", "prod", "staging"), later),
 			`conflict: DevOpsProject init-a/shop: the message changes .spec.git.branch (set by kubectl-edit)`},
-		"older": {"ci-init-a", initialize.LegacyType, message("init-a", "shop", initSpec("old", "prod"), t0.Add(time.Second)),
+		"older": {"ci-init-a", projectrequest.LegacyType, message("init-a", "shop", initSpec("old", "prod"), t0.Add(time.Second)),
 			"superseded: requested at " + t0.Add(time.Second).Format(time.RFC3339Nano)},
-		"stranger": {"ci-stranger", initialize.LegacyType, message("init-a", "shop", initSpec("main", "prod"), later),
+		"stranger": {"ci-stranger", projectrequest.LegacyType, message("init-a", "shop", initSpec("main", "prod"), later),
 			`unauthorised: broker user "ci-stranger" may not write DevOpsProject init-a/shop in namespace init-a: it is not in spec.initializeUsers of ProviderConfig init-a/default`},
-		"other-namespace": {"ci-init-a", initialize.LegacyType, message("init-b", "shop", initSpec("main", "prod"), later),
+		"other-namespace": {"ci-init-a", projectrequest.LegacyType, message("init-b", "shop", initSpec("main", "prod"), later),
 			`unauthorised: broker user "ci-init-a" may not write DevOpsProject init-b/shop in namespace init-b: it is not in spec.initializeUsers of ProviderConfig init-b/default`},
-		"cluster-excluded": {"ci-init-a", initialize.LegacyType, message("init-c", "shop", strings.Replace(initSpec("main", "prod"), "{", `{"providerConfigName": "init-cluster", `, 1), later),
+		"cluster-excluded": {"ci-init-a", projectrequest.LegacyType, message("init-c", "shop", strings.Replace(initSpec("main", "prod"), "{", `{"providerConfigName": "init-cluster", `, 1), later),
 			"DevOpsProject init-c/shop would use ProviderConfig init-c/init-cluster (spec.providerConfigName), which does not exist"},
-		"cluster-allowed": {"ci-init-a", initialize.LegacyType, message("init-a", "other", strings.Replace(initSpec("main", "prod"), "{", `{"providerConfigName": "init-cluster", `, 1), later),
+		"cluster-allowed": {"ci-init-a", projectrequest.LegacyType, message("init-a", "other", strings.Replace(initSpec("main", "prod"), "{", `{"providerConfigName": "init-cluster", `, 1), later),
 			"DevOpsProject init-a/other would use ProviderConfig init-a/init-cluster (spec.providerConfigName), which does not exist"},
-		"invalid": {"ci-init-a", initialize.Type, message("init-a", "bad", strings.Replace(initSpec("main", "prod"), "prod.shop.example.com", "prod.elsewhere.org", 1), later),
+		"invalid": {"ci-init-a", projectrequest.Type, message("init-a", "bad", strings.Replace(initSpec("main", "prod"), "prod.shop.example.com", "prod.elsewhere.org", 1), later),
 			`DevOpsProject init-a/bad: refused by the API server: DevOpsProject.platform.freeleaps.io "bad" is invalid: spec.environments: Invalid value: every environments[].domain must be inside dns.zone`},
-		"unknown-field": {"ci-init-a", initialize.LegacyType, message("init-a", "typo", strings.Replace(initSpec("main", "prod"), `"branch"`, `"brnach"`, 1), later),
+		"unknown-field": {"ci-init-a", projectrequest.LegacyType, message("init-a", "typo", strings.Replace(initSpec("main", "prod"), `"branch"`, `"brnach"`, 1), later),
 			`DevOpsProject init-a/typo: refused by the API server: failed to create typed patch object (init-a/typo; platform.freeleaps.io/v1alpha1, Kind=DevOpsProject): .spec.git.brnach: field not declared in schema`},
-		"unknown-spec-field": {"ci-init-a", initialize.LegacyType, message("init-a", "extra", strings.Replace(initSpec("main", "prod"), "{", `{"enviroments": [], `, 1), later), //nolint:misspell // the misspelt field is the test
+		"unknown-spec-field": {"ci-init-a", projectrequest.LegacyType, message("init-a", "extra", strings.Replace(initSpec("main", "prod"), "{", `{"enviroments": [], `, 1), later), //nolint:misspell // the misspelt field is the test
 			`DevOpsProject init-a/extra: refused by the API server: failed to create typed patch object (init-a/extra; platform.freeleaps.io/v1alpha1, Kind=DevOpsProject): .spec.enviroments: field not declared in schema`},
-		"crossplane": {"ci-init-a", initialize.LegacyType, message("init-a", "shop", strings.Replace(initSpec("main", "prod"), "{", `{"crossplane": {"compositionRef": {"name": "other"}}, `, 1), later),
+		"crossplane": {"ci-init-a", projectrequest.LegacyType, message("init-a", "shop", strings.Replace(initSpec("main", "prod"), "{", `{"crossplane": {"compositionRef": {"name": "other"}}, `, 1), later),
 			"spec.crossplane is not a field a message may set"},
-		"anonymous": {"anonymous", initialize.LegacyType, message("init-a", "shop", initSpec("main", "prod"), later),
+		"anonymous": {"anonymous", projectrequest.LegacyType, message("init-a", "shop", initSpec("main", "prod"), later),
 			"unauthenticated DevOpsInitialize: no AMQP user_id"},
 		"deploy": {"ci-init-a", "", `{"project": "shop", "environment": "prod", "namespace": "init-a", "requestedAt": "` + later.Format(time.RFC3339Nano) + `"}`,
 			"unknown target: no JenkinsPipeline is labelled"},
@@ -351,7 +351,7 @@ func TestInitializeTenancy(t *testing.T) {
 			t.Fatalf("ce-b dead-lettered: %s", r)
 		}
 		b := get("init-b", "shop")
-		return b != nil && b.GetAnnotations()[initialize.AnnotationRequestedBy] == rename("amqp:ci-init-b") && b.GetAnnotations()[initialize.AnnotationRequestID] == "init-shop-7"
+		return b != nil && b.GetAnnotations()[projectrequest.AnnotationRequestedBy] == rename("amqp:ci-init-b") && b.GetAnnotations()[projectrequest.AnnotationRequestID] == "init-shop-7"
 	})
 
 	after := get("init-a", "shop")
@@ -370,9 +370,9 @@ func TestInitializeTenancy(t *testing.T) {
 	// Without the ClusterRole the provider cannot write projects, and says
 	// what it needs rather than retrying for ever.
 	t.Run("NoRBAC", func(t *testing.T) {
-		p, err := initialize.NewProjects(identity(t, env, "provider-devops-unbound", false))
+		p, err := projectrequest.NewProjects(identity(t, env, "provider-devops-unbound", false))
 		envtest.Must(t, err)
-		err = initialize.Handler(p, c)(ctx, amqp.Delivery{UserId: rename("ci-init-a"), MessageId: "no-rbac", Body: []byte(rename(message("init-a", "norbac", initSpec("main", "prod"), time.Now())))})
+		err = projectrequest.Handler(p, c)(ctx, amqp.Delivery{UserId: rename("ci-init-a"), MessageId: "no-rbac", Body: []byte(rename(message("init-a", "norbac", initSpec("main", "prod"), time.Now())))})
 		var rej *events.RejectError
 		if !errors.As(err, &rej) || !strings.Contains(rej.Reason, "needs get, create and patch on devopsprojects.platform.freeleaps.io") {
 			t.Errorf("got %v, want a rejection saying which permissions are missing", err)

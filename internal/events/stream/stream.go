@@ -41,8 +41,8 @@ import (
 	"github.com/freeleaps/provider-devops/internal/events"
 	"github.com/freeleaps/provider-devops/internal/events/deployments"
 	"github.com/freeleaps/provider-devops/internal/events/deployrequest"
-	"github.com/freeleaps/provider-devops/internal/events/initialize"
 	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
+	"github.com/freeleaps/provider-devops/internal/events/projectrequest"
 	"github.com/freeleaps/provider-devops/internal/events/vocab"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
@@ -247,13 +247,13 @@ func Setup(mgr ctrl.Manager, o controller.Options, f Config, kinds []vocab.Kind,
 // reader; everything else is a deploy request, as before messages had
 // types, creating DeployRuns through kube.
 func RequestHandler(kube client.Client, reader client.Reader, cfg *rest.Config) (events.Handler, error) {
-	projects, err := initialize.NewProjects(cfg)
+	projects, err := projectrequest.NewProjects(cfg)
 	if err != nil {
 		return nil, errors.Wrap(err, "cannot make a client of DevOpsProjects")
 	}
 	deploy := deployrequest.Handler(kube)
 	return events.Router(deploy, deployrequest.MaxBody,
-		events.Route{Types: []string{initialize.LegacyType, initialize.Type}, Handler: initialize.Handler(projects, reader)},
+		events.Route{Types: []string{projectrequest.LegacyType, projectrequest.Type}, Handler: projectrequest.Handler(projects, reader)},
 		events.Route{Types: []string{deployrequest.LegacyType, deployrequest.Type}, Handler: deploy},
 	), nil
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package initialize turns DevOpsInitialize messages from RabbitMQ into
+// Package projectrequest turns DevOpsInitialize messages from RabbitMQ into
 // DevOpsProjects: the replaced operator's way to create or update a
 // project. Messages that can never succeed are rejected with the reason,
 // so the consumer dead-letters them.
@@ -28,7 +28,7 @@ limitations under the License.
 // overwritten; and a message older than the last one applied to the
 // project is never applied (redeliveries and publisher retries arrive out
 // of order).
-package initialize
+package projectrequest
 
 import (
 	"context"

@@ -34,15 +34,15 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 )
 
-func TestMain(m *testing.M) { envtest.Main(m) }
+func TestMain(m *testing.M) { controlplane.Main(m) }
 
 // TestCRDsEstablished checks every CRD the provider package ships is served.
 func TestCRDsEstablished(t *testing.T) {
-	env := envtest.Shared(t)
-	files, err := filepath.Glob(filepath.Join(envtest.RepoRoot(), "package", "provider", "crds", "*.yaml"))
+	env := controlplane.Shared(t)
+	files, err := filepath.Glob(filepath.Join(controlplane.RepoRoot(), "package", "provider", "crds", "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no CRDs found in package/provider/crds: %v", err)
 	}
@@ -69,9 +69,9 @@ func TestCRDsEstablished(t *testing.T) {
 // TestExamplesDryRun sends every object under examples/ to the API server as
 // a server-side dry run: a user applying them gets no validation error.
 func TestExamplesDryRun(t *testing.T) {
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	ensureNamespace(t, env.Client, "crossplane-system")
-	files, err := filepath.Glob(filepath.Join(envtest.RepoRoot(), "examples", "*", "*.yaml"))
+	files, err := filepath.Glob(filepath.Join(controlplane.RepoRoot(), "examples", "*", "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,8 +98,8 @@ func TestExamplesDryRun(t *testing.T) {
 // TestInvalidObjectsRefused checks realistic mistakes are refused by the API
 // server itself, with a message naming the field.
 func TestInvalidObjectsRefused(t *testing.T) {
-	env := envtest.Shared(t)
-	ex := func(p string) string { return filepath.Join(envtest.RepoRoot(), "examples", p) }
+	env := controlplane.Shared(t)
+	ex := func(p string) string { return filepath.Join(controlplane.RepoRoot(), "examples", p) }
 	cases := map[string]struct {
 		reason  string
 		file    string

@@ -9,7 +9,7 @@
 # cluster.
 # It also links crds/cert-manager to cert-manager's CRDs (hack/cert-manager-crds.sh):
 # KUBEBUILDER_ASSETS is what every integration test gets, and the shared control
-# plane (internal/testing/envtest) installs them from there.
+# plane (internal/testing/controlplane) installs them from there.
 set -euo pipefail
 
 KUBE_VERSION="${KUBE_VERSION:-v1.35.3}"

@@ -40,12 +40,12 @@ import (
 
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 	"github.com/freeleaps/provider-devops/internal/testing/integration"
 	jenkinsfake "github.com/freeleaps/provider-devops/internal/testing/jenkins"
 )
 
-func TestMain(m *testing.M) { envtest.Main(m) }
+func TestMain(m *testing.M) { controlplane.Main(m) }
 
 // limitedRole is what the provider may do in TestBinarySecretsUncached: its
 // own kinds, events, CRDs to read, and Secrets only to get, never to list or
@@ -63,7 +63,7 @@ var limitedRole = &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "provi
 // cache of every Secret in the cluster.
 func TestBinarySecretsUncached(t *testing.T) {
 	integration.Test(t, "the provider binary")
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	ctx := context.Background()
 	c := env.Client
 	dir := t.TempDir()
@@ -71,8 +71,8 @@ func TestBinarySecretsUncached(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	envtest.Must(t, c.Create(ctx, limitedRole.DeepCopy()))
-	envtest.Must(t, c.Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "provider-devops-limited"},
+	controlplane.Must(t, c.Create(ctx, limitedRole.DeepCopy()))
+	controlplane.Must(t, c.Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "provider-devops-limited"},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: limitedRole.Name},
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "provider-devops-limited"}}}))
 	kc, err := env.KubeConfigFor("provider-devops-limited")
@@ -80,22 +80,22 @@ func TestBinarySecretsUncached(t *testing.T) {
 		t.Fatal(err)
 	}
 	kcPath := filepath.Join(dir, "kubeconfig")
-	envtest.Must(t, os.WriteFile(kcPath, kc, 0o600))
+	controlplane.Must(t, os.WriteFile(kcPath, kc, 0o600))
 
 	jenkins := jenkinsfake.New("ci-bot", "jenkins-token-never-printed")
 	defer jenkins.Close()
 	ns := "secrets-uncached"
-	envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	envtest.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "jenkins", Namespace: ns},
+	controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	controlplane.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "jenkins", Namespace: ns},
 		StringData: map[string]string{"creds": `{"username": "ci-bot", "token": "jenkins-token-never-printed"}`}}))
-	envtest.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
+	controlplane.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
 		Jenkins: &pcv1alpha1.JenkinsConfig{URL: jenkins.URL, Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "jenkins", Key: "creds"}}},
 	}}))
 	p := &jenkinsv1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: "uncached", Namespace: ns}}
 	p.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"}
 	script := "pipeline { agent any; stages { stage('x') { steps { echo 'x' } } } }"
 	p.Spec.ForProvider = jenkinsv1alpha1.JenkinsPipelineParameters{Name: "uncached", Source: jenkinsv1alpha1.PipelineSource{Script: &script}}
-	envtest.Must(t, c.Create(ctx, p))
+	controlplane.Must(t, c.Create(ctx, p))
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -105,11 +105,11 @@ func TestBinarySecretsUncached(t *testing.T) {
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kcPath)
 	logs := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
-	envtest.Must(t, cmd.Start())
+	controlplane.Must(t, cmd.Start())
 	defer func() { cancel(); _ = cmd.Wait() }()
 
 	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(250 * time.Millisecond) {
-		envtest.Must(t, c.Get(ctx, client.ObjectKeyFromObject(p), p))
+		controlplane.Must(t, c.Get(ctx, client.ObjectKeyFromObject(p), p))
 		if p.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue && jenkins.Exists("uncached") {
 			break
 		}
@@ -127,7 +127,7 @@ func TestBinarySecretsUncached(t *testing.T) {
 // refuse bad flags before doing anything.
 func TestBinary(t *testing.T) {
 	integration.Test(t, "the provider binary")
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "provider")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
@@ -212,7 +212,7 @@ func TestBinary(t *testing.T) {
 // the outbox metrics, and never prints the broker password.
 func TestBinaryEventsBrokerDown(t *testing.T) {
 	integration.Test(t, "the provider binary")
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "provider")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {

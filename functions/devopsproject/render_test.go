@@ -30,7 +30,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 	"github.com/freeleaps/provider-devops/internal/testing/integration"
 	"github.com/freeleaps/provider-devops/internal/testing/loopback"
 )
@@ -54,7 +54,7 @@ func TestRender(t *testing.T) {
 		}
 		t.Skip("CROSSPLANE_CLI is not set (make test sets it); skipped outside CI")
 	}
-	root := envtest.RepoRoot()
+	root := controlplane.RepoRoot()
 	examples := filepath.Join(root, "examples", "devopsproject")
 	// Fixtures (observed states, XRs with a status, the Development
 	// runtime) are the test's; examples/ holds only what users apply.
@@ -63,9 +63,9 @@ func TestRender(t *testing.T) {
 
 	addr := startFunction(t, tmp)
 	fns, err := os.ReadFile(filepath.Join(inputs, "functions.yaml"))
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	functions := filepath.Join(tmp, "functions.yaml")
-	envtest.Must(t, os.WriteFile(functions, bytes.ReplaceAll(fns, []byte("localhost:9443"), []byte(addr)), 0o600))
+	controlplane.Must(t, os.WriteFile(functions, bytes.ReplaceAll(fns, []byte("localhost:9443"), []byte(addr)), 0o600))
 	schemas, cache := validateInputs(t, root, tmp)
 
 	cases := map[string]struct{ xr, composition, observed string }{
@@ -96,16 +96,16 @@ func TestRender(t *testing.T) {
 			out := runCLI(t, cli, args...)
 			golden := filepath.Join("testdata", "render", name+".yaml")
 			if *update {
-				envtest.Must(t, os.MkdirAll(filepath.Dir(golden), 0o755))
-				envtest.Must(t, os.WriteFile(golden, out, 0o644))
+				controlplane.Must(t, os.MkdirAll(filepath.Dir(golden), 0o755))
+				controlplane.Must(t, os.WriteFile(golden, out, 0o644))
 			}
 			want, err := os.ReadFile(golden)
-			envtest.Must(t, err)
+			controlplane.Must(t, err)
 			if diff := cmp.Diff(string(want), string(out)); diff != "" {
 				t.Errorf("crossplane render output differs from %s (make render updates it) -want +got:\n%s", golden, diff)
 			}
 			rendered := filepath.Join(tmp, name+".yaml")
-			envtest.Must(t, os.WriteFile(rendered, out, 0o600))
+			controlplane.Must(t, os.WriteFile(rendered, out, 0o600))
 			v := runCLI(t, cli, "beta", "validate", schemas, rendered, "--cache-dir="+cache, "--crossplane-image=xpkg.crossplane.io/crossplane/crossplane:v2.1.3")
 			if !bytes.Contains(v, []byte(", 0 failure cases")) || !bytes.Contains(v, []byte(" 0 missing schemas")) {
 				t.Errorf("crossplane beta validate:\n%s", v)
@@ -135,12 +135,12 @@ func startFunction(t *testing.T, tmp string) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	port, err := loopback.FreePort()
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	cmd := exec.Command(bin, "--insecure", "--address="+addr, "--metrics-address=127.0.0.1:0", "--now="+renderNow)
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
-	envtest.Must(t, cmd.Start())
+	controlplane.Must(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		if c, err := net.Dial("tcp", addr); err == nil {
@@ -159,16 +159,16 @@ func startFunction(t *testing.T, tmp string) string {
 func validateInputs(t *testing.T, root, tmp string) (schemas, cache string) {
 	t.Helper()
 	schemas = filepath.Join(tmp, "schemas")
-	envtest.Must(t, os.MkdirAll(schemas, 0o755))
+	controlplane.Must(t, os.MkdirAll(schemas, 0o755))
 	crds, _ := filepath.Glob(filepath.Join(root, "package", "provider", "crds", "*.yaml"))
 	xrds, _ := filepath.Glob(filepath.Join(root, "package", "configuration", "xrd*.yaml"))
 	for _, f := range append(crds, xrds...) {
 		b, err := os.ReadFile(f)
-		envtest.Must(t, err)
-		envtest.Must(t, os.WriteFile(filepath.Join(schemas, filepath.Base(f)), b, 0o600))
+		controlplane.Must(t, err)
+		controlplane.Must(t, os.WriteFile(filepath.Join(schemas, filepath.Base(f)), b, 0o600))
 	}
 	modcache, err := exec.Command("go", "env", "GOMODCACHE").Output()
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	xpcrds, _ := filepath.Glob(filepath.Join(strings.TrimSpace(string(modcache)), "github.com", "crossplane", "crossplane", "v2@v2.1.3", "cluster", "crds", "*.yaml"))
 	if len(xpcrds) == 0 {
 		t.Fatal("Crossplane v2.1.3's CRDs are not in the module cache; building the CLI (make test) downloads them")
@@ -176,12 +176,12 @@ func validateInputs(t *testing.T, root, tmp string) (schemas, cache string) {
 	var pkg bytes.Buffer
 	for _, f := range xpcrds {
 		b, err := os.ReadFile(f)
-		envtest.Must(t, err)
+		controlplane.Must(t, err)
 		fmt.Fprintf(&pkg, "---\n%s\n", b)
 	}
 	cache = filepath.Join(tmp, "xpkg-cache")
 	dir := filepath.Join(cache, "xpkg.crossplane.io", "crossplane", "crossplane@v2.1.3")
-	envtest.Must(t, os.MkdirAll(dir, 0o755))
-	envtest.Must(t, os.WriteFile(filepath.Join(dir, "package.yaml"), pkg.Bytes(), 0o600))
+	controlplane.Must(t, os.MkdirAll(dir, 0o755))
+	controlplane.Must(t, os.WriteFile(filepath.Join(dir, "package.yaml"), pkg.Bytes(), 0o600))
 	return schemas, cache
 }

@@ -31,14 +31,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 )
 
-func TestMain(m *testing.M) { envtest.Main(m) }
+func TestMain(m *testing.M) { controlplane.Main(m) }
 
 func readYAML(t *testing.T, path ...string) map[string]any {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(append([]string{envtest.RepoRoot()}, path...)...))
+	b, err := os.ReadFile(filepath.Join(append([]string{controlplane.RepoRoot()}, path...)...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,13 +66,13 @@ func TestXRDSchemasMatch(t *testing.T) {
 // v2 XRD (its names, scope and schema) in a real API server and checks that
 // bad input is refused there, with the field named.
 func TestXRDSchemaRejectsBadInput(t *testing.T) {
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	c := env.Client
 	ctx := context.Background()
 	xrd := readYAML(t, "package", "configuration", "xrd.yaml")
 	raw, _ := json.Marshal(version(t, xrd)["schema"].(map[string]any)["openAPIV3Schema"])
 	schema := &apiextensionsv1.JSONSchemaProps{}
-	envtest.Must(t, json.Unmarshal(raw, schema))
+	controlplane.Must(t, json.Unmarshal(raw, schema))
 	// Crossplane adds its own fields to the XR's spec; allow them here.
 	crd := &apiextensionsv1.CustomResourceDefinition{
 		ObjectMeta: metav1.ObjectMeta{Name: "devopsprojects.platform.freeleaps.io"},
@@ -86,8 +86,8 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 			}},
 		},
 	}
-	envtest.Must(t, c.Create(ctx, crd))
-	envtest.Eventually(t, "CRD established", func() bool {
+	controlplane.Must(t, c.Create(ctx, crd))
+	controlplane.Eventually(t, "CRD established", func() bool {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(crd), crd); err != nil {
 			return false
 		}
@@ -98,7 +98,7 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 		}
 		return false
 	})
-	envtest.Must(t, c.Create(ctx, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "team-shop"}}}))
+	controlplane.Must(t, c.Create(ctx, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "team-shop"}}}))
 
 	var n int
 	apply := func(mut func(spec map[string]any)) error {
@@ -107,7 +107,7 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 		x.SetName(x.GetName() + "-" + strings.Repeat("x", n))
 		mut(x.Object["spec"].(map[string]any))
 		var err error
-		envtest.Eventually(t, "API server answers", func() bool {
+		controlplane.Eventually(t, "API server answers", func() bool {
 			err = c.Create(ctx, x)
 			return err == nil || !strings.Contains(err.Error(), "no matches for kind")
 		})

@@ -41,23 +41,23 @@ import (
 	registryv1alpha1 "github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
 	devops "github.com/freeleaps/provider-devops/internal/controller"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 )
 
 const secretText = "s3cr3t-t0ken-never-printed"
 
-func TestMain(m *testing.M) { envtest.Main(m) }
+func TestMain(m *testing.M) { controlplane.Main(m) }
 
 // startProvider runs the provider's controllers, wired as cmd/provider wires
 // them (CRD gate, safe-start), against the shared control plane.
-func startProvider(t testing.TB, env *envtest.Env) {
+func startProvider(t testing.TB, env *controlplane.Env) {
 	t.Helper()
-	envtest.StartManager(t, env, time.Minute, func(mgr ctrl.Manager, o controller.Options) error {
+	controlplane.StartManager(t, env, time.Minute, func(mgr ctrl.Manager, o controller.Options) error {
 		o.Gate = new(gate.Gate[schema.GroupVersionKind])
 		if err := customresourcesgate.Setup(mgr, o); err != nil {
 			return err
 		}
-		return devops.SetupGated(mgr, o, devops.Config{Guard: envtest.TenantGuard()})
+		return devops.SetupGated(mgr, o, devops.Config{Guard: controlplane.TenantGuard()})
 	})
 }
 
@@ -97,7 +97,7 @@ func secretCreds(name, ns, key string) v1alpha1.Credentials {
 }
 
 func TestManagedResourcesReportConfigurationAndBackendState(t *testing.T) {
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	startProvider(t, env)
 	c := env.Client
 	for _, ns := range []string{"team-a", "team-b"} {

@@ -37,7 +37,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
 	devops "github.com/freeleaps/provider-devops/internal/controller"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 )
 
 // TestCreationWrites holds a new managed resource of each kind to the
@@ -49,17 +49,17 @@ import (
 // resource of an existing object (nothing created, so no Update before a
 // create) still gets its finalizer and external name written.
 func TestCreationWrites(t *testing.T) {
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	f := startFakes(t)
 	counter := &countingTransport{}
 	cfg := devops.RESTConfig(env.Config, devops.DefaultMaxReconcileRate)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.rt = rt; return counter })
 	o := devops.Options(logging.NewNopLogger(), devops.DefaultMaxReconcileRate, time.Minute, true)
-	envtest.StartManagerWith(t, cfg, env, o, func(mgr ctrl.Manager, o controller.Options) error {
+	controlplane.StartManagerWith(t, cfg, env, o, func(mgr ctrl.Manager, o controller.Options) error {
 		if err := customresourcesgate.Setup(mgr, o); err != nil {
 			return err
 		}
-		return devops.SetupGated(mgr, o, devops.Config{Guard: envtest.TenantGuard()})
+		return devops.SetupGated(mgr, o, devops.Config{Guard: controlplane.TenantGuard()})
 	})
 	c := env.Client
 	ctx := context.Background()
@@ -183,7 +183,7 @@ func TestCreationWrites(t *testing.T) {
 	observer.SetAnnotations(map[string]string{meta.AnnotationKeyExternalName: meta.GetExternalName(mrs[0])})
 	observer.SetFinalizers(nil)
 	unstructured.RemoveNestedField(observer.Object, "status")
-	envtest.Must(t, unstructured.SetNestedStringSlice(observer.Object, []string{"Observe"}, "spec", "managementPolicies"))
+	controlplane.Must(t, unstructured.SetNestedStringSlice(observer.Object, []string{"Observe"}, "spec", "managementPolicies"))
 	if err := c.Create(ctx, observer); err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ import (
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/events"
 	"github.com/freeleaps/provider-devops/internal/events/deployrequest"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 	fakejenkins "github.com/freeleaps/provider-devops/internal/testing/jenkins"
 	"github.com/freeleaps/provider-devops/internal/testing/rabbitmq"
 )
@@ -50,14 +50,14 @@ import (
 // and reordering. Only the team's own CI user builds the team's pipeline,
 // each request at most once, never an older one after a newer one.
 func TestDeployRequestTenancy(t *testing.T) {
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	broker := rabbitmq.Start(t)
 	providerURL, ciShopURL, ciOtherURL := brokerUsers(t, broker)
 	jenkins := fakejenkins.New("ci", secretText)
 	defer jenkins.Close()
 	c := env.Client
 	ctx := context.Background()
-	ns := envtest.Unique("deploy-tenancy")
+	ns := controlplane.Unique("deploy-tenancy")
 	create(t, c,
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "jenkins", Namespace: ns}, StringData: map[string]string{"credentials": `{"username": "ci", "token": "` + secretText + `"}`}},
@@ -101,7 +101,7 @@ func TestDeployRequestTenancy(t *testing.T) {
 	p.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"})
 	create(t, c, p)
 	const path = "shop-dev"
-	envtest.Eventually(t, "pipeline ready", func() bool {
+	controlplane.Eventually(t, "pipeline ready", func() bool {
 		return c.Get(ctx, client.ObjectKeyFromObject(p), p) == nil && p.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue
 	})
 
@@ -113,7 +113,7 @@ func TestDeployRequestTenancy(t *testing.T) {
 	}
 	publish := func(ch *amqp.Channel, id, user, body string) {
 		t.Helper()
-		envtest.Must(t, ch.PublishWithContext(ctx, deployExchange, "deploy.shop.dev", false, false, amqp.Publishing{
+		controlplane.Must(t, ch.PublishWithContext(ctx, deployExchange, "deploy.shop.dev", false, false, amqp.Publishing{
 			MessageId: id, UserId: user, ContentType: "application/json", Body: []byte(body)}))
 	}
 
@@ -157,7 +157,7 @@ func TestDeployRequestTenancy(t *testing.T) {
 	// In order: one build for "first"; a redelivered request applied once;
 	// then everything below is dead-lettered and builds nothing.
 	publish(ciShop, "first", "ci-shop", body("main", t0))
-	envtest.Eventually(t, "first queued", func() bool { return jenkins.Queued(path) == 1 })
+	controlplane.Eventually(t, "first queued", func() bool { return jenkins.Queued(path) == 1 })
 	// The next deployment of the environment waits for this one: its
 	// build runs and ends.
 	jenkins.RunQueue()
@@ -169,12 +169,12 @@ func TestDeployRequestTenancy(t *testing.T) {
 		}
 	}()
 	publish(ciShop, "redelivered", "ci-shop", body("refs/tags/v1.2.0", t0.Add(2*time.Second)))
-	envtest.Eventually(t, "redelivered request handled", func() bool {
+	controlplane.Eventually(t, "redelivered request handled", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return failedOnce["seen-redelivered"]
 	})
-	envtest.Eventually(t, "redelivered queued once", func() bool { return jenkins.Queued(path)+len(jenkins.Builds(path)) == 2 })
+	controlplane.Eventually(t, "redelivered queued once", func() bool { return jenkins.Queued(path)+len(jenkins.Builds(path)) == 2 })
 
 	rejected := map[string]struct {
 		ch     *amqp.Channel
@@ -201,7 +201,7 @@ func TestDeployRequestTenancy(t *testing.T) {
 	}
 	dl := publisher(t, broker.URL)
 	dead, err := dl.Consume(events.DeadLetter(deployQueue), "", true, false, false, false, nil)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	reasons := map[string]string{}
 	for len(reasons) < len(rejected)-1 {
 		select {
@@ -225,12 +225,12 @@ func TestDeployRequestTenancy(t *testing.T) {
 	if n := jenkins.Queued(path) + len(jenkins.Builds(path)); n != 2 {
 		t.Errorf("%d builds, want 2 (first, redelivered)", n)
 	}
-	envtest.Must(t, c.Get(ctx, client.ObjectKeyFromObject(p), p))
+	controlplane.Must(t, c.Get(ctx, client.ObjectKeyFromObject(p), p))
 	if got := p.Spec.ForProvider.BuildParameters[deployrequest.RevisionParameter]; got != "refs/tags/v1.2.0" {
 		t.Errorf("REVISION %q, want the newest request's", got)
 	}
 	runs := &v1alpha1.DeployRunList{}
-	envtest.Must(t, c.List(ctx, runs, client.InNamespace(ns)))
+	controlplane.Must(t, c.List(ctx, runs, client.InNamespace(ns)))
 	var got []string
 	for _, r := range runs.Items {
 		got = append(got, r.Spec.RequestID+" by "+r.Spec.RequestedBy+" "+string(r.Status.Phase))

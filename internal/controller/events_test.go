@@ -44,7 +44,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/events"
 	"github.com/freeleaps/provider-devops/internal/events/deployrequest"
 	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 	fakejenkins "github.com/freeleaps/provider-devops/internal/testing/jenkins"
 	"github.com/freeleaps/provider-devops/internal/testing/rabbitmq"
 )
@@ -64,11 +64,11 @@ func brokerUsers(t *testing.T, b *rabbitmq.Broker) (provider, ciShop, ciOther st
 	t.Helper()
 	var err error
 	provider, err = b.AddUserWith("provider", "provider-pw", rabbitmq.ProviderPermissions)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	ciShop, err = b.AddUserWith("ci-shop", "ci-shop-pw", rabbitmq.DeployerPermissions)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	ciOther, err = b.AddUserWith("ci-other", "ci-other-pw", rabbitmq.DeployerPermissions)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	return provider, ciShop, ciOther
 }
 
@@ -76,10 +76,10 @@ func brokerUsers(t *testing.T, b *rabbitmq.Broker) (provider, ciShop, ciOther st
 func publisher(t *testing.T, url string) *amqp.Channel {
 	t.Helper()
 	conn, err := amqp.Dial(url)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	t.Cleanup(func() { _ = conn.Close() })
 	ch, err := conn.Channel()
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	return ch
 }
 
@@ -89,7 +89,7 @@ func publisher(t *testing.T, url string) *amqp.Channel {
 func waitConsuming(t *testing.T, url, queue string) {
 	t.Helper()
 	ch := publisher(t, url)
-	envtest.Eventually(t, "the provider consuming "+queue, func() bool {
+	controlplane.Eventually(t, "the provider consuming "+queue, func() bool {
 		q, err := ch.QueueDeclarePassive(queue, true, false, false, false, nil)
 		if err != nil {
 			// A failed passive declare closes the channel.
@@ -117,15 +117,15 @@ func listenAll(t *testing.T, url string) *stream {
 	if err != nil {
 		t.Fatal(err)
 	}
-	envtest.Must(t, ch.ExchangeDeclare(exchange, amqp.ExchangeTopic, true, false, false, false, nil))
+	controlplane.Must(t, ch.ExchangeDeclare(exchange, amqp.ExchangeTopic, true, false, false, false, nil))
 	q, err := ch.QueueDeclare("", false, true, true, false, nil)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	// Every resource event; deploy requests share the exchange and are not events.
 	for _, key := range []string{"jenkinspipeline.#", "argoapplication.#", "dnsrecord.#", "registryrepo.#"} {
-		envtest.Must(t, ch.QueueBind(q.Name, key, exchange, false, nil))
+		controlplane.Must(t, ch.QueueBind(q.Name, key, exchange, false, nil))
 	}
 	ds, err := ch.Consume(q.Name, "", true, true, false, false, nil)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	s := &stream{}
 	go func() {
 		for d := range ds {
@@ -158,25 +158,25 @@ func (s *stream) of(ns, name, what string) []events.Event {
 // startProviderWithEvents wires the controllers and the event stream as
 // cmd/provider does with --events-secret. wrap, if set, wraps the deploy
 // request handler.
-func startProviderWithEvents(t *testing.T, env *envtest.Env, url string, m *events.Metrics, wrap func(events.Handler) events.Handler) {
+func startProviderWithEvents(t *testing.T, env *controlplane.Env, url string, m *events.Metrics, wrap func(events.Handler) events.Handler) {
 	t.Helper()
 	if wrap == nil {
 		wrap = func(h events.Handler) events.Handler { return h }
 	}
 	src := func(context.Context) (events.Broker, error) { return events.Broker{URL: url, Exchange: exchange}, nil }
-	envtest.StartManager(t, env, time.Second, func(mgr ctrl.Manager, o controller.Options) error {
+	controlplane.StartManager(t, env, time.Second, func(mgr ctrl.Manager, o controller.Options) error {
 		o.Gate = new(gate.Gate[schema.GroupVersionKind])
 		if err := customresourcesgate.Setup(mgr, o); err != nil {
 			return err
 		}
-		if err := devops.SetupGated(mgr, o, devops.Config{Guard: envtest.TenantGuard()}); err != nil {
+		if err := devops.SetupGated(mgr, o, devops.Config{Guard: controlplane.TenantGuard()}); err != nil {
 			return err
 		}
 		pub := events.NewPublisher(events.PublisherOptions{Source: src, Metrics: m})
 		if err := mgr.Add(pub); err != nil {
 			return err
 		}
-		if err := lifecycle.New(pub, lifecycle.Options{Source: "test", Heartbeat: heartbeat}).Setup(mgr, o.Gate, devops.Events(devops.Kinds(devops.Config{Guard: envtest.TenantGuard()}))); err != nil {
+		if err := lifecycle.New(pub, lifecycle.Options{Source: "test", Heartbeat: heartbeat}).Setup(mgr, o.Gate, devops.Events(devops.Kinds(devops.Config{Guard: controlplane.TenantGuard()}))); err != nil {
 			return err
 		}
 		return mgr.Add(events.NewConsumer(events.ConsumerOptions{Source: src, Exchange: deployExchange, Queue: deployQueue, BindingKey: "deploy.#",
@@ -191,14 +191,14 @@ func startProviderWithEvents(t *testing.T, env *envtest.Env, url string, m *even
 // heartbeats while the build runs, then a completed event with the build's
 // URL; deleted.
 func TestEventStream(t *testing.T) {
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	broker := rabbitmq.Start(t)
 	providerURL, ciShopURL, _ := brokerUsers(t, broker)
 	jenkins := fakejenkins.New("ci", secretText)
 	defer jenkins.Close()
 	c := env.Client
 	ctx := context.Background()
-	ns := envtest.Unique("events")
+	ns := controlplane.Unique("events")
 	create(t, c,
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "jenkins", Namespace: ns}, StringData: map[string]string{"credentials": `{"username": "ci", "token": "` + secretText + `"}`}},
@@ -221,7 +221,7 @@ func TestEventStream(t *testing.T) {
 	create(t, c, p)
 	const path = "shop-dev"
 
-	envtest.Eventually(t, "created and ready events", func() bool {
+	controlplane.Eventually(t, "created and ready events", func() bool {
 		return len(s.of(ns, p.Name, events.Created)) == 1 && len(s.of(ns, p.Name, events.Ready)) == 1
 	})
 	ready := s.of(ns, p.Name, events.Ready)[0]
@@ -230,11 +230,11 @@ func TestEventStream(t *testing.T) {
 	}
 
 	conn, err := amqp.Dial(broker.URL)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	defer func() { _ = conn.Close() }()
 	ch, err := conn.Channel()
-	envtest.Must(t, err)
-	envtest.Eventually(t, "the deploy queue declared by the provider", func() bool {
+	controlplane.Must(t, err)
+	controlplane.Eventually(t, "the deploy queue declared by the provider", func() bool {
 		c2, err := conn.Channel()
 		if err != nil {
 			return false
@@ -248,24 +248,24 @@ func TestEventStream(t *testing.T) {
 	ci := publisher(t, ciShopURL)
 	send := func(id, body string) {
 		t.Helper()
-		envtest.Must(t, ci.PublishWithContext(ctx, deployExchange, "deploy.shop.dev", true, false, amqp.Publishing{
+		controlplane.Must(t, ci.PublishWithContext(ctx, deployExchange, "deploy.shop.dev", true, false, amqp.Publishing{
 			MessageId: id, UserId: "ci-shop", Timestamp: time.Now(), ContentType: "application/json", Body: []byte(body)}))
 	}
 
 	// One request, delivered twice (at least once): one build.
 	send("req-1", `{"project": "shop", "environment": "dev", "namespace": "`+ns+`", "revision": "abc123"}`)
-	envtest.Eventually(t, "the request queued a build", func() bool { return jenkins.Queued(path) == 1 })
+	controlplane.Eventually(t, "the request queued a build", func() bool { return jenkins.Queued(path) == 1 })
 	send("req-1", `{"project": "shop", "environment": "dev", "namespace": "`+ns+`", "revision": "abc123"}`)
 	// Poison and unknown targets go to the dead-letter queue.
 	send("bad-json", `{"project": "shop", `)
 	send("typo", `{"project": "shop", "enviroment": "dev"}`) //nolint:misspell // the misspelt field is the test
 	send("nobody", `{"project": "nope", "environment": "dev", "namespace": "`+ns+`"}`)
-	envtest.Eventually(t, "five requests settled", func() bool {
+	controlplane.Eventually(t, "five requests settled", func() bool {
 		return testutil.ToFloat64(m.Requests.WithLabelValues("done"))+testutil.ToFloat64(m.Requests.WithLabelValues("dead-lettered")) == 5
 	})
-	envtest.Must(t, c.Get(ctx, client.ObjectKeyFromObject(p), p))
+	controlplane.Must(t, c.Get(ctx, client.ObjectKeyFromObject(p), p))
 	runs := &v1alpha1.DeployRunList{}
-	envtest.Must(t, c.List(ctx, runs, client.InNamespace(ns)))
+	controlplane.Must(t, c.List(ctx, runs, client.InNamespace(ns)))
 	if len(runs.Items) != 1 || runs.Items[0].Spec.RequestID != ns+"/req-1" || runs.Items[0].Spec.RequestedBy != "amqp:ci-shop" || runs.Items[0].Spec.Revision != "abc123" {
 		t.Errorf("DeployRuns %+v, want one, for req-1 by amqp:ci-shop", runs.Items)
 	}
@@ -273,7 +273,7 @@ func TestEventStream(t *testing.T) {
 		t.Errorf("buildRequest %q, want the DeployRun's", got)
 	}
 	dead, err := ch.Consume(events.DeadLetter(deployQueue), "", true, false, false, false, nil)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	reasons := map[string]string{}
 	for len(reasons) < 3 {
 		select {
@@ -295,7 +295,7 @@ func TestEventStream(t *testing.T) {
 
 	// The build runs: heartbeats at the interval, then completed with its URL.
 	jenkins.RunQueue()
-	envtest.Eventually(t, "three heartbeats", func() bool { return len(s.of(ns, p.Name, events.Heartbeat)) >= 3 })
+	controlplane.Eventually(t, "three heartbeats", func() bool { return len(s.of(ns, p.Name, events.Heartbeat)) >= 3 })
 	beats := s.of(ns, p.Name, events.Heartbeat)
 	for i := 1; i < len(beats); i++ {
 		if gap := beats[i].Time.Sub(beats[i-1].Time); gap < heartbeat/2 {
@@ -310,7 +310,7 @@ func TestEventStream(t *testing.T) {
 		t.Fatalf("builds: %+v; want exactly one, with REVISION=abc123", builds)
 	}
 	jenkins.Finish(path, "SUCCESS")
-	envtest.Eventually(t, "completed event", func() bool { return len(s.of(ns, p.Name, events.Completed)) == 1 })
+	controlplane.Eventually(t, "completed event", func() bool { return len(s.of(ns, p.Name, events.Completed)) == 1 })
 	done := s.of(ns, p.Name, events.Completed)[0].Data
 	if done.Status != events.StatusSucceeded || done.URL != jenkins.URL+"/job/shop-dev/1/" {
 		t.Errorf("completed event data: %+v", done)
@@ -324,8 +324,8 @@ func TestEventStream(t *testing.T) {
 		t.Errorf("%d builds; the redelivered request must not build again", n)
 	}
 
-	envtest.Must(t, c.Delete(ctx, p))
-	envtest.Eventually(t, "deleted event", func() bool { return len(s.of(ns, p.Name, events.Deleted)) == 1 })
+	controlplane.Must(t, c.Delete(ctx, p))
+	controlplane.Eventually(t, "deleted event", func() bool { return len(s.of(ns, p.Name, events.Deleted)) == 1 })
 	for what, n := range map[string]int{events.Created: 1, events.Ready: 1, events.Failed: 0} {
 		if got := len(s.of(ns, p.Name, what)); got != n {
 			t.Errorf("%d %s events over the whole life, want %d", got, what, n)

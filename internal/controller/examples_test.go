@@ -36,8 +36,8 @@ import (
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
 	"github.com/freeleaps/provider-devops/internal/testing/bind"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 	dockerhubfake "github.com/freeleaps/provider-devops/internal/testing/dockerhub"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
 	argofake "github.com/freeleaps/provider-devops/internal/testing/fakeargocd"
 	godaddyfake "github.com/freeleaps/provider-devops/internal/testing/godaddy"
 	jenkinsfake "github.com/freeleaps/provider-devops/internal/testing/jenkins"
@@ -50,7 +50,7 @@ import (
 // GoDaddy and Docker Hub, a real Argo CD and a real BIND 9, and waits for them to
 // become Ready.
 func TestExamplesReconcile(t *testing.T) {
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	f := startFakes(t)
 	jenkins, godaddy, hub := f.jenkins, f.godaddy, f.hub
 	named := bind.StartZone(t, "example.com.")
@@ -61,7 +61,7 @@ func TestExamplesReconcile(t *testing.T) {
 		t.Fatal(err)
 	}
 	private, err := argo.Git.Create("examples-private", argocdserver.SampleApps)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	argo.Git.Protect("examples-private", "ci-bot", "examples-password")
 	startProvider(t, env)
 	c := env.Client
@@ -87,25 +87,25 @@ func TestExamplesReconcile(t *testing.T) {
 		"DNSRecordRFC2136": {file: "dns/rfc2136.yaml", patch: func(u *unstructured.Unstructured) {
 			switch u.GetKind() {
 			case "Secret":
-				envtest.Must(t, unstructured.SetNestedField(u.Object, named.Secret, "stringData", "secret"))
+				controlplane.Must(t, unstructured.SetNestedField(u.Object, named.Secret, "stringData", "secret"))
 			case "ProviderConfig":
-				envtest.Must(t, unstructured.SetNestedField(u.Object, named.Addr, "spec", "dns", "rfc2136", "server"))
+				controlplane.Must(t, unstructured.SetNestedField(u.Object, named.Addr, "spec", "dns", "rfc2136", "server"))
 			}
 		}},
 		"JenkinsPipeline": {file: "jenkins/jenkinspipeline.yaml"},
 		"ArgoApplication": {file: "argocd/argoapplication.yaml", patch: func(u *unstructured.Unstructured) {
-			envtest.Must(t, unstructured.SetNestedField(u.Object, argo.Apps.URL, "spec", "forProvider", "source", "repoURL"))
+			controlplane.Must(t, unstructured.SetNestedField(u.Object, argo.Apps.URL, "spec", "forProvider", "source", "repoURL"))
 		}},
 		"ArgoRepository": {file: "argocd/argorepository.yaml", patch: func(u *unstructured.Unstructured) {
 			switch u.GetKind() {
 			case "Secret":
-				envtest.Must(t, unstructured.SetNestedField(u.Object, "examples-password", "stringData", "password"))
+				controlplane.Must(t, unstructured.SetNestedField(u.Object, "examples-password", "stringData", "password"))
 			case "ArgoRepository":
-				envtest.Must(t, unstructured.SetNestedField(u.Object, private.URL, "spec", "forProvider", "url"))
+				controlplane.Must(t, unstructured.SetNestedField(u.Object, private.URL, "spec", "forProvider", "url"))
 			}
 		}},
 		"ArgoProject": {file: "argocd/argoproject.yaml", patch: func(u *unstructured.Unstructured) {
-			envtest.Must(t, unstructured.SetNestedStringSlice(u.Object, []string{argo.Apps.URL}, "spec", "forProvider", "sourceRepos"))
+			controlplane.Must(t, unstructured.SetNestedStringSlice(u.Object, []string{argo.Apps.URL}, "spec", "forProvider", "sourceRepos"))
 		}},
 	}
 	// In order: the ArgoRepository and ArgoApplication examples use the
@@ -198,7 +198,7 @@ func (f fakes) objects(ns string) []client.Object {
 // loadExample reads the YAML documents of an example file.
 func loadExample(t testing.TB, file string) []*unstructured.Unstructured {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(envtest.RepoRoot(), "examples", file))
+	b, err := os.ReadFile(filepath.Join(controlplane.RepoRoot(), "examples", file))
 	if err != nil {
 		t.Fatal(err)
 	}

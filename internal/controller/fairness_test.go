@@ -34,7 +34,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
 
 	devops "github.com/freeleaps/provider-devops/internal/controller"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 )
 
 // BenchmarkNoisyNeighbour: how long a team's new resources (one of each
@@ -52,14 +52,14 @@ func BenchmarkNoisyNeighbour(b *testing.B) {
 		}
 		noisy = n
 	}
-	env := envtest.Shared(b)
+	env := controlplane.Shared(b)
 	f := startFakes(b)
 	o := devops.Options(logging.NewNopLogger(), devops.DefaultMaxReconcileRate, devops.DefaultPollInterval, true)
-	envtest.StartManagerWith(b, devops.RESTConfig(env.Config, devops.DefaultMaxReconcileRate), env, o, func(mgr ctrl.Manager, o controller.Options) error {
+	controlplane.StartManagerWith(b, devops.RESTConfig(env.Config, devops.DefaultMaxReconcileRate), env, o, func(mgr ctrl.Manager, o controller.Options) error {
 		if err := customresourcesgate.Setup(mgr, o); err != nil {
 			return err
 		}
-		return devops.SetupGated(mgr, o, devops.Config{Guard: envtest.TenantGuard()})
+		return devops.SetupGated(mgr, o, devops.Config{Guard: controlplane.TenantGuard()})
 	})
 	c := env.Client
 	ctx := context.Background()
@@ -71,7 +71,7 @@ func BenchmarkNoisyNeighbour(b *testing.B) {
 	}
 	namespace := func(ns string) {
 		for _, o := range f.objects(ns) {
-			envtest.Must(b, c.Create(ctx, o))
+			controlplane.Must(b, c.Create(ctx, o))
 		}
 	}
 	create := func(ns, kind, name string) {
@@ -79,9 +79,9 @@ func BenchmarkNoisyNeighbour(b *testing.B) {
 		u.SetNamespace(ns)
 		u.SetName(name)
 		if field, ok := externalNameField[kind]; ok {
-			envtest.Must(b, unstructured.SetNestedField(u.Object, name, "spec", "forProvider", field))
+			controlplane.Must(b, unstructured.SetNestedField(u.Object, name, "spec", "forProvider", field))
 		}
-		envtest.Must(b, c.Create(ctx, u))
+		controlplane.Must(b, c.Create(ctx, u))
 	}
 	// project creates one resource of each kind in ns and returns how
 	// long until all four are Ready; only its application is made

@@ -47,7 +47,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/events"
 	"github.com/freeleaps/provider-devops/internal/events/projectrequest"
 	eventstream "github.com/freeleaps/provider-devops/internal/events/stream"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 	"github.com/freeleaps/provider-devops/internal/testing/rabbitmq"
 )
 
@@ -65,14 +65,14 @@ func initSpec(branch string, envs ...string) string {
 // examples/events/initialize-rbac.yaml when bind is true: the provider's
 // rights on DevOpsProjects are then exactly what docs/events.md tells a
 // platform team to grant.
-func identity(t *testing.T, env *envtest.Env, user string, bind bool) *rest.Config {
+func identity(t *testing.T, env *controlplane.Env, user string, bind bool) *rest.Config {
 	t.Helper()
 	if bind {
 		var role *rbacv1.ClusterRole
 		for _, d := range loadExample(t, "events/initialize-rbac.yaml") {
 			if d.GetKind() == "ClusterRole" {
 				role = &rbacv1.ClusterRole{}
-				envtest.Must(t, runtime.DefaultUnstructuredConverter.FromUnstructured(d.Object, role))
+				controlplane.Must(t, runtime.DefaultUnstructuredConverter.FromUnstructured(d.Object, role))
 			}
 		}
 		if role == nil {
@@ -83,9 +83,9 @@ func identity(t *testing.T, env *envtest.Env, user string, bind bool) *rest.Conf
 			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}}})
 	}
 	kc, err := env.KubeConfigFor(user)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(kc)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	return cfg
 }
 
@@ -104,21 +104,21 @@ func identity(t *testing.T, env *envtest.Env, user string, bind bool) *rest.Conf
 // run where it meets the API server or the broker, so a second run in the
 // same process (-count=2) finds none of the first's objects.
 func TestInitializeTenancy(t *testing.T) {
-	env := envtest.Shared(t)
-	rename := strings.NewReplacer("init-cluster", envtest.Unique("init-cluster"),
-		"init-a", envtest.Unique("init-a"), "init-b", envtest.Unique("init-b"), "init-c", envtest.Unique("init-c")).Replace
+	env := controlplane.Shared(t)
+	rename := strings.NewReplacer("init-cluster", controlplane.Unique("init-cluster"),
+		"init-a", controlplane.Unique("init-a"), "init-b", controlplane.Unique("init-b"), "init-c", controlplane.Unique("init-c")).Replace
 	broker := rabbitmq.Start(t)
-	envtest.InstallXRD(t, env, "package/configuration/xrd.yaml")
+	controlplane.InstallXRD(t, env, "package/configuration/xrd.yaml")
 	c := env.Client
 	ctx := context.Background()
 	urls := map[string]string{}
 	for _, u := range []string{"ci-init-a", "ci-init-b", "ci-stranger"} {
 		url, err := broker.AddUserWith(rename(u), u+"-pw", rabbitmq.DeployerPermissions)
-		envtest.Must(t, err)
+		controlplane.Must(t, err)
 		urls[u] = url
 	}
 	providerURL, err := broker.AddUserWith("provider", "provider-pw", rabbitmq.ProviderPermissions)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 
 	none := &v1alpha1.EventsConfig{Credentials: v1alpha1.Credentials{Source: xpv2.CredentialsSourceNone}}
 	for _, ns := range []string{"init-a", "init-b", "init-c"} {
@@ -161,7 +161,7 @@ func TestInitializeTenancy(t *testing.T) {
 	src := func(context.Context) (events.Broker, error) {
 		return events.Broker{URL: providerURL, Exchange: exchange}, nil
 	}
-	envtest.StartManager(t, env, time.Second, func(mgr ctrl.Manager, _ controller.Options) error {
+	controlplane.StartManager(t, env, time.Second, func(mgr ctrl.Manager, _ controller.Options) error {
 		h, err := eventstream.RequestHandler(mgr.GetClient(), mgr.GetAPIReader(), providerCfg)
 		if err != nil {
 			return err
@@ -184,14 +184,14 @@ func TestInitializeTenancy(t *testing.T) {
 	}
 	dl := publisher(t, broker.URL)
 	var dead <-chan amqp.Delivery
-	envtest.Eventually(t, "the provider declared the dead-letter queue", func() bool {
+	controlplane.Eventually(t, "the provider declared the dead-letter queue", func() bool {
 		ch := publisher(t, broker.URL)
 		_, err := ch.QueueDeclarePassive(events.DeadLetter(deployQueue), true, false, false, false, events.QueueArgs(deployQueue, events.DefaultMaxLength))
 		return err == nil
 	})
 	waitConsuming(t, broker.URL, deployQueue)
 	dead, err = dl.Consume(events.DeadLetter(deployQueue), "", true, false, false, false, nil)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	go func() {
 		for d := range dead {
 			deadMu.Lock()
@@ -201,7 +201,7 @@ func TestInitializeTenancy(t *testing.T) {
 	}()
 
 	dyn, err := dynamic.NewForConfig(env.Config)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	projects := func(ns string) dynamic.ResourceInterface {
 		return dyn.Resource(projectrequest.GroupVersionResource).Namespace(rename(ns))
 	}
@@ -239,14 +239,14 @@ func TestInitializeTenancy(t *testing.T) {
 		if ch == nil {
 			ch = channels["ci-init-a"]
 		}
-		envtest.Must(t, ch.PublishWithContext(ctx, deployExchange, "deploy.initialize", false, false, amqp.Publishing{
+		controlplane.Must(t, ch.PublishWithContext(ctx, deployExchange, "deploy.initialize", false, false, amqp.Publishing{
 			MessageId: id, UserId: rename(strings.TrimPrefix(user, "anonymous")), Type: typ, ContentType: "application/json", Body: []byte(rename(body))}))
 	}
 
 	// Create, then update (dropping pr-1, moving to another branch),
 	// delivered twice.
 	publish("ci-init-a", "create", projectrequest.LegacyType, message("init-a", "shop", initSpec("main", "prod", "staging", "pr-1"), t0))
-	envtest.Eventually(t, "init-a/shop created", func() bool {
+	controlplane.Eventually(t, "init-a/shop created", func() bool {
 		if r := deadLetters()["create"]; r != "" {
 			t.Fatalf("create dead-lettered: %s", r)
 		}
@@ -257,7 +257,7 @@ func TestInitializeTenancy(t *testing.T) {
 		t.Fatalf("created with environments %v, branch %q", got, branch(created))
 	}
 	publish("ci-init-a", "update", projectrequest.LegacyType, message("init-a", "shop", initSpec("release", "prod", "staging"), t0.Add(2*time.Second)))
-	envtest.Eventually(t, "the update handled again", func() bool {
+	controlplane.Eventually(t, "the update handled again", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return seen["redelivered"]
@@ -286,18 +286,18 @@ func TestInitializeTenancy(t *testing.T) {
 	// A person sets the branch with kubectl edit: that field is theirs now.
 	updated.Object["spec"].(map[string]any)["git"].(map[string]any)["branch"] = "hotfix"
 	_, err = projects("init-a").Update(ctx, updated, metav1.UpdateOptions{FieldManager: "kubectl-edit"})
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	edited := get("init-a", "shop")
 
 	// The namespace init-b's own user writes there: the shipped example,
 	// as a CloudEvent.
-	example, err := os.ReadFile(filepath.Join(envtest.RepoRoot(), "examples", "events", "initialize-request.json"))
-	envtest.Must(t, err)
+	example, err := os.ReadFile(filepath.Join(controlplane.RepoRoot(), "examples", "events", "initialize-request.json"))
+	controlplane.Must(t, err)
 	data := map[string]any{}
-	envtest.Must(t, json.Unmarshal(example, &data))
+	controlplane.Must(t, json.Unmarshal(example, &data))
 	data["namespace"] = "init-b"
 	example, err = json.Marshal(map[string]any{"specversion": "1.0", "type": projectrequest.Type, "id": "ce-b", "source": "ci", "data": data})
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	publish("ci-init-b", "ce-b", "", string(example))
 
 	later := t0.Add(4 * time.Second)
@@ -346,7 +346,7 @@ func TestInitializeTenancy(t *testing.T) {
 
 	// The CloudEvent for init-b came on another channel than the rejected
 	// messages: it may be handled after them.
-	envtest.Eventually(t, "init-b/shop written by ci-init-b from examples/events/initialize-request.json", func() bool {
+	controlplane.Eventually(t, "init-b/shop written by ci-init-b from examples/events/initialize-request.json", func() bool {
 		if r := deadLetters()["ce-b"]; r != "" {
 			t.Fatalf("ce-b dead-lettered: %s", r)
 		}
@@ -359,7 +359,7 @@ func TestInitializeTenancy(t *testing.T) {
 		t.Errorf("init-a/shop changed after the person's edit: branch %q", branch(after))
 	}
 	list, err := projects("init-a").List(ctx, metav1.ListOptions{})
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	if len(list.Items) != 1 {
 		t.Errorf("%d DevOpsProjects in init-a, want shop only", len(list.Items))
 	}
@@ -371,7 +371,7 @@ func TestInitializeTenancy(t *testing.T) {
 	// what it needs rather than retrying for ever.
 	t.Run("NoRBAC", func(t *testing.T) {
 		p, err := projectrequest.NewProjects(identity(t, env, "provider-devops-unbound", false))
-		envtest.Must(t, err)
+		controlplane.Must(t, err)
 		err = projectrequest.Handler(p, c)(ctx, amqp.Delivery{UserId: rename("ci-init-a"), MessageId: "no-rbac", Body: []byte(rename(message("init-a", "norbac", initSpec("main", "prod"), time.Now())))})
 		var rej *events.RejectError
 		if !errors.As(err, &rej) || !strings.Contains(rej.Reason, "needs get, create and patch on devopsprojects.platform.freeleaps.io") {

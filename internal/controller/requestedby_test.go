@@ -32,7 +32,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 )
 
 // TestRequestedByPolicy installs the shipped ValidatingAdmissionPolicy
@@ -40,30 +40,30 @@ import (
 // provider's service account: a tenant may only name itself and may not
 // choose the id the legacy heartbeats carry.
 func TestRequestedByPolicy(t *testing.T) {
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	ctx := context.Background()
 	raw, err := os.ReadFile("../../examples/deployments/requested-by-policy.yaml")
-	envtest.Must(t, err)
-	ns := envtest.Unique("requested-by")
+	controlplane.Must(t, err)
+	ns := controlplane.Unique("requested-by")
 	var names []string
 	for _, doc := range strings.Split(string(raw), "\n---\n") {
 		u := &unstructured.Unstructured{}
-		envtest.Must(t, yaml.Unmarshal([]byte(doc), &u.Object))
+		controlplane.Must(t, yaml.Unmarshal([]byte(doc), &u.Object))
 		if u.GetKind() == "ValidatingAdmissionPolicyBinding" {
 			// Bound to this test's namespace only: the other tests share
 			// the API server and create DeployRuns as its admin.
-			envtest.Must(t, unstructured.SetNestedStringMap(u.Object, map[string]string{"kubernetes.io/metadata.name": ns}, "spec", "matchResources", "namespaceSelector", "matchLabels"))
+			controlplane.Must(t, unstructured.SetNestedStringMap(u.Object, map[string]string{"kubernetes.io/metadata.name": ns}, "spec", "matchResources", "namespaceSelector", "matchLabels"))
 		}
-		envtest.Must(t, env.Client.Create(ctx, u))
+		controlplane.Must(t, env.Client.Create(ctx, u))
 		names = append(names, u.GetKind()+"/"+u.GetName())
 		t.Cleanup(func() { _ = env.Client.Delete(ctx, u) })
 	}
-	envtest.Must(t, env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	controlplane.Must(t, env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
 	as := func(user string) client.Client {
 		cfg := rest.CopyConfig(env.Config)
 		cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: []string{"system:masters", "system:authenticated"}}
 		c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
-		envtest.Must(t, err)
+		controlplane.Must(t, err)
 		return c
 	}
 	const provider = "system:serviceaccount:crossplane-system:provider-devops-1a2b3c"
@@ -85,7 +85,7 @@ func TestRequestedByPolicy(t *testing.T) {
 		"TenantWithoutWhoAsks": {"alice", run("nobody", "", ""), "spec.requestedBy must be your user name"},
 	}
 	// The policy takes a moment to be enforced after it is created.
-	envtest.EventuallyWithin(t, time.Minute, "the policy enforced", func() bool {
+	controlplane.EventuallyWithin(t, time.Minute, "the policy enforced", func() bool {
 		err := as("alice").Create(ctx, run("probe", "bob", ""))
 		if err == nil {
 			_ = env.Client.Delete(ctx, run("probe", "bob", ""))

@@ -46,7 +46,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
 	devops "github.com/freeleaps/provider-devops/internal/controller"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 )
 
 // countingTransport counts the provider's requests to the API server, by
@@ -229,7 +229,7 @@ func BenchmarkScale1000(b *testing.B) {
 		perKind = m / 4
 	}
 	n := 4 * perKind
-	env := envtest.Shared(b)
+	env := controlplane.Shared(b)
 	f := startFakes(b)
 	proxies := map[string]*countingProxy{
 		f.jenkins.URL: newCountingProxy(b, f.jenkins.URL), f.argo.URL: newCountingProxy(b, f.argo.URL),
@@ -247,11 +247,11 @@ func BenchmarkScale1000(b *testing.B) {
 	cfg := devops.RESTConfig(env.Config, devops.DefaultMaxReconcileRate)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.rt = rt; return counter })
 	o := devops.Options(logging.NewNopLogger(), devops.DefaultMaxReconcileRate, devops.DefaultPollInterval, true)
-	envtest.StartManagerWith(b, cfg, env, o, func(mgr ctrl.Manager, o controller.Options) error {
+	controlplane.StartManagerWith(b, cfg, env, o, func(mgr ctrl.Manager, o controller.Options) error {
 		if err := customresourcesgate.Setup(mgr, o); err != nil {
 			return err
 		}
-		return devops.SetupGated(mgr, o, devops.Config{Guard: envtest.TenantGuard()})
+		return devops.SetupGated(mgr, o, devops.Config{Guard: controlplane.TenantGuard()})
 	})
 	fmt.Printf("provider at --max-reconcile-rate=%d --poll=%s\n", devops.DefaultMaxReconcileRate, devops.DefaultPollInterval)
 
@@ -287,7 +287,7 @@ func BenchmarkScale1000(b *testing.B) {
 				// Each object its own external name (ArgoApplication's is
 				// its metadata name).
 				if field, ok := externalNameField[kind]; ok {
-					envtest.Must(b, unstructured.SetNestedField(u.Object, fmt.Sprintf("x%d-%d", i, k), "spec", "forProvider", field))
+					controlplane.Must(b, unstructured.SetNestedField(u.Object, fmt.Sprintf("x%d-%d", i, k), "spec", "forProvider", field))
 				}
 				if err := c.Create(ctx, u); err != nil {
 					b.Fatal(err)

@@ -30,7 +30,7 @@ import (
 
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 )
 
 // ProviderConfigUsages are namespaced, so any namespace admin can write
@@ -40,12 +40,12 @@ import (
 // UID, references that config, and for a ClusterProviderConfig sits in a
 // namespace the config serves. A real usage still blocks deletion.
 func TestHandMadeUsagesPinNothing(t *testing.T) {
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	startProvider(t, env)
 	c := env.Client
 	ctx := context.Background()
-	allowed, tenant := envtest.Unique("pin-allowed"), envtest.Unique("pin-tenant")
-	cpcName := envtest.Unique("pin-platform")
+	allowed, tenant := controlplane.Unique("pin-allowed"), controlplane.Unique("pin-tenant")
+	cpcName := controlplane.Unique("pin-platform")
 	for _, ns := range []string{allowed, tenant} {
 		create(t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 	}
@@ -63,7 +63,7 @@ func TestHandMadeUsagesPinNothing(t *testing.T) {
 		p.Spec.ProviderConfigReference = ref(kind, config)
 		p.Spec.ForProvider.Source.Script = &script
 		create(t, c, p)
-		envtest.Must(t, c.Get(ctx, client.ObjectKeyFromObject(p), p))
+		controlplane.Must(t, c.Get(ctx, client.ObjectKeyFromObject(p), p))
 		return p
 	}
 	onOwn := pipeline("on-own", "ProviderConfig", "own")
@@ -80,19 +80,19 @@ func TestHandMadeUsagesPinNothing(t *testing.T) {
 	usage("pin-not-served", onPlatform, onPlatform.UID)          // the platform's config does not serve this namespace
 	usage("pin-wrong-uid", onPlatform, types.UID("not-the-uid")) // not its controller's UID
 
-	envtest.Must(t, c.Delete(ctx, cpc))
-	envtest.Eventually(t, "the ClusterProviderConfig deleted despite the hand-made usages", func() bool {
+	controlplane.Must(t, c.Delete(ctx, cpc))
+	controlplane.Eventually(t, "the ClusterProviderConfig deleted despite the hand-made usages", func() bool {
 		return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(cpc), &v1alpha1.ClusterProviderConfig{}))
 	})
 
 	// A real usage, made by the provider for the pipeline on its own
 	// config, still keeps that config.
-	envtest.Eventually(t, "the provider records the pipeline's usage of its config", func() bool {
+	controlplane.Eventually(t, "the provider records the pipeline's usage of its config", func() bool {
 		l := &v1alpha1.ProviderConfigUsageList{}
 		return c.List(ctx, l, client.InNamespace(tenant), client.MatchingLabels{xpv2.LabelKeyProviderName: "own", xpv2.LabelKeyProviderKind: v1alpha1.ProviderConfigKind}) == nil && len(l.Items) == 1
 	})
-	envtest.Must(t, c.Delete(ctx, own))
-	envtest.Eventually(t, "deleting a config in use is blocked", func() bool {
+	controlplane.Must(t, c.Delete(ctx, own))
+	controlplane.Eventually(t, "deleting a config in use is blocked", func() bool {
 		pc := &v1alpha1.ProviderConfig{}
 		return c.Get(ctx, client.ObjectKeyFromObject(own), pc) == nil && pc.Status.Users == 1 && pc.GetCondition("Terminating").Status == corev1.ConditionTrue
 	})

@@ -25,31 +25,31 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 )
 
 // TestWritesCounted: a client from Writes.NewClient counts its writes by
 // kind and verb, status writes apart, refused ones too, and no read.
 func TestWritesCounted(t *testing.T) {
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	w := NewWrites()
 	c, err := w.NewClient(env.Config, client.Options{Scheme: env.Scheme})
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	ctx := context.Background()
-	ns := envtest.Unique("writes")
-	envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	ns := controlplane.Unique("writes")
+	controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: ns}}
-	envtest.Must(t, c.Create(ctx, cm))
+	controlplane.Must(t, c.Create(ctx, cm))
 	if err := c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: ns}}); err == nil {
 		t.Fatal("a second create of the same name succeeded")
 	}
-	envtest.Must(t, c.Get(ctx, client.ObjectKeyFromObject(cm), cm))
+	controlplane.Must(t, c.Get(ctx, client.ObjectKeyFromObject(cm), cm))
 	cm.Data = map[string]string{"k": "v"}
-	envtest.Must(t, c.Update(ctx, cm))
+	controlplane.Must(t, c.Update(ctx, cm))
 	ns2 := &corev1.Namespace{}
-	envtest.Must(t, c.Get(ctx, client.ObjectKey{Name: ns}, ns2))
-	envtest.Must(t, c.Status().Update(ctx, ns2))
-	envtest.Must(t, c.Delete(ctx, cm))
+	controlplane.Must(t, c.Get(ctx, client.ObjectKey{Name: ns}, ns2))
+	controlplane.Must(t, c.Status().Update(ctx, ns2))
+	controlplane.Must(t, c.Delete(ctx, cm))
 	for _, x := range []struct {
 		kind, verb string
 		want       float64

@@ -31,15 +31,15 @@ import (
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 )
 
-func TestMain(m *testing.M) { envtest.Main(m) }
+func TestMain(m *testing.M) { controlplane.Main(m) }
 
 // realArgoCD is the package's real Argo CD, on its envtest control plane.
 func realArgoCD(t *testing.T) *argocdserver.Server {
 	t.Helper()
-	return argocdserver.Shared(t, envtest.Shared(t))
+	return argocdserver.Shared(t, controlplane.Shared(t))
 }
 
 func newReal(t *testing.T, s *argocdserver.Server, token string) *argocd.Client {
@@ -132,7 +132,7 @@ func TestRealGetIgnoresOtherNamespaces(t *testing.T) {
 	c := newReal(t, s, s.Token)
 	ctx := context.Background()
 	ns := "argocd-apps-tenant"
-	envtest.Must(t, client.IgnoreAlreadyExists(s.Kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})))
+	controlplane.Must(t, client.IgnoreAlreadyExists(s.Kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})))
 	proj := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "argoproj.io/v1alpha1", "kind": "AppProject",
 		"metadata": map[string]any{"name": "tenant", "namespace": argocdserver.Namespace},
@@ -141,7 +141,7 @@ func TestRealGetIgnoresOtherNamespaces(t *testing.T) {
 			"destinations": []any{map[string]any{"server": "*", "namespace": "*"}},
 		},
 	}}
-	envtest.Must(t, client.IgnoreAlreadyExists(s.Kube.Create(ctx, proj)))
+	controlplane.Must(t, client.IgnoreAlreadyExists(s.Kube.Create(ctx, proj)))
 	foreign := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
 		"metadata": map[string]any{"name": "twin", "namespace": ns},
@@ -151,7 +151,7 @@ func TestRealGetIgnoresOtherNamespaces(t *testing.T) {
 			"destination": map[string]any{"server": argocdserver.InClusterServer, "namespace": "twin"},
 		},
 	}}
-	envtest.Must(t, s.Kube.Create(ctx, foreign))
+	controlplane.Must(t, s.Kube.Create(ctx, foreign))
 	waitFor(t, "the foreign app served by Argo CD", func() bool {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/api/v1/applications/twin?appNamespace="+ns, nil)
 		req.Header.Set("Authorization", "Bearer "+s.Token)

@@ -36,63 +36,63 @@ import (
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 	fake "github.com/freeleaps/provider-devops/internal/testing/fakeargocd"
 )
 
 const token = "argo-token-never-printed"
 
-func TestMain(m *testing.M) { envtest.Main(m) }
+func TestMain(m *testing.M) { controlplane.Main(m) }
 
 // TestArgoApplicationFaults uses the fake Argo CD for what a real server
 // cannot be made to do on demand: 5xx and 429 answers. Everything else is
 // tested against a real Argo CD (real_test.go).
 func TestArgoApplicationFaults(t *testing.T) {
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	srv := fake.New(token)
 	defer srv.Close()
 	c := env.Client
 	ctx := context.Background()
 
 	ns := "argo-faults"
-	envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	envtest.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "argocd", Namespace: ns}, StringData: map[string]string{"token": token}}))
-	envtest.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
+	controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	controlplane.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "argocd", Namespace: ns}, StringData: map[string]string{"token": token}}))
+	controlplane.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
 		ArgoCD: &pcv1alpha1.ArgoCDConfig{URL: srv.URL, Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "argocd", Key: "token"}}},
 	}}))
 	startController(t, env, 2*time.Second)
 
 	cr := newApp(ns, "shop-alpha")
-	envtest.Must(t, c.Create(ctx, cr))
-	envtest.Eventually(t, "application created and Synced", func() bool {
+	controlplane.Must(t, c.Create(ctx, cr))
+	controlplane.Eventually(t, "application created and Synced", func() bool {
 		return get(t, c, cr) && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue && srv.App("shop-alpha") != nil
 	})
 
 	t.Run("ServerErrorsRecover", func(t *testing.T) {
 		srv.FailNext(2, http.StatusServiceUnavailable, 0)
-		envtest.Eventually(t, "the 503s were served", func() bool { return srv.PendingFailures() == 0 })
-		envtest.Eventually(t, "Synced again after the 503s", func() bool {
+		controlplane.Eventually(t, "the 503s were served", func() bool { return srv.PendingFailures() == 0 })
+		controlplane.Eventually(t, "Synced again after the 503s", func() bool {
 			return get(t, c, cr) && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue
 		})
 	})
 
 	t.Run("TooManyRequestsIsHonoured", func(t *testing.T) {
 		srv.FailNext(1, http.StatusTooManyRequests, 3)
-		envtest.Eventually(t, "the 429 was served", func() bool { return srv.PendingFailures() == 0 })
-		envtest.EventuallyWithin(t, 3*mrcontroller.MinRetryAfter, "Synced again after the 429", func() bool {
+		controlplane.Eventually(t, "the 429 was served", func() bool { return srv.PendingFailures() == 0 })
+		controlplane.EventuallyWithin(t, 3*mrcontroller.MinRetryAfter, "Synced again after the 429", func() bool {
 			return get(t, c, cr) && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue
 		})
 	})
 
-	envtest.Must(t, c.Delete(ctx, cr))
-	envtest.EventuallyWithin(t, 2*time.Minute, "application deleted", func() bool {
+	controlplane.Must(t, c.Delete(ctx, cr))
+	controlplane.EventuallyWithin(t, 2*time.Minute, "application deleted", func() bool {
 		cascade, ok := srv.Deleted("shop-alpha")
 		return ok && cascade == "true" && kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(cr), &v1alpha1.ArgoApplication{}))
 	})
 
 	// No condition or event carries the token.
 	events := &corev1.EventList{}
-	envtest.Must(t, c.List(ctx, events, client.InNamespace(ns)))
+	controlplane.Must(t, c.List(ctx, events, client.InNamespace(ns)))
 	for _, e := range events.Items {
 		if strings.Contains(e.Message, token) {
 			t.Errorf("event leaks the token: %s", e.Message)
@@ -111,10 +111,10 @@ func newApp(ns, name string) *v1alpha1.ArgoApplication {
 	return cr
 }
 
-func startController(t *testing.T, env *envtest.Env, poll time.Duration) {
+func startController(t *testing.T, env *controlplane.Env, poll time.Duration) {
 	t.Helper()
-	envtest.StartManager(t, env, poll, func(mgr ctrl.Manager, o controller.Options) error {
-		return mrcontroller.Setup(mgr, o, argoapplication.Kind, argoapplication.NewConnector(mgr.GetClient(), envtest.TenantGuard(), nil))
+	controlplane.StartManager(t, env, poll, func(mgr ctrl.Manager, o controller.Options) error {
+		return mrcontroller.Setup(mgr, o, argoapplication.Kind, argoapplication.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil))
 	})
 }
 
@@ -128,14 +128,14 @@ func get(t *testing.T, c client.Client, cr *v1alpha1.ArgoApplication) bool {
 // service is refused when the provider dials, with a message naming the
 // platform's setting; nothing is sent there.
 func TestTenantBackendOnInternalAddress(t *testing.T) {
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	c := env.Client
 	ctx := context.Background()
-	ns := envtest.Unique("argo-ssrf")
-	envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	envtest.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "argocd", Namespace: ns}, StringData: map[string]string{"token": token}}))
+	ns := controlplane.Unique("argo-ssrf")
+	controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	controlplane.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "argocd", Namespace: ns}, StringData: map[string]string{"token": token}}))
 	for name, url := range map[string]string{"metadata": "http://169.254.169.254", "internal": "https://10.96.0.1:443"} {
-		envtest.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
+		controlplane.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
 			ArgoCD: &pcv1alpha1.ArgoCDConfig{URL: url, Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "argocd", Key: "token"}}},
 		}}))
 	}
@@ -143,8 +143,8 @@ func TestTenantBackendOnInternalAddress(t *testing.T) {
 	for _, name := range []string{"metadata", "internal"} {
 		cr := newApp(ns, "shop-"+name)
 		cr.Spec.ProviderConfigReference.Name = name
-		envtest.Must(t, c.Create(ctx, cr))
-		envtest.Eventually(t, name+": refused with a message naming the setting", func() bool {
+		controlplane.Must(t, c.Create(ctx, cr))
+		controlplane.Eventually(t, name+": refused with a message naming the setting", func() bool {
 			if !get(t, c, cr) {
 				return false
 			}

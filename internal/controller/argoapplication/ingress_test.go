@@ -34,7 +34,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 )
 
 // The platform's ingress settings as docs/ingress.md states them: Helm
@@ -112,7 +112,7 @@ func certificate(namespace, name string) *unstructured.Unstructured {
 // issuer annotation, the chart's own Certificate, and both gone with the
 // application unless the resource may not delete (a retained environment).
 func TestRealIngress(t *testing.T) {
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	s := argocdserver.Shared(t, env)
 	ctx := context.Background()
 	c := env.Client
@@ -146,11 +146,11 @@ func TestRealIngress(t *testing.T) {
 
 	created := time.Now()
 	for _, cr := range []*v1alpha1.ArgoApplication{helm, cert, kust, kept} {
-		envtest.Must(t, c.Create(ctx, cr))
+		controlplane.Must(t, c.Create(ctx, cr))
 	}
 	ingress := func(namespace, name string) *networkingv1.Ingress {
 		in := &networkingv1.Ingress{}
-		envtest.EventuallyWithin(t, 3*time.Minute, "Ingress "+namespace+"/"+name+" created by Argo CD", func() bool {
+		controlplane.EventuallyWithin(t, 3*time.Minute, "Ingress "+namespace+"/"+name+" created by Argo CD", func() bool {
 			return c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, in) == nil
 		})
 		return in
@@ -181,7 +181,7 @@ func TestRealIngress(t *testing.T) {
 			t.Errorf("the Ingress of the chart shipping a Certificate, -want +got:\n%s", diff)
 		}
 		crt := certificate("ing-cert", "ing-cert")
-		envtest.EventuallyWithin(t, time.Minute, "the chart's Certificate created by Argo CD", func() bool {
+		controlplane.EventuallyWithin(t, time.Minute, "the chart's Certificate created by Argo CD", func() bool {
 			return c.Get(ctx, client.ObjectKeyFromObject(crt), crt) == nil
 		})
 		wantSpec := map[string]any{
@@ -210,11 +210,11 @@ func TestRealIngress(t *testing.T) {
 	// Certificate until it is Ready. The test plays both controllers, so the
 	// application turns Healthy and the resource Ready as in a cluster.
 	t.Run("HealthyOnceServed", func(t *testing.T) {
-		envtest.EventuallyWithin(t, 2*time.Minute, "ing-cert Progressing while nothing serves its Ingress", func() bool {
+		controlplane.EventuallyWithin(t, 2*time.Minute, "ing-cert Progressing while nothing serves its Ingress", func() bool {
 			return get(t, c, cert) && cert.Status.AtProvider.HealthStatus == "Progressing" && cert.GetCondition(xpv2.TypeReady).Status != corev1.ConditionTrue
 		})
 		for _, key := range []client.ObjectKey{{Namespace: "ing-cert", Name: "ing-cert"}, {Namespace: "ing-kustomize", Name: "web"}} {
-			envtest.Eventually(t, "Ingress "+key.String()+" given an address", func() bool {
+			controlplane.Eventually(t, "Ingress "+key.String()+" given an address", func() bool {
 				in := &networkingv1.Ingress{}
 				if c.Get(ctx, key, in) != nil {
 					return false
@@ -223,7 +223,7 @@ func TestRealIngress(t *testing.T) {
 				return c.Status().Update(ctx, in) == nil
 			})
 		}
-		envtest.Eventually(t, "Certificate ing-cert/ing-cert Ready", func() bool {
+		controlplane.Eventually(t, "Certificate ing-cert/ing-cert Ready", func() bool {
 			crt := certificate("ing-cert", "ing-cert")
 			if c.Get(ctx, client.ObjectKeyFromObject(crt), crt) != nil {
 				return false
@@ -235,7 +235,7 @@ func TestRealIngress(t *testing.T) {
 			return c.Status().Update(ctx, crt) == nil
 		})
 		for _, cr := range []*v1alpha1.ArgoApplication{cert, kust} {
-			envtest.EventuallyWithin(t, 2*time.Minute, cr.Name+" Ready, Synced and Healthy", func() bool {
+			controlplane.EventuallyWithin(t, 2*time.Minute, cr.Name+" Ready, Synced and Healthy", func() bool {
 				return get(t, c, cr) && cr.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue &&
 					cr.Status.AtProvider.SyncStatus == "Synced" && cr.Status.AtProvider.HealthStatus == "Healthy"
 			})
@@ -245,10 +245,10 @@ func TestRealIngress(t *testing.T) {
 	t.Run("DeleteRemovesIngressAndCertificate", func(t *testing.T) {
 		deleted := []*v1alpha1.ArgoApplication{helm, cert, kust}
 		for _, cr := range deleted {
-			envtest.Must(t, c.Delete(ctx, cr))
+			controlplane.Must(t, c.Delete(ctx, cr))
 		}
 		for _, cr := range deleted {
-			envtest.EventuallyWithin(t, 3*time.Minute, cr.Name+" gone from Kubernetes", func() bool {
+			controlplane.EventuallyWithin(t, 3*time.Minute, cr.Name+" gone from Kubernetes", func() bool {
 				return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(cr), &v1alpha1.ArgoApplication{}))
 			})
 		}
@@ -260,7 +260,7 @@ func TestRealIngress(t *testing.T) {
 			"Service ing-kustomize/web (too)": &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ing-kustomize", Name: "web"}},
 		}
 		for what, o := range gone {
-			envtest.Eventually(t, what+" deleted by Argo CD's cascade", func() bool {
+			controlplane.Eventually(t, what+" deleted by Argo CD's cascade", func() bool {
 				return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(o), o))
 			})
 		}
@@ -269,9 +269,9 @@ func TestRealIngress(t *testing.T) {
 	t.Run("RetainedEnvironmentKeepsIngressAndCertificate", func(t *testing.T) {
 		in := ingress("ing-kept", "ing-kept")
 		crt := certificate("ing-kept", "ing-kept")
-		envtest.Must(t, c.Get(ctx, client.ObjectKeyFromObject(crt), crt))
-		envtest.Must(t, c.Delete(ctx, kept))
-		envtest.EventuallyWithin(t, 3*time.Minute, "ing-kept gone from Kubernetes", func() bool {
+		controlplane.Must(t, c.Get(ctx, client.ObjectKeyFromObject(crt), crt))
+		controlplane.Must(t, c.Delete(ctx, kept))
+		controlplane.EventuallyWithin(t, 3*time.Minute, "ing-kept gone from Kubernetes", func() bool {
 			return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(kept), &v1alpha1.ArgoApplication{}))
 		})
 		// A cascade would have begun with the application's deletion, which

@@ -42,7 +42,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/controller/argoapplication"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 )
 
 // requests counts the provider's requests to Argo CD by method and path.
@@ -92,13 +92,13 @@ func (r *requests) reads() int {
 
 // startRealController runs the ArgoApplication controller against a real
 // Argo CD in a namespace of its own and returns the request counter.
-func startRealController(t *testing.T, env *envtest.Env, s *argocdserver.Server, ns string) *requests {
+func startRealController(t *testing.T, env *controlplane.Env, s *argocdserver.Server, ns string) *requests {
 	t.Helper()
 	ctx := context.Background()
 	c := env.Client
-	envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	envtest.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "argocd", Namespace: ns}, StringData: map[string]string{"token": s.Token}}))
-	envtest.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
+	controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	controlplane.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "argocd", Namespace: ns}, StringData: map[string]string{"token": s.Token}}))
+	controlplane.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
 		ArgoCD: &pcv1alpha1.ArgoCDConfig{URL: s.URL, Namespace: argocdserver.Namespace, Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "argocd", Key: "token"}}},
 	}}))
 	counter := &requests{counts: map[string]int{}, next: http.DefaultTransport}
@@ -106,8 +106,8 @@ func startRealController(t *testing.T, env *envtest.Env, s *argocdserver.Server,
 		cfg.Transport = counter
 		return argocd.New(cfg)
 	}
-	envtest.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
-		return mrcontroller.Setup(mgr, o, argoapplication.Kind, argoapplication.NewConnector(mgr.GetClient(), envtest.TenantGuard(), newClient))
+	controlplane.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
+		return mrcontroller.Setup(mgr, o, argoapplication.Kind, argoapplication.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), newClient))
 	})
 	return counter
 }
@@ -129,7 +129,7 @@ func realMR(ns, name string, s *argocdserver.Server, path string) *v1alpha1.Argo
 // comparison error is not Ready, and deletion removes the application and
 // its workloads.
 func TestRealArgoApplication(t *testing.T) {
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	s := argocdserver.Shared(t, env)
 	ctx := context.Background()
 	c := env.Client
@@ -137,19 +137,19 @@ func TestRealArgoApplication(t *testing.T) {
 	counter := startRealController(t, env, s, ns)
 
 	cr := realMR(ns, "guestbook", s, "guestbook")
-	envtest.Must(t, c.Create(ctx, cr))
+	controlplane.Must(t, c.Create(ctx, cr))
 	created := time.Now()
-	envtest.EventuallyWithin(t, 3*time.Minute, "Ready with Argo CD's sync and health", func() bool {
+	controlplane.EventuallyWithin(t, 3*time.Minute, "Ready with Argo CD's sync and health", func() bool {
 		return get(t, c, cr) && cr.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue &&
 			cr.Status.AtProvider.SyncStatus == "Synced" && cr.Status.AtProvider.HealthStatus == "Healthy" && len(cr.Status.AtProvider.Revision) == 40
 	})
 	t.Logf("MR created -> Ready with the real application controller: %s", time.Since(created).Round(100*time.Millisecond))
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "guestbook", Namespace: "guestbook"}}
-	envtest.Must(t, c.Get(ctx, client.ObjectKeyFromObject(cm), cm))
+	controlplane.Must(t, c.Get(ctx, client.ObjectKeyFromObject(cm), cm))
 
 	t.Run("DriftCorrectionKeepsWhatOthersSet", func(t *testing.T) {
 		var app *unstructured.Unstructured
-		envtest.Eventually(t, "the application edited behind our back", func() bool {
+		controlplane.Eventually(t, "the application edited behind our back", func() bool {
 			var err error
 			if app, err = s.Application(ctx, argocdserver.Namespace, "guestbook"); err != nil || app == nil {
 				return false
@@ -161,7 +161,7 @@ func TestRealArgoApplication(t *testing.T) {
 			_ = unstructured.SetNestedField(app.Object, "other", "spec", "source", "path")
 			return s.Kube.Update(ctx, app) == nil
 		})
-		envtest.Eventually(t, "drift corrected", func() bool {
+		controlplane.Eventually(t, "drift corrected", func() bool {
 			a, err := s.Application(ctx, argocdserver.Namespace, "guestbook")
 			if err != nil || a == nil {
 				return false
@@ -186,7 +186,7 @@ func TestRealArgoApplication(t *testing.T) {
 			t.Errorf("a spec field we do not manage was lost: revisionHistoryLimit %d", n)
 		}
 		// Let deletion go ahead later.
-		envtest.Eventually(t, "the other finalizer removed", func() bool {
+		controlplane.Eventually(t, "the other finalizer removed", func() bool {
 			a, err := s.Application(ctx, argocdserver.Namespace, "guestbook")
 			if err != nil || a == nil {
 				return false
@@ -199,7 +199,7 @@ func TestRealArgoApplication(t *testing.T) {
 	// Fields that override what we manage (sources replace source,
 	// automated.enabled false stops the automation) are drift, cleared.
 	t.Run("OverridesOfManagedFieldsCleared", func(t *testing.T) {
-		envtest.Eventually(t, "overrides set behind our back", func() bool {
+		controlplane.Eventually(t, "overrides set behind our back", func() bool {
 			app, err := s.Application(ctx, argocdserver.Namespace, "guestbook")
 			if err != nil || app == nil {
 				return false
@@ -208,7 +208,7 @@ func TestRealArgoApplication(t *testing.T) {
 			_ = unstructured.SetNestedField(app.Object, false, "spec", "syncPolicy", "automated", "enabled")
 			return s.Kube.Update(ctx, app) == nil
 		})
-		envtest.Eventually(t, "the overrides cleared", func() bool {
+		controlplane.Eventually(t, "the overrides cleared", func() bool {
 			app, err := s.Application(ctx, argocdserver.Namespace, "guestbook")
 			if err != nil || app == nil {
 				return false
@@ -220,7 +220,7 @@ func TestRealArgoApplication(t *testing.T) {
 	})
 
 	t.Run("SteadyState", func(t *testing.T) {
-		envtest.Eventually(t, "settled", func() bool { return get(t, c, cr) && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue })
+		controlplane.Eventually(t, "settled", func() bool { return get(t, c, cr) && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue })
 		time.Sleep(3 * time.Second)
 		counter.reset()
 		time.Sleep(7 * time.Second) // at least two polls at 2s ±10%
@@ -236,15 +236,15 @@ func TestRealArgoApplication(t *testing.T) {
 
 	t.Run("ComparisonErrorIsNotReady", func(t *testing.T) {
 		b := realMR(ns, "breakable", s, "breakable")
-		envtest.Must(t, c.Create(ctx, b))
-		envtest.EventuallyWithin(t, 3*time.Minute, "breakable Ready", func() bool {
+		controlplane.Must(t, c.Create(ctx, b))
+		controlplane.EventuallyWithin(t, 3*time.Minute, "breakable Ready", func() bool {
 			return get(t, c, b) && b.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue
 		})
 		if _, err := s.Apps.Commit(map[string]string{"breakable/configmap.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: [not, a, map\n"}, "break it"); err != nil {
 			t.Fatal(err)
 		}
 		refresh(t, s, "breakable")
-		envtest.EventuallyWithin(t, 2*time.Minute, "not Ready, with Argo CD's comparison error", func() bool {
+		controlplane.EventuallyWithin(t, 2*time.Minute, "not Ready, with Argo CD's comparison error", func() bool {
 			if !get(t, c, b) {
 				return false
 			}
@@ -256,10 +256,10 @@ func TestRealArgoApplication(t *testing.T) {
 			t.Fatal(err)
 		}
 		refresh(t, s, "breakable")
-		envtest.EventuallyWithin(t, 2*time.Minute, "Ready again once the repository is fixed", func() bool {
+		controlplane.EventuallyWithin(t, 2*time.Minute, "Ready again once the repository is fixed", func() bool {
 			return get(t, c, b) && b.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue
 		})
-		envtest.Must(t, c.Delete(ctx, b))
+		controlplane.Must(t, c.Delete(ctx, b))
 	})
 
 	// Another team's application of the same name is never touched; an
@@ -274,26 +274,26 @@ func TestRealArgoApplication(t *testing.T) {
 				"destination": map[string]any{"server": argocdserver.InClusterServer, "namespace": "taken"},
 			},
 		}}
-		envtest.Must(t, s.Kube.Create(ctx, foreign))
+		controlplane.Must(t, s.Kube.Create(ctx, foreign))
 		other := realMR(ns, "taken", s, "guestbook")
-		envtest.Must(t, c.Create(ctx, other))
-		envtest.Eventually(t, "conflict reported", func() bool {
+		controlplane.Must(t, c.Create(ctx, other))
+		controlplane.Eventually(t, "conflict reported", func() bool {
 			return get(t, c, other) && other.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionFalse &&
 				strings.Contains(other.GetCondition(xpv2.TypeSynced).Message, `Argo CD application "taken" exists and is not managed by this resource`)
 		})
-		envtest.Must(t, c.Delete(ctx, other))
-		envtest.EventuallyWithin(t, 2*time.Minute, "the refused resource gone", func() bool {
+		controlplane.Must(t, c.Delete(ctx, other))
+		controlplane.EventuallyWithin(t, 2*time.Minute, "the refused resource gone", func() bool {
 			return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(other), &v1alpha1.ArgoApplication{}))
 		})
 
 		w := realMR(ns, "taken", s, "other")
 		w.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve}
-		envtest.Must(t, c.Create(ctx, w))
-		envtest.Eventually(t, "the observe-only resource Synced with the app's state", func() bool {
+		controlplane.Must(t, c.Create(ctx, w))
+		controlplane.Eventually(t, "the observe-only resource Synced with the app's state", func() bool {
 			return get(t, c, w) && w.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue && w.Status.AtProvider.SyncStatus != ""
 		})
-		envtest.Must(t, c.Delete(ctx, w))
-		envtest.Eventually(t, "the watcher gone", func() bool {
+		controlplane.Must(t, c.Delete(ctx, w))
+		controlplane.Eventually(t, "the watcher gone", func() bool {
 			return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(w), &v1alpha1.ArgoApplication{}))
 		})
 		app, err := s.Application(ctx, argocdserver.Namespace, "taken")
@@ -310,11 +310,11 @@ func TestRealArgoApplication(t *testing.T) {
 	// instead of hanging in deletion.
 	t.Run("DeleteLetsGoOfAnAppItCannotProveItOwns", func(t *testing.T) {
 		l := realMR(ns, "relabelled", s, "other")
-		envtest.Must(t, c.Create(ctx, l))
-		envtest.EventuallyWithin(t, 3*time.Minute, "relabelled Synced", func() bool {
+		controlplane.Must(t, c.Create(ctx, l))
+		controlplane.EventuallyWithin(t, 3*time.Minute, "relabelled Synced", func() bool {
 			return get(t, c, l) && l.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue
 		})
-		envtest.Eventually(t, "the owner label changed in Argo CD", func() bool {
+		controlplane.Eventually(t, "the owner label changed in Argo CD", func() bool {
 			app, err := s.Application(ctx, argocdserver.Namespace, "relabelled")
 			if err != nil || app == nil {
 				return false
@@ -322,8 +322,8 @@ func TestRealArgoApplication(t *testing.T) {
 			app.SetLabels(merge(app.GetLabels(), map[string]string{contract.LabelOwner: "someone-else.relabelled"}))
 			return s.Kube.Update(ctx, app) == nil
 		})
-		envtest.Must(t, c.Delete(ctx, l))
-		envtest.EventuallyWithin(t, 2*time.Minute, "the resource gone from Kubernetes", func() bool {
+		controlplane.Must(t, c.Delete(ctx, l))
+		controlplane.EventuallyWithin(t, 2*time.Minute, "the resource gone from Kubernetes", func() bool {
 			return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(l), &v1alpha1.ArgoApplication{}))
 		})
 		app, err := s.Application(ctx, argocdserver.Namespace, "relabelled")
@@ -336,14 +336,14 @@ func TestRealArgoApplication(t *testing.T) {
 	})
 
 	t.Run("DeleteRemovesApplicationAndWorkloads", func(t *testing.T) {
-		envtest.Must(t, c.Delete(ctx, cr))
-		envtest.EventuallyWithin(t, 3*time.Minute, "the MR gone from Kubernetes", func() bool {
+		controlplane.Must(t, c.Delete(ctx, cr))
+		controlplane.EventuallyWithin(t, 3*time.Minute, "the MR gone from Kubernetes", func() bool {
 			return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(cr), &v1alpha1.ArgoApplication{}))
 		})
 		if app, err := s.Application(ctx, argocdserver.Namespace, "guestbook"); err != nil || app != nil {
 			t.Errorf("the application is still in Argo CD: %v", err)
 		}
-		envtest.Eventually(t, "the cascade to delete the workloads", func() bool {
+		controlplane.Eventually(t, "the cascade to delete the workloads", func() bool {
 			return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(cm), &corev1.ConfigMap{}))
 		})
 	})
@@ -351,13 +351,13 @@ func TestRealArgoApplication(t *testing.T) {
 	t.Run("DeleteWithoutCascadeKeepsWorkloads", func(t *testing.T) {
 		k := realMR(ns, "keeper", s, "other")
 		k.Spec.ForProvider.Cascade = ptr.To(false)
-		envtest.Must(t, c.Create(ctx, k))
+		controlplane.Must(t, c.Create(ctx, k))
 		kcm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "other", Namespace: "keeper"}}
-		envtest.EventuallyWithin(t, 3*time.Minute, "keeper Ready and deployed", func() bool {
+		controlplane.EventuallyWithin(t, 3*time.Minute, "keeper Ready and deployed", func() bool {
 			return get(t, c, k) && k.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue && c.Get(ctx, client.ObjectKeyFromObject(kcm), kcm) == nil
 		})
-		envtest.Must(t, c.Delete(ctx, k))
-		envtest.EventuallyWithin(t, 3*time.Minute, "keeper gone from Kubernetes", func() bool {
+		controlplane.Must(t, c.Delete(ctx, k))
+		controlplane.EventuallyWithin(t, 3*time.Minute, "keeper gone from Kubernetes", func() bool {
 			return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(k), &v1alpha1.ArgoApplication{}))
 		})
 		if app, _ := s.Application(ctx, argocdserver.Namespace, "keeper"); app != nil {
@@ -373,7 +373,7 @@ func TestRealArgoApplication(t *testing.T) {
 // real Argo CD as up to date, so polls write nothing: Helm and Kustomize
 // options included, rendered by the repo server's helm and kustomize.
 func TestRealNoUpdateLoop(t *testing.T) {
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	s := argocdserver.Shared(t, env)
 	ctx := context.Background()
 	c := env.Client
@@ -432,7 +432,7 @@ func TestRealNoUpdateLoop(t *testing.T) {
 		cr := realMR(ns, "loop-"+name, s, "guestbook")
 		cr.Spec.ForProvider.SyncPolicy = nil
 		mutate(&cr.Spec.ForProvider)
-		envtest.Must(t, c.Create(ctx, cr))
+		controlplane.Must(t, c.Create(ctx, cr))
 		crs = append(crs, cr)
 	}
 	deadline := time.Now().Add(3 * time.Minute)
@@ -467,7 +467,7 @@ func TestRealNoUpdateLoop(t *testing.T) {
 	}
 	for name, edit := range edits {
 		cr := &v1alpha1.ArgoApplication{}
-		envtest.Eventually(t, "edited "+name, func() bool {
+		controlplane.Eventually(t, "edited "+name, func() bool {
 			if c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cr) != nil {
 				return false
 			}
@@ -475,7 +475,7 @@ func TestRealNoUpdateLoop(t *testing.T) {
 			return c.Update(ctx, cr) == nil
 		})
 	}
-	envtest.EventuallyWithin(t, 2*time.Minute, "the edits applied in Argo CD", func() bool {
+	controlplane.EventuallyWithin(t, 2*time.Minute, "the edits applied in Argo CD", func() bool {
 		r, err := s.Application(ctx, argocdserver.Namespace, "loop-retry-backoff")
 		if err != nil || r == nil {
 			return false
@@ -497,7 +497,7 @@ func TestRealNoUpdateLoop(t *testing.T) {
 		t.Errorf("edited specs rewritten on every poll (want none): %v", w)
 	}
 	for _, cr := range crs {
-		envtest.Must(t, c.Delete(ctx, cr))
+		controlplane.Must(t, c.Delete(ctx, cr))
 	}
 }
 
@@ -505,7 +505,7 @@ func TestRealNoUpdateLoop(t *testing.T) {
 func refresh(t *testing.T, s *argocdserver.Server, name string) {
 	t.Helper()
 	ctx := context.Background()
-	envtest.Eventually(t, "refresh requested", func() bool {
+	controlplane.Eventually(t, "refresh requested", func() bool {
 		app, err := s.Application(ctx, argocdserver.Namespace, name)
 		if err != nil || app == nil {
 			return false

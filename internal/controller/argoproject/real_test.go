@@ -43,10 +43,10 @@ import (
 	"github.com/freeleaps/provider-devops/internal/controller/argoproject"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 )
 
-func TestMain(m *testing.M) { envtest.Main(m) }
+func TestMain(m *testing.M) { controlplane.Main(m) }
 
 // TestRealArgoProject runs the controller against a real Argo CD: the
 // AppProject is created with exactly the destinations asked for, and Argo
@@ -55,19 +55,19 @@ func TestMain(m *testing.M) { envtest.Main(m) }
 // is kept; the steady state only reads; another's project is never
 // touched; deletion removes the project.
 func TestRealArgoProject(t *testing.T) {
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	s := argocdserver.Shared(t, env)
 	c := env.Client
 	ctx := context.Background()
 	ns := "argo-project"
-	envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	envtest.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "argocd", Namespace: ns}, StringData: map[string]string{"token": s.Token}}))
-	envtest.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
+	controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	controlplane.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "argocd", Namespace: ns}, StringData: map[string]string{"token": s.Token}}))
+	controlplane.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
 		ArgoCD: &pcv1alpha1.ArgoCDConfig{URL: s.URL, Namespace: argocdserver.Namespace, Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "argocd", Key: "token"}}},
 	}}))
 	w := argocdserver.NewWriteCounter()
-	envtest.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
-		return mrcontroller.Setup(mgr, o, argoproject.Kind, argoproject.NewConnector(mgr.GetClient(), envtest.TenantGuard(), func(cfg argocd.Config) (argoproject.Client, error) {
+	controlplane.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
+		return mrcontroller.Setup(mgr, o, argoproject.Kind, argoproject.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), func(cfg argocd.Config) (argoproject.Client, error) {
 			cfg.Transport = w
 			return argocd.New(cfg)
 		}))
@@ -81,9 +81,9 @@ func TestRealArgoProject(t *testing.T) {
 		Destinations: []v1alpha1.ProjectDestination{{Server: argocdserver.InClusterServer, Namespace: "shop-*"}},
 		Roles:        []v1alpha1.ProjectRole{{Name: "ci", Policies: []string{"p, proj:shop:ci, applications, sync, shop/*, allow"}}},
 	}
-	envtest.Must(t, c.Create(ctx, cr))
+	controlplane.Must(t, c.Create(ctx, cr))
 	get := func(o client.Object) bool { return c.Get(ctx, client.ObjectKeyFromObject(o), o) == nil }
-	envtest.Eventually(t, "project created and Ready", func() bool {
+	controlplane.Eventually(t, "project created and Ready", func() bool {
 		return get(cr) && cr.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue
 	})
 	appProject := func(name string) *unstructured.Unstructured {
@@ -95,7 +95,7 @@ func TestRealArgoProject(t *testing.T) {
 		return u
 	}
 	ap := appProject("shop")
-	envtest.Must(t, c.Get(ctx, client.ObjectKeyFromObject(ap), ap))
+	controlplane.Must(t, c.Get(ctx, client.ObjectKeyFromObject(ap), ap))
 	if got := ap.GetLabels()[contract.LabelOwner]; got != ns+".shop" {
 		t.Errorf("owner label %q", got)
 	}
@@ -106,9 +106,9 @@ func TestRealArgoProject(t *testing.T) {
 	// The project is the boundary: Argo CD refuses an application of it
 	// that deploys outside its destinations or from another repository.
 	cl, err := argocd.New(argocd.Config{URL: s.URL, Token: s.Token, Namespace: argocdserver.Namespace})
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	otherRepo, err := s.Git.Create("other-team", argocdserver.SampleApps)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	for name, app := range map[string]argocd.Application{
 		"kube-system": {Spec: argocd.ApplicationSpec{Project: "shop", Source: &argocd.ApplicationSource{RepoURL: s.Apps.URL, Path: "guestbook", TargetRevision: "main"},
 			Destination: argocd.ApplicationDestination{Server: argocdserver.InClusterServer, Namespace: "kube-system"}}},
@@ -127,12 +127,12 @@ func TestRealArgoProject(t *testing.T) {
 	req.Header.Set("Authorization", "Bearer "+s.Token)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("issuing a role token: %s", resp.Status)
 	}
-	envtest.Eventually(t, "drift made behind the provider's back", func() bool {
+	controlplane.Eventually(t, "drift made behind the provider's back", func() bool {
 		ap := appProject("shop")
 		if !get(ap) {
 			return false
@@ -145,7 +145,7 @@ func TestRealArgoProject(t *testing.T) {
 		spec["destinationServiceAccounts"] = []any{map[string]any{"server": argocdserver.InClusterServer, "namespace": "*", "defaultServiceAccount": "kube-system:admin"}}
 		return c.Update(ctx, ap) == nil
 	})
-	envtest.Eventually(t, "destinations and service accounts corrected, token and sync window kept", func() bool {
+	controlplane.Eventually(t, "destinations and service accounts corrected, token and sync window kept", func() bool {
 		ap := appProject("shop")
 		if !get(ap) {
 			return false
@@ -155,7 +155,7 @@ func TestRealArgoProject(t *testing.T) {
 	})
 
 	t.Run("SteadyState", func(t *testing.T) {
-		envtest.Eventually(t, "settled", func() bool { return get(cr) && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue })
+		controlplane.Eventually(t, "settled", func() bool { return get(cr) && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue })
 		time.Sleep(3 * time.Second)
 		get(cr)
 		rv := cr.GetResourceVersion()
@@ -170,16 +170,16 @@ func TestRealArgoProject(t *testing.T) {
 	t.Run("OthersProjectUntouched", func(t *testing.T) {
 		other := appProject("platform")
 		other.Object["spec"] = map[string]any{"sourceRepos": []any{"*"}, "destinations": []any{map[string]any{"server": "*", "namespace": "*"}}}
-		envtest.Must(t, c.Create(ctx, other))
+		controlplane.Must(t, c.Create(ctx, other))
 		thief := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "platform", Namespace: ns}}
 		thief.Spec.ProviderConfigReference = cr.Spec.ProviderConfigReference
 		thief.Spec.ForProvider = v1alpha1.ArgoProjectParameters{SourceRepos: []string{"*"}, Destinations: []v1alpha1.ProjectDestination{{Server: "https://evil.example.com", Namespace: "*"}}}
-		envtest.Must(t, c.Create(ctx, thief))
-		envtest.Eventually(t, "refused", func() bool {
+		controlplane.Must(t, c.Create(ctx, thief))
+		controlplane.Eventually(t, "refused", func() bool {
 			return get(thief) && strings.Contains(thief.GetCondition(xpv2.TypeSynced).Message, `Argo CD project "platform" exists and is not managed by this resource`)
 		})
-		envtest.Must(t, c.Delete(ctx, thief))
-		envtest.Eventually(t, "let go", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(thief), thief)) })
+		controlplane.Must(t, c.Delete(ctx, thief))
+		controlplane.Eventually(t, "let go", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(thief), thief)) })
 		if !get(other) || strings.Contains(func() string { b, _ := json.Marshal(other.Object["spec"]); return string(b) }(), "evil") {
 			t.Errorf("another's project was changed or deleted: %v", other.Object["spec"])
 		}
@@ -193,7 +193,7 @@ func TestRealArgoProject(t *testing.T) {
 		planted.SetLabels(map[string]string{contract.LabelOwner: ns + ".planted", contract.LabelOwnerNamespace: ns})
 		planted.Object["spec"] = map[string]any{"sourceRepos": []any{s.Apps.URL}, "destinations": []any{map[string]any{"server": argocdserver.InClusterServer, "namespace": "shop-*"}},
 			"roles": []any{map[string]any{"name": "ci", "policies": []any{"p, proj:planted:ci, applications, get, planted/*, allow"}}}}
-		envtest.Must(t, c.Create(ctx, planted))
+		controlplane.Must(t, c.Create(ctx, planted))
 		token := roleToken(t, s.URL, s.Token, "planted", "ci")
 		if !loggedIn(t, s.URL, token) {
 			t.Fatal("the planted role's token is not accepted by Argo CD before the takeover")
@@ -202,8 +202,8 @@ func TestRealArgoProject(t *testing.T) {
 		cr.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"}
 		cr.Spec.ForProvider = v1alpha1.ArgoProjectParameters{SourceRepos: []string{s.Apps.URL}, Destinations: []v1alpha1.ProjectDestination{{Server: argocdserver.InClusterServer, Namespace: "shop-*"}},
 			Roles: []v1alpha1.ProjectRole{{Name: "ci", Policies: []string{"p, proj:planted:ci, applications, get, planted/*, allow"}}}}
-		envtest.Must(t, c.Create(ctx, cr))
-		envtest.Eventually(t, "taken over, its tokens revoked", func() bool {
+		controlplane.Must(t, c.Create(ctx, cr))
+		controlplane.Eventually(t, "taken over, its tokens revoked", func() bool {
 			return get(cr) && cr.Status.AtProvider.RevokedRoleTokens == 1 && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue
 		})
 		if loggedIn(t, s.URL, token) {
@@ -212,7 +212,7 @@ func TestRealArgoProject(t *testing.T) {
 		// A token issued after the takeover is the team's: kept.
 		ours := roleToken(t, s.URL, s.Token, "planted", "ci")
 		ap := appProject("planted")
-		envtest.Must(t, c.Get(ctx, client.ObjectKeyFromObject(ap), ap))
+		controlplane.Must(t, c.Get(ctx, client.ObjectKeyFromObject(ap), ap))
 		if ap.GetLabels()[contract.LabelOwnerUID] != string(cr.GetUID()) {
 			t.Errorf("owner uid label %q, want %q", ap.GetLabels()[contract.LabelOwnerUID], cr.GetUID())
 		}
@@ -220,8 +220,8 @@ func TestRealArgoProject(t *testing.T) {
 		if !loggedIn(t, s.URL, ours) {
 			t.Error("a token issued after the takeover was revoked")
 		}
-		envtest.Must(t, c.Delete(ctx, cr))
-		envtest.Eventually(t, "planted project deleted", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(cr), cr)) })
+		controlplane.Must(t, c.Delete(ctx, cr))
+		controlplane.Eventually(t, "planted project deleted", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(cr), cr)) })
 	})
 
 	// A project whose repository moves (a DevOpsProject's git URL
@@ -233,7 +233,7 @@ func TestRealArgoProject(t *testing.T) {
 			Source:      &argocd.ApplicationSource{RepoURL: s.Apps.URL, Path: "guestbook", TargetRevision: "main"},
 			Destination: argocd.ApplicationDestination{Server: argocdserver.InClusterServer, Namespace: "shop-dev"}}}
 		_, err := cl.Create(ctx, app)
-		envtest.Must(t, err)
+		controlplane.Must(t, err)
 		defer func() { _ = cl.Delete(ctx, app.Metadata.Name, "shop", false) }()
 		repos := func() []string {
 			ap := appProject("shop")
@@ -243,10 +243,10 @@ func TestRealArgoProject(t *testing.T) {
 			r, _, _ := unstructured.NestedStringSlice(ap.Object, "spec", "sourceRepos")
 			return r
 		}
-		envtest.Eventually(t, "resource read", func() bool { return get(cr) })
+		controlplane.Eventually(t, "resource read", func() bool { return get(cr) })
 		cr.Spec.ForProvider.SourceRepos = []string{otherRepo.URL}
-		envtest.Must(t, c.Update(ctx, cr))
-		envtest.Eventually(t, "the new repository added, the old one kept for the application, and said so", func() bool {
+		controlplane.Must(t, c.Update(ctx, cr))
+		controlplane.Eventually(t, "the new repository added, the old one kept for the application, and said so", func() bool {
 			r := repos()
 			return len(r) == 2 && slices.Contains(r, otherRepo.URL) && slices.Contains(r, s.Apps.URL) &&
 				get(cr) && strings.Contains(cr.GetCondition(xpv2.TypeSynced).Message, "keeps source repositories or destinations this resource no longer lists")
@@ -254,14 +254,14 @@ func TestRealArgoProject(t *testing.T) {
 		if _, err := cl.Patch(ctx, app.Metadata.Name, []byte(`{"spec":{"source":{"repoURL":"`+otherRepo.URL+`"}}}`)); err != nil {
 			t.Fatalf("moving the application to the project's new repository: %v", err)
 		}
-		envtest.Eventually(t, "the old repository taken away once no application uses it", func() bool {
+		controlplane.Eventually(t, "the old repository taken away once no application uses it", func() bool {
 			r := repos()
 			return len(r) == 1 && r[0] == otherRepo.URL && get(cr) && cr.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue
 		})
 	})
 
-	envtest.Must(t, c.Delete(ctx, cr))
-	envtest.Eventually(t, "project deleted", func() bool {
+	controlplane.Must(t, c.Delete(ctx, cr))
+	controlplane.Eventually(t, "project deleted", func() bool {
 		return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(cr), cr)) && !get(appProject("shop"))
 	})
 }
@@ -273,7 +273,7 @@ func roleToken(t *testing.T, server, admin, project, role string) string {
 	req.Header.Set("Authorization", "Bearer "+admin)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	defer func() { _ = resp.Body.Close() }()
 	var out struct {
 		Token string `json:"token"`
@@ -290,7 +290,7 @@ func loggedIn(t *testing.T, server, token string) bool {
 	req, _ := http.NewRequest(http.MethodGet, server+"/api/v1/session/userinfo", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	defer func() { _ = resp.Body.Close() }()
 	var out struct {
 		LoggedIn bool `json:"loggedIn"`

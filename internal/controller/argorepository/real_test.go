@@ -44,10 +44,10 @@ import (
 	"github.com/freeleaps/provider-devops/internal/controller/argorepository"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 )
 
-func TestMain(m *testing.M) { envtest.Main(m) }
+func TestMain(m *testing.M) { controlplane.Main(m) }
 
 const (
 	wrongPassword = "wrong-password-7f3a"
@@ -64,45 +64,45 @@ const (
 // or events; and through a ClusterProviderConfig a namespace may use only
 // its own projects and deploy only to its own namespaces.
 func TestRealArgoRepository(t *testing.T) {
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	s := argocdserver.Shared(t, env)
 	c := env.Client
 	ctx := context.Background()
 	ns, otherNS := "argo-repo", "argo-repo-other"
 	for _, n := range []string{ns, otherNS, "argo-repo-dev"} {
-		envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: n}}))
+		controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: n}}))
 	}
 	token := pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "argocd", Key: "token"}}
-	envtest.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "argocd", Namespace: ns}, StringData: map[string]string{"token": s.Token}}))
-	envtest.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
+	controlplane.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "argocd", Namespace: ns}, StringData: map[string]string{"token": s.Token}}))
+	controlplane.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
 		ArgoCD: &pcv1alpha1.ArgoCDConfig{URL: s.URL, Namespace: argocdserver.Namespace, Credentials: token},
 	}}))
 	platformToken := token
 	platformToken.SecretRef = &pcv1alpha1.SecretKeySelector{Name: "argocd", Key: "token"}
 	platformToken.SecretRef.Namespace = ns
-	envtest.Must(t, c.Create(ctx, &pcv1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "argo-repo-platform"}, Spec: pcv1alpha1.ProviderConfigSpec{
+	controlplane.Must(t, c.Create(ctx, &pcv1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "argo-repo-platform"}, Spec: pcv1alpha1.ProviderConfigSpec{
 		ArgoCD:            &pcv1alpha1.ArgoCDConfig{URL: s.URL, Namespace: argocdserver.Namespace, Credentials: platformToken},
 		AllowedNamespaces: []string{otherNS},
 	}}))
 
 	w := argocdserver.NewWriteCounter()
-	envtest.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
-		if err := mrcontroller.Setup(mgr, o, argorepository.Kind, argorepository.NewConnector(mgr.GetClient(), envtest.TenantGuard(), func(cfg argocd.Config) (argorepository.Client, error) {
+	controlplane.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
+		if err := mrcontroller.Setup(mgr, o, argorepository.Kind, argorepository.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), func(cfg argocd.Config) (argorepository.Client, error) {
 			cfg.Transport = w
 			return argocd.New(cfg)
 		}, argorepository.WithRefreshEvery(time.Second))); err != nil {
 			return err
 		}
-		if err := mrcontroller.Setup(mgr, o, argoproject.Kind, argoproject.NewConnector(mgr.GetClient(), envtest.TenantGuard(), nil)); err != nil {
+		if err := mrcontroller.Setup(mgr, o, argoproject.Kind, argoproject.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil)); err != nil {
 			return err
 		}
-		return mrcontroller.Setup(mgr, o, argoapplication.Kind, argoapplication.NewConnector(mgr.GetClient(), envtest.TenantGuard(), nil))
+		return mrcontroller.Setup(mgr, o, argoapplication.Kind, argoapplication.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil))
 	})
 	get := func(o client.Object) bool { return c.Get(ctx, client.ObjectKeyFromObject(o), o) == nil }
 	cond := func(o resource.Managed, ct xpv2.ConditionType) xpv2.Condition { return o.GetCondition(ct) }
 
 	private, err := s.Git.Create("argo-repo-private", argocdserver.SampleApps)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	s.Git.Protect("argo-repo-private", "ci", rightPassword)
 
 	project := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "argo-repo-shop", Namespace: ns}}
@@ -111,17 +111,17 @@ func TestRealArgoRepository(t *testing.T) {
 		SourceRepos:  []string{private.URL},
 		Destinations: []v1alpha1.ProjectDestination{{Server: argocdserver.InClusterServer, Namespace: "argo-repo-dev"}},
 	}
-	envtest.Must(t, c.Create(ctx, project))
-	envtest.Eventually(t, "project Ready", func() bool {
+	controlplane.Must(t, c.Create(ctx, project))
+	controlplane.Eventually(t, "project Ready", func() bool {
 		return get(project) && cond(project, xpv2.TypeReady).Status == corev1.ConditionTrue
 	})
 
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "git", Namespace: ns}, StringData: map[string]string{"username": "ci", "password": wrongPassword}}
-	envtest.Must(t, c.Create(ctx, secret))
+	controlplane.Must(t, c.Create(ctx, secret))
 	cr := &v1alpha1.ArgoRepository{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: ns}}
 	cr.Spec.ProviderConfigReference = project.Spec.ProviderConfigReference
 	cr.Spec.ForProvider = v1alpha1.ArgoRepositoryParameters{URL: private.URL, Project: "argo-repo-shop", CredentialsSecretRef: &v1alpha1.RepositorySecretReference{Name: "git"}}
-	envtest.Must(t, c.Create(ctx, cr))
+	controlplane.Must(t, c.Create(ctx, cr))
 	t.Cleanup(func() {
 		if t.Failed() {
 			b, _ := json.MarshalIndent(cr.Status, "", "  ")
@@ -129,16 +129,16 @@ func TestRealArgoRepository(t *testing.T) {
 		}
 	})
 
-	envtest.Eventually(t, "registered, and not Ready with Argo CD's reason while the password is wrong", func() bool {
+	controlplane.Eventually(t, "registered, and not Ready with Argo CD's reason while the password is wrong", func() bool {
 		return get(cr) && cond(cr, xpv2.TypeSynced).Status == corev1.ConditionTrue &&
 			cr.Status.AtProvider.ConnectionStatus == argocd.ConnectionFailed &&
 			cond(cr, xpv2.TypeReady).Status == corev1.ConditionFalse &&
 			strings.Contains(cond(cr, xpv2.TypeReady).Message, "Argo CD cannot connect to the repository")
 	})
 	api, err := argocd.New(argocd.Config{URL: s.URL, Token: s.Token, Namespace: argocdserver.Namespace})
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	r, err := api.GetRepository(ctx, private.URL, "argo-repo-shop", false)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	if r.Name != "provider-devops argo-repo/shop" || r.Project != "argo-repo-shop" {
 		t.Errorf("repository as Argo CD has it: name %q, project %q", r.Name, r.Project)
 	}
@@ -147,8 +147,8 @@ func TestRealArgoRepository(t *testing.T) {
 	}
 
 	secret.StringData = map[string]string{"password": rightPassword}
-	envtest.Must(t, c.Update(ctx, secret))
-	envtest.Eventually(t, "the fixed password written and tested: Ready", func() bool {
+	controlplane.Must(t, c.Update(ctx, secret))
+	controlplane.Eventually(t, "the fixed password written and tested: Ready", func() bool {
 		return get(cr) && cr.Status.AtProvider.ConnectionStatus == argocd.ConnectionSuccessful && cond(cr, xpv2.TypeReady).Status == corev1.ConditionTrue
 	})
 
@@ -160,14 +160,14 @@ func TestRealArgoRepository(t *testing.T) {
 		Destination: v1alpha1.ApplicationDestination{Server: argocdserver.InClusterServer, Namespace: "argo-repo-dev"},
 		SyncPolicy:  &v1alpha1.SyncPolicy{Automated: &v1alpha1.Automated{Prune: true}},
 	}
-	envtest.Must(t, c.Create(ctx, app))
+	controlplane.Must(t, c.Create(ctx, app))
 	t.Cleanup(func() {
 		if t.Failed() {
 			b, _ := json.MarshalIndent(app.Status, "", "  ")
 			t.Logf("ArgoApplication status: %s", b)
 		}
 	})
-	envtest.Eventually(t, "the application synced from the private repository", func() bool {
+	controlplane.Eventually(t, "the application synced from the private repository", func() bool {
 		return get(app) && app.Status.AtProvider.SyncStatus == "Synced" && get(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "guestbook", Namespace: "argo-repo-dev"}})
 	})
 
@@ -184,8 +184,8 @@ func TestRealArgoRepository(t *testing.T) {
 	})
 
 	t.Run("DeletedBehindOurBack", func(t *testing.T) {
-		envtest.Must(t, api.DeleteRepository(ctx, private.URL, "argo-repo-shop"))
-		envtest.Eventually(t, "registered again", func() bool {
+		controlplane.Must(t, api.DeleteRepository(ctx, private.URL, "argo-repo-shop"))
+		controlplane.Eventually(t, "registered again", func() bool {
 			r, err := api.GetRepository(ctx, private.URL, "argo-repo-shop", false)
 			return err == nil && r.Name == argorepository.Marker(cr)
 		})
@@ -195,7 +195,7 @@ func TestRealArgoRepository(t *testing.T) {
 		get(cr)
 		b, _ := json.Marshal(cr)
 		evs := &corev1.EventList{}
-		envtest.Must(t, c.List(ctx, evs, client.InNamespace(ns)))
+		controlplane.Must(t, c.List(ctx, evs, client.InNamespace(ns)))
 		eb, _ := json.Marshal(evs)
 		for _, p := range []string{wrongPassword, rightPassword} {
 			if strings.Contains(string(b), p) || strings.Contains(string(eb), p) {
@@ -205,16 +205,16 @@ func TestRealArgoRepository(t *testing.T) {
 	})
 
 	t.Run("OthersRepositoryUntouched", func(t *testing.T) {
-		envtest.Must(t, api.CreateRepository(ctx, &argocd.Repository{Repo: s.Apps.URL, Type: "git", Name: "platform's", Project: "argo-repo-shop"}))
+		controlplane.Must(t, api.CreateRepository(ctx, &argocd.Repository{Repo: s.Apps.URL, Type: "git", Name: "platform's", Project: "argo-repo-shop"}))
 		thief := &v1alpha1.ArgoRepository{ObjectMeta: metav1.ObjectMeta{Name: "thief", Namespace: ns}}
 		thief.Spec.ProviderConfigReference = cr.Spec.ProviderConfigReference
 		thief.Spec.ForProvider = v1alpha1.ArgoRepositoryParameters{URL: s.Apps.URL, Project: "argo-repo-shop", Insecure: true}
-		envtest.Must(t, c.Create(ctx, thief))
-		envtest.Eventually(t, "refused", func() bool {
+		controlplane.Must(t, c.Create(ctx, thief))
+		controlplane.Eventually(t, "refused", func() bool {
 			return get(thief) && strings.Contains(cond(thief, xpv2.TypeSynced).Message, "is not managed by this resource")
 		})
-		envtest.Must(t, c.Delete(ctx, thief))
-		envtest.Eventually(t, "let go", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(thief), thief)) })
+		controlplane.Must(t, c.Delete(ctx, thief))
+		controlplane.Eventually(t, "let go", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(thief), thief)) })
 		r, err := api.GetRepository(ctx, s.Apps.URL, "argo-repo-shop", false)
 		if err != nil || r.Name != "platform's" || r.Insecure {
 			t.Errorf("another's repository was changed or deleted: %+v, %v", r, err)
@@ -228,34 +228,34 @@ func TestRealArgoRepository(t *testing.T) {
 		repo := &v1alpha1.ArgoRepository{ObjectMeta: metav1.ObjectMeta{Name: "intruder", Namespace: otherNS}}
 		repo.Spec.ProviderConfigReference = cpc
 		repo.Spec.ForProvider = v1alpha1.ArgoRepositoryParameters{URL: private.URL + "/x", Project: "argo-repo-shop"}
-		envtest.Must(t, c.Create(ctx, repo))
+		controlplane.Must(t, c.Create(ctx, repo))
 		intruderApp := &v1alpha1.ArgoApplication{ObjectMeta: metav1.ObjectMeta{Name: "intruder", Namespace: otherNS}}
 		intruderApp.Spec.ProviderConfigReference = cpc
 		intruderApp.Spec.ForProvider = app.Spec.ForProvider
-		envtest.Must(t, c.Create(ctx, intruderApp))
+		controlplane.Must(t, c.Create(ctx, intruderApp))
 		// Observe-only, naming the other namespace's application: its
 		// status would tell this tenant about it.
 		peek := &v1alpha1.ArgoApplication{ObjectMeta: metav1.ObjectMeta{Name: "peek", Namespace: otherNS, Annotations: map[string]string{meta.AnnotationKeyExternalName: app.Name}}}
 		peek.Spec.ProviderConfigReference = cpc
 		peek.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve}
 		peek.Spec.ForProvider = app.Spec.ForProvider
-		envtest.Must(t, c.Create(ctx, peek))
+		controlplane.Must(t, c.Create(ctx, peek))
 		// A project deploying outside the namespace's own namespaces.
 		escape := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "argo-repo-other.escape", Namespace: otherNS}}
 		escape.Spec.ProviderConfigReference = cpc
 		escape.Spec.ForProvider = v1alpha1.ArgoProjectParameters{SourceRepos: []string{"*"}, Destinations: []v1alpha1.ProjectDestination{{Server: argocdserver.InClusterServer, Namespace: "kube-system"}}}
-		envtest.Must(t, c.Create(ctx, escape))
+		controlplane.Must(t, c.Create(ctx, escape))
 		// A project within them is fine.
 		own := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "argo-repo-other.own", Namespace: otherNS}}
 		own.Spec.ProviderConfigReference = cpc
 		own.Spec.ForProvider = v1alpha1.ArgoProjectParameters{SourceRepos: []string{"*"}, Destinations: []v1alpha1.ProjectDestination{{Server: argocdserver.InClusterServer, Namespace: otherNS + "--dev"}}}
-		envtest.Must(t, c.Create(ctx, own))
+		controlplane.Must(t, c.Create(ctx, own))
 		// A project under the name another namespace's DevOpsProject will
 		// need (<namespace>.<project>): squatting it is refused.
 		squat := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "argo-repo.squat", Namespace: otherNS}}
 		squat.Spec.ProviderConfigReference = cpc
 		squat.Spec.ForProvider = own.Spec.ForProvider
-		envtest.Must(t, c.Create(ctx, squat))
+		controlplane.Must(t, c.Create(ctx, squat))
 		// An application under the name another namespace's project
 		// will need, in the namespace's own project: refused.
 		squatApp := &v1alpha1.ArgoApplication{ObjectMeta: metav1.ObjectMeta{Name: "squat-app", Namespace: otherNS, Annotations: map[string]string{meta.AnnotationKeyExternalName: ns + ".shop.prod"}}}
@@ -263,51 +263,51 @@ func TestRealArgoRepository(t *testing.T) {
 		squatApp.Spec.ForProvider = app.Spec.ForProvider
 		squatApp.Spec.ForProvider.Project = "argo-repo-other.own"
 		squatApp.Spec.ForProvider.Destination.Namespace = otherNS + "--dev"
-		envtest.Must(t, c.Create(ctx, squatApp))
+		controlplane.Must(t, c.Create(ctx, squatApp))
 		// A project made under the older default name ("<namespace>-*")
 		// stays managed where it is; a name the resource does not
 		// already hold is refused, owner label or not.
 		for name, owner := range map[string]string{"argo-repo-other-legacy": argoaccess.Owner(otherNS, "legacy"), "argo-repo-other-planted": argoaccess.Owner(ns, "x")} {
-			envtest.Must(t, api.CreateProject(ctx, &argocd.Project{Metadata: argocd.ObjectMeta{Name: name, Labels: map[string]string{contract.LabelOwner: owner, contract.LabelOwnerNamespace: otherNS}},
+			controlplane.Must(t, api.CreateProject(ctx, &argocd.Project{Metadata: argocd.ObjectMeta{Name: name, Labels: map[string]string{contract.LabelOwner: owner, contract.LabelOwnerNamespace: otherNS}},
 				Spec: argocd.ProjectSpec{SourceRepos: []string{"*"}, Destinations: []argocd.ProjectDestination{{Server: argocdserver.InClusterServer, Namespace: otherNS + "--dev"}}}}))
 		}
 		legacy := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "legacy", Namespace: otherNS, Annotations: map[string]string{meta.AnnotationKeyExternalName: "argo-repo-other-legacy"}}}
 		legacy.Spec.ProviderConfigReference = cpc
 		legacy.Spec.ForProvider = own.Spec.ForProvider
-		envtest.Must(t, c.Create(ctx, legacy))
+		controlplane.Must(t, c.Create(ctx, legacy))
 		planted := &v1alpha1.ArgoProject{ObjectMeta: metav1.ObjectMeta{Name: "planted", Namespace: otherNS, Annotations: map[string]string{meta.AnnotationKeyExternalName: "argo-repo-other-planted"}}}
 		planted.Spec.ProviderConfigReference = cpc
 		planted.Spec.ForProvider = own.Spec.ForProvider
-		envtest.Must(t, c.Create(ctx, planted))
+		controlplane.Must(t, c.Create(ctx, planted))
 
-		envtest.Eventually(t, "the repository refused", func() bool {
+		controlplane.Eventually(t, "the repository refused", func() bool {
 			return get(repo) && strings.Contains(cond(repo, xpv2.TypeSynced).Message, `Argo CD project "argo-repo-shop" belongs to namespace "argo-repo"`)
 		})
-		envtest.Eventually(t, "the application refused", func() bool {
+		controlplane.Eventually(t, "the application refused", func() bool {
 			return get(intruderApp) && strings.Contains(cond(intruderApp, xpv2.TypeSynced).Message, `Argo CD project "argo-repo-shop" belongs to namespace "argo-repo"`)
 		})
-		envtest.Eventually(t, "the observe-only peek refused", func() bool {
+		controlplane.Eventually(t, "the observe-only peek refused", func() bool {
 			return get(peek) && strings.Contains(cond(peek, xpv2.TypeSynced).Message, `Argo CD project "argo-repo-shop" belongs to namespace "argo-repo"`)
 		})
 		if peek.Status.AtProvider.SyncStatus != "" || peek.Status.AtProvider.URL != "" {
 			t.Errorf("the observe-only peek shows another namespace's application: %+v", peek.Status.AtProvider)
 		}
-		envtest.Eventually(t, "the squatting project refused", func() bool {
+		controlplane.Eventually(t, "the squatting project refused", func() bool {
 			return get(squat) && strings.Contains(cond(squat, xpv2.TypeSynced).Message, `"argo-repo.squat": this namespace may not manage an Argo CD project of that name`)
 		})
-		envtest.Eventually(t, "the squatting application refused", func() bool {
+		controlplane.Eventually(t, "the squatting application refused", func() bool {
 			return get(squatApp) && strings.Contains(cond(squatApp, xpv2.TypeSynced).Message, `a new application's name must begin with "argo-repo-other."`)
 		})
-		envtest.Eventually(t, "the project under its older name kept", func() bool {
+		controlplane.Eventually(t, "the project under its older name kept", func() bool {
 			return get(legacy) && cond(legacy, xpv2.TypeReady).Status == corev1.ConditionTrue
 		})
-		envtest.Eventually(t, "a project under an older name not held refused", func() bool {
+		controlplane.Eventually(t, "a project under an older name not held refused", func() bool {
 			return get(planted) && strings.Contains(cond(planted, xpv2.TypeSynced).Message, `"argo-repo-other-planted": this namespace may not manage an Argo CD project of that name`)
 		})
-		envtest.Eventually(t, "the escaping project refused", func() bool {
+		controlplane.Eventually(t, "the escaping project refused", func() bool {
 			return get(escape) && strings.Contains(cond(escape, xpv2.TypeSynced).Message, `namespace "kube-system" is not allowed for namespace "argo-repo-other"`)
 		})
-		envtest.Eventually(t, "the namespace's own project Ready", func() bool {
+		controlplane.Eventually(t, "the namespace's own project Ready", func() bool {
 			return get(own) && cond(own, xpv2.TypeReady).Status == corev1.ConditionTrue
 		})
 		// The other way round: this namespace, through its own token, may
@@ -316,8 +316,8 @@ func TestRealArgoRepository(t *testing.T) {
 		trap := &v1alpha1.ArgoRepository{ObjectMeta: metav1.ObjectMeta{Name: "into-other", Namespace: ns}}
 		trap.Spec.ProviderConfigReference = project.Spec.ProviderConfigReference
 		trap.Spec.ForProvider = v1alpha1.ArgoRepositoryParameters{URL: private.URL + "/y", Project: "argo-repo-other.own", CredentialsSecretRef: &v1alpha1.RepositorySecretReference{Name: "git"}}
-		envtest.Must(t, c.Create(ctx, trap))
-		envtest.Eventually(t, "credentials never go into another namespace's project", func() bool {
+		controlplane.Must(t, c.Create(ctx, trap))
+		controlplane.Eventually(t, "credentials never go into another namespace's project", func() bool {
 			return get(trap) && strings.Contains(cond(trap, xpv2.TypeSynced).Message, `Argo CD project "argo-repo-other.own" belongs to namespace "argo-repo-other"`)
 		})
 		for _, name := range []string{"argo-repo-other.escape", "argo-repo.squat"} {
@@ -335,9 +335,9 @@ func TestRealArgoRepository(t *testing.T) {
 			t.Errorf("the trapped repository reached Argo CD: %v", err)
 		}
 		for _, o := range []client.Object{repo, intruderApp, peek, escape, own, squat, trap, legacy, planted, squatApp} {
-			envtest.Must(t, c.Delete(ctx, o))
+			controlplane.Must(t, c.Delete(ctx, o))
 		}
-		envtest.Eventually(t, "all let go or deleted", func() bool {
+		controlplane.Eventually(t, "all let go or deleted", func() bool {
 			for _, o := range []client.Object{repo, intruderApp, peek, escape, own, squat, trap, legacy, planted, squatApp} {
 				if get(o) {
 					return false
@@ -347,10 +347,10 @@ func TestRealArgoRepository(t *testing.T) {
 		})
 	})
 
-	envtest.Must(t, c.Delete(ctx, app))
-	envtest.Eventually(t, "application deleted", func() bool { return !get(app) })
-	envtest.Must(t, c.Delete(ctx, cr))
-	envtest.Eventually(t, "repository deleted from Argo CD", func() bool {
+	controlplane.Must(t, c.Delete(ctx, app))
+	controlplane.Eventually(t, "application deleted", func() bool { return !get(app) })
+	controlplane.Must(t, c.Delete(ctx, cr))
+	controlplane.Eventually(t, "repository deleted from Argo CD", func() bool {
 		_, err := api.GetRepository(ctx, private.URL, "argo-repo-shop", false)
 		return !get(cr) && argocd.IsNotFound(err)
 	})

@@ -45,11 +45,11 @@ import (
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 	fakejenkins "github.com/freeleaps/provider-devops/internal/testing/jenkins"
 )
 
-func TestMain(m *testing.M) { envtest.Main(m) }
+func TestMain(m *testing.M) { controlplane.Main(m) }
 
 const token = "11aa-deployrun-jenkins-token"
 
@@ -63,7 +63,7 @@ const token = "11aa-deployrun-jenkins-token"
 // fail, touching nothing); a revision that is no git ref (refused by the
 // API server); and the history kept to its size.
 func TestDeployRun(t *testing.T) {
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	s := argocdserver.Shared(t, env)
 	jenkins := fakejenkins.New("ci", token)
 	defer jenkins.Close()
@@ -72,7 +72,7 @@ func TestDeployRun(t *testing.T) {
 	ns := "deployrun"
 	appPath := "deploy-shop"
 	_, err := s.Apps.Commit(map[string]string{appPath + "/configmap.yaml": configMap("v0")}, "shop v0")
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 
 	for _, o := range []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
@@ -84,7 +84,7 @@ func TestDeployRun(t *testing.T) {
 			Jenkins: &v1alpha1.JenkinsConfig{URL: jenkins.URL, Credentials: secret("jenkins")},
 		}},
 	} {
-		envtest.Must(t, c.Create(ctx, o))
+		controlplane.Must(t, c.Create(ctx, o))
 	}
 	labels := map[string]string{contract.LabelProject: "shop", contract.LabelEnvironment: "dev"}
 	p := &jenkinsv1alpha1.JenkinsPipeline{
@@ -99,7 +99,7 @@ func TestDeployRun(t *testing.T) {
 	// it; a ConfigMap stands in) becomes each deployment's owner: that
 	// patch must not lose the Pending line of the timeline.
 	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shop-project", Namespace: ns}}
-	envtest.Must(t, c.Create(ctx, owner))
+	controlplane.Must(t, c.Create(ctx, owner))
 	p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID, Controller: ptr(true)}}
 	a := &argov1alpha1.ArgoApplication{ObjectMeta: metav1.ObjectMeta{Name: "shop-dev", Namespace: ns, Labels: labels}}
 	a.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"})
@@ -114,21 +114,21 @@ func TestDeployRun(t *testing.T) {
 	rec.Spec.ForProvider = dnsv1alpha1.DNSRecordParameters{Zone: "example.test", Name: "shop-dev", Type: "A", Values: []string{"192.0.2.1"}}
 	rec.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"})
 	for _, o := range []client.Object{p, a, rec} {
-		envtest.Must(t, c.Create(ctx, o))
+		controlplane.Must(t, c.Create(ctx, o))
 	}
 	rec.Status.AtProvider.FQDN = "shop-dev.example.test."
-	envtest.Must(t, c.Status().Update(ctx, rec))
+	controlplane.Must(t, c.Status().Update(ctx, rec))
 
-	envtest.StartManagerLogging(t, env, 2*time.Second, testLog{t}, func(mgr ctrl.Manager, o controller.Options) error {
-		if err := mrcontroller.Setup(mgr, o, jenkinspipeline.Kind, jenkinspipeline.NewConnector(mgr.GetClient(), envtest.TenantGuard(), nil)); err != nil {
+	controlplane.StartManagerLogging(t, env, 2*time.Second, testLog{t}, func(mgr ctrl.Manager, o controller.Options) error {
+		if err := mrcontroller.Setup(mgr, o, jenkinspipeline.Kind, jenkinspipeline.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil)); err != nil {
 			return err
 		}
-		if err := mrcontroller.Setup(mgr, o, argoapplication.Kind, argoapplication.NewConnector(mgr.GetClient(), envtest.TenantGuard(), nil)); err != nil {
+		if err := mrcontroller.Setup(mgr, o, argoapplication.Kind, argoapplication.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil)); err != nil {
 			return err
 		}
-		return deployrun.Setup(mgr, o, deployrun.Options{Keep: 3, Guard: envtest.TenantGuard()})
+		return deployrun.Setup(mgr, o, deployrun.Options{Keep: 3, Guard: controlplane.TenantGuard()})
 	})
-	envtest.Eventually(t, "pipeline and application ready to deploy", func() bool {
+	controlplane.Eventually(t, "pipeline and application ready to deploy", func() bool {
 		_ = c.Get(ctx, client.ObjectKeyFromObject(a), a)
 		return jenkins.Exists("shop-dev") && a.Status.AtProvider.URL != ""
 	})
@@ -136,7 +136,7 @@ func TestDeployRun(t *testing.T) {
 	run := func(name, revision string) *v1alpha1.DeployRun {
 		t.Helper()
 		d := &v1alpha1.DeployRun{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: v1alpha1.DeployRunSpec{Project: "shop", Environment: "dev", Revision: revision}}
-		envtest.Must(t, c.Create(ctx, d))
+		controlplane.Must(t, c.Create(ctx, d))
 		return d
 	}
 	get := func(d *v1alpha1.DeployRun) *v1alpha1.DeployRun {
@@ -145,7 +145,7 @@ func TestDeployRun(t *testing.T) {
 	}
 	waitPhase := func(d *v1alpha1.DeployRun, phase v1alpha1.DeployPhase) {
 		t.Helper()
-		envtest.EventuallyWithin(t, 2*time.Minute, d.Name+" "+string(phase), func() bool { return get(d).Status.Phase == phase })
+		controlplane.EventuallyWithin(t, 2*time.Minute, d.Name+" "+string(phase), func() bool { return get(d).Status.Phase == phase })
 	}
 	defer func() {
 		if t.Failed() {
@@ -165,13 +165,13 @@ func TestDeployRun(t *testing.T) {
 	// starts it, commits what it "built" and reports the commit.
 	execute := func(content, result string) (number int, sha string) {
 		t.Helper()
-		envtest.Eventually(t, "a build queued", func() bool { return jenkins.Queued("shop-dev") == 1 })
+		controlplane.Eventually(t, "a build queued", func() bool { return jenkins.Queued("shop-dev") == 1 })
 		jenkins.RunQueue()
 		builds := jenkins.Builds("shop-dev")
 		number = builds[len(builds)-1].Number
 		if content != "" {
 			sha, err = s.Apps.Commit(map[string]string{appPath + "/configmap.yaml": configMap(content)}, "shop "+content)
-			envtest.Must(t, err)
+			controlplane.Must(t, err)
 			jenkins.SetDescription("shop-dev", number, "built "+content+"\nrevision="+sha)
 		}
 		jenkins.Finish("shop-dev", result)
@@ -188,12 +188,12 @@ func TestDeployRun(t *testing.T) {
 	waitPhase(first, v1alpha1.DeployBuilding)
 	// The running deployment is the environment's current one, on its
 	// pipeline (where the composition function reads it).
-	envtest.Eventually(t, "first current on the pipeline", func() bool {
+	controlplane.Eventually(t, "first current on the pipeline", func() bool {
 		x := deployments()
 		return x != nil && x.Current != nil && x.Current.Name == "first" && x.Current.Phase == "Building" && x.LastSucceeded == nil
 	})
 	second := run("second", "release-1")
-	envtest.Eventually(t, "second queued behind first", func() bool {
+	controlplane.Eventually(t, "second queued behind first", func() bool {
 		return strings.Contains(get(second).Status.Message, "queued behind DeployRun first")
 	})
 	n, sha := execute("v1", "SUCCESS")
@@ -226,12 +226,12 @@ func TestDeployRun(t *testing.T) {
 		t.Errorf("first build REVISION=%q", got)
 	}
 	cm := &corev1.ConfigMap{}
-	envtest.Must(t, c.Get(ctx, client.ObjectKey{Namespace: "shop-dev", Name: "shop"}, cm))
+	controlplane.Must(t, c.Get(ctx, client.ObjectKey{Namespace: "shop-dev", Name: "shop"}, cm))
 	if cm.Data["version"] != "v1" {
 		t.Errorf("the application runs %q, want v1", cm.Data["version"])
 	}
 
-	envtest.Eventually(t, "first the last succeeded on the pipeline", func() bool {
+	controlplane.Eventually(t, "first the last succeeded on the pipeline", func() bool {
 		x := deployments()
 		return x != nil && x.LastSucceeded != nil && x.LastSucceeded.Name == "first" && x.LastSucceeded.Revision == sha &&
 			x.LastSucceeded.URL == "https://shop-dev.example.test" && x.LastSucceeded.FinishedAt != nil
@@ -242,7 +242,7 @@ func TestDeployRun(t *testing.T) {
 	execute("", "FAILURE")
 	waitPhase(second, v1alpha1.DeployFailed)
 	// A failure is no longer current, and not the last success.
-	envtest.Eventually(t, "second off the pipeline, first still the last succeeded", func() bool {
+	controlplane.Eventually(t, "second off the pipeline, first still the last succeeded", func() bool {
 		x := deployments()
 		return x != nil && x.Current == nil && x.LastSucceeded != nil && x.LastSucceeded.Name == "first"
 	})
@@ -256,11 +256,11 @@ func TestDeployRun(t *testing.T) {
 	// 3. Cancelled while it builds: the build is aborted, the object goes.
 	third := run("third", "main")
 	waitPhase(third, v1alpha1.DeployBuilding)
-	envtest.Eventually(t, "third's build queued", func() bool { return jenkins.Queued("shop-dev") == 1 })
+	controlplane.Eventually(t, "third's build queued", func() bool { return jenkins.Queued("shop-dev") == 1 })
 	jenkins.RunQueue()
-	envtest.Eventually(t, "third follows its build", func() bool { return get(third).Status.Build.Number == 3 })
-	envtest.Must(t, c.Delete(ctx, third))
-	envtest.Eventually(t, "third gone", func() bool {
+	controlplane.Eventually(t, "third follows its build", func() bool { return get(third).Status.Build.Number == 3 })
+	controlplane.Must(t, c.Delete(ctx, third))
+	controlplane.Eventually(t, "third gone", func() bool {
 		return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(third), &v1alpha1.DeployRun{}))
 	})
 	if b := jenkins.Builds("shop-dev")[2]; b.Result != "ABORTED" {
@@ -273,7 +273,7 @@ func TestDeployRun(t *testing.T) {
 	// 4. The build reports a revision Argo CD cannot find: the sync fails.
 	fourth := run("fourth", "main")
 	waitPhase(fourth, v1alpha1.DeployBuilding)
-	envtest.Eventually(t, "fourth's build queued", func() bool { return jenkins.Queued("shop-dev") == 1 })
+	controlplane.Eventually(t, "fourth's build queued", func() bool { return jenkins.Queued("shop-dev") == 1 })
 	jenkins.RunQueue()
 	jenkins.SetDescription("shop-dev", 4, "revision=0123456789abcdef0123456789abcdef01234567")
 	jenkins.Finish("shop-dev", "SUCCESS")
@@ -286,7 +286,7 @@ func TestDeployRun(t *testing.T) {
 	if s := get(fourth).Status.Sync; s == nil || s.Attempt != 3 || !strings.Contains(get(fourth).Status.Message, "after 3 attempts") {
 		t.Errorf("fourth: sync %+v, message %q: want 3 attempts", s, get(fourth).Status.Message)
 	}
-	envtest.Must(t, c.Get(ctx, client.ObjectKey{Namespace: "shop-dev", Name: "shop"}, cm))
+	controlplane.Must(t, c.Get(ctx, client.ObjectKey{Namespace: "shop-dev", Name: "shop"}, cm))
 	if cm.Data["version"] != "v1" {
 		t.Errorf("after a failed sync the application runs %q, want v1 still", cm.Data["version"])
 	}
@@ -296,8 +296,8 @@ func TestDeployRun(t *testing.T) {
 	before := len(jenkins.Builds("shop-dev"))
 	nope := &v1alpha1.DeployRun{ObjectMeta: metav1.ObjectMeta{Name: "nope", Namespace: ns}, Spec: v1alpha1.DeployRunSpec{Project: "shop", Environment: "prod"}}
 	other := &v1alpha1.DeployRun{ObjectMeta: metav1.ObjectMeta{Name: "steal", Namespace: "deployrun-other"}, Spec: v1alpha1.DeployRunSpec{Project: "shop", Environment: "dev"}}
-	envtest.Must(t, c.Create(ctx, nope))
-	envtest.Must(t, c.Create(ctx, other))
+	controlplane.Must(t, c.Create(ctx, nope))
+	controlplane.Must(t, c.Create(ctx, other))
 	waitPhase(nope, v1alpha1.DeployFailed)
 	waitPhase(other, v1alpha1.DeployFailed)
 	for _, d := range []*v1alpha1.DeployRun{nope, other} {
@@ -319,16 +319,16 @@ func TestDeployRun(t *testing.T) {
 	qa.ObjectMeta = metav1.ObjectMeta{Name: "shop-qa", Namespace: ns, Labels: map[string]string{contract.LabelProject: "shop", contract.LabelEnvironment: "qa"},
 		Annotations: map[string]string{contract.AnnotationDeployedBy: "ArgoApplication"}}
 	qa.Status = jenkinsv1alpha1.JenkinsPipelineStatus{}
-	envtest.Must(t, c.Create(ctx, qa))
+	controlplane.Must(t, c.Create(ctx, qa))
 	qaRun := &v1alpha1.DeployRun{ObjectMeta: metav1.ObjectMeta{Name: "qa", Namespace: ns}, Spec: v1alpha1.DeployRunSpec{Project: "shop", Environment: "qa"}}
-	envtest.Must(t, c.Create(ctx, qaRun))
-	envtest.Eventually(t, "qa waits for its ArgoApplication", func() bool {
+	controlplane.Must(t, c.Create(ctx, qaRun))
+	controlplane.Eventually(t, "qa waits for its ArgoApplication", func() bool {
 		return strings.Contains(get(qaRun).Status.Message, "waiting for the environment's ArgoApplication")
 	})
 	if d := get(qaRun); d.Status.Phase != v1alpha1.DeployPending || jenkins.Queued("shop-qa")+len(jenkins.Builds("shop-qa")) != 0 {
 		t.Errorf("qa: %s, %d queued, %d built; want Pending and nothing built", d.Status.Phase, jenkins.Queued("shop-qa"), len(jenkins.Builds("shop-qa")))
 	}
-	envtest.Must(t, c.Delete(ctx, qaRun))
+	controlplane.Must(t, c.Delete(ctx, qaRun))
 
 	// 6. Bad input the API server refuses.
 	for name, spec := range map[string]v1alpha1.DeployRunSpec{
@@ -372,7 +372,7 @@ func TestDeployRun(t *testing.T) {
 	waitPhase(fifth, v1alpha1.DeployBuilding)
 	execute("", "FAILURE")
 	waitPhase(fifth, v1alpha1.DeployFailed)
-	envtest.Eventually(t, "history pruned to 3 per environment", func() bool {
+	controlplane.Eventually(t, "history pruned to 3 per environment", func() bool {
 		l := &v1alpha1.DeployRunList{}
 		_ = c.List(ctx, l, client.InNamespace(ns))
 		var names []string
@@ -385,12 +385,12 @@ func TestDeployRun(t *testing.T) {
 	// 8. An application that syncs itself cannot be deployed at a ref
 	// other than its target unless the build reports the commit: refused
 	// when the build is done, not after the verify timeout.
-	envtest.Must(t, c.Get(ctx, client.ObjectKeyFromObject(a), a))
+	controlplane.Must(t, c.Get(ctx, client.ObjectKeyFromObject(a), a))
 	a.Spec.ForProvider.SyncPolicy.Automated = &argov1alpha1.Automated{}
-	envtest.Must(t, c.Update(ctx, a))
+	controlplane.Must(t, c.Update(ctx, a))
 	argo, err := argocd.New(argocd.Config{URL: s.URL, Token: s.Token, Namespace: argocdserver.Namespace})
-	envtest.Must(t, err)
-	envtest.Eventually(t, "the application syncs itself", func() bool {
+	controlplane.Must(t, err)
+	controlplane.Eventually(t, "the application syncs itself", func() bool {
 		app, err := argo.Get(ctx, meta.GetExternalName(a))
 		return err == nil && app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.Automated != nil
 	})

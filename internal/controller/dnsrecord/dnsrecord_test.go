@@ -42,11 +42,11 @@ import (
 	"github.com/freeleaps/provider-devops/internal/controller/dnsrecord"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/testing/bind"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 	godaddyfake "github.com/freeleaps/provider-devops/internal/testing/godaddy"
 )
 
-func TestMain(m *testing.M) { envtest.Main(m) }
+func TestMain(m *testing.M) { controlplane.Main(m) }
 
 // counting counts the calls the controller makes to the DNS provider for
 // the record set www, the one the steady-state figure is about.
@@ -85,12 +85,12 @@ func (c counting) Delete(ctx context.Context, zone string, have dns.RRset, owner
 
 func TestDNSRecordAgainstBIND(t *testing.T) {
 	srv := bind.Start(t)
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	c := env.Client
 	ctx := context.Background()
 	ns := "dns-bind"
-	envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	envtest.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "tsig", Namespace: ns}, StringData: map[string]string{"secret": srv.Secret, "wrong": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}}))
+	controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	controlplane.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "tsig", Namespace: ns}, StringData: map[string]string{"secret": srv.Secret, "wrong": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}}))
 	pc := func(name, key string) *pcv1alpha1.ProviderConfig {
 		return &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{DNS: &pcv1alpha1.DNSConfig{
 			Provider: pcv1alpha1.DNSProviderRFC2136,
@@ -99,12 +99,12 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 				SecretRef: &pcv1alpha1.SecretKeySelector{Name: "tsig", Key: key}},
 		}}}
 	}
-	envtest.Must(t, c.Create(ctx, pc("default", "secret")))
-	envtest.Must(t, c.Create(ctx, pc("wrong-key", "wrong")))
+	controlplane.Must(t, c.Create(ctx, pc("default", "secret")))
+	controlplane.Must(t, c.Create(ctx, pc("wrong-key", "wrong")))
 
 	var reads, writes atomic.Int64
-	envtest.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
-		return mrcontroller.Setup(mgr, o, dnsrecord.Kind, dnsrecord.NewConnector(mgr.GetClient(), envtest.TenantGuard(), func(cfg dns.Config) (dnsrecord.Client, error) {
+	controlplane.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
+		return mrcontroller.Setup(mgr, o, dnsrecord.Kind, dnsrecord.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), func(cfg dns.Config) (dnsrecord.Client, error) {
 			cl, err := dns.New(cfg)
 			if err != nil {
 				return nil, err
@@ -114,8 +114,8 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 	})
 
 	www := newRecord(ns, "www", "www", v1alpha1.RecordA, "192.0.2.1", "192.0.2.2")
-	envtest.Must(t, c.Create(ctx, www))
-	envtest.Eventually(t, "A record set served and Ready", func() bool {
+	controlplane.Must(t, c.Create(ctx, www))
+	controlplane.Eventually(t, "A record set served and Ready", func() bool {
 		return get(c, www) && ready(www) && len(srv.Values("www.example.test.", mdns.TypeA)) == 2
 	})
 	if got := meta.GetExternalName(www); got != "www.example.test./A" {
@@ -140,26 +140,26 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 			"TXT":   {newRecord(ns, "verify", "_verify", v1alpha1.RecordTXT, "token=abc 123"), "_verify.example.test.", mdns.TypeTXT, `"token=abc 123"`},
 		}
 		for name, tc := range cases {
-			envtest.Must(t, c.Create(ctx, tc.cr))
-			envtest.Eventually(t, name+" served and Ready", func() bool {
+			controlplane.Must(t, c.Create(ctx, tc.cr))
+			controlplane.Eventually(t, name+" served and Ready", func() bool {
 				v := srv.Values(tc.query, tc.qtype)
 				return get(c, tc.cr) && ready(tc.cr) && len(v) == 1 && v[0] == tc.want
 			})
-			envtest.Must(t, c.Delete(ctx, tc.cr))
-			envtest.Eventually(t, name+" deleted", func() bool { return len(srv.Values(tc.query, tc.qtype)) == 0 })
+			controlplane.Must(t, c.Delete(ctx, tc.cr))
+			controlplane.Eventually(t, name+" deleted", func() bool { return len(srv.Values(tc.query, tc.qtype)) == 0 })
 		}
 	})
 
 	t.Run("DriftCorrected", func(t *testing.T) {
 		srv.NSUpdate(t, "update delete www.example.test. A 192.0.2.2\nupdate add www.example.test. 300 A 198.51.100.66")
-		envtest.Eventually(t, "drift corrected", func() bool {
+		controlplane.Eventually(t, "drift corrected", func() bool {
 			v := srv.Values("www.example.test.", mdns.TypeA)
 			return strings.Join(sortedCopy(v), ",") == "192.0.2.1,192.0.2.2"
 		})
 	})
 
 	t.Run("SteadyState", func(t *testing.T) {
-		envtest.Eventually(t, "settled", func() bool { return get(c, www) && ready(www) })
+		controlplane.Eventually(t, "settled", func() bool { return get(c, www) && ready(www) })
 		time.Sleep(3 * time.Second)
 		get(c, www)
 		rv := www.GetResourceVersion()
@@ -179,8 +179,8 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 	t.Run("RefuseThenAdopt", func(t *testing.T) {
 		srv.NSUpdate(t, "update add legacy.example.test. 300 A 203.0.113.5")
 		legacy := newRecord(ns, "legacy", "legacy", v1alpha1.RecordA, "203.0.113.9")
-		envtest.Must(t, c.Create(ctx, legacy))
-		envtest.Eventually(t, "refused", func() bool {
+		controlplane.Must(t, c.Create(ctx, legacy))
+		controlplane.Eventually(t, "refused", func() bool {
 			return get(c, legacy) && legacy.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionFalse &&
 				strings.Contains(legacy.GetCondition(xpv2.TypeSynced).Message, "DNS record set legacy.example.test. A already exists and no DNSRecord owns it")
 		})
@@ -190,12 +190,12 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 		// Another resource claiming www is refused: it has an owner.
 		thief := newRecord(ns, "thief", "www", v1alpha1.RecordA, "203.0.113.1")
 		thief.Spec.ForProvider.AdoptExisting = true
-		envtest.Must(t, c.Create(ctx, thief))
-		envtest.Eventually(t, "owned record set refused even with adoptExisting", func() bool {
+		controlplane.Must(t, c.Create(ctx, thief))
+		controlplane.Eventually(t, "owned record set refused even with adoptExisting", func() bool {
 			return get(c, thief) && strings.Contains(thief.GetCondition(xpv2.TypeSynced).Message, "is owned by DNSRecord "+ns+"/www")
 		})
-		envtest.Must(t, c.Delete(ctx, thief))
-		envtest.Eventually(t, "thief gone, www intact", func() bool {
+		controlplane.Must(t, c.Delete(ctx, thief))
+		controlplane.Eventually(t, "thief gone, www intact", func() bool {
 			return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(thief), thief)) && len(srv.Values("www.example.test.", mdns.TypeA)) == 2
 		})
 
@@ -205,12 +205,12 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 			`update add _devops-owner-a.twin.example.test. 300 TXT "heritage=provider-devops,owner=cp2,resource=`+ns+`/twin"`)
 		twin := newRecord(ns, "twin", "twin", v1alpha1.RecordA, "203.0.113.21")
 		twin.Spec.ForProvider.AdoptExisting = true
-		envtest.Must(t, c.Create(ctx, twin))
-		envtest.Eventually(t, "another control plane's record set refused", func() bool {
+		controlplane.Must(t, c.Create(ctx, twin))
+		controlplane.Eventually(t, "another control plane's record set refused", func() bool {
 			return get(c, twin) && strings.Contains(twin.GetCondition(xpv2.TypeSynced).Message, `owned by another control plane (owner id "cp2"`)
 		})
-		envtest.Must(t, c.Delete(ctx, twin))
-		envtest.Eventually(t, "twin let go", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(twin), twin)) })
+		controlplane.Must(t, c.Delete(ctx, twin))
+		controlplane.Eventually(t, "twin let go", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(twin), twin)) })
 		if v, o := srv.Values("twin.example.test.", mdns.TypeA), srv.Values("_devops-owner-a.twin.example.test.", mdns.TypeTXT); len(v) != 1 || v[0] != "203.0.113.20" || len(o) != 1 || !strings.Contains(o[0], "owner=cp2") {
 			t.Errorf("another control plane's record set was changed: %v %v", v, o)
 		}
@@ -219,17 +219,17 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 		// not taken over either.
 		srv.NSUpdate(t, `update add _devops-owner-a.pending.example.test. 300 TXT "heritage=provider-devops,owner=cp1,resource=`+ns+`/first"`)
 		second := newRecord(ns, "second", "pending", v1alpha1.RecordA, "203.0.113.30")
-		envtest.Must(t, c.Create(ctx, second))
-		envtest.Eventually(t, "pending ownership respected", func() bool {
+		controlplane.Must(t, c.Create(ctx, second))
+		controlplane.Eventually(t, "pending ownership respected", func() bool {
 			return get(c, second) && strings.Contains(second.GetCondition(xpv2.TypeSynced).Message, "is owned by DNSRecord "+ns+"/first")
 		})
 		if v := srv.Values("pending.example.test.", mdns.TypeA); len(v) != 0 {
 			t.Errorf("a record set claimed by another resource was written: %v", v)
 		}
-		envtest.Must(t, c.Delete(ctx, second))
+		controlplane.Must(t, c.Delete(ctx, second))
 
 		patch(t, c, legacy, func(r *v1alpha1.DNSRecord) { r.Spec.ForProvider.AdoptExisting = true })
-		envtest.Eventually(t, "adopted", func() bool {
+		controlplane.Eventually(t, "adopted", func() bool {
 			v := srv.Values("legacy.example.test.", mdns.TypeA)
 			return get(c, legacy) && ready(legacy) && len(v) == 1 && v[0] == "203.0.113.9" &&
 				len(srv.Values("_devops-owner-a.legacy.example.test.", mdns.TypeTXT)) == 1
@@ -241,8 +241,8 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 	// _acme-challenge TXT (a certificate for it), an NS above it.
 	t.Run("AnotherNamespacesNames", func(t *testing.T) {
 		other := "dns-bind-other"
-		envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: other}}))
-		envtest.Must(t, c.Create(ctx, &pcv1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "dns-bind-platform"}, Spec: pcv1alpha1.ProviderConfigSpec{
+		controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: other}}))
+		controlplane.Must(t, c.Create(ctx, &pcv1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "dns-bind-platform"}, Spec: pcv1alpha1.ProviderConfigSpec{
 			AllowedNamespaces: []string{other},
 			DNS: &pcv1alpha1.DNSConfig{
 				Provider: pcv1alpha1.DNSProviderRFC2136,
@@ -265,22 +265,22 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 			"Below":     {shared(newRecord(other, "below", "api.www", v1alpha1.RecordCNAME, "evil.example.org")), "api.www.example.test.", mdns.TypeCNAME},
 		}
 		for _, a := range attacks {
-			envtest.Must(t, c.Create(ctx, a.cr))
+			controlplane.Must(t, c.Create(ctx, a.cr))
 		}
 		fine := shared(newRecord(other, "fine", "www2", v1alpha1.RecordA, "192.0.2.50"))
-		envtest.Must(t, c.Create(ctx, fine))
-		envtest.Eventually(t, "its own name served", func() bool { return get(c, fine) && ready(fine) })
+		controlplane.Must(t, c.Create(ctx, fine))
+		controlplane.Eventually(t, "its own name served", func() bool { return get(c, fine) && ready(fine) })
 		for name, a := range attacks {
-			envtest.Eventually(t, name+" refused", func() bool {
+			controlplane.Eventually(t, name+" refused", func() bool {
 				return get(c, a.cr) && strings.Contains(a.cr.GetCondition(xpv2.TypeSynced).Message, "is owned by DNSRecord "+ns+"/www (owner id cp1) of another namespace")
 			})
 			if v := srv.Values(a.fqdn, a.rtype); len(v) != 0 {
 				t.Errorf("%s: written beside another namespace's name: %v", name, v)
 			}
-			envtest.Must(t, c.Delete(ctx, a.cr))
+			controlplane.Must(t, c.Delete(ctx, a.cr))
 		}
-		envtest.Must(t, c.Delete(ctx, fine))
-		envtest.Eventually(t, "deleted", func() bool { return !get(c, fine) && len(srv.Values("www2.example.test.", mdns.TypeA)) == 0 })
+		controlplane.Must(t, c.Delete(ctx, fine))
+		controlplane.Eventually(t, "deleted", func() bool { return !get(c, fine) && len(srv.Values("www2.example.test.", mdns.TypeA)) == 0 })
 
 		// Through the platform's credentials a namespace may not take
 		// over the platform's own (unowned) records, delegate a name, or
@@ -306,17 +306,17 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 			"BesidePlatformRecord": {shared(newRecord(other, "mail6", "mail", v1alpha1.RecordAAAA, "2001:db8::25")), "which no DNSRecord of this namespace owns", "mail.example.test.", mdns.TypeAAAA, nil},
 		}
 		for _, a := range tenancy {
-			envtest.Must(t, c.Create(ctx, a.cr))
+			controlplane.Must(t, c.Create(ctx, a.cr))
 		}
 		for name, a := range tenancy {
-			envtest.Eventually(t, name+" refused", func() bool {
+			controlplane.Eventually(t, name+" refused", func() bool {
 				return get(c, a.cr) && strings.Contains(a.cr.GetCondition(xpv2.TypeSynced).Message, a.want)
 			})
 			if v := srv.Values(a.fqdn, a.rtype); !slices.Equal(v, a.keep) {
 				t.Errorf("%s: the zone was changed: %v", name, v)
 			}
-			envtest.Must(t, c.Delete(ctx, a.cr))
-			envtest.Eventually(t, name+" let go", func() bool { return !get(c, a.cr) })
+			controlplane.Must(t, c.Delete(ctx, a.cr))
+			controlplane.Eventually(t, name+" let go", func() bool { return !get(c, a.cr) })
 			if v := srv.Values(a.fqdn, a.rtype); !slices.Equal(v, a.keep) {
 				t.Errorf("%s: deleting the refused resource changed the zone: %v", name, v)
 			}
@@ -331,20 +331,20 @@ update add _devops-owner-a.crashed.example.test. 300 TXT "heritage=provider-devo
 		crashed := newRecord(ns, "crashed", "crashed", v1alpha1.RecordA, "192.0.2.77")
 		meta.SetExternalName(crashed, "crashed.example.test./A")
 		meta.SetExternalCreatePending(crashed, time.Now().Add(-time.Minute))
-		envtest.Must(t, c.Create(ctx, crashed))
-		envtest.Eventually(t, "recovered without a hand on the annotations", func() bool { return get(c, crashed) && ready(crashed) })
+		controlplane.Must(t, c.Create(ctx, crashed))
+		controlplane.Eventually(t, "recovered without a hand on the annotations", func() bool { return get(c, crashed) && ready(crashed) })
 		if v := srv.Values("crashed.example.test.", mdns.TypeA); len(v) != 1 || v[0] != "192.0.2.77" {
 			t.Errorf("record set after recovery: %v", v)
 		}
-		envtest.Must(t, c.Delete(ctx, crashed))
-		envtest.Eventually(t, "deleted", func() bool { return !get(c, crashed) && len(srv.Values("crashed.example.test.", mdns.TypeA)) == 0 })
+		controlplane.Must(t, c.Delete(ctx, crashed))
+		controlplane.Eventually(t, "deleted", func() bool { return !get(c, crashed) && len(srv.Values("crashed.example.test.", mdns.TypeA)) == 0 })
 	})
 
 	t.Run("WrongKey", func(t *testing.T) {
 		bad := newRecord(ns, "badkey", "badkey", v1alpha1.RecordA, "192.0.2.1")
 		bad.Spec.ProviderConfigReference.Name = "wrong-key"
-		envtest.Must(t, c.Create(ctx, bad))
-		envtest.Eventually(t, "wrong key reported", func() bool {
+		controlplane.Must(t, c.Create(ctx, bad))
+		controlplane.Eventually(t, "wrong key reported", func() bool {
 			return get(c, bad) && strings.Contains(bad.GetCondition(xpv2.TypeSynced).Message, "rejected the TSIG key")
 		})
 		if strings.Contains(bad.GetCondition(xpv2.TypeSynced).Message, srv.Secret) {
@@ -373,15 +373,15 @@ update add _devops-owner-a.crashed.example.test. 300 TXT "heritage=provider-devo
 	srv.NSUpdate(t, "update add www.example.test. 300 A 198.51.100.7")
 	get(c, www)
 	deleted := time.Now()
-	envtest.Must(t, c.Delete(ctx, www))
+	controlplane.Must(t, c.Delete(ctx, www))
 	defer func() { t.Logf("deletion took %s", time.Since(deleted).Round(time.Millisecond)) }()
-	envtest.EventuallyWithin(t, 3*time.Minute, "own values deleted, foreign value kept", func() bool {
+	controlplane.EventuallyWithin(t, 3*time.Minute, "own values deleted, foreign value kept", func() bool {
 		v := srv.Values("www.example.test.", mdns.TypeA)
 		return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(www), www)) && len(v) == 1 && v[0] == "198.51.100.7"
 	})
 
 	events := &corev1.EventList{}
-	envtest.Must(t, c.List(ctx, events, client.InNamespace(ns)))
+	controlplane.Must(t, c.List(ctx, events, client.InNamespace(ns)))
 	for _, e := range events.Items {
 		if strings.Contains(e.Message, srv.Secret) {
 			t.Errorf("event leaks the TSIG secret: %s", e.Message)
@@ -398,7 +398,7 @@ func newRecord(ns, name, host string, typ v1alpha1.RecordType, values ...string)
 
 func patch(t *testing.T, c client.Client, cr *v1alpha1.DNSRecord, fn func(*v1alpha1.DNSRecord)) {
 	t.Helper()
-	envtest.Eventually(t, "patched", func() bool {
+	controlplane.Eventually(t, "patched", func() bool {
 		if !get(c, cr) {
 			return false
 		}
@@ -424,25 +424,25 @@ func get(c client.Client, cr *v1alpha1.DNSRecord) bool {
 func TestDNSRecordAgainstGoDaddy(t *testing.T) {
 	api := godaddyfake.New("key", "gd-secret-value", "example.test")
 	defer api.Close()
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	c := env.Client
 	ctx := context.Background()
 	ns := "dns-godaddy"
-	envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	envtest.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "godaddy", Namespace: ns}, StringData: map[string]string{"key": "key:gd-secret-value"}}))
-	envtest.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{DNS: &pcv1alpha1.DNSConfig{
+	controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	controlplane.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "godaddy", Namespace: ns}, StringData: map[string]string{"key": "key:gd-secret-value"}}))
+	controlplane.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{DNS: &pcv1alpha1.DNSConfig{
 		Provider: pcv1alpha1.DNSProviderGoDaddy,
 		GoDaddy:  &pcv1alpha1.GoDaddyOptions{URL: api.URL},
 		Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret,
 			SecretRef: &pcv1alpha1.SecretKeySelector{Name: "godaddy", Key: "key"}},
 	}}}))
-	envtest.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
-		return mrcontroller.Setup(mgr, o, dnsrecord.Kind, dnsrecord.NewConnector(mgr.GetClient(), envtest.TenantGuard(), nil, ""))
+	controlplane.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
+		return mrcontroller.Setup(mgr, o, dnsrecord.Kind, dnsrecord.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil, ""))
 	})
 
 	www := newRecord(ns, "www", "www", v1alpha1.RecordA, "192.0.2.1", "192.0.2.2")
-	envtest.Must(t, c.Create(ctx, www))
-	envtest.Eventually(t, "A record set stored at GoDaddy and Ready", func() bool {
+	controlplane.Must(t, c.Create(ctx, www))
+	controlplane.Eventually(t, "A record set stored at GoDaddy and Ready", func() bool {
 		return get(c, www) && ready(www) && len(api.Values("example.test", "A", "www")) == 2
 	})
 	if got := www.Status.AtProvider.TTL; got != 600 {
@@ -458,8 +458,8 @@ func TestDNSRecordAgainstGoDaddy(t *testing.T) {
 	}
 	t.Logf("steady state over 7s at a 2s poll: %d GETs, 0 writes", api.Count(http.MethodGet))
 
-	envtest.Must(t, c.Delete(ctx, www))
-	envtest.Eventually(t, "record set and ownership record deleted", func() bool {
+	controlplane.Must(t, c.Delete(ctx, www))
+	controlplane.Eventually(t, "record set and ownership record deleted", func() bool {
 		return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(www), www)) && len(api.Records("example.test")) == 0
 	})
 }

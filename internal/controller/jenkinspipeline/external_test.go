@@ -40,7 +40,7 @@ import (
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 )
 
 // Every Jenkins error the tests need is made here, so that a change of the
@@ -203,7 +203,7 @@ func unconfirmed(req string) func(*v1alpha1.JenkinsPipeline) {
 func kube(t *testing.T, cr *v1alpha1.JenkinsPipeline, failPatch ...error) (client.Client, *int) {
 	t.Helper()
 	patches := 0
-	c := fake.NewClientBuilder().WithScheme(envtest.Scheme()).WithObjects(cr.DeepCopy()).WithStatusSubresource(cr).
+	c := fake.NewClientBuilder().WithScheme(controlplane.Scheme()).WithObjects(cr.DeepCopy()).WithStatusSubresource(cr).
 		WithInterceptorFuncs(interceptor.Funcs{SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, p client.Patch, opts ...client.SubResourcePatchOption) error {
 			patches++
 			if patches <= len(failPatch) && failPatch[patches-1] != nil {

@@ -41,7 +41,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 	fake "github.com/freeleaps/provider-devops/internal/testing/jenkins"
 )
 
@@ -50,35 +50,35 @@ const (
 	token = "11f0-jenkins-token-never-printed"
 )
 
-func TestMain(m *testing.M) { envtest.Main(m) }
+func TestMain(m *testing.M) { controlplane.Main(m) }
 
 func TestJenkinsPipelineLifecycle(t *testing.T) {
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	srv := fake.New(user, token)
 	defer srv.Close()
 	c := env.Client
 	ctx := context.Background()
 
 	ns := "jenkins-lifecycle"
-	envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	envtest.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "jenkins", Namespace: ns},
+	controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	controlplane.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "jenkins", Namespace: ns},
 		StringData: map[string]string{"credentials": `{"username": "` + user + `", "token": "` + token + `"}`}}))
-	envtest.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
+	controlplane.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
 		Jenkins: &pcv1alpha1.JenkinsConfig{URL: srv.URL, Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "jenkins", Key: "credentials"}}},
 	}}))
 
 	logs := &syncBuffer{}
-	envtest.StartManagerLogging(t, env, 2*time.Second, logs, func(mgr ctrl.Manager, o controller.Options) error {
-		return mrcontroller.Setup(mgr, o, jenkinspipeline.Kind, jenkinspipeline.NewConnector(mgr.GetClient(), envtest.TenantGuard(), nil))
+	controlplane.StartManagerLogging(t, env, 2*time.Second, logs, func(mgr ctrl.Manager, o controller.Options) error {
+		return mrcontroller.Setup(mgr, o, jenkinspipeline.Kind, jenkinspipeline.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil))
 	})
 
 	cr := newPipeline(ns, "shop-alpha", "team/shop", "alpha")
 	cr.Spec.ForProvider.BuildRequest = "r1"
-	envtest.Must(t, c.Create(ctx, cr))
+	controlplane.Must(t, c.Create(ctx, cr))
 	const path = "team/shop/alpha"
 
 	// Created in its folders, Ready, and the requested build queued once.
-	envtest.Eventually(t, "job created, Ready and Synced, r1 queued", func() bool {
+	controlplane.Eventually(t, "job created, Ready and Synced, r1 queued", func() bool {
 		return get(t, c, cr) && ready(cr) && srv.Exists(path) && cr.Status.AtProvider.HandledBuildRequest == "r1" && srv.Queued(path) == 1
 	})
 	if got := meta.GetExternalName(cr); got != path {
@@ -94,7 +94,7 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 	// The build runs and finishes; status shows it.
 	srv.RunQueue()
 	srv.Finish(path, "SUCCESS")
-	envtest.Eventually(t, "last build in status", func() bool {
+	controlplane.Eventually(t, "last build in status", func() bool {
 		b := get(t, c, cr) && cr.Status.AtProvider.LastBuild != nil
 		return b && cr.Status.AtProvider.LastBuild.Number == 1 && cr.Status.AtProvider.LastBuild.Result == "SUCCESS" && !cr.Status.AtProvider.InQueue
 	})
@@ -113,7 +113,7 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 		edited = strings.Replace(edited, "<properties>", "<properties>"+theirs, 1)
 	}
 	srv.SetConfig(path, edited)
-	envtest.Eventually(t, "drift corrected", func() bool {
+	controlplane.Eventually(t, "drift corrected", func() bool {
 		cfg, _ := srv.Config(path)
 		p, err := jenkins.Parse([]byte(cfg))
 		return err == nil && p.SCM.URL == "https://git.example.com/team/shop.git"
@@ -123,7 +123,7 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 	}
 
 	t.Run("SteadyState", func(t *testing.T) {
-		envtest.Eventually(t, "settled", func() bool { return get(t, c, cr) && synced(cr) })
+		controlplane.Eventually(t, "settled", func() bool { return get(t, c, cr) && synced(cr) })
 		time.Sleep(3 * time.Second)
 		get(t, c, cr)
 		rv := cr.GetResourceVersion()
@@ -158,7 +158,7 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 		// kept pending, retried, and queued exactly once.
 		srv.FailNext(1, http.StatusServiceUnavailable, 0)
 		patchSpec(t, c, cr, func(p *v1alpha1.JenkinsPipeline) { p.Spec.ForProvider.BuildRequest = "r2" })
-		envtest.Eventually(t, "r2 handled", func() bool { return get(t, c, cr) && cr.Status.AtProvider.HandledBuildRequest == "r2" })
+		controlplane.Eventually(t, "r2 handled", func() bool { return get(t, c, cr) && cr.Status.AtProvider.HandledBuildRequest == "r2" })
 		time.Sleep(5 * time.Second) // a few more polls must not queue it again
 		if n := srv.Queued(path) + len(srv.Builds(path)); n != 2 {
 			t.Errorf("want exactly one more build for r2 (2 in all), got %d", n)
@@ -179,7 +179,7 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 			before := count()
 			srv.LoseNextBuildAnswer(tc.queued)
 			patchSpec(t, c, cr, func(p *v1alpha1.JenkinsPipeline) { p.Spec.ForProvider.BuildRequest = tc.req })
-			envtest.Eventually(t, tc.req+" confirmed", func() bool {
+			controlplane.Eventually(t, tc.req+" confirmed", func() bool {
 				return get(t, c, cr) && cr.Status.AtProvider.HandledBuildRequest == tc.req && cr.Status.AtProvider.UnconfirmedBuild == nil && count() > before
 			})
 			time.Sleep(5 * time.Second) // a few more polls must not queue it again
@@ -194,11 +194,11 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 		// resource says why, and it is reconciled again after the wait
 		// (mrcontroller.MinRetryAfter at least), and recovers.
 		srv.FailNext(1, http.StatusTooManyRequests, 4)
-		envtest.Eventually(t, "the 429 was served", func() bool { return srv.PendingFailures() == 0 })
-		envtest.Eventually(t, "the wait reported", func() bool {
+		controlplane.Eventually(t, "the 429 was served", func() bool { return srv.PendingFailures() == 0 })
+		controlplane.Eventually(t, "the wait reported", func() bool {
 			return get(t, c, cr) && strings.Contains(cr.GetCondition(xpv2.TypeSynced).Message, "Jenkins is rate limiting (429); retry after 4s")
 		})
-		envtest.EventuallyWithin(t, 3*mrcontroller.MinRetryAfter, "Synced again after the wait", func() bool { return get(t, c, cr) && synced(cr) })
+		controlplane.EventuallyWithin(t, 3*mrcontroller.MinRetryAfter, "Synced again after the wait", func() bool { return get(t, c, cr) && synced(cr) })
 		// The client saw the 429 after the server sent it, so its hold ends
 		// no earlier than 4s after that: nothing may arrive in between.
 		served := srv.LastFailureAt()
@@ -211,16 +211,16 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 		foreign := strings.Replace(cfgOf(t, srv, path), jenkins.OwnerLine(ns+"/shop-alpha"), "Hand-made.", 1)
 		srv.SetConfig("other/foreign", foreign)
 		other := newPipeline(ns, "foreign", "other", "foreign")
-		envtest.Must(t, c.Create(ctx, other))
-		envtest.Eventually(t, "conflict reported", func() bool {
+		controlplane.Must(t, c.Create(ctx, other))
+		controlplane.Eventually(t, "conflict reported", func() bool {
 			return get(t, c, other) && other.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionFalse &&
 				strings.Contains(other.GetCondition(xpv2.TypeSynced).Message, `Jenkins job "other/foreign" exists and is managed by no JenkinsPipeline, not by this resource: it was left untouched`)
 		})
 		if got := cfgOf(t, srv, "other/foreign"); got != foreign {
 			t.Error("the foreign job was modified")
 		}
-		envtest.Must(t, c.Delete(ctx, other))
-		envtest.Eventually(t, "foreign resource gone", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(other), other)) })
+		controlplane.Must(t, c.Delete(ctx, other))
+		controlplane.Eventually(t, "foreign resource gone", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(other), other)) })
 		if !srv.Exists("other/foreign") {
 			t.Error("deleting a resource that never owned the job deleted it")
 		}
@@ -229,13 +229,13 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 	t.Run("ObserveOnlyWatchesForeignJob", func(t *testing.T) {
 		watcher := newPipeline(ns, "watcher", "other", "foreign")
 		watcher.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve}
-		envtest.Must(t, c.Create(ctx, watcher))
-		envtest.Eventually(t, "observe-only resource Ready", func() bool {
+		controlplane.Must(t, c.Create(ctx, watcher))
+		controlplane.Eventually(t, "observe-only resource Ready", func() bool {
 			return get(t, c, watcher) && ready(watcher) && watcher.Status.AtProvider.URL != ""
 		})
 		before := cfgOf(t, srv, "other/foreign")
-		envtest.Must(t, c.Delete(ctx, watcher))
-		envtest.Eventually(t, "watcher gone", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(watcher), watcher)) })
+		controlplane.Must(t, c.Delete(ctx, watcher))
+		controlplane.Eventually(t, "watcher gone", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(watcher), watcher)) })
 		if got := cfgOf(t, srv, "other/foreign"); got != before {
 			t.Error("an Observe-only resource changed or deleted the job")
 		}
@@ -248,15 +248,15 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 		// finalizer goes) and leaves the job, instead of waiting forever
 		// or deleting a job that may now be someone else's.
 		gamma := newPipeline(ns, "shop-gamma", "other", "gamma")
-		envtest.Must(t, c.Create(ctx, gamma))
-		envtest.Eventually(t, "gamma Ready", func() bool { return get(t, c, gamma) && ready(gamma) })
+		controlplane.Must(t, c.Create(ctx, gamma))
+		controlplane.Eventually(t, "gamma Ready", func() bool { return get(t, c, gamma) && ready(gamma) })
 		edited := strings.Replace(cfgOf(t, srv, "other/gamma"), jenkins.OwnerLine(ns+"/shop-gamma"), "Now run by hand.", 1)
 		if edited == cfgOf(t, srv, "other/gamma") {
 			t.Fatal("the ownership line was not found in the job's description")
 		}
 		srv.SetConfig("other/gamma", edited)
-		envtest.Must(t, c.Delete(ctx, gamma))
-		envtest.Eventually(t, "the resource gone", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(gamma), gamma)) })
+		controlplane.Must(t, c.Delete(ctx, gamma))
+		controlplane.Eventually(t, "the resource gone", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(gamma), gamma)) })
 		if got := cfgOf(t, srv, "other/gamma"); got != edited {
 			t.Errorf("the job whose ownership could not be verified was changed or deleted:\n%s", got)
 		}
@@ -266,7 +266,7 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 		patchSpec(t, c, cr, func(p *v1alpha1.JenkinsPipeline) {
 			meta.AddAnnotations(p, map[string]string{meta.AnnotationKeyReconciliationPaused: "true"})
 		})
-		envtest.Eventually(t, "paused", func() bool {
+		controlplane.Eventually(t, "paused", func() bool {
 			return get(t, c, cr) && cr.GetCondition(xpv2.TypeSynced).Reason == xpv2.ReasonReconcilePaused
 		})
 		patchSpec(t, c, cr, func(p *v1alpha1.JenkinsPipeline) { p.Spec.ForProvider.Description = "changed while paused" })
@@ -275,7 +275,7 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 			t.Error("a paused resource was reconciled")
 		}
 		patchSpec(t, c, cr, func(p *v1alpha1.JenkinsPipeline) { delete(p.Annotations, meta.AnnotationKeyReconciliationPaused) })
-		envtest.Eventually(t, "applied after unpausing", func() bool {
+		controlplane.Eventually(t, "applied after unpausing", func() bool {
 			p, err := jenkins.Parse([]byte(cfgOf(t, srv, path)))
 			return err == nil && p.Description == "changed while paused"
 		})
@@ -299,14 +299,14 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 
 	// Deleting the resource deletes the job and the folders it created.
 	get(t, c, cr)
-	envtest.Must(t, c.Delete(ctx, cr))
-	envtest.Eventually(t, "job and its folders deleted", func() bool {
+	controlplane.Must(t, c.Delete(ctx, cr))
+	controlplane.Eventually(t, "job and its folders deleted", func() bool {
 		return !srv.Exists(path) && !srv.Exists("team") && kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(cr), &v1alpha1.JenkinsPipeline{}))
 	})
 
 	// No event and no log line carries the token.
 	events := &corev1.EventList{}
-	envtest.Must(t, c.List(ctx, events, client.InNamespace(ns)))
+	controlplane.Must(t, c.List(ctx, events, client.InNamespace(ns)))
 	for _, e := range events.Items {
 		if strings.Contains(e.Message, token) {
 			t.Errorf("event leaks the token: %s", e.Message)
@@ -348,7 +348,7 @@ func cfgOf(t *testing.T, srv *fake.Server, path string) string {
 
 func patchSpec(t *testing.T, c client.Client, cr *v1alpha1.JenkinsPipeline, fn func(*v1alpha1.JenkinsPipeline)) {
 	t.Helper()
-	envtest.Eventually(t, "spec patched", func() bool {
+	controlplane.Eventually(t, "spec patched", func() bool {
 		if !get(t, c, cr) {
 			return false
 		}
@@ -398,7 +398,7 @@ func (s *syncBuffer) Len() int {
 // folder teams/shop and the credential ids shop-*: every way out of it is
 // refused with a message and sends nothing to Jenkins.
 func TestJenkinsTenantLimits(t *testing.T) {
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	srv := fake.New(user, token)
 	defer srv.Close()
 	c := env.Client
@@ -406,13 +406,13 @@ func TestJenkinsTenantLimits(t *testing.T) {
 
 	// The Jenkins administrators made the team's root folder.
 	admin, err := jenkins.New(jenkins.Config{URL: srv.URL, Username: user, Token: token})
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	_, err = admin.Create(ctx, "teams/shop/seed", jenkins.Pipeline{Script: "node {}"})
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 
 	ns := "jenkins-tenant"
-	envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	envtest.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "jenkins", Namespace: ns},
+	controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	controlplane.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "jenkins", Namespace: ns},
 		StringData: map[string]string{"credentials": `{"username": "` + user + `", "token": "` + token + `"}`}}))
 	pc := func(name, root string) *pcv1alpha1.ProviderConfig {
 		return &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
@@ -420,10 +420,10 @@ func TestJenkinsTenantLimits(t *testing.T) {
 				Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "jenkins", Key: "credentials"}}},
 		}}
 	}
-	envtest.Must(t, c.Create(ctx, pc("default", "teams/shop")))
-	envtest.Must(t, c.Create(ctx, pc("missing-root", "teams/missing")))
-	envtest.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
-		return mrcontroller.Setup(mgr, o, jenkinspipeline.Kind, jenkinspipeline.NewConnector(mgr.GetClient(), envtest.TenantGuard(), nil))
+	controlplane.Must(t, c.Create(ctx, pc("default", "teams/shop")))
+	controlplane.Must(t, c.Create(ctx, pc("missing-root", "teams/missing")))
+	controlplane.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
+		return mrcontroller.Setup(mgr, o, jenkinspipeline.Kind, jenkinspipeline.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil))
 	})
 	before := srv.Jobs()
 
@@ -459,17 +459,17 @@ func TestJenkinsTenantLimits(t *testing.T) {
 			`the root folder "teams/missing" does not exist in Jenkins`},
 	}
 	for name, tc := range cases {
-		envtest.Must(t, c.Create(ctx, tc.cr))
+		controlplane.Must(t, c.Create(ctx, tc.cr))
 		t.Run(name, func(t *testing.T) {
-			envtest.Eventually(t, tc.reason+": refused", func() bool {
+			controlplane.Eventually(t, tc.reason+": refused", func() bool {
 				return get(t, c, tc.cr) && strings.Contains(tc.cr.GetCondition(xpv2.TypeSynced).Message, tc.want)
 			})
 		})
 	}
 
 	ok := pipeline("app", "teams/shop/app", "shop-git")
-	envtest.Must(t, c.Create(ctx, ok))
-	envtest.Eventually(t, "a pipeline below the root with an allowed id is Ready", func() bool { return get(t, c, ok) && ready(ok) })
+	controlplane.Must(t, c.Create(ctx, ok))
+	controlplane.Eventually(t, "a pipeline below the root with an allowed id is Ready", func() bool { return get(t, c, ok) && ready(ok) })
 	if got := ok.Status.AtProvider.CreatedFolders; strings.Join(got, ",") != "teams/shop/app" {
 		t.Errorf("only folders below the root are created, got %v", got)
 	}
@@ -484,9 +484,9 @@ func TestJenkinsTenantLimits(t *testing.T) {
 
 	// Refused resources can always be deleted: they are let go untouched.
 	for _, tc := range cases {
-		envtest.Must(t, c.Delete(ctx, tc.cr))
+		controlplane.Must(t, c.Delete(ctx, tc.cr))
 	}
-	envtest.Eventually(t, "refused resources deleted", func() bool {
+	controlplane.Eventually(t, "refused resources deleted", func() bool {
 		l := &v1alpha1.JenkinsPipelineList{}
 		return c.List(ctx, l, client.InNamespace(ns)) == nil && len(l.Items) == 1
 	})

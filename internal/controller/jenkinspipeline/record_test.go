@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 )
 
 // The handled-request record is optimistic-locked: written from a stale
@@ -35,7 +35,7 @@ import (
 func TestRecordIsOptimisticLocked(t *testing.T) {
 	ctx := context.Background()
 	cr := &v1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "team"}}
-	kube := fake.NewClientBuilder().WithScheme(envtest.Scheme()).WithObjects(cr).WithStatusSubresource(cr).Build()
+	kube := fake.NewClientBuilder().WithScheme(controlplane.Scheme()).WithObjects(cr).WithStatusSubresource(cr).Build()
 	stale := &v1alpha1.JenkinsPipeline{}
 	if err := kube.Get(ctx, client.ObjectKeyFromObject(cr), stale); err != nil {
 		t.Fatal(err)

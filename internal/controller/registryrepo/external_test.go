@@ -41,7 +41,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/clients/registry"
 	"github.com/freeleaps/provider-devops/internal/providerconfig"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 )
 
 // Every registry error the tests need is made here, so that a change of the
@@ -417,7 +417,7 @@ func TestObserve(t *testing.T) {
 // failPatch when set.
 func kube(t *testing.T, cr *v1alpha1.RegistryRepo, failPatch error) client.Client {
 	t.Helper()
-	c := fake.NewClientBuilder().WithScheme(envtest.Scheme()).WithObjects(cr.DeepCopy()).WithStatusSubresource(cr).
+	c := fake.NewClientBuilder().WithScheme(controlplane.Scheme()).WithObjects(cr.DeepCopy()).WithStatusSubresource(cr).
 		WithInterceptorFuncs(interceptor.Funcs{SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, p client.Patch, opts ...client.SubResourcePatchOption) error {
 			if failPatch != nil {
 				return failPatch

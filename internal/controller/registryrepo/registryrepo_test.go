@@ -38,24 +38,24 @@ import (
 	"github.com/freeleaps/provider-devops/internal/clients/registry"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/controller/registryrepo"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 	regtest "github.com/freeleaps/provider-devops/internal/testing/distribution"
 	"github.com/freeleaps/provider-devops/internal/testing/dockerhub"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
 	"github.com/freeleaps/provider-devops/internal/testing/harbor"
 )
 
-func TestMain(m *testing.M) { envtest.Main(m) }
+func TestMain(m *testing.M) { controlplane.Main(m) }
 
 // setup makes a namespace with a ProviderConfig "default" for the registry
 // and its credentials Secret.
 func setup(t *testing.T, c client.Client, ns string, reg pcv1alpha1.RegistryConfig, user, password string) {
 	t.Helper()
 	ctx := context.Background()
-	envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	envtest.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "registry", Namespace: ns},
+	controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	controlplane.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "registry", Namespace: ns},
 		StringData: map[string]string{"credentials": `{"username": "` + user + `", "password": "` + password + `"}`}}))
 	reg.Credentials = pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "registry", Key: "credentials"}}
-	envtest.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{Registry: &reg}}))
+	controlplane.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{Registry: &reg}}))
 }
 
 func newRepo(ns, name string, p v1alpha1.RegistryRepoParameters) *v1alpha1.RegistryRepo {
@@ -87,7 +87,7 @@ func gone(c client.Client, cr *v1alpha1.RegistryRepo) bool {
 func noSecretInEvents(t *testing.T, c client.Client, ns string, secrets ...string) {
 	t.Helper()
 	events := &corev1.EventList{}
-	envtest.Must(t, c.List(context.Background(), events, client.InNamespace(ns)))
+	controlplane.Must(t, c.List(context.Background(), events, client.InNamespace(ns)))
 	for _, e := range events.Items {
 		for _, s := range secrets {
 			if strings.Contains(e.Message, s) {
@@ -98,19 +98,19 @@ func noSecretInEvents(t *testing.T, c client.Client, ns string, secrets ...strin
 }
 
 func TestRegistryRepo(t *testing.T) {
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	c := env.Client
 	ctx := context.Background()
-	envtest.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
-		return mrcontroller.Setup(mgr, o, registryrepo.Kind, registryrepo.NewConnector(mgr.GetClient(), envtest.TenantGuard(), nil))
+	controlplane.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
+		return mrcontroller.Setup(mgr, o, registryrepo.Kind, registryrepo.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil))
 	})
 
 	t.Run("OCIDistribution", func(t *testing.T) {
 		reg := regtest.Start(t)
 		setup(t, c, "reg-oci", pcv1alpha1.RegistryConfig{Kind: pcv1alpha1.RegistryOCI, URL: reg.URL}, regtest.User, regtest.Password)
 		cr := newRepo("reg-oci", "api", v1alpha1.RegistryRepoParameters{Namespace: "team", Name: "shop/api"})
-		envtest.Must(t, c.Create(ctx, cr))
-		envtest.Eventually(t, "repository available before the first push", func() bool {
+		controlplane.Must(t, c.Create(ctx, cr))
+		controlplane.Eventually(t, "repository available before the first push", func() bool {
 			return get(c, cr) && ready(cr) && tags(cr) == 0
 		})
 		if got, want := cr.Status.AtProvider.URL, reg.Host+"/team/shop/api"; got != want {
@@ -121,7 +121,7 @@ func TestRegistryRepo(t *testing.T) {
 		}
 		reg.Push(t, "team/shop/api", "v1")
 		reg.Push(t, "team/shop/api", "v2")
-		envtest.Eventually(t, "tag count observed", func() bool { return get(c, cr) && tags(cr) == 2 })
+		controlplane.Eventually(t, "tag count observed", func() bool { return get(c, cr) && tags(cr) == 2 })
 
 		rv := cr.ResourceVersion
 		time.Sleep(5 * time.Second)
@@ -131,7 +131,7 @@ func TestRegistryRepo(t *testing.T) {
 		}
 
 		deleteGuarded(t, c, cr, "holds 2 tags and was left in place", func() bool { return len(reg.Tags(t, "team/shop/api")) == 2 })
-		envtest.Eventually(t, "images deleted, resource gone", func() bool { return gone(c, cr) && len(reg.Tags(t, "team/shop/api")) == 0 })
+		controlplane.Eventually(t, "images deleted, resource gone", func() bool { return gone(c, cr) && len(reg.Tags(t, "team/shop/api")) == 0 })
 
 		t.Run("ExistingImagesNotTaken", func(t *testing.T) {
 			// An OCI registry records no owner: a repository that held
@@ -140,12 +140,12 @@ func TestRegistryRepo(t *testing.T) {
 			// resource leaves its images, deleteImages or not.
 			reg.Push(t, "other/app", "v1")
 			taker := newRepo("reg-oci", "taker", v1alpha1.RegistryRepoParameters{Namespace: "other", Name: "app", DeleteImages: true})
-			envtest.Must(t, c.Create(ctx, taker))
-			envtest.Eventually(t, "an existing repository with images refused", func() bool {
+			controlplane.Must(t, c.Create(ctx, taker))
+			controlplane.Eventually(t, "an existing repository with images refused", func() bool {
 				return get(c, taker) && strings.Contains(taker.GetCondition(xpv2.TypeSynced).Message, "repository other/app already exists and no RegistryRepo owns it")
 			})
-			envtest.Must(t, c.Delete(ctx, taker))
-			envtest.Eventually(t, "let go", func() bool { return gone(c, taker) })
+			controlplane.Must(t, c.Delete(ctx, taker))
+			controlplane.Eventually(t, "let go", func() bool { return gone(c, taker) })
 			if tags := reg.Tags(t, "other/app"); len(tags) != 1 {
 				t.Errorf("another's images were deleted: tags left %v", tags)
 			}
@@ -159,8 +159,8 @@ func TestRegistryRepo(t *testing.T) {
 		defer hub.Close()
 		setup(t, c, "reg-hub", pcv1alpha1.RegistryConfig{Kind: pcv1alpha1.RegistryDockerHub, URL: hub.URL}, "alice", token)
 		cr := newRepo("reg-hub", "shop", v1alpha1.RegistryRepoParameters{Namespace: "acme", Name: "shop", Visibility: v1alpha1.VisibilityPrivate, Description: "the shop"})
-		envtest.Must(t, c.Create(ctx, cr))
-		envtest.Eventually(t, "repository created and Ready", func() bool {
+		controlplane.Must(t, c.Create(ctx, cr))
+		controlplane.Eventually(t, "repository created and Ready", func() bool {
 			return get(c, cr) && ready(cr) && hub.Repo("acme", "shop") != nil
 		})
 		if r := hub.Repo("acme", "shop"); !r.IsPrivate || r.Description != "the shop" {
@@ -174,14 +174,14 @@ func TestRegistryRepo(t *testing.T) {
 			r := hub.Repo("acme", "shop")
 			r.IsPrivate, r.Description = false, "edited on hub.docker.com"
 			hub.Put(*r)
-			envtest.Eventually(t, "visibility and description restored", func() bool {
+			controlplane.Eventually(t, "visibility and description restored", func() bool {
 				r := hub.Repo("acme", "shop")
 				return r.IsPrivate && r.Description == "the shop"
 			})
 		})
 
 		t.Run("SteadyState", func(t *testing.T) {
-			envtest.Eventually(t, "ready", func() bool { return get(c, cr) && ready(cr) })
+			controlplane.Eventually(t, "ready", func() bool { return get(c, cr) && ready(cr) })
 			time.Sleep(time.Second)
 			hub.ResetCounts()
 			rv := cr.ResourceVersion
@@ -204,12 +204,12 @@ func TestRegistryRepo(t *testing.T) {
 			// Another resource naming the same repository: refused, even
 			// with adoptExisting, and deleting it leaves the repository.
 			twin := newRepo("reg-hub", "twin", v1alpha1.RegistryRepoParameters{Namespace: "acme", Name: "shop", Visibility: v1alpha1.VisibilityPublic, AdoptExisting: true, DeleteImages: true})
-			envtest.Must(t, c.Create(ctx, twin))
-			envtest.Eventually(t, "twin refused", func() bool {
+			controlplane.Must(t, c.Create(ctx, twin))
+			controlplane.Eventually(t, "twin refused", func() bool {
 				return get(c, twin) && strings.Contains(twin.GetCondition(xpv2.TypeSynced).Message, "repository acme/shop is managed by RegistryRepo reg-hub/shop, not by this resource")
 			})
-			envtest.Must(t, c.Delete(ctx, twin))
-			envtest.Eventually(t, "twin gone", func() bool { return gone(c, twin) })
+			controlplane.Must(t, c.Delete(ctx, twin))
+			controlplane.Eventually(t, "twin gone", func() bool { return gone(c, twin) })
 			if r := hub.Repo("acme", "shop"); r == nil || !r.IsPrivate {
 				t.Errorf("the other resource's repository was changed or deleted: %+v", r)
 			}
@@ -218,18 +218,18 @@ func TestRegistryRepo(t *testing.T) {
 		t.Run("ExistingAdoptedOnlyWhenAsked", func(t *testing.T) {
 			hub.Put(dockerhub.Repo{Namespace: "acme", Name: "legacy", Description: "made by hand", FullDescription: "# Legacy\nOur old images.", IsPrivate: true, Status: 1})
 			legacy := newRepo("reg-hub", "legacy", v1alpha1.RegistryRepoParameters{Namespace: "acme", Name: "legacy", Visibility: v1alpha1.VisibilityPrivate, Description: "made by hand", DeleteImages: true})
-			envtest.Must(t, c.Create(ctx, legacy))
-			envtest.Eventually(t, "existing repository refused", func() bool {
+			controlplane.Must(t, c.Create(ctx, legacy))
+			controlplane.Eventually(t, "existing repository refused", func() bool {
 				return get(c, legacy) && strings.Contains(legacy.GetCondition(xpv2.TypeSynced).Message, "repository acme/legacy already exists and no RegistryRepo owns it: it was left untouched. Set spec.forProvider.adoptExisting: true")
 			})
-			envtest.Eventually(t, "adoptExisting set", func() bool {
+			controlplane.Eventually(t, "adoptExisting set", func() bool {
 				if !get(c, legacy) {
 					return false
 				}
 				legacy.Spec.ForProvider.AdoptExisting = true
 				return c.Update(ctx, legacy) == nil
 			})
-			envtest.Eventually(t, "adopted: owner recorded, README kept", func() bool {
+			controlplane.Eventually(t, "adopted: owner recorded, README kept", func() bool {
 				r := hub.Repo("acme", "legacy")
 				return get(c, legacy) && ready(legacy) && r != nil && r.FullDescription == "# Legacy\nOur old images.\n\n"+registry.OwnerLine("reg-hub/legacy")
 			})
@@ -239,8 +239,8 @@ func TestRegistryRepo(t *testing.T) {
 			r := hub.Repo("acme", "legacy")
 			r.FullDescription = "# Legacy"
 			hub.Put(*r)
-			envtest.Must(t, c.Delete(ctx, legacy))
-			envtest.Eventually(t, "let go", func() bool { return gone(c, legacy) })
+			controlplane.Must(t, c.Delete(ctx, legacy))
+			controlplane.Eventually(t, "let go", func() bool { return gone(c, legacy) })
 			if hub.Repo("acme", "legacy") == nil {
 				t.Error("a repository whose owner could not be verified was deleted")
 			}
@@ -252,8 +252,8 @@ func TestRegistryRepo(t *testing.T) {
 			// adopt one, nor touch another's; refused resources are let go
 			// and the repositories stay as they were.
 			hub.Put(dockerhub.Repo{Namespace: "acme", Name: "base", Description: "platform base image", IsPrivate: true, Status: 1})
-			envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "reg-tenant"}}))
-			envtest.Must(t, c.Create(ctx, &pcv1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "reg-platform"}, Spec: pcv1alpha1.ProviderConfigSpec{
+			controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "reg-tenant"}}))
+			controlplane.Must(t, c.Create(ctx, &pcv1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "reg-platform"}, Spec: pcv1alpha1.ProviderConfigSpec{
 				AllowedNamespaces: []string{"reg-tenant"},
 				Registry: &pcv1alpha1.RegistryConfig{Kind: pcv1alpha1.RegistryDockerHub, URL: hub.URL, Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret,
 					SecretRef: &pcv1alpha1.SecretKeySelector{Name: "registry", Key: "credentials", Namespace: "reg-hub"}}},
@@ -279,21 +279,21 @@ func TestRegistryRepo(t *testing.T) {
 					`repository "acme/reg-tenant-app" is not allowed`},
 			}
 			for _, a := range attacks {
-				envtest.Must(t, c.Create(ctx, a.cr))
+				controlplane.Must(t, c.Create(ctx, a.cr))
 			}
 			own := viaPlatform("app", v1alpha1.RegistryRepoParameters{Namespace: "reg-tenant", Name: "app", Visibility: v1alpha1.VisibilityPrivate, DeleteImages: true})
-			envtest.Must(t, c.Create(ctx, own))
+			controlplane.Must(t, c.Create(ctx, own))
 			for name, a := range attacks {
-				envtest.Eventually(t, name+" refused", func() bool {
+				controlplane.Eventually(t, name+" refused", func() bool {
 					return get(c, a.cr) && strings.Contains(a.cr.GetCondition(xpv2.TypeSynced).Message, a.want)
 				})
 			}
-			envtest.Eventually(t, "the tenant's own repository created", func() bool {
+			controlplane.Eventually(t, "the tenant's own repository created", func() bool {
 				return get(c, own) && ready(own) && hub.Repo("reg-tenant", "app") != nil && hub.Repo("acme", "reg-tenant-app") == nil
 			})
 			for _, a := range attacks {
-				envtest.Must(t, c.Delete(ctx, a.cr))
-				envtest.Eventually(t, "let go", func() bool { return gone(c, a.cr) })
+				controlplane.Must(t, c.Delete(ctx, a.cr))
+				controlplane.Eventually(t, "let go", func() bool { return gone(c, a.cr) })
 			}
 			if r := hub.Repo("acme", "base"); r == nil || !r.IsPrivate || r.Description != "platform base image" || r.FullDescription != "" {
 				t.Errorf("the platform's repository was changed or deleted: %+v", r)
@@ -301,20 +301,20 @@ func TestRegistryRepo(t *testing.T) {
 			if r := hub.Repo("acme", "shop"); r == nil || !r.IsPrivate {
 				t.Errorf("another resource's repository was changed or deleted: %+v", r)
 			}
-			envtest.Must(t, c.Delete(ctx, own))
-			envtest.Eventually(t, "own deleted", func() bool { return gone(c, own) && hub.Repo("reg-tenant", "app") == nil })
+			controlplane.Must(t, c.Delete(ctx, own))
+			controlplane.Eventually(t, "own deleted", func() bool { return gone(c, own) && hub.Repo("reg-tenant", "app") == nil })
 		})
 
 		t.Run("RateLimited", func(t *testing.T) {
 			hub.FailNext(1, http.StatusTooManyRequests, 3)
-			envtest.Eventually(t, "429 reported in Synced", func() bool {
+			controlplane.Eventually(t, "429 reported in Synced", func() bool {
 				return get(c, cr) && strings.Contains(cr.GetCondition(xpv2.TypeSynced).Message, "rate limiting")
 			})
-			envtest.EventuallyWithin(t, 3*mrcontroller.MinRetryAfter, "recovered after the wait", func() bool { return get(c, cr) && ready(cr) })
+			controlplane.EventuallyWithin(t, 3*mrcontroller.MinRetryAfter, "recovered after the wait", func() bool { return get(c, cr) && ready(cr) })
 		})
 
 		deleteGuarded(t, c, cr, "may hold images (this registry does not report its tags in one read)", func() bool { return hub.Repo("acme", "shop") != nil })
-		envtest.Eventually(t, "repository deleted", func() bool { return gone(c, cr) && hub.Repo("acme", "shop") == nil })
+		controlplane.Eventually(t, "repository deleted", func() bool { return gone(c, cr) && hub.Repo("acme", "shop") == nil })
 		noSecretInEvents(t, c, "reg-hub", token)
 	})
 
@@ -324,11 +324,11 @@ func TestRegistryRepo(t *testing.T) {
 		defer h.Close()
 		setup(t, c, "reg-harbor", pcv1alpha1.RegistryConfig{Kind: pcv1alpha1.RegistryHarbor, URL: h.URL}, "robot$ci", password)
 		cr := newRepo("reg-harbor", "api", v1alpha1.RegistryRepoParameters{Namespace: "team", Name: "shop/api", Visibility: v1alpha1.VisibilityPublic})
-		envtest.Must(t, c.Create(ctx, cr))
-		envtest.Eventually(t, "a missing project without createProject is explained", func() bool {
+		controlplane.Must(t, c.Create(ctx, cr))
+		controlplane.Eventually(t, "a missing project without createProject is explained", func() bool {
 			return get(c, cr) && strings.Contains(cr.GetCondition(xpv2.TypeSynced).Message, "set forProvider.harbor.createProject")
 		})
-		envtest.Eventually(t, "createProject set", func() bool {
+		controlplane.Eventually(t, "createProject set", func() bool {
 			if !get(c, cr) {
 				return false
 			}
@@ -337,7 +337,7 @@ func TestRegistryRepo(t *testing.T) {
 		})
 		// The project is created private, and published by the next
 		// Update once the resource's claim on it is recorded.
-		envtest.Eventually(t, "project created and published, repository available", func() bool {
+		controlplane.Eventually(t, "project created and published, repository available", func() bool {
 			return get(c, cr) && ready(cr) && h.Project("team") != nil && tags(cr) == 0 && cr.Status.AtProvider.Visibility == v1alpha1.VisibilityPublic
 		})
 		if p := h.Project("team"); p.Metadata["public"] != "true" {
@@ -347,11 +347,11 @@ func TestRegistryRepo(t *testing.T) {
 			t.Errorf("status: %+v", cr.Status.AtProvider)
 		}
 		h.Push("team", "shop/api", 3)
-		envtest.Eventually(t, "pushes counted", func() bool { return get(c, cr) && tags(cr) == 3 && cr.Status.AtProvider.LastPushed != nil })
+		controlplane.Eventually(t, "pushes counted", func() bool { return get(c, cr) && tags(cr) == 3 && cr.Status.AtProvider.LastPushed != nil })
 
 		// The created project's visibility is managed: drift is corrected.
 		h.SetPublic("team", false)
-		envtest.Eventually(t, "own project's visibility corrected", func() bool {
+		controlplane.Eventually(t, "own project's visibility corrected", func() bool {
 			p := h.Project("team")
 			return p != nil && p.Metadata["public"] == "true"
 		})
@@ -360,8 +360,8 @@ func TestRegistryRepo(t *testing.T) {
 		h.AddProject("platform", false)
 		thief := newRepo("reg-harbor", "thief", v1alpha1.RegistryRepoParameters{Namespace: "platform", Name: "leak", Visibility: v1alpha1.VisibilityPublic,
 			Harbor: &v1alpha1.HarborOptions{CreateProject: true}})
-		envtest.Must(t, c.Create(ctx, thief))
-		envtest.Eventually(t, "repository in a foreign project available, visibility reported", func() bool {
+		controlplane.Must(t, c.Create(ctx, thief))
+		controlplane.Eventually(t, "repository in a foreign project available, visibility reported", func() bool {
 			return get(c, thief) && ready(thief) && thief.Status.AtProvider.Visibility == v1alpha1.VisibilityPrivate
 		})
 		time.Sleep(5 * time.Second) // two polls
@@ -370,27 +370,27 @@ func TestRegistryRepo(t *testing.T) {
 		}
 		// Status is writable by the resource's editors: a forged claim to
 		// have created the project changes nothing, and is corrected.
-		envtest.Must(t, get2(c, thief))
+		controlplane.Must(t, get2(c, thief))
 		orig := thief.DeepCopy()
 		thief.Status.AtProvider.CreatedProject = true
-		envtest.Must(t, c.Status().Patch(ctx, thief, client.MergeFrom(orig)))
+		controlplane.Must(t, c.Status().Patch(ctx, thief, client.MergeFrom(orig)))
 		time.Sleep(5 * time.Second) // two polls
 		get(c, thief)
 		if p := h.Project("platform"); p.Metadata["public"] != "false" || thief.Status.AtProvider.CreatedProject {
 			t.Errorf("a forged createdProject published another's project: %v, status %+v", p.Metadata, thief.Status.AtProvider)
 		}
-		envtest.Must(t, c.Delete(ctx, thief))
+		controlplane.Must(t, c.Delete(ctx, thief))
 
 		// A repository pushed before the resource existed is not adopted
 		// unless asked; one pushed after it is claimed (owner recorded).
 		h.Push("team", "old", 2)
 		old := newRepo("reg-harbor", "old", v1alpha1.RegistryRepoParameters{Namespace: "team", Name: "old", DeleteImages: true})
-		envtest.Must(t, c.Create(ctx, old))
-		envtest.Eventually(t, "pushed-before repository refused", func() bool {
+		controlplane.Must(t, c.Create(ctx, old))
+		controlplane.Eventually(t, "pushed-before repository refused", func() bool {
 			return get(c, old) && strings.Contains(old.GetCondition(xpv2.TypeSynced).Message, "repository team/old already exists and no RegistryRepo owns it")
 		})
-		envtest.Must(t, c.Delete(ctx, old))
-		envtest.Eventually(t, "old let go, images kept", func() bool { return gone(c, old) && h.Repository("team", "old") != nil })
+		controlplane.Must(t, c.Delete(ctx, old))
+		controlplane.Eventually(t, "old let go, images kept", func() bool { return gone(c, old) && h.Repository("team", "old") != nil })
 		if r := h.Repository("team", "shop/api"); registry.OwnerOf(r.Description) != "reg-harbor/api" {
 			t.Errorf("the repository pushed after the resource was created is not claimed: %+v", r)
 		}
@@ -402,8 +402,8 @@ func TestRegistryRepo(t *testing.T) {
 			// quota) and so squat it. The project {namespace}/* names
 			// exactly is created, and stays private whatever the
 			// resource's visibility says.
-			envtest.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "reg-squat"}}))
-			envtest.Must(t, c.Create(ctx, &pcv1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "reg-harbor-platform"}, Spec: pcv1alpha1.ProviderConfigSpec{
+			controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "reg-squat"}}))
+			controlplane.Must(t, c.Create(ctx, &pcv1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "reg-harbor-platform"}, Spec: pcv1alpha1.ProviderConfigSpec{
 				AllowedNamespaces: []string{"reg-squat"},
 				Registry: &pcv1alpha1.RegistryConfig{Kind: pcv1alpha1.RegistryHarbor, URL: h.URL,
 					Tenancy: &pcv1alpha1.RegistryTenancy{Repositories: []string{"{namespace}/*", "*/{namespace}-*"}},
@@ -419,12 +419,12 @@ func TestRegistryRepo(t *testing.T) {
 				Harbor: &v1alpha1.HarborOptions{CreateProject: true}})
 			own := viaPlatform("own", v1alpha1.RegistryRepoParameters{Namespace: "reg-squat", Name: "app", Visibility: v1alpha1.VisibilityPublic,
 				Harbor: &v1alpha1.HarborOptions{CreateProject: true}})
-			envtest.Must(t, c.Create(ctx, squat))
-			envtest.Must(t, c.Create(ctx, own))
-			envtest.Eventually(t, "another team's project is not created", func() bool {
+			controlplane.Must(t, c.Create(ctx, squat))
+			controlplane.Must(t, c.Create(ctx, own))
+			controlplane.Eventually(t, "another team's project is not created", func() bool {
 				return get(c, squat) && strings.Contains(squat.GetCondition(xpv2.TypeSynced).Message, `Ask the platform team to create project "team-b"`)
 			})
-			envtest.Eventually(t, "the namespace's own project is created", func() bool {
+			controlplane.Eventually(t, "the namespace's own project is created", func() bool {
 				return get(c, own) && ready(own) && h.Project("reg-squat") != nil
 			})
 			if p := h.Project("team-b"); p != nil {
@@ -433,13 +433,13 @@ func TestRegistryRepo(t *testing.T) {
 			if p := h.Project("reg-squat"); p.Metadata["public"] != "false" || !own.Status.AtProvider.CreatedProject || own.Status.AtProvider.Visibility != v1alpha1.VisibilityPrivate {
 				t.Errorf("a project created through the platform's account must stay private: %v, status %+v", p.Metadata, own.Status.AtProvider)
 			}
-			envtest.Must(t, c.Delete(ctx, squat))
-			envtest.Must(t, c.Delete(ctx, own))
-			envtest.Eventually(t, "both let go", func() bool { return gone(c, squat) && gone(c, own) })
+			controlplane.Must(t, c.Delete(ctx, squat))
+			controlplane.Must(t, c.Delete(ctx, own))
+			controlplane.Eventually(t, "both let go", func() bool { return gone(c, squat) && gone(c, own) })
 		})
 
 		deleteGuarded(t, c, cr, "holds 3 tags and was left in place", func() bool { return h.Repository("team", "shop/api") != nil })
-		envtest.Eventually(t, "repository deleted, project kept", func() bool {
+		controlplane.Eventually(t, "repository deleted, project kept", func() bool {
 			return gone(c, cr) && h.Repository("team", "shop/api") == nil && h.Project("team") != nil
 		})
 		noSecretInEvents(t, c, "reg-harbor", password)
@@ -450,14 +450,14 @@ func TestRegistryRepo(t *testing.T) {
 // why (want) and keeping the repository (kept), until deleteImages is set.
 func deleteGuarded(t *testing.T, c client.Client, cr *v1alpha1.RegistryRepo, want string, kept func() bool) {
 	t.Helper()
-	envtest.Must(t, c.Delete(context.Background(), cr))
-	envtest.Eventually(t, "deletion of a repository with images held", func() bool {
+	controlplane.Must(t, c.Delete(context.Background(), cr))
+	controlplane.Eventually(t, "deletion of a repository with images held", func() bool {
 		return get(c, cr) && strings.Contains(cr.GetCondition(xpv2.TypeSynced).Message, want)
 	})
 	if !kept() {
 		t.Fatalf("the repository and its images were deleted without deleteImages")
 	}
-	envtest.Eventually(t, "deleteImages set", func() bool {
+	controlplane.Eventually(t, "deleteImages set", func() bool {
 		if !get(c, cr) {
 			return false
 		}

@@ -37,11 +37,11 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/events/deployments"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 	"github.com/freeleaps/provider-devops/internal/testing/rabbitmq"
 )
 
-func TestMain(m *testing.M) { envtest.Main(m) }
+func TestMain(m *testing.M) { controlplane.Main(m) }
 
 // bodies collects the bodies of one queue's messages.
 type bodies struct {
@@ -73,22 +73,22 @@ func (b *bodies) all() string {
 // cancellation reach a queue bound with DevOpsReconcileJobHeartbeat, read
 // from the manager's informer once the DeployRun CRD is established.
 func TestSetupDeploymentEvents(t *testing.T) {
-	env := envtest.Shared(t)
+	env := controlplane.Shared(t)
 	broker := rabbitmq.Start(t)
 	providerURL, err := broker.AddUserWith("provider", "provider-pw", rabbitmq.ProviderPermissions)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 
 	conn, err := amqp.Dial(broker.URL)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	t.Cleanup(func() { _ = conn.Close() })
 	ch, err := conn.Channel()
-	envtest.Must(t, err)
-	envtest.Must(t, ch.ExchangeDeclare("devops.events", amqp.ExchangeTopic, true, false, false, false, nil))
+	controlplane.Must(t, err)
+	controlplane.Must(t, ch.ExchangeDeclare("devops.events", amqp.ExchangeTopic, true, false, false, false, nil))
 	q, err := ch.QueueDeclare("", false, true, true, false, nil)
-	envtest.Must(t, err)
-	envtest.Must(t, ch.QueueBind(q.Name, deployments.DefaultLegacyRoutingKey, "devops.events", false, nil))
+	controlplane.Must(t, err)
+	controlplane.Must(t, ch.QueueBind(q.Name, deployments.DefaultLegacyRoutingKey, "devops.events", false, nil))
 	ds, err := ch.Consume(q.Name, "", true, true, false, false, nil)
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	got := &bodies{}
 	go func() {
 		for d := range ds {
@@ -103,17 +103,17 @@ func TestSetupDeploymentEvents(t *testing.T) {
 
 	c := env.Client
 	ctx := context.Background()
-	ns := envtest.Unique("deploy-events")
+	ns := controlplane.Unique("deploy-events")
 	for _, o := range []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "rabbitmq", Namespace: ns}, StringData: map[string]string{"url": providerURL}},
 	} {
-		envtest.Must(t, c.Create(ctx, o))
+		controlplane.Must(t, c.Create(ctx, o))
 	}
 	cfg := Config{Secret: ns + "/rabbitmq", SecretKey: "url", Exchange: "devops.events", Source: "test", Heartbeat: time.Second, Outbox: 100,
 		Format: string(deployments.Legacy), LegacyRoutingKey: deployments.DefaultLegacyRoutingKey, DeployPrefetch: 1, DeployPerPublisher: 1, DeployMaxLen: 1, DeployLaneMaxLength: 1}
-	envtest.Must(t, cfg.Validate())
-	envtest.StartManager(t, env, time.Second, func(mgr ctrl.Manager, o controller.Options) error {
+	controlplane.Must(t, cfg.Validate())
+	controlplane.StartManager(t, env, time.Second, func(mgr ctrl.Manager, o controller.Options) error {
 		o.Gate = new(gate.Gate[schema.GroupVersionKind])
 		if err := customresourcesgate.Setup(mgr, o); err != nil {
 			return err
@@ -129,26 +129,26 @@ func TestSetupDeploymentEvents(t *testing.T) {
 	// then the DeployRun is of its initial list and gets no phase event,
 	// but a heartbeat with the same body.
 	pending := `{"operation": "heartbeat", "id": "req-42", "status": "running", "phase": "initializing", "phase_message": "", "url": null}`
-	envtest.Must(t, c.Create(ctx, dr))
-	envtest.EventuallyWithin(t, 60*time.Second, "a heartbeat of the Pending deployment", func() bool { return got.has(pending) })
+	controlplane.Must(t, c.Create(ctx, dr))
+	controlplane.EventuallyWithin(t, 60*time.Second, "a heartbeat of the Pending deployment", func() bool { return got.has(pending) })
 
 	setPhase := func(p v1alpha1.DeployPhase, msg string) {
 		t.Helper()
-		envtest.Must(t, c.Get(ctx, client.ObjectKeyFromObject(dr), dr))
+		controlplane.Must(t, c.Get(ctx, client.ObjectKeyFromObject(dr), dr))
 		dr.Status.Phase, dr.Status.Message = p, msg
-		envtest.Must(t, c.Status().Update(ctx, dr))
+		controlplane.Must(t, c.Status().Update(ctx, dr))
 	}
 	setPhase(v1alpha1.DeployBuilding, "build #12 queued")
 	building := `{"operation": "heartbeat", "id": "req-42", "status": "running", "phase": "building", "phase_message": "build #12 queued", "url": null}`
-	envtest.EventuallyWithin(t, 30*time.Second, "the Building phase event", func() bool { return got.has(building) })
+	controlplane.EventuallyWithin(t, 30*time.Second, "the Building phase event", func() bool { return got.has(building) })
 
 	setPhase(v1alpha1.DeployBuilding, "build #12 running")
 	beat := `{"operation": "heartbeat", "id": "req-42", "status": "running", "phase": "building", "phase_message": "build #12 running", "url": null}`
-	envtest.EventuallyWithin(t, 30*time.Second, "a heartbeat with the new message", func() bool { return got.has(beat) })
+	controlplane.EventuallyWithin(t, 30*time.Second, "a heartbeat with the new message", func() bool { return got.has(beat) })
 
-	envtest.Must(t, c.Delete(ctx, dr))
+	controlplane.Must(t, c.Delete(ctx, dr))
 	terminated := `{"operation": "heartbeat", "id": "req-42", "status": "terminated", "phase": "building", "phase_message": "` + deployments.TerminatedMessage + `", "url": null}`
-	envtest.EventuallyWithin(t, 30*time.Second, "the terminated event", func() bool { return got.has(terminated) })
+	controlplane.EventuallyWithin(t, 30*time.Second, "the terminated event", func() bool { return got.has(terminated) })
 
 	// No heartbeat after the final event.
 	time.Sleep(2500 * time.Millisecond)

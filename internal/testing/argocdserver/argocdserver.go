@@ -56,7 +56,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlenvtest "sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 	"github.com/freeleaps/provider-devops/internal/testing/gitserver"
 	"github.com/freeleaps/provider-devops/internal/testing/integration"
 	"github.com/freeleaps/provider-devops/internal/testing/loopback"
@@ -701,9 +701,9 @@ var (
 )
 
 // Shared returns one Argo CD per test binary on env's control plane,
-// starting it on first use; envtest.Main stops it after the last test.
+// starting it on first use; controlplane.Main stops it after the last test.
 // Without the binaries the test fails in CI and is skipped elsewhere.
-func Shared(t testing.TB, env *envtest.Env) *Server {
+func Shared(t testing.TB, env *controlplane.Env) *Server {
 	t.Helper()
 	integration.Test(t, "Argo CD")
 	if why := Available(); why != "" {
@@ -724,7 +724,7 @@ func Shared(t testing.TB, env *envtest.Env) *Server {
 			return
 		}
 		shared, errShared = New(context.Background(), Config{Dir: dir, Bin: Bin(), KubeConfig: kc})
-		envtest.AtExit(func() {
+		controlplane.AtExit(func() {
 			if shared != nil {
 				shared.Close()
 			}

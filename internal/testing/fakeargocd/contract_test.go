@@ -26,12 +26,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	fake "github.com/freeleaps/provider-devops/internal/testing/fakeargocd"
 	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
+	fake "github.com/freeleaps/provider-devops/internal/testing/fakeargocd"
 )
 
-func TestMain(m *testing.M) { envtest.Main(m) }
+func TestMain(m *testing.M) { controlplane.Main(m) }
 
 // answer is what the contract compares: the HTTP status and, for errors, the
 // gRPC code in Argo CD's error body.
@@ -44,7 +44,7 @@ type answer struct {
 // to the fake and requires the same status and error code from both, so the
 // fake cannot drift from the server it stands in for.
 func TestContract(t *testing.T) {
-	real := argocdserver.Shared(t, envtest.Shared(t))
+	real := argocdserver.Shared(t, controlplane.Shared(t))
 	f := fake.New(real.Token)
 	defer f.Close()
 	f.SetLimitedToken(real.LimitedToken)

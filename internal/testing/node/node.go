@@ -54,8 +54,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/freeleaps/provider-devops/internal/ociimage"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 	"github.com/freeleaps/provider-devops/internal/testing/distribution"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
 	"github.com/freeleaps/provider-devops/internal/testing/integration"
 	"github.com/freeleaps/provider-devops/internal/testing/process"
 )
@@ -84,7 +84,7 @@ type Node struct {
 	// link is the subnet of the veth pair.
 	link *net.IPNet
 	// Env is the control plane.
-	Env                 *envtest.Env
+	Env                 *controlplane.Env
 	kube                client.Client
 	containerd, kubelet *process.Process
 	logf                func(string, ...any)
@@ -129,7 +129,7 @@ func missing() string {
 // StartCluster runs a control plane of the test's own and a node of it,
 // pulling from reg, until the test ends (Start). Without what it needs it
 // fails in CI (CI=true) and skips elsewhere.
-func StartCluster(t *testing.T, reg *distribution.Server) (*envtest.Env, *Node) {
+func StartCluster(t *testing.T, reg *distribution.Server) (*controlplane.Env, *Node) {
 	t.Helper()
 	integration.Test(t, "a one-node cluster")
 	if m := missing(); m != "" {
@@ -228,7 +228,7 @@ func Start(o Options) (_ *Node, err error) {
 			return n, fmt.Errorf("ip %s: %w: %s", strings.Join(args, " "), err, out)
 		}
 	}
-	if n.Env, err = envtest.StartWith(envtest.Options{Address: host.String(), ServiceAccountTokens: true, ServingNames: servingNames, NoProviderCRDs: o.NoProviderCRDs}); err != nil {
+	if n.Env, err = controlplane.StartWith(controlplane.Options{Address: host.String(), ServiceAccountTokens: true, ServingNames: servingNames, NoProviderCRDs: o.NoProviderCRDs}); err != nil {
 		return n, fmt.Errorf("control plane on %s: %w", host, err)
 	}
 	n.kube = n.Env.Client
@@ -454,7 +454,7 @@ func (n *Node) PushImage(binary, repo, tag string, trees ...ociimage.Tree) (stri
 func (n *Node) BuildImage(pkg, repo, tag string) (string, error) {
 	bin := filepath.Join(n.dir, "bin", filepath.Base(pkg))
 	cmd := exec.Command("go", "build", "-o", bin, pkg)
-	cmd.Dir = envtest.RepoRoot()
+	cmd.Dir = controlplane.RepoRoot()
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build %s: %w: %s", pkg, err, out)

@@ -36,15 +36,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 	"github.com/freeleaps/provider-devops/internal/testing/distribution"
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
 )
 
 func TestMain(m *testing.M) {
 	// envtest logs through controller-runtime, which otherwise prints a
 	// stack trace saying no logger was set.
 	ctrllog.SetLogger(logr.Discard())
-	envtest.Main(m)
+	controlplane.Main(m)
 }
 
 // TestNodeRunsProviderImage: the provider's runtime image, pulled by a real
@@ -60,8 +60,8 @@ func TestNodeRunsProviderImage(t *testing.T) {
 	// name their images.
 	image := strings.Replace(providerImage(t, n), reg.Host, n.RegistryHost(), 1)
 	ctx := context.Background()
-	ns := envtest.Unique("node")
-	envtest.Must(t, env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	ns := controlplane.Unique("node")
+	controlplane.Must(t, env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
 	waitDefaultServiceAccount(t, env, ns)
 	limits := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")}
 	pod := &corev1.Pod{
@@ -81,8 +81,8 @@ func TestNodeRunsProviderImage(t *testing.T) {
 			}},
 		},
 	}
-	envtest.Must(t, env.Client.Create(ctx, pod))
-	envtest.EventuallyWithin(t, 3*time.Minute, "the provider's Pod to run to completion", func() bool {
+	controlplane.Must(t, env.Client.Create(ctx, pod))
+	controlplane.EventuallyWithin(t, 3*time.Minute, "the provider's Pod to run to completion", func() bool {
 		return env.Client.Get(ctx, client.ObjectKeyFromObject(pod), pod) == nil &&
 			(pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed)
 	})
@@ -112,9 +112,9 @@ func providerImage(t *testing.T, n *Node) string {
 
 // waitDefaultServiceAccount waits for kube-controller-manager to give
 // namespace ns its default ServiceAccount, which a Pod needs.
-func waitDefaultServiceAccount(t *testing.T, env *envtest.Env, ns string) {
+func waitDefaultServiceAccount(t *testing.T, env *controlplane.Env, ns string) {
 	t.Helper()
-	envtest.EventuallyWithin(t, time.Minute, "the default ServiceAccount of "+ns, func() bool {
+	controlplane.EventuallyWithin(t, time.Minute, "the default ServiceAccount of "+ns, func() bool {
 		return env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "default"}, &corev1.ServiceAccount{}) == nil
 	})
 }
@@ -127,10 +127,10 @@ func TestClusterNetwork(t *testing.T) {
 	reg := distribution.Start(t)
 	env, n := StartCluster(t, reg)
 	image, err := n.BuildImage("./internal/testing/node/probe", "probe", "test")
-	envtest.Must(t, err)
+	controlplane.Must(t, err)
 	ctx := context.Background()
-	ns := envtest.Unique("net")
-	envtest.Must(t, env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	ns := controlplane.Unique("net")
+	controlplane.Must(t, env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
 	waitDefaultServiceAccount(t, env, ns)
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: ns},
@@ -144,8 +144,8 @@ func TestClusterNetwork(t *testing.T) {
 			}},
 		},
 	}
-	envtest.Must(t, env.Client.Create(ctx, pod))
-	envtest.EventuallyWithin(t, 3*time.Minute, "the probe Pod to end", func() bool {
+	controlplane.Must(t, env.Client.Create(ctx, pod))
+	controlplane.EventuallyWithin(t, 3*time.Minute, "the probe Pod to end", func() bool {
 		return env.Client.Get(ctx, client.ObjectKeyFromObject(pod), pod) == nil &&
 			(pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed)
 	})
@@ -162,7 +162,7 @@ func TestClusterNetwork(t *testing.T) {
 
 	// And the machine reaches Pods: CoreDNS's health endpoint.
 	dns := &corev1.PodList{}
-	envtest.Must(t, env.Client.List(ctx, dns, client.InNamespace("kube-system"), client.MatchingLabels{"k8s-app": "kube-dns"}))
+	controlplane.Must(t, env.Client.List(ctx, dns, client.InNamespace("kube-system"), client.MatchingLabels{"k8s-app": "kube-dns"}))
 	if len(dns.Items) != 1 {
 		t.Fatalf("%d CoreDNS Pods, want 1", len(dns.Items))
 	}
@@ -200,7 +200,7 @@ func TestProviderPodReconciles(t *testing.T) {
 			Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "provider-devops", Namespace: ns}},
 		},
 	} {
-		envtest.Must(t, c.Create(ctx, o))
+		controlplane.Must(t, c.Create(ctx, o))
 	}
 	probe := func(path string) *corev1.Probe {
 		return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: path, Port: intstr.FromInt32(8081)}}, PeriodSeconds: 2}
@@ -224,8 +224,8 @@ func TestProviderPodReconciles(t *testing.T) {
 			}},
 		},
 	}
-	envtest.Must(t, c.Create(ctx, pod))
-	envtest.EventuallyWithin(t, 3*time.Minute, "the provider's Pod Ready (its readiness probe answered)", func() bool {
+	controlplane.Must(t, c.Create(ctx, pod))
+	controlplane.EventuallyWithin(t, 3*time.Minute, "the provider's Pod Ready (its readiness probe answered)", func() bool {
 		if c.Get(ctx, client.ObjectKeyFromObject(pod), pod) != nil {
 			return false
 		}
@@ -238,18 +238,18 @@ func TestProviderPodReconciles(t *testing.T) {
 	rec.SetKind("DNSRecord")
 	rec.SetNamespace("default")
 	rec.SetName("alpha")
-	envtest.Must(t, unstructured.SetNestedMap(rec.Object, map[string]any{
+	controlplane.Must(t, unstructured.SetNestedMap(rec.Object, map[string]any{
 		"providerConfigRef": map[string]any{"kind": "ProviderConfig", "name": "missing"},
 		"forProvider":       map[string]any{"zone": "example.com", "name": "alpha", "type": "CNAME", "values": []any{"ingress.example.com."}},
 	}, "spec"))
-	envtest.Must(t, c.Create(ctx, rec))
+	controlplane.Must(t, c.Create(ctx, rec))
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("the provider's log:\n%s", n.Logs(ns, pod.Name))
 		}
 	})
 	var msg string
-	envtest.EventuallyWithin(t, 2*time.Minute, "the provider in the Pod to report the missing ProviderConfig", func() bool {
+	controlplane.EventuallyWithin(t, 2*time.Minute, "the provider in the Pod to report the missing ProviderConfig", func() bool {
 		if c.Get(ctx, client.ObjectKeyFromObject(rec), rec) != nil {
 			return false
 		}

@@ -33,7 +33,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 	"github.com/freeleaps/provider-devops/internal/testing/process"
 )
 
@@ -85,8 +85,8 @@ func (n *Node) startControllers() error {
 	p, err := process.Start(logs, "kube-controller-manager", nil, asset("kube-controller-manager"),
 		"--kubeconfig="+kcm, "--authentication-kubeconfig="+kcm, "--authorization-kubeconfig="+kcm,
 		"--leader-elect=false", "--secure-port=0",
-		"--root-ca-file="+filepath.Join(env.CertDir, envtest.CAFile),
-		"--service-account-private-key-file="+filepath.Join(env.CertDir, envtest.SAKeyFile),
+		"--root-ca-file="+filepath.Join(env.CertDir, controlplane.CAFile),
+		"--service-account-private-key-file="+filepath.Join(env.CertDir, controlplane.SAKeyFile),
 		"--use-service-account-credentials=false", "--controllers=*",
 		"--concurrent-gc-syncs=5", "--node-monitor-grace-period=1m")
 	if err != nil {

@@ -25,7 +25,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/freeleaps/provider-devops/internal/testing/envtest"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 	"github.com/freeleaps/provider-devops/internal/testing/node"
 )
 
@@ -62,7 +62,7 @@ func ConfigFromEnv(root, dir string) (Config, error) {
 	cfg := Config{
 		Dir:                  dir,
 		KubeAssets:           get("KUBEBUILDER_ASSETS"),
-		CertManagerCRDs:      envtest.CertManagerCRDs(),
+		CertManagerCRDs:      controlplane.CertManagerCRDs(),
 		ArgoCD:               get("ARGOCD"),
 		Crossplane:           get("CROSSPLANE"),
 		CrossplaneCLI:        get("CROSSPLANE_CLI"),

@@ -14,15 +14,16 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package envtest starts a real kube-apiserver and etcd for integration tests,
-// with the provider's CRDs and cert-manager's installed (no cert-manager
-// runs: applications whose charts ship a Certificate apply, and tests play
-// its controller). The binaries and cert-manager's CRDs come from
+// Package controlplane starts a real kube-apiserver and etcd for
+// integration tests (through controller-runtime's envtest), with the
+// provider's CRDs and cert-manager's installed (no cert-manager runs:
+// applications whose charts ship a Certificate apply, and tests play its
+// controller). The binaries and cert-manager's CRDs come from
 // hack/envtest-assets.sh through KUBEBUILDER_ASSETS (make test sets it).
 //
 // Without them a test is skipped on a developer machine and fails in CI
 // (CI=true), so CI can never pass by running nothing.
-package envtest
+package controlplane
 
 import (
 	"fmt"

@@ -66,22 +66,22 @@ type Config struct {
 // list that drives both their controllers and their lifecycle events.
 func Kinds(cfg Config) []mrcontroller.Registration {
 	return []mrcontroller.Registration{
-		mrcontroller.Register(jenkinspipeline.Kind, func(mgr ctrl.Manager) managed.TypedExternalConnector[*jenkinsv1alpha1.JenkinsPipeline] {
+		mrcontroller.Register(jenkinspipeline.Descriptor, func(mgr ctrl.Manager) managed.TypedExternalConnector[*jenkinsv1alpha1.JenkinsPipeline] {
 			return jenkinspipeline.NewConnector(mgr.GetClient(), cfg.Guard, nil)
 		}),
-		mrcontroller.Register(argoapplication.Kind, func(mgr ctrl.Manager) managed.TypedExternalConnector[*argov1alpha1.ArgoApplication] {
+		mrcontroller.Register(argoapplication.Descriptor, func(mgr ctrl.Manager) managed.TypedExternalConnector[*argov1alpha1.ArgoApplication] {
 			return argoapplication.NewConnector(mgr.GetClient(), cfg.Guard, nil)
 		}),
-		mrcontroller.Register(argoproject.Kind, func(mgr ctrl.Manager) managed.TypedExternalConnector[*argov1alpha1.ArgoProject] {
+		mrcontroller.Register(argoproject.Descriptor, func(mgr ctrl.Manager) managed.TypedExternalConnector[*argov1alpha1.ArgoProject] {
 			return argoproject.NewConnector(mgr.GetClient(), cfg.Guard, nil)
 		}),
-		mrcontroller.Register(argorepository.Kind, func(mgr ctrl.Manager) managed.TypedExternalConnector[*argov1alpha1.ArgoRepository] {
+		mrcontroller.Register(argorepository.Descriptor, func(mgr ctrl.Manager) managed.TypedExternalConnector[*argov1alpha1.ArgoRepository] {
 			return argorepository.NewConnector(mgr.GetClient(), cfg.Guard, nil)
 		}),
-		mrcontroller.Register(dnsrecord.Kind, func(mgr ctrl.Manager) managed.TypedExternalConnector[*dnsv1alpha1.DNSRecord] {
+		mrcontroller.Register(dnsrecord.Descriptor, func(mgr ctrl.Manager) managed.TypedExternalConnector[*dnsv1alpha1.DNSRecord] {
 			return dnsrecord.NewConnector(mgr.GetClient(), cfg.Guard, nil, cfg.OwnerID)
 		}),
-		mrcontroller.Register(registryrepo.Kind, func(mgr ctrl.Manager) managed.TypedExternalConnector[*registryv1alpha1.RegistryRepo] {
+		mrcontroller.Register(registryrepo.Descriptor, func(mgr ctrl.Manager) managed.TypedExternalConnector[*registryv1alpha1.RegistryRepo] {
 			return registryrepo.NewConnector(mgr.GetClient(), cfg.Guard, nil)
 		}),
 	}

@@ -36,8 +36,8 @@ import (
 	"github.com/freeleaps/provider-devops/internal/events/vocab"
 )
 
-// Kind describes the ArgoApplication kind to the shared controller setup.
-var Kind = mrcontroller.Kind[*v1alpha1.ArgoApplication]{ //nolint:gochecknoglobals // read-only descriptor of the kind
+// Descriptor describes the ArgoApplication kind to the shared controller setup.
+var Descriptor = mrcontroller.Descriptor[*v1alpha1.ArgoApplication]{ //nolint:gochecknoglobals // read-only descriptor of the kind
 	GroupKind:        v1alpha1.ArgoApplicationGroupKind,
 	GroupVersionKind: v1alpha1.ArgoApplicationGroupVersionKind,
 	New:              func() *v1alpha1.ArgoApplication { return &v1alpha1.ArgoApplication{} },

@@ -114,7 +114,7 @@ func newApp(ns, name string) *v1alpha1.ArgoApplication {
 func startController(t *testing.T, env *controlplane.Env, poll time.Duration) {
 	t.Helper()
 	controlplane.StartManager(t, env, poll, func(mgr ctrl.Manager, o controller.Options) error {
-		return mrcontroller.Setup(mgr, o, argoapplication.Kind, argoapplication.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil))
+		return mrcontroller.Setup(mgr, o, argoapplication.Descriptor, argoapplication.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil))
 	})
 }
 

@@ -107,7 +107,7 @@ func startRealController(t *testing.T, env *controlplane.Env, s *argocdserver.Se
 		return argocd.New(cfg)
 	}
 	controlplane.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
-		return mrcontroller.Setup(mgr, o, argoapplication.Kind, argoapplication.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), newClient))
+		return mrcontroller.Setup(mgr, o, argoapplication.Descriptor, argoapplication.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), newClient))
 	})
 	return counter
 }

@@ -35,8 +35,8 @@ import (
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 )
 
-// Kind describes the ArgoProject kind to the shared controller setup.
-var Kind = mrcontroller.Kind[*v1alpha1.ArgoProject]{ //nolint:gochecknoglobals // read-only descriptor of the kind
+// Descriptor describes the ArgoProject kind to the shared controller setup.
+var Descriptor = mrcontroller.Descriptor[*v1alpha1.ArgoProject]{ //nolint:gochecknoglobals // read-only descriptor of the kind
 	GroupKind:        v1alpha1.ArgoProjectGroupKind,
 	GroupVersionKind: v1alpha1.ArgoProjectGroupVersionKind,
 	New:              func() *v1alpha1.ArgoProject { return &v1alpha1.ArgoProject{} },

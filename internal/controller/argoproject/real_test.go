@@ -67,7 +67,7 @@ func TestRealArgoProject(t *testing.T) {
 	}}))
 	w := argocdserver.NewWriteCounter()
 	controlplane.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
-		return mrcontroller.Setup(mgr, o, argoproject.Kind, argoproject.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), func(cfg argocd.Config) (argoproject.Client, error) {
+		return mrcontroller.Setup(mgr, o, argoproject.Descriptor, argoproject.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), func(cfg argocd.Config) (argoproject.Client, error) {
 			cfg.Transport = w
 			return argocd.New(cfg)
 		}))

@@ -45,9 +45,9 @@ const (
 	errFmtSecretMissing = "spec.forProvider.credentialsSecretRef: Secret %s/%s not found"
 )
 
-// Kind describes the ArgoRepository kind to the shared controller setup.
+// Descriptor describes the ArgoRepository kind to the shared controller setup.
 // The external name is the repository URL.
-var Kind = mrcontroller.Kind[*v1alpha1.ArgoRepository]{ //nolint:gochecknoglobals // read-only descriptor of the kind
+var Descriptor = mrcontroller.Descriptor[*v1alpha1.ArgoRepository]{ //nolint:gochecknoglobals // read-only descriptor of the kind
 	GroupKind:        v1alpha1.ArgoRepositoryGroupKind,
 	GroupVersionKind: v1alpha1.ArgoRepositoryGroupVersionKind,
 	New:              func() *v1alpha1.ArgoRepository { return &v1alpha1.ArgoRepository{} },

@@ -87,16 +87,16 @@ func TestRealArgoRepository(t *testing.T) {
 
 	w := argocdserver.NewWriteCounter()
 	controlplane.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
-		if err := mrcontroller.Setup(mgr, o, argorepository.Kind, argorepository.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), func(cfg argocd.Config) (argorepository.Client, error) {
+		if err := mrcontroller.Setup(mgr, o, argorepository.Descriptor, argorepository.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), func(cfg argocd.Config) (argorepository.Client, error) {
 			cfg.Transport = w
 			return argocd.New(cfg)
 		}, argorepository.WithRefreshEvery(time.Second))); err != nil {
 			return err
 		}
-		if err := mrcontroller.Setup(mgr, o, argoproject.Kind, argoproject.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil)); err != nil {
+		if err := mrcontroller.Setup(mgr, o, argoproject.Descriptor, argoproject.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil)); err != nil {
 			return err
 		}
-		return mrcontroller.Setup(mgr, o, argoapplication.Kind, argoapplication.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil))
+		return mrcontroller.Setup(mgr, o, argoapplication.Descriptor, argoapplication.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil))
 	})
 	get := func(o client.Object) bool { return c.Get(ctx, client.ObjectKeyFromObject(o), o) == nil }
 	cond := func(o resource.Managed, ct xpv2.ConditionType) xpv2.Condition { return o.GetCondition(ct) }

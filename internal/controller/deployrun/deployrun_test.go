@@ -120,10 +120,10 @@ func TestDeployRun(t *testing.T) {
 	controlplane.Must(t, c.Status().Update(ctx, rec))
 
 	controlplane.StartManagerLogging(t, env, 2*time.Second, testLog{t}, func(mgr ctrl.Manager, o controller.Options) error {
-		if err := mrcontroller.Setup(mgr, o, jenkinspipeline.Kind, jenkinspipeline.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil)); err != nil {
+		if err := mrcontroller.Setup(mgr, o, jenkinspipeline.Descriptor, jenkinspipeline.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil)); err != nil {
 			return err
 		}
-		if err := mrcontroller.Setup(mgr, o, argoapplication.Kind, argoapplication.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil)); err != nil {
+		if err := mrcontroller.Setup(mgr, o, argoapplication.Descriptor, argoapplication.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil)); err != nil {
 			return err
 		}
 		return deployrun.Setup(mgr, o, deployrun.Options{Keep: 3, Guard: controlplane.TenantGuard()})

@@ -39,8 +39,8 @@ import (
 
 const errNewClient = "cannot create the DNS client from ProviderConfig"
 
-// Kind describes the DNSRecord kind to the shared controller setup.
-var Kind = mrcontroller.Kind[*v1alpha1.DNSRecord]{ //nolint:gochecknoglobals // read-only descriptor of the kind
+// Descriptor describes the DNSRecord kind to the shared controller setup.
+var Descriptor = mrcontroller.Descriptor[*v1alpha1.DNSRecord]{ //nolint:gochecknoglobals // read-only descriptor of the kind
 	GroupKind:        v1alpha1.DNSRecordGroupKind,
 	GroupVersionKind: v1alpha1.DNSRecordGroupVersionKind,
 	New:              func() *v1alpha1.DNSRecord { return &v1alpha1.DNSRecord{} },

@@ -104,7 +104,7 @@ func TestDNSRecordAgainstBIND(t *testing.T) {
 
 	var reads, writes atomic.Int64
 	controlplane.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
-		return mrcontroller.Setup(mgr, o, dnsrecord.Kind, dnsrecord.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), func(cfg dns.Config) (dnsrecord.Client, error) {
+		return mrcontroller.Setup(mgr, o, dnsrecord.Descriptor, dnsrecord.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), func(cfg dns.Config) (dnsrecord.Client, error) {
 			cl, err := dns.New(cfg)
 			if err != nil {
 				return nil, err
@@ -437,7 +437,7 @@ func TestDNSRecordAgainstGoDaddy(t *testing.T) {
 			SecretRef: &pcv1alpha1.SecretKeySelector{Name: "godaddy", Key: "key"}},
 	}}}))
 	controlplane.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
-		return mrcontroller.Setup(mgr, o, dnsrecord.Kind, dnsrecord.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil, ""))
+		return mrcontroller.Setup(mgr, o, dnsrecord.Descriptor, dnsrecord.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil, ""))
 	})
 
 	www := newRecord(ns, "www", "www", v1alpha1.RecordA, "192.0.2.1", "192.0.2.2")

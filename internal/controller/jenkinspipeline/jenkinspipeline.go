@@ -45,8 +45,8 @@ import (
 
 const errNewClient = "cannot create the Jenkins client from ProviderConfig"
 
-// Kind describes the JenkinsPipeline kind to the shared controller setup.
-var Kind = mrcontroller.Kind[*v1alpha1.JenkinsPipeline]{ //nolint:gochecknoglobals // read-only descriptor of the kind
+// Descriptor describes the JenkinsPipeline kind to the shared controller setup.
+var Descriptor = mrcontroller.Descriptor[*v1alpha1.JenkinsPipeline]{ //nolint:gochecknoglobals // read-only descriptor of the kind
 	GroupKind:        v1alpha1.JenkinsPipelineGroupKind,
 	GroupVersionKind: v1alpha1.JenkinsPipelineGroupVersionKind,
 	New:              func() *v1alpha1.JenkinsPipeline { return &v1alpha1.JenkinsPipeline{} },

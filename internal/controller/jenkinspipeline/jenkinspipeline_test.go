@@ -69,7 +69,7 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 
 	logs := &syncBuffer{}
 	controlplane.StartManagerLogging(t, env, 2*time.Second, logs, func(mgr ctrl.Manager, o controller.Options) error {
-		return mrcontroller.Setup(mgr, o, jenkinspipeline.Kind, jenkinspipeline.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil))
+		return mrcontroller.Setup(mgr, o, jenkinspipeline.Descriptor, jenkinspipeline.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil))
 	})
 
 	cr := newPipeline(ns, "shop-alpha", "team/shop", "alpha")
@@ -423,7 +423,7 @@ func TestJenkinsTenantLimits(t *testing.T) {
 	controlplane.Must(t, c.Create(ctx, pc("default", "teams/shop")))
 	controlplane.Must(t, c.Create(ctx, pc("missing-root", "teams/missing")))
 	controlplane.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
-		return mrcontroller.Setup(mgr, o, jenkinspipeline.Kind, jenkinspipeline.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil))
+		return mrcontroller.Setup(mgr, o, jenkinspipeline.Descriptor, jenkinspipeline.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil))
 	})
 	before := srv.Jobs()
 

@@ -56,9 +56,9 @@ const (
 	notReadyPollFraction = 6
 )
 
-// Kind describes a managed-resource kind: what its controller and its
-// lifecycle events need. It is the one description of the kind.
-type Kind[T resource.Managed] struct {
+// Descriptor describes a managed-resource kind: what its controller and
+// its lifecycle events need. It is the one description of the kind.
+type Descriptor[T resource.Managed] struct {
 	GroupKind        string
 	GroupVersionKind schema.GroupVersionKind
 	// New returns an empty object of the kind; NewList an empty list.
@@ -81,7 +81,7 @@ type Kind[T resource.Managed] struct {
 }
 
 // Lifecycle describes the kind to the event stream.
-func (k Kind[T]) Lifecycle() vocab.Kind {
+func (k Descriptor[T]) Lifecycle() vocab.Kind {
 	l := vocab.Kind{Name: k.GroupVersionKind.Kind, GVK: k.GroupVersionKind, New: func() client.Object { return k.New() }}
 	if k.URL != nil {
 		l.URL = func(mg resource.Managed) string {
@@ -115,12 +115,12 @@ type Registration interface {
 
 // Register returns the registration of kind k, whose connector connect
 // builds from the manager.
-func Register[T resource.Managed](k Kind[T], connect func(ctrl.Manager) managed.TypedExternalConnector[T]) Registration {
+func Register[T resource.Managed](k Descriptor[T], connect func(ctrl.Manager) managed.TypedExternalConnector[T]) Registration {
 	return registration[T]{k: k, connect: connect}
 }
 
 type registration[T resource.Managed] struct {
-	k       Kind[T]
+	k       Descriptor[T]
 	connect func(ctrl.Manager) managed.TypedExternalConnector[T]
 }
 
@@ -144,7 +144,7 @@ func SetupGated(mgr ctrl.Manager, o controller.Options, r Registration) {
 }
 
 // Setup adds a controller for kind k, connecting to external systems with c.
-func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Kind[T], c managed.TypedExternalConnector[T]) error {
+func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Descriptor[T], c managed.TypedExternalConnector[T]) error {
 	name := managed.ControllerName(k.GroupKind)
 	t := &terminals{}
 	opts := []managed.ReconcilerOption{

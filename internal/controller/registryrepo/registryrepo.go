@@ -39,8 +39,8 @@ import (
 
 const errNewClient = "cannot create the registry client from ProviderConfig"
 
-// Kind describes the RegistryRepo kind to the shared controller setup.
-var Kind = mrcontroller.Kind[*v1alpha1.RegistryRepo]{ //nolint:gochecknoglobals // read-only descriptor of the kind
+// Descriptor describes the RegistryRepo kind to the shared controller setup.
+var Descriptor = mrcontroller.Descriptor[*v1alpha1.RegistryRepo]{ //nolint:gochecknoglobals // read-only descriptor of the kind
 	GroupKind:        v1alpha1.RegistryRepoGroupKind,
 	GroupVersionKind: v1alpha1.RegistryRepoGroupVersionKind,
 	New:              func() *v1alpha1.RegistryRepo { return &v1alpha1.RegistryRepo{} },

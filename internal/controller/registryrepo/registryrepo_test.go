@@ -102,7 +102,7 @@ func TestRegistryRepo(t *testing.T) {
 	c := env.Client
 	ctx := context.Background()
 	controlplane.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
-		return mrcontroller.Setup(mgr, o, registryrepo.Kind, registryrepo.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil))
+		return mrcontroller.Setup(mgr, o, registryrepo.Descriptor, registryrepo.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil))
 	})
 
 	t.Run("OCIDistribution", func(t *testing.T) {

@@ -73,7 +73,7 @@ func pipeline() *v1alpha1.JenkinsPipeline {
 func TestChanged(t *testing.T) {
 	s := &sink{}
 	w := lifecycle.New(s, lifecycle.Options{Source: "test"})
-	k := jenkinspipeline.Kind.Lifecycle()
+	k := jenkinspipeline.Descriptor.Lifecycle()
 	cur := pipeline()
 	w.Added(k, cur)
 
@@ -115,7 +115,7 @@ func TestChanged(t *testing.T) {
 }
 
 func TestDeleted(t *testing.T) {
-	k := jenkinspipeline.Kind.Lifecycle()
+	k := jenkinspipeline.Descriptor.Lifecycle()
 	past := time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)
 	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
 	cases := map[string]struct {
@@ -166,7 +166,7 @@ func BenchmarkChangedNoEvent(b *testing.B) {
 	cur.SetResourceVersion("2")
 	b.ReportAllocs()
 	for range b.N {
-		w.Changed(jenkinspipeline.Kind.Lifecycle(), old, cur)
+		w.Changed(jenkinspipeline.Descriptor.Lifecycle(), old, cur)
 	}
 	if len(s.got) != 0 {
 		b.Fatalf("%d events for no change", len(s.got))
@@ -179,7 +179,7 @@ func BenchmarkChangedNoEvent(b *testing.B) {
 func TestReplay(t *testing.T) {
 	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	k := jenkinspipeline.Kind.Lifecycle()
+	k := jenkinspipeline.Descriptor.Lifecycle()
 
 	old := &sink{}
 	w := lifecycle.New(old, lifecycle.Options{Source: "test", Now: clock})

@@ -72,4 +72,18 @@ const (
 	// project without it (planted, or made by someone else) has the role
 	// tokens issued before revoked when taken over.
 	LabelOwnerUID = "devops.freeleaps.io/owner-uid"
+	// InfoDeployRun is the Argo CD operation info that marks a sync as a
+	// DeployRun's own; its value is the DeployRun's namespace/name/uid.
+	InfoDeployRun = "devops.freeleaps.io/deployrun"
+)
+
+// On the objects that record why they exist or what they carry.
+const (
+	// AnnotationIngressHost, on an environment's ArgoApplication, is the
+	// host the function handed it: once handed, a host stays with the
+	// application.
+	AnnotationIngressHost = "devops.freeleaps.io/ingress-host"
+	// AnnotationDeployRequestKey, on a DeployRun a deploy request created,
+	// is the token of that request's message.
+	AnnotationDeployRequestKey = "devops.freeleaps.io/deploy-request-key"
 )

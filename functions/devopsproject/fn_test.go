@@ -32,6 +32,7 @@ import (
 
 	xplogging "github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+
 	"github.com/freeleaps/provider-devops/apis/contract"
 )
 

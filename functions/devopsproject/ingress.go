@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	"github.com/freeleaps/provider-devops/apis/contract"
 )
 
 // Source types of an environment's manifests.
@@ -287,10 +288,6 @@ func dnsTarget(spec DNSSpec, s *settings) (target, typ string) {
 	return target, typ
 }
 
-// AnnotationIngressHost, on an environment's ArgoApplication, is the host
-// the function handed it: once handed, a host stays with the application.
-const AnnotationIngressHost = "devops.freeleaps.io/ingress-host"
-
 // gateHosts decides which host, if any, each environment's application is
 // handed. The domain is the project's own choice, inside a zone that is
 // its own choice too, so a project could name another team's host (a
@@ -332,7 +329,7 @@ func (rs *requestState) gateHosts() {
 func (rs *requestState) gateHost(e Environment) {
 	h := host(e)
 	app, ok := rs.observed[nameApp(e.Name)]
-	recorded := pbAt(app, "metadata", "annotations", AnnotationIngressHost).GetStringValue()
+	recorded := pbAt(app, "metadata", "annotations", contract.AnnotationIngressHost).GetStringValue()
 	fqdn := pbAt(rs.observed[nameDNS(e.Name)], "status", "atProvider", "fqdn").GetStringValue()
 	proven := rs.ready[nameDNS(e.Name)] && fqdn == h+"."
 	// An application composed before the annotation, whose source

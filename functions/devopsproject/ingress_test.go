@@ -23,6 +23,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
+	"github.com/freeleaps/provider-devops/apis/contract"
+
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 )
 
@@ -238,7 +240,7 @@ func TestIngressHostProven(t *testing.T) {
 	}
 	handed := func(host string) map[string]any {
 		o := allObserved(true, "pr-7")["pr-7-app"]
-		o["metadata"] = map[string]any{"name": "x", "annotations": map[string]any{AnnotationIngressHost: host}}
+		o["metadata"] = map[string]any{"name": "x", "annotations": map[string]any{contract.AnnotationIngressHost: host}}
 		return o
 	}
 	cases := map[string]struct {
@@ -303,7 +305,7 @@ func TestIngressHostProven(t *testing.T) {
 			rsp := run(t, t0, newRequest(t, xr(opts...), obs, nil))
 			fatal(t, rsp)
 			values, _ := resourceField(t, rsp, "pr-7-app", "spec", "forProvider", "source", "helm", "values").(string)
-			annotation, _ := resourceField(t, rsp, "pr-7-app", "metadata", "annotations", AnnotationIngressHost).(string)
+			annotation, _ := resourceField(t, rsp, "pr-7-app", "metadata", "annotations", contract.AnnotationIngressHost).(string)
 			if got := strings.Contains(values, "host: "+h); got != tc.wantHost || (annotation == h) != tc.wantHost {
 				t.Errorf("%s\nhost handed: got values %q annotation %q, want %v", tc.reason, values, annotation, tc.wantHost)
 			}
@@ -344,7 +346,7 @@ func TestIngressHostProven(t *testing.T) {
 				continue
 			}
 			values, _ := resourceField(t, rsp, "pr-7-app", "spec", "forProvider", "source", "helm", "values").(string)
-			if !strings.Contains(values, "host: "+h) || resourceField(t, rsp, "pr-7-app", "metadata", "annotations", AnnotationIngressHost) != h {
+			if !strings.Contains(values, "host: "+h) || resourceField(t, rsp, "pr-7-app", "metadata", "annotations", contract.AnnotationIngressHost) != h {
 				t.Errorf("a new application is composed with its host, got values %q", values)
 			}
 		}
@@ -364,7 +366,7 @@ func TestIngressHostProven(t *testing.T) {
 		rsp := run(t, t0, newRequest(t, xr(withIngress("Helm", nil)), obs, nil))
 		fatal(t, rsp)
 		values, _ := resourceField(t, rsp, "pr-7-app", "spec", "forProvider", "source", "helm", "values").(string)
-		if !strings.Contains(values, "host: "+old) || resourceField(t, rsp, "pr-7-app", "metadata", "annotations", AnnotationIngressHost) != old {
+		if !strings.Contains(values, "host: "+old) || resourceField(t, rsp, "pr-7-app", "metadata", "annotations", contract.AnnotationIngressHost) != old {
 			t.Errorf("want the old host served until the new one is proven, got values %q", values)
 		}
 		if rsp.GetDesired().GetResources()["pr-7-app"].GetReady() == fnv1.Ready_READY_TRUE {
@@ -397,7 +399,7 @@ func TestIngressHostProven(t *testing.T) {
 				}
 				rsp := run(t, t0, newRequest(t, xr(withIngress(typ, nil)), obs, nil))
 				fatal(t, rsp)
-				a := resourceField(t, rsp, "pr-7-app", "metadata", "annotations", AnnotationIngressHost)
+				a := resourceField(t, rsp, "pr-7-app", "metadata", "annotations", contract.AnnotationIngressHost)
 				ready := rsp.GetDesired().GetResources()["pr-7-app"].GetReady() == fnv1.Ready_READY_TRUE
 				if proven && (a != h || !ready) {
 					t.Errorf("%s, proven: want the host kept, annotated and the application still Ready; annotation %v, Ready %v", typ, a, ready)
@@ -426,7 +428,7 @@ func TestIngressHostProven(t *testing.T) {
 	if rsp.GetDesired().GetResources()["pr-7-app"].GetReady() != fnv1.Ready_READY_TRUE {
 		t.Error("ingress off: the application's readiness does not wait for its DNS record")
 	}
-	if a := resourceField(t, rsp, "pr-7-app", "metadata", "annotations", AnnotationIngressHost); a != nil {
+	if a := resourceField(t, rsp, "pr-7-app", "metadata", "annotations", contract.AnnotationIngressHost); a != nil {
 		t.Errorf("ingress off: no host annotation, got %v", a)
 	}
 }

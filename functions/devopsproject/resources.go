@@ -344,7 +344,7 @@ func (p *project) app(e Environment, keep bool, h string) (*argov1alpha1.ArgoApp
 	}
 	annotations := map[string]string{meta.AnnotationKeyExternalName: p.appName(e.Name)}
 	if h != "" {
-		annotations[AnnotationIngressHost] = h
+		annotations[contract.AnnotationIngressHost] = h
 	}
 	cluster, ns := p.destination(e)
 	var syncOptions []string

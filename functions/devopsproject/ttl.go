@@ -23,6 +23,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/crossplane/function-sdk-go/resource"
+
 	"github.com/freeleaps/provider-devops/apis/contract"
 )
 

@@ -29,6 +29,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 
 	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	"github.com/freeleaps/provider-devops/apis/contract"
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
@@ -181,10 +182,10 @@ func (r *Reconciler) abortSync(ctx context.Context, d *v1alpha1.DeployRun, a *ar
 	if err != nil {
 		return err
 	}
-	if op := app.Status.OperationState; op != nil && op.Operation.HasInfo(InfoName, infoValue(d)) && op.Phase == "Running" {
+	if op := app.Status.OperationState; op != nil && op.Operation.HasInfo(contract.InfoDeployRun, infoValue(d)) && op.Phase == "Running" {
 		return ac.TerminateOperation(ctx, name, a.Spec.ForProvider.Project)
 	}
-	if app.Operation.HasInfo(InfoName, infoValue(d)) {
+	if app.Operation.HasInfo(contract.InfoDeployRun, infoValue(d)) {
 		// Asked for, not started: Argo CD terminates only a running
 		// operation. Look again (with back-off) until it runs.
 		return errors.Errorf("Argo CD has not started this deployment's sync of application %s yet: it is terminated once it starts", name)

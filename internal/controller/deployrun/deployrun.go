@@ -78,10 +78,6 @@ import (
 // Finalizer lets a deployment deleted while it runs abort its build.
 const Finalizer = "devops.freeleaps.io/deployrun"
 
-// InfoName is the Argo CD operation info that marks a sync as a
-// deployment's own; its value is the DeployRun's namespace/name/uid.
-const InfoName = "devops.freeleaps.io/deployrun"
-
 // DefaultKeep is how many finished deployments of each environment are kept.
 const DefaultKeep = 10
 

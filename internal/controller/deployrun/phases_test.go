@@ -729,14 +729,14 @@ func deploying(s v1alpha1.DeploySync, buildRev string) v1alpha1.DeployRunStatus 
 
 // ownOp is an operation that the deployment asked for.
 func ownOp(phase, msg string) *argocd.OperationState {
-	return &argocd.OperationState{Phase: phase, Message: msg, Operation: argocd.Operation{Info: []argocd.Info{{Name: InfoName, Value: testInfo}}}}
+	return &argocd.OperationState{Phase: phase, Message: msg, Operation: argocd.Operation{Info: []argocd.Info{{Name: contract.InfoDeployRun, Value: testInfo}}}}
 }
 
 func TestPhaseDeploying(t *testing.T) {
 	toBuilt := v1alpha1.DeploySync{Revision: testBuilt}
 	const (
 		get       = "get " + testArgoApp
-		syncBuilt = "sync " + testArgoApp + " in shop to \"" + testBuilt + "\" [{" + InfoName + " " + testInfo + "}]"
+		syncBuilt = "sync " + testArgoApp + " in shop to \"" + testBuilt + "\" [{" + contract.InfoDeployRun + " " + testInfo + "}]"
 	)
 	automated := func(app *argocd.Application) {
 		app.Spec.SyncPolicy = &argocd.SyncPolicy{Automated: &argocd.SyncPolicyAutomated{}}
@@ -821,7 +821,7 @@ func TestPhaseDeploying(t *testing.T) {
 		name: "AutomatedApplicationSyncedToItsTarget", status: deploying(toBuilt, testBuilt),
 		argo: fakeSyncs{app: argoAnswer(automated)},
 		msg:  "Argo CD asked to sync application team-shop-dev to its target revision", requeue: Poll,
-		calls: get + " sync " + testArgoApp + " in shop to \"\" [{" + InfoName + " " + testInfo + "}]",
+		calls: get + " sync " + testArgoApp + " in shop to \"\" [{" + contract.InfoDeployRun + " " + testInfo + "}]",
 	}, {
 		name: "OwnSyncNotStarted", status: deploying(toBuilt, ""),
 		argo: fakeSyncs{app: argoAnswer(func(app *argocd.Application) { app.Operation = &ownOp("", "").Operation })},
@@ -833,7 +833,7 @@ func TestPhaseDeploying(t *testing.T) {
 	}, {
 		name: "OthersSyncIsNotOurs", status: deploying(toBuilt, ""),
 		argo: fakeSyncs{app: argoAnswer(func(app *argocd.Application) {
-			app.Status.OperationState = &argocd.OperationState{Phase: "Succeeded", Operation: argocd.Operation{Info: []argocd.Info{{Name: InfoName, Value: "team/other/u2"}}}}
+			app.Status.OperationState = &argocd.OperationState{Phase: "Succeeded", Operation: argocd.Operation{Info: []argocd.Info{{Name: contract.InfoDeployRun, Value: "team/other/u2"}}}}
 		})},
 		msg: "Argo CD asked to sync", requeue: Poll, calls: get + " " + syncBuilt,
 	}, {
@@ -866,7 +866,7 @@ func TestPhaseDeploying(t *testing.T) {
 	}, {
 		name: "OwnSyncCouldNotRunAtTheLastAttempt", status: deploying(v1alpha1.DeploySync{Revision: testBuilt, Attempt: 3}, ""),
 		argo: fakeSyncs{app: argoAnswer(func(app *argocd.Application) {
-			app.Status.OperationState = &argocd.OperationState{Phase: "Error", Message: "repository not reachable", Operation: argocd.Operation{Info: []argocd.Info{{Name: InfoName, Value: testInfo + "#3"}}}}
+			app.Status.OperationState = &argocd.OperationState{Phase: "Error", Message: "repository not reachable", Operation: argocd.Operation{Info: []argocd.Info{{Name: contract.InfoDeployRun, Value: testInfo + "#3"}}}}
 		})},
 		next: v1alpha1.DeployFailed, msg: "Argo CD could not run the sync of application team-shop-dev after 3 attempts", calls: get,
 	}})
@@ -1026,7 +1026,7 @@ func TestPhaseAbort(t *testing.T) {
 	}, {
 		name: "AnothersSyncIsLeft", status: deploying(v1alpha1.DeploySync{}, ""),
 		argo: fakeSyncs{app: argoAnswer(func(app *argocd.Application) {
-			app.Status.OperationState = &argocd.OperationState{Phase: "Running", Operation: argocd.Operation{Info: []argocd.Info{{Name: InfoName, Value: "team/other/u2"}}}}
+			app.Status.OperationState = &argocd.OperationState{Phase: "Running", Operation: argocd.Operation{Info: []argocd.Info{{Name: contract.InfoDeployRun, Value: "team/other/u2"}}}}
 		})},
 		calls: "get " + testArgoApp,
 	}, {

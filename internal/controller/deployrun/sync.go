@@ -112,9 +112,9 @@ func ownOperation(d *v1alpha1.DeployRun, s *v1alpha1.DeploySync, name string, ap
 	mine := infoValue(d)
 	op := app.Status.OperationState
 	switch {
-	case op != nil && op.Operation.HasInfo(InfoName, mine):
+	case op != nil && op.Operation.HasInfo(contract.InfoDeployRun, mine):
 		return operationState(s, name, op), true
-	case app.Operation.HasInfo(InfoName, mine):
+	case app.Operation.HasInfo(contract.InfoDeployRun, mine):
 		return waiting(fmt.Sprintf("Argo CD has the sync of application %s and has not started it yet", name)), true
 	}
 	return transition{}, false
@@ -171,7 +171,7 @@ func (r *Reconciler) sync(ctx context.Context, d *v1alpha1.DeployRun, s *v1alpha
 	}
 	now := metav1.NewTime(r.o.Now())
 	s.StartedAt = &now
-	err := g.syncs.SyncWith(ctx, name, g.a.Spec.ForProvider.Project, rev, []argocd.Info{{Name: InfoName, Value: infoValue(d)}})
+	err := g.syncs.SyncWith(ctx, name, g.a.Spec.ForProvider.Project, rev, []argocd.Info{{Name: contract.InfoDeployRun, Value: infoValue(d)}})
 	switch {
 	case argocd.IsOperationInProgress(err):
 		s.StartedAt = nil

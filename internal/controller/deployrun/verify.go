@@ -44,7 +44,7 @@ const settleAfterSync = time.Minute
 // after the deployment's own sync ended: what it reports then is final.
 func comparedSince(app *argocd.Application, d *v1alpha1.DeployRun) bool {
 	op, at := app.Status.OperationState, app.Status.ReconciledAt
-	if op == nil || !op.Operation.HasInfo(InfoName, infoValue(d)) || op.FinishedAt == nil || at == nil {
+	if op == nil || !op.Operation.HasInfo(contract.InfoDeployRun, infoValue(d)) || op.FinishedAt == nil || at == nil {
 		return false
 	}
 	return at.After(op.FinishedAt.Add(settleAfterSync))

@@ -301,7 +301,7 @@ func checkedParameters(p *v1alpha1.JenkinsPipeline, req *Request) (map[string]st
 // token it was created for).
 func applied(runs []pcv1alpha1.DeployRun, name, token string) bool {
 	for _, r := range runs {
-		if r.Name == name || r.GetAnnotations()[AnnotationRequestKey] == token {
+		if r.Name == name || r.GetAnnotations()[contract.AnnotationDeployRequestKey] == token {
 			return true
 		}
 	}
@@ -337,7 +337,7 @@ func newRun(req *Request, d Delivery, name string, params map[string]string) *pc
 			Labels: map[string]string{contract.LabelProject: req.Project, contract.LabelEnvironment: req.Environment},
 			Annotations: map[string]string{
 				contract.AnnotationDeployRequestTime: req.RequestedAt.UTC().Format(time.RFC3339Nano),
-				AnnotationRequestKey:                 d.Token,
+				contract.AnnotationDeployRequestKey:  d.Token,
 			},
 		},
 		Spec: pcv1alpha1.DeployRunSpec{
@@ -393,10 +393,6 @@ func create(ctx context.Context, kube client.Client, run *pcv1alpha1.DeployRun) 
 	}
 	return nil
 }
-
-// AnnotationRequestKey on a DeployRun is the token of the message that created
-// it.
-const AnnotationRequestKey = "devops.freeleaps.io/deploy-request-key"
 
 // RunName is the name of the DeployRun a message creates: the project,
 // the environment and a digest of the message's token, so every delivery

@@ -26,12 +26,13 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
-	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
-	"github.com/freeleaps/provider-devops/internal/events"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/events"
 )
 
 func TestParse(t *testing.T) {

@@ -27,7 +27,5 @@ var (
 	_ resource.ProviderConfig           = &ProviderConfig{}
 	_ resource.ProviderConfig           = &ClusterProviderConfig{}
 	_ resource.TypedProviderConfigUsage = &ProviderConfigUsage{}
-	_ resource.TypedProviderConfigUsage = &ClusterProviderConfigUsage{}
 	_ resource.ProviderConfigUsageList  = &ProviderConfigUsageList{}
-	_ resource.ProviderConfigUsageList  = &ClusterProviderConfigUsageList{}
 )

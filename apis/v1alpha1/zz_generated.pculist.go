@@ -20,15 +20,6 @@ package v1alpha1
 
 import resource "github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
-// GetItems of this ClusterProviderConfigUsageList.
-func (p *ClusterProviderConfigUsageList) GetItems() []resource.ProviderConfigUsage {
-	items := make([]resource.ProviderConfigUsage, len(p.Items))
-	for i := range p.Items {
-		items[i] = &p.Items[i]
-	}
-	return items
-}
-
 // GetItems of this ProviderConfigUsageList.
 func (p *ProviderConfigUsageList) GetItems() []resource.ProviderConfigUsage {
 	items := make([]resource.ProviderConfigUsage, len(p.Items))

@@ -276,9 +276,6 @@ type ArgoApplicationObservation struct {
 	OperationPhase string `json:"operationPhase,omitempty"`
 	// OperationMessage of the last sync.
 	OperationMessage string `json:"operationMessage,omitempty"`
-	// ReconciledAt is no longer set: it changed on every Argo CD resync and
-	// so wrote the resource's status while nothing had changed.
-	ReconciledAt *metav1.Time `json:"reconciledAt,omitempty"`
 }
 
 // An ArgoApplicationSpec defines the desired state of an ArgoApplication.

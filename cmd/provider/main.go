@@ -47,9 +47,9 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 
 	"github.com/freeleaps/provider-devops/apis"
+	"github.com/freeleaps/provider-devops/internal/backendconfig"
 	devops "github.com/freeleaps/provider-devops/internal/controller"
 	"github.com/freeleaps/provider-devops/internal/events/stream"
-	"github.com/freeleaps/provider-devops/internal/providerconfig"
 	"github.com/freeleaps/provider-devops/internal/version"
 )
 
@@ -60,7 +60,7 @@ func main() {
 	if err := f.validate(); err != nil {
 		app.Fatalf("invalid flags: %v", err)
 	}
-	guard, err := providerconfig.NewGuard(splitAll(f.tenantBackendHosts), splitAll(f.tenantBackendNetworks))
+	guard, err := backendconfig.NewGuard(splitAll(f.tenantBackendHosts), splitAll(f.tenantBackendNetworks))
 	if err != nil {
 		app.Fatalf("invalid flags: %v", err)
 	}

@@ -28,11 +28,11 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/backendconfig"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/clients/netguard"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
-	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
 const errNewClient = "cannot create the Argo CD client from ProviderConfig"
@@ -41,7 +41,7 @@ const errNewClient = "cannot create the Argo CD client from ProviderConfig"
 // client of type C.
 type Connector[C any] struct {
 	kube    client.Client
-	configs providerconfig.Resolver
+	configs backendconfig.Resolver
 	// retryAfter and transports are shared by every client this
 	// connector builds: a Retry-After holds all resources using that
 	// server, and a poll reuses the last one's connections.
@@ -56,7 +56,7 @@ type Connector[C any] struct {
 func NewConnector[C any](kube client.Client, guard *netguard.Guard, newClient func(argocd.Config) (C, error)) *Connector[C] {
 	return &Connector[C]{
 		kube:       kube,
-		configs:    providerconfig.Resolver{Kube: kube, Usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), Guard: guard},
+		configs:    backendconfig.Resolver{Kube: kube, Usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), Guard: guard},
 		newClient:  newClient,
 		retryAfter: retryafter.New(nil),
 		transports: httpapi.NewTransports(),
@@ -80,7 +80,7 @@ type Conn[C any] struct {
 // section and token.
 func (c *Connector[C]) Connect(ctx context.Context, mr resource.ModernManaged) (Conn[C], error) {
 	var zero Conn[C]
-	pc, s, err := providerconfig.Section(ctx, c.configs, mr, "argocd", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.ArgoCDConfig { return s.ArgoCD })
+	pc, s, err := backendconfig.Section(ctx, c.configs, mr, "argocd", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.ArgoCDConfig { return s.ArgoCD })
 	if err != nil {
 		return zero, err
 	}

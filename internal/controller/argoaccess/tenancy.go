@@ -26,8 +26,8 @@ import (
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/contract"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/backendconfig"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
-	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
 // Refusals a kind's tests compare with (exported for them); the others
@@ -79,7 +79,7 @@ type Tenancy struct {
 
 // TenancyOf returns the tenancy of namespace ns under pc's argocd section
 // s, with defaults; nil for a resource without a namespace.
-func TenancyOf(pc *providerconfig.Config, s *pcv1alpha1.ArgoCDConfig, ns string) *Tenancy {
+func TenancyOf(pc *backendconfig.Config, s *pcv1alpha1.ArgoCDConfig, ns string) *Tenancy {
 	if ns == "" {
 		return nil
 	}
@@ -92,8 +92,8 @@ func TenancyOf(pc *providerconfig.Config, s *pcv1alpha1.ArgoCDConfig, ns string)
 	if tn == nil {
 		tn = &pcv1alpha1.ArgoCDTenancy{}
 	}
-	t.DestinationNamespaces = providerconfig.ExpandNamespace(tn.DestinationNamespaces, DefaultDestinationNamespaces, ns)
-	t.ProjectNames = providerconfig.ExpandNamespace(tn.ProjectNames, DefaultProjectNames, ns)
+	t.DestinationNamespaces = backendconfig.ExpandNamespace(tn.DestinationNamespaces, DefaultDestinationNamespaces, ns)
+	t.ProjectNames = backendconfig.ExpandNamespace(tn.ProjectNames, DefaultProjectNames, ns)
 	t.DestinationClusters, t.SourceRepos = DefaultDestinationClusters, DefaultSourceRepos
 	if len(tn.DestinationClusters) > 0 {
 		t.DestinationClusters = tn.DestinationClusters
@@ -166,7 +166,7 @@ func (t *Tenancy) CheckProjectName(name string) error {
 	if t == nil || !t.Bounded || matchAny(t.ProjectNames, name) {
 		return nil
 	}
-	return errors.Errorf(errFmtProjectName, name, t.Config, providerconfig.QuoteAll(t.ProjectNames))
+	return errors.Errorf(errFmtProjectName, name, t.Config, backendconfig.QuoteAll(t.ProjectNames))
 }
 
 // CheckProjectSpec returns an error naming the first part of p that t does
@@ -178,7 +178,7 @@ func (t *Tenancy) CheckProjectSpec(p v1alpha1.ArgoProjectParameters) error {
 	}
 	for i, r := range p.SourceRepos {
 		if !matchAny(t.SourceRepos, r) {
-			return errors.Errorf(errFmtSourceRepo, fmt.Sprintf("spec.forProvider.sourceRepos[%d]", i), r, t.Config, providerconfig.QuoteAll(t.SourceRepos))
+			return errors.Errorf(errFmtSourceRepo, fmt.Sprintf("spec.forProvider.sourceRepos[%d]", i), r, t.Config, backendconfig.QuoteAll(t.SourceRepos))
 		}
 	}
 	for i, d := range p.Destinations {
@@ -188,17 +188,17 @@ func (t *Tenancy) CheckProjectSpec(p v1alpha1.ArgoProjectParameters) error {
 			cluster = d.Name
 		}
 		if !matchAny(t.DestinationClusters, cluster) {
-			return errors.Errorf(errFmtDestCluster, field, cluster, t.Config, providerconfig.QuoteAll(t.DestinationClusters))
+			return errors.Errorf(errFmtDestCluster, field, cluster, t.Config, backendconfig.QuoteAll(t.DestinationClusters))
 		}
 		if !matchAny(t.DestinationNamespaces, d.Namespace) {
-			return errors.Errorf(errFmtDestination, field, cluster, d.Namespace, t.Namespace, t.Config, providerconfig.QuoteAll(t.DestinationNamespaces))
+			return errors.Errorf(errFmtDestination, field, cluster, d.Namespace, t.Namespace, t.Config, backendconfig.QuoteAll(t.DestinationNamespaces))
 		}
 	}
 	// Applications living in another namespace (Argo CD's apps in any
 	// namespace) would deploy with this project's rights: the same bound.
 	for i, ns := range p.SourceNamespaces {
 		if !matchAny(t.DestinationNamespaces, ns) {
-			return errors.Errorf(errFmtSourceNamespace, fmt.Sprintf("spec.forProvider.sourceNamespaces[%d]", i), ns, t.Namespace, t.Config, providerconfig.QuoteAll(t.DestinationNamespaces))
+			return errors.Errorf(errFmtSourceNamespace, fmt.Sprintf("spec.forProvider.sourceNamespaces[%d]", i), ns, t.Namespace, t.Config, backendconfig.QuoteAll(t.DestinationNamespaces))
 		}
 	}
 	for i, gk := range p.ClusterResourceWhitelist {
@@ -207,7 +207,7 @@ func (t *Tenancy) CheckProjectSpec(p v1alpha1.ArgoProjectParameters) error {
 			for j, a := range t.ClusterResources {
 				allowed[j] = groupKind(a.Group, a.Kind)
 			}
-			return errors.Errorf(errFmtClusterResource, fmt.Sprintf("spec.forProvider.clusterResourceWhitelist[%d]", i), groupKind(gk.Group, gk.Kind), t.Config, providerconfig.QuoteAll(allowed))
+			return errors.Errorf(errFmtClusterResource, fmt.Sprintf("spec.forProvider.clusterResourceWhitelist[%d]", i), groupKind(gk.Group, gk.Kind), t.Config, backendconfig.QuoteAll(allowed))
 		}
 	}
 	return nil
@@ -241,7 +241,7 @@ func matchAny(globs []string, s string) bool {
 			}
 			continue
 		}
-		if providerconfig.MatchPath([]string{g}, s) {
+		if backendconfig.MatchPath([]string{g}, s) {
 			return true
 		}
 	}

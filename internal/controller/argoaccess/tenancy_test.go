@@ -26,22 +26,22 @@ import (
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/contract"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/backendconfig"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
-	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
 func TestTenancyOf(t *testing.T) {
-	cpc := &providerconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}
+	cpc := &backendconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}
 	cases := map[string]struct {
 		reason string
-		pc     *providerconfig.Config
+		pc     *backendconfig.Config
 		s      *pcv1alpha1.ArgoCDConfig
 		want   *Tenancy
 	}{
 		"ProviderConfig": {
 			reason: "A namespace's own ProviderConfig is bounded by its token's Argo CD RBAC, and only kept off other namespaces' projects.",
-			pc:     &providerconfig.Config{Kind: "ProviderConfig", Name: "default", Namespace: "team-a"},
+			pc:     &backendconfig.Config{Kind: "ProviderConfig", Name: "default", Namespace: "team-a"},
 			s:      &pcv1alpha1.ArgoCDConfig{Tenancy: &pcv1alpha1.ArgoCDTenancy{DestinationNamespaces: []string{"*"}}},
 			want:   &Tenancy{Namespace: "team-a", Config: "ProviderConfig team-a/default"},
 		},
@@ -75,7 +75,7 @@ func TestTenancyOf(t *testing.T) {
 }
 
 func TestCheckProjectSpec(t *testing.T) {
-	tn := TenancyOf(&providerconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}, &pcv1alpha1.ArgoCDConfig{
+	tn := TenancyOf(&backendconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}, &pcv1alpha1.ArgoCDConfig{
 		Tenancy: &pcv1alpha1.ArgoCDTenancy{ClusterResources: []pcv1alpha1.ArgoCDGroupKind{{Group: "", Kind: "Namespace"}}, SourceRepos: []string{"https://git.example.com/team-a/*"}},
 	}, "team-a")
 	in := "https://kubernetes.default.svc"
@@ -192,7 +192,7 @@ func TestCheckProjectSpec(t *testing.T) {
 	if err := none.CheckProjectSpec(v1alpha1.ArgoProjectParameters{Destinations: []v1alpha1.ProjectDestination{{Server: in, Namespace: "*"}}}); err != nil {
 		t.Errorf("a nil tenancy allows anything: %v", err)
 	}
-	own := TenancyOf(&providerconfig.Config{Kind: "ProviderConfig", Name: "default", Namespace: "team-a"}, &pcv1alpha1.ArgoCDConfig{}, "team-a")
+	own := TenancyOf(&backendconfig.Config{Kind: "ProviderConfig", Name: "default", Namespace: "team-a"}, &pcv1alpha1.ArgoCDConfig{}, "team-a")
 	if err := own.CheckProjectName("team-b-x"); err != nil {
 		t.Errorf("a namespaced ProviderConfig's token is bounded by Argo CD's RBAC only: %v", err)
 	}
@@ -270,13 +270,13 @@ func TestMatchAnyGlobs(t *testing.T) {
 // name another namespace's DevOpsProject will need ("team-b.shop.prod");
 // through its own ProviderConfig Argo CD's RBAC decides.
 func TestCheckNewApplication(t *testing.T) {
-	cpc := TenancyOf(&providerconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}, &pcv1alpha1.ArgoCDConfig{}, "team-a")
+	cpc := TenancyOf(&backendconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}, &pcv1alpha1.ArgoCDConfig{}, "team-a")
 	for name, want := range map[string]bool{"team-a.shop.prod": true, "team-b.shop.prod": false, "team-a-b.shop.prod": false, "team-a": false, "shop-prod": false} {
 		if err := cpc.CheckNewApplication(name); (err == nil) != want {
 			t.Errorf("%s: allowed %v, want %v (%v)", name, err == nil, want, err)
 		}
 	}
-	own := TenancyOf(&providerconfig.Config{Kind: "ProviderConfig", Name: "default", Namespace: "team-a"}, &pcv1alpha1.ArgoCDConfig{}, "team-a")
+	own := TenancyOf(&backendconfig.Config{Kind: "ProviderConfig", Name: "default", Namespace: "team-a"}, &pcv1alpha1.ArgoCDConfig{}, "team-a")
 	if err := own.CheckNewApplication("shop-prod"); err != nil {
 		t.Errorf("a namespaced ProviderConfig: %v", err)
 	}

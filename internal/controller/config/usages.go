@@ -29,7 +29,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
-	"github.com/freeleaps/provider-devops/internal/providerconfig"
+	"github.com/freeleaps/provider-devops/internal/backendconfig"
 )
 
 // realUsages keeps the ProviderConfigUsages that a managed resource really
@@ -97,5 +97,5 @@ func isReal(ctx context.Context, c client.Reader, scheme *runtime.Scheme, cpcs m
 		}
 		cpcs[name] = cpc
 	}
-	return providerconfig.NamespaceAllowed(cpc.Spec.AllowedNamespaces, u.GetNamespace()), nil
+	return backendconfig.NamespaceAllowed(cpc.Spec.AllowedNamespaces, u.GetNamespace()), nil
 }

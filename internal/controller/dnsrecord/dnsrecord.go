@@ -30,11 +30,11 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/backendconfig"
 	"github.com/freeleaps/provider-devops/internal/clients/dns"
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/clients/netguard"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
-	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
 const errNewClient = "cannot create the DNS client from ProviderConfig"
@@ -82,7 +82,7 @@ func NewConnector(kube client.Client, guard *netguard.Guard, newClient func(dns.
 	}
 	return &connector{
 		kube:       kube,
-		configs:    providerconfig.Resolver{Kube: kube, Usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), Guard: guard},
+		configs:    backendconfig.Resolver{Kube: kube, Usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), Guard: guard},
 		newClient:  newClient,
 		ownerID:    ownerID,
 		zones:      dns.NewZoneCache(),
@@ -92,7 +92,7 @@ func NewConnector(kube client.Client, guard *netguard.Guard, newClient func(dns.
 
 type connector struct {
 	kube      client.Client
-	configs   providerconfig.Resolver
+	configs   backendconfig.Resolver
 	newClient func(dns.Config) (Client, error)
 	ownerID   string
 	// zones is the zone reads this controller's clients share, and
@@ -103,7 +103,7 @@ type connector struct {
 
 // Connect reads the ProviderConfig's dns section and credentials.
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.DNSRecord) (managed.TypedExternalClient[*v1alpha1.DNSRecord], error) {
-	pc, s, err := providerconfig.Section(ctx, c.configs, cr, "dns", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.DNSConfig { return s.DNS })
+	pc, s, err := backendconfig.Section(ctx, c.configs, cr, "dns", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.DNSConfig { return s.DNS })
 	if err != nil {
 		return nil, err
 	}

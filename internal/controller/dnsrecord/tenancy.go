@@ -25,7 +25,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
-	"github.com/freeleaps/provider-devops/internal/providerconfig"
+	"github.com/freeleaps/provider-devops/internal/backendconfig"
 )
 
 // Default tenancy of a ClusterProviderConfig without spec.dns.tenancy.
@@ -54,7 +54,7 @@ type Tenancy struct {
 
 // TenancyOf returns the tenancy of namespace ns under pc's dns section s,
 // with defaults; nil for a namespaced ProviderConfig.
-func TenancyOf(pc *providerconfig.Config, s *pcv1alpha1.DNSConfig, ns string) *Tenancy {
+func TenancyOf(pc *backendconfig.Config, s *pcv1alpha1.DNSConfig, ns string) *Tenancy {
 	if pc.Namespace != "" {
 		return nil
 	}
@@ -66,7 +66,7 @@ func TenancyOf(pc *providerconfig.Config, s *pcv1alpha1.DNSConfig, ns string) *T
 		}
 		t.AdoptExisting = tn.AdoptExisting
 	}
-	t.Names = providerconfig.ExpandNamespace(t.Names, DefaultNames, ns)
+	t.Names = backendconfig.ExpandNamespace(t.Names, DefaultNames, ns)
 	return t
 }
 
@@ -77,7 +77,7 @@ func (t *Tenancy) Check(p v1alpha1.DNSRecordParameters) error {
 		return nil
 	}
 	if !t.nameAllowed(p.Name) {
-		return errors.Errorf(errFmtName, p.Name, t.Namespace, t.Config, providerconfig.QuoteAll(t.Names))
+		return errors.Errorf(errFmtName, p.Name, t.Namespace, t.Config, backendconfig.QuoteAll(t.Names))
 	}
 	if !slices.Contains(t.Types, string(p.Type)) {
 		return errors.Errorf(errFmtType, p.Type, t.Config, strings.Join(t.Types, ", "))

@@ -22,14 +22,14 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
-	"github.com/freeleaps/provider-devops/internal/providerconfig"
+	"github.com/freeleaps/provider-devops/internal/backendconfig"
 )
 
 func TestDNSTenancy(t *testing.T) {
-	cpc := &providerconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}
+	cpc := &backendconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}
 	defaults := TenancyOf(cpc, &pcv1alpha1.DNSConfig{}, "team-a")
 	scoped := TenancyOf(cpc, &pcv1alpha1.DNSConfig{Tenancy: &pcv1alpha1.DNSTenancy{Names: []string{"{namespace}", "*.{namespace}", "@"}, Types: []string{"A", "CAA"}, AdoptExisting: true}}, "team-a")
-	own := TenancyOf(&providerconfig.Config{Kind: "ProviderConfig", Name: "default", Namespace: "team-a"}, &pcv1alpha1.DNSConfig{}, "team-a")
+	own := TenancyOf(&backendconfig.Config{Kind: "ProviderConfig", Name: "default", Namespace: "team-a"}, &pcv1alpha1.DNSConfig{}, "team-a")
 	rec := func(name string, typ v1alpha1.RecordType, adopt bool) v1alpha1.DNSRecordParameters {
 		return v1alpha1.DNSRecordParameters{Zone: "example.com", Name: name, Type: typ, AdoptExisting: adopt}
 	}

@@ -34,13 +34,13 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/backendconfig"
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
 	"github.com/freeleaps/provider-devops/internal/clients/netguard"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/events/vocab"
-	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
 const errNewClient = "cannot create the Jenkins client from ProviderConfig"
@@ -81,7 +81,7 @@ func NewConnector(kube client.Client, guard *netguard.Guard, newClient func(jenk
 	}
 	return &connector{
 		kube:       kube,
-		configs:    providerconfig.Resolver{Kube: kube, Usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), Guard: guard},
+		configs:    backendconfig.Resolver{Kube: kube, Usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), Guard: guard},
 		newClient:  newClient,
 		retryAfter: retryafter.New(nil),
 		transports: httpapi.NewTransports(),
@@ -90,7 +90,7 @@ func NewConnector(kube client.Client, guard *netguard.Guard, newClient func(jenk
 
 type connector struct {
 	kube    client.Client
-	configs providerconfig.Resolver
+	configs backendconfig.Resolver
 	// retryAfter and transports are shared by every client this
 	// connector builds: a Retry-After holds all resources using that
 	// server, and a poll reuses the last one's connections.
@@ -122,7 +122,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (
 // pipeline's controller does). guard is the platform's rule for namespaced
 // configs' connections.
 func ClientConfig(ctx context.Context, kube client.Reader, guard *netguard.Guard, cr *v1alpha1.JenkinsPipeline) (jenkins.Config, error) {
-	cfg, _, refused, err := clientConfig(ctx, providerconfig.Resolver{Kube: kube, Guard: guard}, cr)
+	cfg, _, refused, err := clientConfig(ctx, backendconfig.Resolver{Kube: kube, Guard: guard}, cr)
 	if err == nil && refused != nil {
 		err = refused
 	}
@@ -131,9 +131,9 @@ func ClientConfig(ctx context.Context, kube client.Reader, guard *netguard.Guard
 
 // clientConfig returns cr's client configuration, or why its ProviderConfig
 // refuses it (refused), or why it cannot be read (err).
-func clientConfig(ctx context.Context, r providerconfig.Resolver, cr *v1alpha1.JenkinsPipeline) (cfg jenkins.Config, pc *providerconfig.Config, refused, err error) {
+func clientConfig(ctx context.Context, r backendconfig.Resolver, cr *v1alpha1.JenkinsPipeline) (cfg jenkins.Config, pc *backendconfig.Config, refused, err error) {
 	kube := r.Kube
-	pc, s, err := providerconfig.Section(ctx, r, cr, "jenkins", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.JenkinsConfig { return s.Jenkins })
+	pc, s, err := backendconfig.Section(ctx, r, cr, "jenkins", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.JenkinsConfig { return s.Jenkins })
 	if err != nil {
 		return cfg, nil, nil, err
 	}
@@ -157,7 +157,7 @@ func clientConfig(ctx context.Context, r providerconfig.Resolver, cr *v1alpha1.J
 func forNamespace(s *pcv1alpha1.JenkinsConfig, ns string) *pcv1alpha1.JenkinsConfig {
 	out := *s
 	out.RootFolder = strings.ReplaceAll(s.RootFolder, "{namespace}", ns)
-	out.AllowedCredentialIDs = providerconfig.ExpandNamespace(s.AllowedCredentialIDs, nil, ns)
+	out.AllowedCredentialIDs = backendconfig.ExpandNamespace(s.AllowedCredentialIDs, nil, ns)
 	return &out
 }
 

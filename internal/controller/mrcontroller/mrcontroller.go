@@ -40,9 +40,9 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	"github.com/freeleaps/provider-devops/internal/backendconfig"
 	"github.com/freeleaps/provider-devops/internal/controller/fairrate"
 	"github.com/freeleaps/provider-devops/internal/events/vocab"
-	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
 // NotReadyPollInterval caps the poll interval of a resource that is not yet
@@ -205,7 +205,7 @@ type letGoUnconfigured[T resource.Managed] struct {
 
 func (l letGoUnconfigured[T]) Connect(ctx context.Context, cr T) (managed.TypedExternalClient[T], error) {
 	c, err := l.TypedExternalConnector.Connect(ctx, cr)
-	if err != nil && meta.WasDeleted(cr) && providerconfig.IsUnconfigured(err) {
+	if err != nil && meta.WasDeleted(cr) && backendconfig.IsUnconfigured(err) {
 		return Refused[T](errors.Wrap(err, "let go without touching the backend")), nil
 	}
 	return c, err

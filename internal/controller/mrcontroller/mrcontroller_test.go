@@ -34,7 +34,7 @@ import (
 
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
-	"github.com/freeleaps/provider-devops/internal/providerconfig"
+	"github.com/freeleaps/provider-devops/internal/backendconfig"
 )
 
 func TestPollInterval(t *testing.T) {
@@ -133,13 +133,13 @@ func TestLetGoUnconfigured(t *testing.T) {
 		t.Fatal(err)
 	}
 	k8sClient := fake.NewClientBuilder().WithScheme(scheme).Build()
-	_, unconfiguredErr := providerconfig.Resolve(context.Background(), k8sClient, func() *jenkinsv1alpha1.JenkinsPipeline {
+	_, unconfiguredErr := backendconfig.Resolve(context.Background(), k8sClient, func() *jenkinsv1alpha1.JenkinsPipeline {
 		p := &jenkinsv1alpha1.JenkinsPipeline{}
 		p.SetNamespace("gone")
 		p.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"}
 		return p
 	}())
-	if !providerconfig.IsUnconfigured(unconfiguredErr) {
+	if !backendconfig.IsUnconfigured(unconfiguredErr) {
 		t.Fatalf("a missing ProviderConfig must be unconfigured: %v", unconfiguredErr)
 	}
 	readErr := errors.New("the API server is unreachable")

@@ -38,9 +38,9 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/backendconfig"
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/clients/registry"
-	"github.com/freeleaps/provider-devops/internal/providerconfig"
 	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 )
 
@@ -286,7 +286,7 @@ func TestObserve(t *testing.T) {
 			cr: repo(claimsProject, func(cr *v1alpha1.RegistryRepo) {
 				cr.Spec.ForProvider.Visibility = v1alpha1.VisibilityPublic
 			}),
-			tenancy: TenancyOf(&providerconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}, &pcv1alpha1.RegistryConfig{}, "team-a"),
+			tenancy: TenancyOf(&backendconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}, &pcv1alpha1.RegistryConfig{}, "team-a"),
 			repo:    harbor(ptr("team-a/shop"), func(o *registry.Observed) { o.ProjectCreated = ptr(created) }),
 			want: want{obs: managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true},
 				atProvider: v1alpha1.RegistryRepoObservation{URL: "harbor.example.com/team-a/shop", FullName: "team-a/shop", TagCount: ptr[int64](2), CreatedProject: true, Visibility: v1alpha1.VisibilityPrivate}},
@@ -440,7 +440,7 @@ func TestCreate(t *testing.T) {
 		cr.Spec.ForProvider.Namespace, cr.Spec.ForProvider.Name = "team-b", "team-a-x"
 		cr.Spec.ForProvider.Harbor = &v1alpha1.HarborOptions{CreateProject: true}
 	}
-	cpc := &providerconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}
+	cpc := &backendconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}
 	permissive := TenancyOf(cpc, &pcv1alpha1.RegistryConfig{Tenancy: &pcv1alpha1.RegistryTenancy{Repositories: []string{"{namespace}/*", "*/{namespace}-*"}}}, "team-a")
 	cases := map[string]struct {
 		reason    string
@@ -568,7 +568,7 @@ func TestUpdate(t *testing.T) {
 		"ThroughTenancy": {
 			reason:  "Through a ClusterProviderConfig, the project the resource created is not said to be its own: its visibility is never changed.",
 			cr:      repo(claimsProject),
-			tenancy: TenancyOf(&providerconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}, &pcv1alpha1.RegistryConfig{}, "team-a"),
+			tenancy: TenancyOf(&backendconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}, &pcv1alpha1.RegistryConfig{}, "team-a"),
 			updates: []registry.Repo{{Namespace: "team-a", Name: "shop", Private: true, Description: "The shop", Owner: "team-a/shop"}},
 		},
 		"UpdateFails": {

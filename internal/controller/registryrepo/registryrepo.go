@@ -29,12 +29,12 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/backendconfig"
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/clients/netguard"
 	"github.com/freeleaps/provider-devops/internal/clients/registry"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
-	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
 const errNewClient = "cannot create the registry client from ProviderConfig"
@@ -60,7 +60,7 @@ func NewConnector(kube client.Client, guard *netguard.Guard, newClient func(regi
 	}
 	return &connector{
 		kube:       kube,
-		configs:    providerconfig.Resolver{Kube: kube, Usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), Guard: guard},
+		configs:    backendconfig.Resolver{Kube: kube, Usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), Guard: guard},
 		newClient:  newClient,
 		retryAfter: retryafter.New(nil),
 		transports: httpapi.NewTransports(),
@@ -70,7 +70,7 @@ func NewConnector(kube client.Client, guard *netguard.Guard, newClient func(regi
 
 type connector struct {
 	kube    client.Client
-	configs providerconfig.Resolver
+	configs backendconfig.Resolver
 	// retryAfter, transports and cache are shared by this controller's
 	// clients: a Retry-After holds all resources using that server, a
 	// poll reuses the last one's connections, tokens and sessions.
@@ -82,7 +82,7 @@ type connector struct {
 
 // Connect reads the ProviderConfig's registry section and credentials.
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.RegistryRepo) (managed.TypedExternalClient[*v1alpha1.RegistryRepo], error) {
-	pc, s, err := providerconfig.Section(ctx, c.configs, cr, "registry", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.RegistryConfig { return s.Registry })
+	pc, s, err := backendconfig.Section(ctx, c.configs, cr, "registry", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.RegistryConfig { return s.Registry })
 	if err != nil {
 		return nil, err
 	}

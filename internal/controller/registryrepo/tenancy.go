@@ -23,7 +23,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
-	"github.com/freeleaps/provider-devops/internal/providerconfig"
+	"github.com/freeleaps/provider-devops/internal/backendconfig"
 )
 
 // DefaultRepositories bound a namespace through a ClusterProviderConfig
@@ -51,7 +51,7 @@ type Tenancy struct {
 
 // TenancyOf returns the tenancy of namespace ns under pc's registry
 // section s, with defaults; nil for a namespaced ProviderConfig.
-func TenancyOf(pc *providerconfig.Config, s *pcv1alpha1.RegistryConfig, ns string) *Tenancy {
+func TenancyOf(pc *backendconfig.Config, s *pcv1alpha1.RegistryConfig, ns string) *Tenancy {
 	if pc.Namespace != "" {
 		return nil
 	}
@@ -63,10 +63,10 @@ func TenancyOf(pc *providerconfig.Config, s *pcv1alpha1.RegistryConfig, ns strin
 		}
 		t.AdoptExisting = tn.AdoptExisting
 	}
-	t.Repositories = providerconfig.ExpandNamespace(raw, DefaultRepositories, ns)
+	t.Repositories = backendconfig.ExpandNamespace(raw, DefaultRepositories, ns)
 	for _, p := range raw {
 		if seg, _, ok := strings.Cut(p, "/"); ok && seg == "{namespace}" {
-			t.own = append(t.own, providerconfig.ExpandNamespace([]string{p}, nil, ns)...)
+			t.own = append(t.own, backendconfig.ExpandNamespace([]string{p}, nil, ns)...)
 		}
 	}
 	return t
@@ -86,7 +86,7 @@ func (t *Tenancy) MayCreateProject(project, name string) bool {
 	if t == nil {
 		return true
 	}
-	return project == t.Namespace && providerconfig.MatchPath(t.own, project+"/"+name)
+	return project == t.Namespace && backendconfig.MatchPath(t.own, project+"/"+name)
 }
 
 // Check returns an error naming what of p t does not allow; nil t allows
@@ -96,8 +96,8 @@ func (t *Tenancy) Check(p v1alpha1.RegistryRepoParameters) error {
 		return nil
 	}
 	full := p.Namespace + "/" + p.Name
-	if !providerconfig.MatchPath(t.Repositories, full) {
-		return errors.Errorf(errFmtRepository, full, t.Namespace, t.Config, providerconfig.QuoteAll(t.Repositories))
+	if !backendconfig.MatchPath(t.Repositories, full) {
+		return errors.Errorf(errFmtRepository, full, t.Namespace, t.Config, backendconfig.QuoteAll(t.Repositories))
 	}
 	if p.AdoptExisting && !t.AdoptExisting {
 		return errors.Errorf(errFmtAdopt, t.Config)

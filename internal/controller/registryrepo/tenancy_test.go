@@ -22,15 +22,15 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
-	"github.com/freeleaps/provider-devops/internal/providerconfig"
+	"github.com/freeleaps/provider-devops/internal/backendconfig"
 )
 
 func TestRegistryTenancy(t *testing.T) {
 	unlimited := int64(-1)
-	cpc := &providerconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}
+	cpc := &backendconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}
 	defaults := TenancyOf(cpc, &pcv1alpha1.RegistryConfig{}, "team-a")
 	set := TenancyOf(cpc, &pcv1alpha1.RegistryConfig{Tenancy: &pcv1alpha1.RegistryTenancy{Repositories: []string{"acme/{namespace}/*"}, AdoptExisting: true}}, "team-a")
-	own := TenancyOf(&providerconfig.Config{Kind: "ProviderConfig", Name: "default", Namespace: "team-a"}, &pcv1alpha1.RegistryConfig{}, "team-a")
+	own := TenancyOf(&backendconfig.Config{Kind: "ProviderConfig", Name: "default", Namespace: "team-a"}, &pcv1alpha1.RegistryConfig{}, "team-a")
 	repo := func(ns, name string, adopt bool) v1alpha1.RegistryRepoParameters {
 		return v1alpha1.RegistryRepoParameters{Namespace: ns, Name: name, AdoptExisting: adopt}
 	}
@@ -66,7 +66,7 @@ func TestRegistryTenancy(t *testing.T) {
 }
 
 func TestMayCreateProject(t *testing.T) {
-	cpc := &providerconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}
+	cpc := &backendconfig.Config{Kind: "ClusterProviderConfig", Name: "platform"}
 	tenancy := func(patterns ...string) *Tenancy {
 		return TenancyOf(cpc, &pcv1alpha1.RegistryConfig{Tenancy: &pcv1alpha1.RegistryTenancy{Repositories: patterns}}, "team-a")
 	}

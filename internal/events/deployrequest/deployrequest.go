@@ -54,8 +54,8 @@ import (
 	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/backendconfig"
 	"github.com/freeleaps/provider-devops/internal/events"
-	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
 // LegacyType is the AMQP type property of the replaced operator's deploy
@@ -420,7 +420,7 @@ func authorise(ctx context.Context, kube client.Client, p *v1alpha1.JenkinsPipel
 		if err := kube.Get(ctx, client.ObjectKey{Name: ref.Name}, pc); err != nil {
 			return notFoundIsFinal(err, name)
 		}
-		if !providerconfig.NamespaceAllowed(pc.Spec.AllowedNamespaces, p.Namespace) {
+		if !backendconfig.NamespaceAllowed(pc.Spec.AllowedNamespaces, p.Namespace) {
 			return events.Reject("%s may not be used from namespace %s (spec.allowedNamespaces)", name, p.Namespace)
 		}
 		spec = pc.Spec

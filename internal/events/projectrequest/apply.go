@@ -35,8 +35,8 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/backendconfig"
 	"github.com/freeleaps/provider-devops/internal/events"
-	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
 // Annotations a message sets on the project it applies, under
@@ -157,7 +157,7 @@ func authorise(ctx context.Context, configs client.Reader, req *Request, pc, use
 		}
 		return errors.Wrapf(err, "cannot get %s", where)
 	}
-	if !slices.Contains(providerconfig.ExpandNamespace(cfg.Spec.InitializeUsers, nil, req.Namespace), user) {
+	if !slices.Contains(backendconfig.ExpandNamespace(cfg.Spec.InitializeUsers, nil, req.Namespace), user) {
 		return events.Reject("unauthorised: broker user %q may not write DevOpsProject %s/%s in namespace %s: it is not in spec.initializeUsers of %s",
 			user, req.Namespace, req.Project, req.Namespace, where)
 	}

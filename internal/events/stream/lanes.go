@@ -26,7 +26,7 @@ import (
 
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
-	"github.com/freeleaps/provider-devops/internal/providerconfig"
+	"github.com/freeleaps/provider-devops/internal/backendconfig"
 )
 
 // MaxLanesPerNamespace bounds the users one namespace's own
@@ -72,10 +72,10 @@ func platformUsers(cpcs []v1alpha1.ClusterProviderConfig, pipelines []jenkinsv1a
 			continue
 		}
 		cpc := byName[ref.Name]
-		if cpc == nil || cpc.Spec.Jenkins == nil || !providerconfig.NamespaceAllowed(cpc.Spec.AllowedNamespaces, p.Namespace) {
+		if cpc == nil || cpc.Spec.Jenkins == nil || !backendconfig.NamespaceAllowed(cpc.Spec.AllowedNamespaces, p.Namespace) {
 			continue
 		}
-		for _, u := range providerconfig.ExpandNamespace(cpc.Spec.Jenkins.DeployUsers, nil, p.Namespace) {
+		for _, u := range backendconfig.ExpandNamespace(cpc.Spec.Jenkins.DeployUsers, nil, p.Namespace) {
 			if !seen[u] {
 				seen[u] = true
 				platform = append(platform, u)
@@ -92,9 +92,9 @@ func platformUsers(cpcs []v1alpha1.ClusterProviderConfig, pipelines []jenkinsv1a
 func tenantUsers(pcs []v1alpha1.ProviderConfig) map[string][]string {
 	tenants := map[string][]string{}
 	for _, pc := range pcs {
-		users := providerconfig.ExpandNamespace(pc.Spec.InitializeUsers, nil, pc.Namespace)
+		users := backendconfig.ExpandNamespace(pc.Spec.InitializeUsers, nil, pc.Namespace)
 		if pc.Spec.Jenkins != nil {
-			users = append(users, providerconfig.ExpandNamespace(pc.Spec.Jenkins.DeployUsers, nil, pc.Namespace)...)
+			users = append(users, backendconfig.ExpandNamespace(pc.Spec.Jenkins.DeployUsers, nil, pc.Namespace)...)
 		}
 		slices.Sort(users)
 		for _, u := range users {

@@ -38,13 +38,13 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/backendconfig"
 	"github.com/freeleaps/provider-devops/internal/events"
 	"github.com/freeleaps/provider-devops/internal/events/deployments"
 	"github.com/freeleaps/provider-devops/internal/events/deployrequest"
 	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
 	"github.com/freeleaps/provider-devops/internal/events/projectrequest"
 	"github.com/freeleaps/provider-devops/internal/events/vocab"
-	"github.com/freeleaps/provider-devops/internal/providerconfig"
 )
 
 // DefaultHeartbeat is the heartbeat interval while work is in progress.
@@ -180,7 +180,7 @@ func (f *Config) brokerSource(kube client.Reader) events.Source {
 		if s == nil {
 			return events.Broker{}, errors.Errorf("ClusterProviderConfig %s has no events section", f.ProviderConfig)
 		}
-		pc := &providerconfig.Config{Spec: cpc.Spec, Kind: v1alpha1.ClusterProviderConfigKind, Name: cpc.Name}
+		pc := &backendconfig.Config{Spec: cpc.Spec, Kind: v1alpha1.ClusterProviderConfigKind, Name: cpc.Name}
 		u, err := pc.Credentials(ctx, kube, "spec.events.credentials", s.Credentials)
 		if err != nil {
 			return events.Broker{}, err

@@ -14,11 +14,15 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package providerconfig resolves the ProviderConfig or ClusterProviderConfig a
-// managed resource references and reads backend credentials from it. It is the
-// one place that enforces that a namespaced ProviderConfig only reads Secrets
-// from its own namespace, and never the provider's environment or files.
-package providerconfig
+// Package backendconfig resolves the ProviderConfig or
+// ClusterProviderConfig a managed resource references into what its
+// backend client needs: the section, the credentials, TLS and the
+// platform's guard for a tenant's connections. It is the one place that
+// enforces that a namespaced ProviderConfig only reads Secrets from its
+// own namespace, and never the provider's environment or files. (It is
+// not crossplane-runtime's providerconfig package, the usage-tracking
+// reconciler internal/controller/config runs.)
+package backendconfig
 
 import (
 	"context"

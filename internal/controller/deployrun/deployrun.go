@@ -41,7 +41,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -389,8 +388,8 @@ func (r *Reconciler) step(ctx context.Context, d *v1alpha1.DeployRun) (reconcile
 // overdue or an environment the deployment cannot deploy to fails it
 // whatever the phase.
 func (r *Reconciler) decide(ctx context.Context, d *v1alpha1.DeployRun) (transition, error) {
-	if late, timeout := r.overdue(d); late {
-		return failed(fmt.Sprintf("timed out after %s (spec.timeouts.%s)%s", timeout, strings.ToLower(string(d.Status.Phase)), waitingOn(d))), nil
+	if late, timeout, field := r.overdue(d); late {
+		return failed(fmt.Sprintf("timed out after %s (spec.timeouts.%s)%s", timeout, field, waitingOn(d))), nil
 	}
 	e, msg, err := r.environment(ctx, d)
 	if err != nil {
@@ -541,29 +540,28 @@ func clip(s string, n int) string {
 }
 
 // overdue is true when the deployment has been in its phase longer than
-// the phase's timeout.
-func (r *Reconciler) overdue(d *v1alpha1.DeployRun) (bool, time.Duration) {
+// the phase's timeout, limit; field names that timeout in spec.timeouts.
+func (r *Reconciler) overdue(d *v1alpha1.DeployRun) (late bool, limit time.Duration, field string) {
 	t := d.Spec.Timeouts
-	var limit time.Duration
 	switch d.Status.Phase {
 	case v1alpha1.DeployPending:
-		limit = orDefault(t.Pending, DefaultPendingTimeout)
+		limit, field = orDefault(t.Pending, DefaultPendingTimeout), "pending"
 	case v1alpha1.DeployBuilding:
-		limit = orDefault(t.Build, DefaultBuildTimeout)
+		limit, field = orDefault(t.Build, DefaultBuildTimeout), "build"
 	case v1alpha1.DeployDeploying:
-		limit = orDefault(t.Deploy, DefaultDeployTimeout)
+		limit, field = orDefault(t.Deploy, DefaultDeployTimeout), "deploy"
 	case v1alpha1.DeployVerifying:
-		limit = orDefault(t.Verify, DefaultVerifyTimeout)
+		limit, field = orDefault(t.Verify, DefaultVerifyTimeout), "verify"
 	case v1alpha1.DeploySucceeded, v1alpha1.DeployFailed:
-		return false, 0 // over: nothing left to time out
+		return false, 0, "" // over: nothing left to time out
 	default:
-		return false, 0 // a phase this provider does not know: not timed
+		return false, 0, "" // a phase this provider does not know: not timed
 	}
 	since := d.CreationTimestamp.Time
 	if n := len(d.Status.Timeline); n > 0 {
 		since = d.Status.Timeline[n-1].At.Time
 	}
-	return r.o.Now().Sub(since) > limit, limit
+	return r.o.Now().Sub(since) > limit, limit, field
 }
 
 func orDefault(d *metav1.Duration, def time.Duration) time.Duration {

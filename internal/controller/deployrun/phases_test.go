@@ -501,17 +501,17 @@ func TestPhaseTimeoutsAndEnvironment(t *testing.T) {
 		},
 	}, {
 		name: "BuildTimedOut", status: late(v1alpha1.DeployBuilding, 30*time.Minute+time.Second),
-		next: v1alpha1.DeployFailed, msg: "timed out after 30m0s (spec.timeouts.building): waiting for something",
+		next: v1alpha1.DeployFailed, msg: "timed out after 30m0s (spec.timeouts.build): waiting for something",
 	}, {
 		name: "BuildTimeoutOfTheSpec", status: late(v1alpha1.DeployBuilding, 6*time.Minute),
 		run:  func(d *v1alpha1.DeployRun) { d.Spec.Timeouts.Build = &metav1.Duration{Duration: 5 * time.Minute} },
 		next: v1alpha1.DeployFailed, msg: "timed out after 5m0s",
 	}, {
 		name: "DeployTimedOut", status: late(v1alpha1.DeployDeploying, 10*time.Minute+time.Second),
-		next: v1alpha1.DeployFailed, msg: "timed out after 10m0s (spec.timeouts.deploying)",
+		next: v1alpha1.DeployFailed, msg: "timed out after 10m0s (spec.timeouts.deploy)",
 	}, {
 		name: "VerifyTimedOut", status: late(v1alpha1.DeployVerifying, 10*time.Minute+time.Second),
-		next: v1alpha1.DeployFailed, msg: "timed out after 10m0s (spec.timeouts.verifying)",
+		next: v1alpha1.DeployFailed, msg: "timed out after 10m0s (spec.timeouts.verify)",
 	}, {
 		name: "NotYetTimedOut", status: late(v1alpha1.DeployPending, time.Hour-time.Second),
 		next: v1alpha1.DeployBuilding, msg: "asking JenkinsPipeline", requeue: Poll,

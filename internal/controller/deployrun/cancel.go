@@ -73,6 +73,9 @@ func (r *Reconciler) abort(ctx context.Context, d *v1alpha1.DeployRun) error {
 	if err != nil || msg != "" {
 		return err // nothing of an unknown environment to abort
 	}
+	if missingRecord(d) != "" {
+		return nil // what it asked for is not known: nothing to abort
+	}
 	switch d.Status.Phase {
 	case v1alpha1.DeployBuilding:
 		return r.abortBuild(ctx, d, e.pipeline)

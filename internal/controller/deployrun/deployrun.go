@@ -398,6 +398,9 @@ func (r *Reconciler) decide(ctx context.Context, d *v1alpha1.DeployRun) (transit
 	if msg != "" {
 		return failed(msg), nil
 	}
+	if field := missingRecord(d); field != "" {
+		return failed(fmt.Sprintf("%s is missing in phase %s: the deployment's record was removed, so it cannot go on; create a new DeployRun", field, d.Status.Phase)), nil
+	}
 	switch d.Status.Phase {
 	case v1alpha1.DeployPending:
 		return r.pending(ctx, d, e)
@@ -537,6 +540,25 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n] + "..."
+}
+
+// missingRecord names the status record the deployment's phase works on
+// when it is missing: the phase that set it ran, so only a hand edit of
+// the status removes it.
+func missingRecord(d *v1alpha1.DeployRun) string {
+	switch d.Status.Phase {
+	case v1alpha1.DeployBuilding:
+		if d.Status.Build == nil {
+			return "status.build"
+		}
+	case v1alpha1.DeployDeploying, v1alpha1.DeployVerifying:
+		if d.Status.Sync == nil {
+			return "status.sync"
+		}
+	case v1alpha1.DeployPending, v1alpha1.DeploySucceeded, v1alpha1.DeployFailed:
+		// Pending has no record yet; a final deployment is not stepped.
+	}
+	return ""
 }
 
 // overdue is true when the deployment has been in its phase longer than

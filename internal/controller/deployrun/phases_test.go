@@ -527,6 +527,14 @@ func TestPhaseTimeoutsAndEnvironment(t *testing.T) {
 			return a
 		}()},
 		next: v1alpha1.DeployFailed, msg: "2 ArgoApplications are labelled",
+	}, {
+		name: "BuildRecordRemoved", status: late(v1alpha1.DeployBuilding, time.Minute),
+		run:  func(d *v1alpha1.DeployRun) { d.Status.Build = nil },
+		next: v1alpha1.DeployFailed, msg: "status.build is missing in phase Building",
+	}, {
+		name: "SyncRecordRemoved", status: late(v1alpha1.DeployVerifying, time.Minute),
+		run:  func(d *v1alpha1.DeployRun) { d.Status.Sync = nil },
+		next: v1alpha1.DeployFailed, msg: "status.sync is missing in phase Verifying",
 	}})
 }
 
@@ -977,6 +985,10 @@ func TestPhaseAbort(t *testing.T) {
 	}
 	rows := []abortRow{{
 		name: "PendingHasNothingToStop", status: v1alpha1.DeployRunStatus{Phase: v1alpha1.DeployPending},
+	}, {
+		name: "NoBuildRecordNothingKnownToStop", status: v1alpha1.DeployRunStatus{Phase: v1alpha1.DeployBuilding},
+	}, {
+		name: "NoSyncRecordNothingKnownToStop", status: v1alpha1.DeployRunStatus{Phase: v1alpha1.DeployDeploying},
 	}, {
 		name: "RequestNotHandledIsWithdrawn", status: building(v1alpha1.DeployBuild{Request: testToken}),
 		pipeline: func(p *jenkinsv1alpha1.JenkinsPipeline) { p.Spec.ForProvider.BuildRequest = testToken },

@@ -48,7 +48,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
-	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -174,7 +174,7 @@ func Setup(mgr manager.Manager, o controller.Options, opts Options) error {
 	wake := handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
 		return r.running(ctx, o.GetNamespace(), o.GetLabels()[contract.LabelProject], o.GetLabels()[contract.LabelEnvironment])
 	})
-	return ctrl.ControllerManagedBy(mgr).
+	return builder.ControllerManagedBy(mgr).
 		Named("deployrun").
 		WithOptions(o.ForControllerRuntime()).
 		For(&v1alpha1.DeployRun{}).

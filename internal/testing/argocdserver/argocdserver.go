@@ -267,7 +267,7 @@ func (s *Server) setupKube(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cannot read the kubeconfig: %w", err)
 	}
-	if _, err := ctrlenvtest.InstallCRDs(rc, ctrlenvtest.CRDInstallOptions{Paths: []string{filepath.Join(s.cfg.Bin, "crds")}, ErrorIfPathMissing: true}); err != nil {
+	if _, err := ctrlenvtest.InstallCRDs(rc, ctrlenvtest.CRDInstallOptions{Paths: []string{filepath.Join(s.cfg.Bin, "crds")}, ErrorIfPathMissing: true, MaxTime: controlplane.CRDWait}); err != nil {
 		return fmt.Errorf("cannot install Argo CD's CRDs: %w", err)
 	}
 	if s.Kube, err = client.New(rc, client.Options{}); err != nil {

@@ -34,6 +34,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -47,6 +48,12 @@ import (
 	"github.com/freeleaps/provider-devops/internal/clients/netguard"
 	"github.com/freeleaps/provider-devops/internal/testing/integration"
 )
+
+// CRDWait bounds the wait for installed CRDs to be served. It is a bound,
+// not a pause: controller-runtime's default of 10 s ran out on a 2-core
+// machine running a demo beside the tests, while the API server was
+// merely slow to publish discovery.
+const CRDWait = 2 * time.Minute
 
 // Env is a running control plane.
 type Env struct {
@@ -192,7 +199,7 @@ type Options struct {
 // stops it.
 func StartWith(o Options) (*Env, error) {
 	s := Scheme()
-	e := &envtest.Environment{Scheme: s}
+	e := &envtest.Environment{Scheme: s, CRDInstallOptions: envtest.CRDInstallOptions{MaxTime: CRDWait}}
 	if !o.NoProviderCRDs {
 		e.CRDDirectoryPaths, e.ErrorIfCRDPathMissing = []string{filepath.Join(RepoRoot(), "package", "provider", "crds")}, true
 	}
@@ -235,7 +242,7 @@ func StartWith(o Options) (*Env, error) {
 	// Installed apart from the provider's so Env.CRDs stays the provider's
 	// own; once per test binary, like the control plane.
 	env := &Env{Config: cfg, Scheme: s, CRDs: e.CRDs, CertDir: certDir, env: e}
-	if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: []string{CertManagerCRDs()}, ErrorIfPathMissing: true}); err != nil {
+	if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: []string{CertManagerCRDs()}, ErrorIfPathMissing: true, MaxTime: CRDWait}); err != nil {
 		_ = env.Stop()
 		return nil, fmt.Errorf("cannot install cert-manager's CRDs from %s (hack/envtest-assets.sh links them there; run it again): %w", CertManagerCRDs(), err)
 	}

@@ -69,16 +69,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
 	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
 	"github.com/freeleaps/provider-devops/internal/testing/bind"
+	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 	"github.com/freeleaps/provider-devops/internal/testing/distribution"
 	"github.com/freeleaps/provider-devops/internal/testing/loopback"
 	"github.com/freeleaps/provider-devops/internal/testing/node"
 	"github.com/freeleaps/provider-devops/internal/testing/process"
 	"github.com/freeleaps/provider-devops/internal/testing/rabbitmq"
 	"github.com/freeleaps/provider-devops/internal/testing/sandbox"
-	"github.com/go-logr/logr"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // Namespace is where Crossplane runs and keeps its Secrets.
@@ -232,7 +234,8 @@ func (c *Cluster) startKube(ctx context.Context) error {
 	// cert-manager's CRDs before Argo CD starts, so that its cluster cache
 	// knows Certificates when a chart ships one.
 	c.env = &envtest.Environment{BinaryAssetsDirectory: c.cfg.KubeAssets, Scheme: scheme,
-		CRDDirectoryPaths: []string{c.cfg.CertManagerCRDs}, ErrorIfCRDPathMissing: true}
+		CRDDirectoryPaths: []string{c.cfg.CertManagerCRDs}, ErrorIfCRDPathMissing: true,
+		CRDInstallOptions: envtest.CRDInstallOptions{MaxTime: controlplane.CRDWait}}
 	cfg, err := c.env.Start()
 	if err != nil {
 		return err

@@ -115,7 +115,8 @@ type JenkinsConfig struct {
 
 	// AllowedCredentialIDs are the Jenkins credential ids (shell globs,
 	// e.g. "shop-*") that pipelines using this config may name in
-	// source.scm.credentialsId; any other id is refused. Empty: no limit.
+	// source.scm.credentialsId and JenkinsCredentials may create; any
+	// other id is refused. Empty: no limit.
 	// "{namespace}" stands for the resource's namespace.
 	// +kubebuilder:validation:MaxItems=256
 	// +kubebuilder:validation:items:Pattern=`^([A-Za-z0-9_.@*?\[\]-]|\{namespace\})+$`
@@ -123,6 +124,14 @@ type JenkinsConfig struct {
 	// +listType=set
 	// +optional
 	AllowedCredentialIDs []string `json:"allowedCredentialIds,omitempty"`
+
+	// AllowGlobalCredentials lets JenkinsCredentials without a folder
+	// write to Jenkins' global (system) credential store, which every job
+	// can use. Honoured only in a ClusterProviderConfig without a
+	// rootFolder: a namespaced ProviderConfig never reaches the global
+	// store. Default false: credentials go into folders only.
+	// +optional
+	AllowGlobalCredentials bool `json:"allowGlobalCredentials,omitempty"`
 
 	// DeployUsers are the RabbitMQ users that may build the pipelines using
 	// this config through deploy requests: a request is authorised by its

@@ -20,10 +20,13 @@ package v1alpha1
 
 import "github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
-// Compile-time checks that the generated method sets make JenkinsPipeline a
-// crossplane-runtime v2 namespaced managed resource. Excluded while angryjet
-// type-checks the package, since it generates the methods these need.
+// Compile-time checks that the generated method sets make JenkinsPipeline and
+// JenkinsCredential crossplane-runtime v2 namespaced managed resources.
+// Excluded while angryjet type-checks the package, since it generates the
+// methods these need.
 var (
 	_ resource.ModernManaged = &JenkinsPipeline{}
 	_ resource.ManagedList   = &JenkinsPipelineList{}
+	_ resource.ModernManaged = &JenkinsCredential{}
+	_ resource.ManagedList   = &JenkinsCredentialList{}
 )

@@ -45,6 +45,15 @@ var (
 	JenkinsPipelineGroupVersionKind = SchemeGroupVersion.WithKind(JenkinsPipelineKind)
 )
 
+// JenkinsCredential type metadata.
+var (
+	JenkinsCredentialKind             = reflect.TypeOf(JenkinsCredential{}).Name()
+	JenkinsCredentialGroupKind        = schema.GroupKind{Group: Group, Kind: JenkinsCredentialKind}.String()
+	JenkinsCredentialKindAPIVersion   = JenkinsCredentialKind + "." + SchemeGroupVersion.String()
+	JenkinsCredentialGroupVersionKind = SchemeGroupVersion.WithKind(JenkinsCredentialKind)
+)
+
 func init() {
 	SchemeBuilder.Register(&JenkinsPipeline{}, &JenkinsPipelineList{})
+	SchemeBuilder.Register(&JenkinsCredential{}, &JenkinsCredentialList{})
 }

@@ -88,6 +88,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	case p == "/queue/cancelItem":
 		s.cancelItem(w, r)
 		return
+	case strings.HasPrefix(p+"/", "/credentials/store/system/"):
+		s.credentials(w, r, "", strings.TrimPrefix(strings.TrimPrefix(p, "/credentials/store/system"), "/"))
+		return
 	}
 	path, action, ok := splitItemPath(p)
 	if !ok {
@@ -200,6 +203,8 @@ func (s *Server) item(w http.ResponseWriter, r *http.Request, path, action strin
 		page(w, s.fullDisplayName(path)+" Config")
 	case action == "config.xml":
 		s.config(w, r, path, it)
+	case strings.HasPrefix(action+"/", "credentials/store/folder/") && it.folder():
+		s.credentials(w, r, path, strings.TrimPrefix(strings.TrimPrefix(action, "credentials/store/folder"), "/"))
 	case action == "doDelete":
 		if r.Method != http.MethodPost {
 			requirePOST(w)

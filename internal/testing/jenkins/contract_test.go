@@ -152,6 +152,12 @@ func control(srv *jenkins.Server, command string) error {
 		srv.Log(f[1], f[2]+"\n")
 	case f[0] == "finish" && len(f) == 3:
 		srv.Finish(f[1], f[2])
+	case f[0] == "stored-credential" && len(f) == 3:
+		id, text, _ := strings.Cut(f[2], " ")
+		stored, ok := srv.StoredCredential(f[1], id)
+		if !ok || !strings.Contains(stored, text) {
+			return fmt.Errorf("credential %s of %s is not stored with the value sent", id, f[1])
+		}
 	default:
 		return fmt.Errorf("unknown control command %q", command)
 	}

@@ -50,6 +50,7 @@ limitations under the License.
 //     running build and does nothing to a finished one, POST
 //     submitDescription sets the description, both answering 302 to the
 //     build.
+//   - The credentials plugins' stores (credentials.go).
 //   - api/json is written as Stapler exports beans: ?depth= with each
 //     property's visibility (nested runs are {number, url} at depth 0),
 //     ?tree= with nesting, * and {M,N} ranges, _class where Jenkins writes
@@ -155,6 +156,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	items    map[string]*item // full path -> item
+	system   credentialStore  // Jenkins' global credential store
 	queue    map[int]*queueItem
 	nextQ    int
 	sessions map[string]string // session id -> crumb
@@ -250,7 +252,8 @@ func (s *Server) LoseNextBuildAnswer(queued bool) {
 }
 
 type item struct {
-	class     string // the Java class, from the config's root element
+	class     string          // the Java class, from the config's root element
+	creds     credentialStore // a folder's credential store
 	config    string
 	builds    []*Build // oldest first
 	nextBuild int

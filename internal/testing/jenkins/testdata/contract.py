@@ -11,7 +11,13 @@ one line per check, "PASS name" or "FAIL name: why", then
 "SUMMARY <n> passed, <m> failed". Builds only start and finish when the
 test says so: the script prints "CONTROL <command>" and waits for the Go
 test to answer "ok" on stdin (commands: run-queue, log <job> <text>,
-finish <job> <result>).
+finish <job> <result>, stored-credential <folder> <id> <text>: the
+credential as stored holds text, which Jenkins never answers).
+
+Credential checks follow the credentials plugin's CredentialsStoreAction
+(credentials 1371): what python-jenkins' create_credential,
+credential_exists, get_credential_info, get_credential_config,
+reconfig_credential, list_credentials and delete_credential get.
 """
 
 import json
@@ -55,6 +61,40 @@ PIPELINE_XML = """<?xml version='1.1' encoding='UTF-8'?>
   <disabled>false</disabled>
 </flow-definition>
 """
+
+USERPASS = "com.cloudbees.plugins.credentials.impl.UsernamePasswordCredentialsImpl"
+SECRET_TEXT = "org.jenkinsci.plugins.plaincredentials.impl.StringCredentialsImpl"
+SSH_KEY = "com.cloudbees.jenkins.plugins.sshcredentials.impl.BasicSSHUserPrivateKey"
+SECRET_FILE = "org.jenkinsci.plugins.plaincredentials.impl.FileCredentialsImpl"
+
+# Values that Jenkins keeps and never answers.
+PASSWORD = "contract-password-never-answered"
+NEW_PASSWORD = "rotated-password-never-answered"
+
+
+def userpass_xml(cid, password):
+    return """<?xml version='1.1' encoding='UTF-8'?>
+<%s>
+  <scope>GLOBAL</scope>
+  <id>%s</id>
+  <description>git over https</description>
+  <username>ci-bot</username>
+  <usernameSecret>false</usernameSecret>
+  <password>%s</password>
+</%s>""" % (USERPASS, cid, password, USERPASS)
+
+
+OTHER_CREDENTIALS = {
+    "shop-token": (SECRET_TEXT, "<secret>token-never-answered</secret>", "Secret text", "token-never-answered"),
+    "shop-ssh": (SSH_KEY, """<username>git</username>
+  <usernameSecret>false</usernameSecret>
+  <privateKeySource class="com.cloudbees.jenkins.plugins.sshcredentials.impl.BasicSSHUserPrivateKey$DirectEntryPrivateKeySource">
+    <privateKey>-----BEGIN OPENSSH PRIVATE KEY-----key-never-answered</privateKey>
+  </privateKeySource>
+  <passphrase>phrase-never-answered</passphrase>""", "SSH Username with private key", "key-never-answered"),
+    "shop-kubeconfig": (SECRET_FILE, """<fileName>kubeconfig</fileName>
+  <secretBytes>ZmlsZS1uZXZlci1hbnN3ZXJlZA==</secretBytes>""", "Secret file", "ZmlsZS1uZXZlci1hbnN3ZXJlZA=="),
+}
 
 passed = 0
 failed = 0
@@ -600,6 +640,101 @@ def delete_folder():
     server.delete_job("free")
 
 
+# --- Credentials ----------------------------------------------------------------
+
+def credential_create():
+    server.create_credential("team", userpass_xml("shop-git", PASSWORD))
+    expect(server.credential_exists("shop-git", "team"), "credential_exists is false after create_credential")
+    expect(not server.credential_exists("nope", "team"), "a missing credential exists")
+    control("stored-credential team shop-git " + PASSWORD)
+
+
+def credential_info():
+    info = server.get_credential_info("shop-git", "team")
+    for field, want in [
+        ("_class", "com.cloudbees.plugins.credentials.CredentialsStoreAction$CredentialsWrapper"),
+        ("id", "shop-git"),
+        ("description", "git over https"),
+        ("typeName", "Username with password"),
+        ("displayName", "ci-bot/****** (git over https)"),
+    ]:
+        equal(field, info.get(field), want)
+    expect(PASSWORD not in json.dumps(info), "api/json answered the password")
+
+
+def credential_config_redacted():
+    config = server.get_credential_config("shop-git", "team")
+    expect(PASSWORD not in config, "config.xml answered the password")
+    root = ET.fromstring(config)
+    equal("root", root.tag, USERPASS)
+    equal("username", root.findtext("username"), "ci-bot")
+    expect(root.find("password/secret-redacted") is not None, "the password is not <secret-redacted/>")
+
+
+def credential_duplicate():
+    raises(lambda: server.create_credential("team", userpass_xml("shop-git", "x")), jenkins.JenkinsException,
+           contains="already exists")
+    # Jenkins itself answers 409 (python-jenkins checks first).
+    url = server._build_url("job/team/credentials/store/folder/domain/_/createCredentials")
+    r = requests.Request("POST", url, data=userpass_xml("shop-git", "x").encode(), headers=jenkins.DEFAULT_HEADERS)
+    raises(lambda: server.jenkins_open(r), requests.HTTPError, status=409)
+    control("stored-credential team shop-git " + PASSWORD)
+
+
+def credential_reconfig():
+    # python-jenkins 1.4 sends reconfig_credential's POST without the XML:
+    # Jenkins cannot parse an empty credential (500) and changes nothing.
+    raises(lambda: server.reconfig_credential("team", userpass_xml("shop-git", NEW_PASSWORD)), jenkins.JenkinsException,
+           contains="[500]")
+    control("stored-credential team shop-git " + PASSWORD)
+    # With the body (what the provider sends), it is replaced.
+    url = server._build_url("job/team/credentials/store/folder/domain/_/credential/shop-git/config.xml")
+    server.jenkins_open(requests.Request("POST", url, data=userpass_xml("shop-git", NEW_PASSWORD).encode(),
+                                         headers=jenkins.DEFAULT_HEADERS))
+    control("stored-credential team shop-git " + NEW_PASSWORD)
+    other = requests.Request("POST", url, data=userpass_xml("other-id", "x").encode(), headers=jenkins.DEFAULT_HEADERS)
+    raises(lambda: server.jenkins_open(other), jenkins.JenkinsException, contains="[500]")
+
+
+def credential_types():
+    for cid, (cls, body, type_name, secret) in OTHER_CREDENTIALS.items():
+        xml = "<%s>\n  <scope>GLOBAL</scope>\n  <id>%s</id>\n  <description/>\n  %s\n</%s>" % (cls, cid, body, cls)
+        server.create_credential("team", xml)
+        equal(cid + " typeName", server.get_credential_info(cid, "team")["typeName"], type_name)
+        config = server.get_credential_config(cid, "team")
+        expect(secret not in config, "config.xml of %s answered its secret" % cid)
+        expect("secret-redacted" in config, "config.xml of %s is not redacted" % cid)
+        control("stored-credential team %s %s" % (cid, secret))
+    ids = sorted(c["id"] for c in server.list_credentials("team"))
+    equal("list_credentials", ids, sorted(["shop-git"] + list(OTHER_CREDENTIALS)))
+
+
+def credential_unknown_class():
+    url = server._build_url("job/team/credentials/store/folder/domain/_/createCredentials")
+    r = requests.Request("POST", url, data=b"<no.such.Credentials><id>x</id></no.such.Credentials>",
+                         headers=jenkins.DEFAULT_HEADERS)
+    raises(lambda: server.jenkins_open(r), jenkins.JenkinsException, contains="[500]")
+    expect(not server.credential_exists("x", "team"), "an unknown class was stored")
+
+
+def credential_scoping():
+    # Only folders have a store, only the global domain "_" exists.
+    expect(not server.credential_exists("shop-git", "nope"), "a credential of a missing folder exists")
+    raises(lambda: server.get_credential_info("shop-git", "nope"), jenkins.JenkinsException)
+    for path in ["job/team/job/alpha/credentials/store/folder/domain/_/api/json",
+                 "job/team/credentials/store/folder/domain/other/api/json",
+                 "job/team/credentials/store/folder/domain/_/credential/nope/api/json"]:
+        raises(lambda: server.jenkins_open(requests.Request("GET", server._build_url(path))),
+               jenkins.NotFoundException)
+    expect(not server.credential_exists("shop-git", "free"), "a job that is no folder has a store")
+
+
+def credential_delete():
+    server.delete_credential("shop-git", "team")
+    expect(not server.credential_exists("shop-git", "team"), "credential_exists after delete_credential")
+    raises(lambda: server.delete_credential("shop-git", "team"), jenkins.NotFoundException)
+
+
 def missing_job():
     raises(lambda: server.get_job_info("nope"), jenkins.JenkinsException, contains="job[nope] does not exist")
     raises(lambda: server.get_job_config("nope"), jenkins.NotFoundException)
@@ -643,6 +778,15 @@ def main():
     check("copy-job", copy_job)
     check("reconfig-other-type", reconfig_other_type)
     check("folder-config", folder_config)
+    check("credential-create", credential_create)
+    check("credential-info", credential_info)
+    check("credential-config-redacted", credential_config_redacted)
+    check("credential-duplicate", credential_duplicate)
+    check("credential-reconfig", credential_reconfig)
+    check("credential-types", credential_types)
+    check("credential-unknown-class", credential_unknown_class)
+    check("credential-scoping", credential_scoping)
+    check("credential-delete", credential_delete)
     n = check("build-with-parameters", build_with_parameters)
     if n:
         check("queue-item-waiting", lambda: queue_item_waiting(n))

@@ -37,6 +37,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/controller/config"
 	"github.com/freeleaps/provider-devops/internal/controller/deployrun"
 	"github.com/freeleaps/provider-devops/internal/controller/dnsrecord"
+	"github.com/freeleaps/provider-devops/internal/controller/jenkinscredential"
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/controller/registryrepo"
@@ -68,6 +69,9 @@ func Kinds(cfg Config) []mrcontroller.Registration {
 	return []mrcontroller.Registration{
 		mrcontroller.Register(jenkinspipeline.Descriptor, func(mgr ctrl.Manager) managed.TypedExternalConnector[*jenkinsv1alpha1.JenkinsPipeline] {
 			return jenkinspipeline.NewConnector(mgr.GetClient(), cfg.Guard, nil)
+		}),
+		mrcontroller.Register(jenkinscredential.Descriptor, func(mgr ctrl.Manager) managed.TypedExternalConnector[*jenkinsv1alpha1.JenkinsCredential] {
+			return jenkinscredential.NewConnector(mgr.GetClient(), cfg.Guard, nil)
 		}),
 		mrcontroller.Register(argoapplication.Descriptor, func(mgr ctrl.Manager) managed.TypedExternalConnector[*argov1alpha1.ArgoApplication] {
 			return argoapplication.NewConnector(mgr.GetClient(), cfg.Guard, nil)

@@ -145,16 +145,16 @@ func clientConfig(ctx context.Context, r backendconfig.Resolver, cr *v1alpha1.Je
 	if err != nil {
 		return cfg, nil, nil, errors.Wrapf(err, "spec.jenkins.credentials of %s", pc)
 	}
-	s = forNamespace(s, cr.GetNamespace())
+	s = ForNamespace(s, cr.GetNamespace())
 	if err := allowed(cr, s); err != nil {
 		return cfg, pc, errors.Wrapf(err, "refused by %s", pc), nil
 	}
 	return jenkins.Config{URL: s.URL, Username: user, Token: token, TLS: pc.TLS(s.TLSConfig), Root: s.RootFolder}, pc, nil, nil
 }
 
-// forNamespace returns s with "{namespace}" in its root folder and allowed
-// credential ids replaced by ns.
-func forNamespace(s *pcv1alpha1.JenkinsConfig, ns string) *pcv1alpha1.JenkinsConfig {
+// ForNamespace returns s with "{namespace}" in its root folder and allowed
+// credential ids replaced by ns: the limits of s for a resource in ns.
+func ForNamespace(s *pcv1alpha1.JenkinsConfig, ns string) *pcv1alpha1.JenkinsConfig {
 	out := *s
 	out.RootFolder = strings.ReplaceAll(s.RootFolder, "{namespace}", ns)
 	out.AllowedCredentialIDs = backendconfig.ExpandNamespace(s.AllowedCredentialIDs, nil, ns)
@@ -177,15 +177,26 @@ func allowed(cr *v1alpha1.JenkinsPipeline, s *pcv1alpha1.JenkinsConfig) error {
 	if dir, _ := path.Split(p); s.RootFolder != "" && !jenkins.Below(dir, s.RootFolder) {
 		return errors.Errorf("job %q is outside the root folder %q (spec.jenkins.rootFolder): set spec.forProvider.folder to %q or a folder below it", p, s.RootFolder, s.RootFolder)
 	}
-	if src := cr.Spec.ForProvider.Source.SCM; src != nil && src.CredentialsID != "" && len(s.AllowedCredentialIDs) > 0 {
-		for _, pat := range s.AllowedCredentialIDs {
-			if ok, _ := path.Match(pat, src.CredentialsID); ok {
-				return nil
-			}
-		}
-		return errors.Errorf("credentials id %q in spec.forProvider.source.scm.credentialsId is not allowed (spec.jenkins.allowedCredentialIds: %s)", src.CredentialsID, strings.Join(s.AllowedCredentialIDs, ", "))
+	if src := cr.Spec.ForProvider.Source.SCM; src != nil && src.CredentialsID != "" {
+		return CredentialIDAllowed(s, src.CredentialsID, "spec.forProvider.source.scm.credentialsId")
 	}
 	return nil
+}
+
+// CredentialIDAllowed checks a Jenkins credential id, which field names in
+// messages, against the allowed ids of s (already ForNamespace): the one
+// rule for pipelines naming credentials and JenkinsCredentials creating
+// them.
+func CredentialIDAllowed(s *pcv1alpha1.JenkinsConfig, id, field string) error {
+	if len(s.AllowedCredentialIDs) == 0 {
+		return nil
+	}
+	for _, pat := range s.AllowedCredentialIDs {
+		if ok, _ := path.Match(pat, id); ok {
+			return nil
+		}
+	}
+	return errors.Errorf("credentials id %q in %s is not allowed (spec.jenkins.allowedCredentialIds: %s)", id, field, strings.Join(s.AllowedCredentialIDs, ", "))
 }
 
 // Work is the pipeline's build in progress, or its last finished build.

@@ -173,6 +173,26 @@ func TestInvalidObjectsRefused(t *testing.T) {
 			file:   ex("jenkins/jenkinspipeline.yaml"), mutate: set("spec.forProvider.folder", "team/../admin"),
 			field: "spec.forProvider.folder", message: "must not contain '..'",
 		},
+		"CredentialFileWithoutName": {
+			reason: "a secret file needs the name builds see it under",
+			file:   ex("jenkins/credential.yaml"), kind: "JenkinsCredential", mutate: set("spec.forProvider.type", "file"),
+			field: "spec.forProvider", message: "a file credential needs fileName",
+		},
+		"CredentialUnknownType": {
+			reason: "only the four supported credential types are accepted",
+			file:   ex("jenkins/credential.yaml"), kind: "JenkinsCredential", mutate: set("spec.forProvider.type", "certificate"),
+			field: "spec.forProvider.type", message: "Unsupported value",
+		},
+		"CredentialBadID": {
+			reason: "a credential id is what Jenkins accepts as one, nothing that would change its URL",
+			file:   ex("jenkins/credential.yaml"), kind: "JenkinsCredential", mutate: set("spec.forProvider.id", "git/shop"),
+			field: "spec.forProvider.id", message: "should match",
+		},
+		"CredentialFolderDotDot": {
+			reason: "a credential's folder cannot climb out with ..",
+			file:   ex("jenkins/credential.yaml"), kind: "JenkinsCredential", mutate: set("spec.forProvider.folder", "team/../admin"),
+			field: "spec.forProvider.folder", message: "must not contain '..'",
+		},
 		"JenkinsTwoSources": {
 			reason: "a pipeline has one source",
 			file:   ex("jenkins/jenkinspipeline.yaml"), mutate: set("spec.forProvider.source.script", "pipeline {}"),

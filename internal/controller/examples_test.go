@@ -92,7 +92,8 @@ func TestExamplesReconcile(t *testing.T) {
 				controlplane.Must(t, unstructured.SetNestedField(u.Object, named.Addr, "spec", "dns", "rfc2136", "server"))
 			}
 		}},
-		"JenkinsPipeline": {file: "jenkins/jenkinspipeline.yaml"},
+		"JenkinsPipeline":   {file: "jenkins/jenkinspipeline.yaml"},
+		"JenkinsCredential": {file: "jenkins/credential.yaml"},
 		"ArgoApplication": {file: "argocd/argoapplication.yaml", patch: func(u *unstructured.Unstructured) {
 			controlplane.Must(t, unstructured.SetNestedField(u.Object, argo.Apps.URL, "spec", "forProvider", "source", "repoURL"))
 		}},
@@ -110,7 +111,9 @@ func TestExamplesReconcile(t *testing.T) {
 	}
 	// In order: the ArgoRepository and ArgoApplication examples use the
 	// AppProject the ArgoProject example makes (a map ranges at random).
-	order := []string{"DNSRecord", "RegistryRepo", "DNSRecordRFC2136", "JenkinsPipeline", "ArgoProject", "ArgoRepository", "ArgoApplication"}
+	// The JenkinsCredential example goes into the folder the
+	// JenkinsPipeline example makes.
+	order := []string{"DNSRecord", "RegistryRepo", "DNSRecordRFC2136", "JenkinsPipeline", "JenkinsCredential", "ArgoProject", "ArgoRepository", "ArgoApplication"}
 	if len(order) != len(cases) {
 		t.Fatalf("order lists %d examples, cases %d", len(order), len(cases))
 	}
@@ -146,6 +149,9 @@ func TestExamplesReconcile(t *testing.T) {
 	}
 	if v := named.Values("api.example.com.", mdns.TypeA); len(v) != 2 {
 		t.Errorf("the RFC 2136 example at BIND: %v", v)
+	}
+	if c, _ := jenkins.StoredCredential("team/shop", "git-shop"); !strings.Contains(c, "<password>replace-with-a-git-token</password>") {
+		t.Errorf("the JenkinsCredential example in Jenkins: %q", c)
 	}
 	if jenkins.Queued("team/shop/alpha") != 1 {
 		t.Errorf("the example's buildRequest must queue exactly one build, got %d", jenkins.Queued("team/shop/alpha"))

@@ -54,8 +54,8 @@ type CredentialSecretRef struct {
 	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name"`
 
-	// UsernameKey holds the username (usernamePassword, sshPrivateKey).
-	// Default "username".
+	// UsernameKey holds the username (usernamePassword, sshPrivateKey)
+	// unless spec.forProvider.username is set. Default "username".
 	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
 	// +kubebuilder:validation:MaxLength=253
 	// +optional
@@ -100,6 +100,7 @@ type CredentialSecretRef struct {
 // +kubebuilder:validation:XValidation:rule="has(self.folder) == has(oldSelf.folder) && (!has(self.folder) || self.folder == oldSelf.folder) && has(self.id) == has(oldSelf.id) && (!has(self.id) || self.id == oldSelf.id)",message="folder and id are immutable: they are where the credential lives in Jenkins; create a new JenkinsCredential to move it"
 // +kubebuilder:validation:XValidation:rule="self.type != 'file' || has(self.fileName)",message="a file credential needs fileName"
 // +kubebuilder:validation:XValidation:rule="self.type == 'file' || !has(self.fileName)",message="fileName is only for file credentials"
+// +kubebuilder:validation:XValidation:rule="!has(self.username) || self.type == 'usernamePassword' || self.type == 'sshPrivateKey'",message="username is only for usernamePassword and sshPrivateKey credentials"
 type JenkinsCredentialParameters struct {
 	// Folder whose credential store holds the credential, e.g.
 	// "team/shop": the folder's jobs (and those below it) can use it. The
@@ -132,6 +133,14 @@ type JenkinsCredentialParameters struct {
 	// +kubebuilder:validation:MaxLength=255
 	// +optional
 	FileName string `json:"fileName,omitempty"`
+
+	// Username of a usernamePassword or sshPrivateKey credential, when the
+	// Secret does not hold it (e.g. "git" for an SSH key): set, the
+	// Secret's usernameKey is not read.
+	// +kubebuilder:validation:Pattern=`^[^\s]+$`
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	Username string `json:"username,omitempty"`
 
 	// SecretRef is the Secret, in this resource's namespace, holding the
 	// values. When its values change, the credential is rewritten.

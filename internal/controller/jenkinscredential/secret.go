@@ -95,12 +95,12 @@ func Desired(ctx context.Context, kube client.Reader, cr *v1alpha1.JenkinsCreden
 	r := reader{secret: s}
 	switch p.Type {
 	case v1alpha1.CredentialUsernamePassword:
-		out.Username = string(r.value(ref.UsernameKey, "username", "usernameKey", true))
+		out.Username = r.username(p.Username, ref.UsernameKey)
 		out.Secrets.Password = string(r.value(ref.PasswordKey, "password", "passwordKey", true))
 	case v1alpha1.CredentialSecretText:
 		out.Secrets.Text = string(r.value(ref.SecretKey, "secret", "secretKey", true))
 	case v1alpha1.CredentialSSHPrivateKey:
-		out.Username = string(r.value(ref.UsernameKey, "username", "usernameKey", true))
+		out.Username = r.username(p.Username, ref.UsernameKey)
 		out.Secrets.PrivateKey = string(r.value(ref.PrivateKeyKey, corev1.SSHAuthPrivateKey, "privateKeyKey", true))
 		if ref.PassphraseKey != "" {
 			out.Secrets.Passphrase = string(r.value(ref.PassphraseKey, "", "passphraseKey", false))
@@ -117,6 +117,14 @@ func Desired(ctx context.Context, kube client.Reader, cr *v1alpha1.JenkinsCreden
 type reader struct {
 	secret *corev1.Secret
 	err    error
+}
+
+// username is spec.forProvider.username, or else the Secret's.
+func (r *reader) username(spec, key string) string {
+	if spec != "" {
+		return spec
+	}
+	return string(r.value(key, "username", "usernameKey", true))
 }
 
 func (r *reader) value(key, def, field string, nonEmpty bool) []byte {

@@ -52,8 +52,9 @@ func newComposer(rs *requestState) *composer {
 
 // projectWide adds the resources the project's environments share: the
 // registry, the ArgoProject and, for a private repository, the
-// ArgoRepository. keepArgo composes the Argo CD ones without Delete, for
-// an orphaned application that still syncs with them.
+// ArgoRepository and the pipelines' JenkinsCredential. keepArgo composes
+// the Argo CD ones and the credential without Delete, for an orphaned
+// environment that still syncs or builds with them.
 func (c *composer) projectWide(keepArgo bool, orphaned []OrphanedEnvironment) error {
 	if err := c.add(nameRegistry, c.p.registry()); err != nil {
 		return err
@@ -65,9 +66,27 @@ func (c *composer) projectWide(keepArgo bool, orphaned []OrphanedEnvironment) er
 	// project's ArgoProject holds it (observed Ready): never into a
 	// project of that name someone else made first.
 	if r := c.p.argoRepository(keepArgo); r != nil && (c.exists(nameArgoRepo) || c.ready[nameArgoProject]) {
-		return c.add(nameArgoRepo, r)
+		if err := c.add(nameArgoRepo, r); err != nil {
+			return err
+		}
+	}
+	// The checkout credential goes into the pipelines' folder once a
+	// pipeline, which creates the folder, is observed Ready.
+	if r := c.p.jenkinsCredential(keepArgo); r != nil && (c.exists(nameJenkinsCred) || c.pipelineReady()) {
+		return c.add(nameJenkinsCred, r)
 	}
 	return nil
+}
+
+// pipelineReady is true when one of the project's pipelines is observed
+// Ready.
+func (c *composer) pipelineReady() bool {
+	for _, e := range c.p.spec.Environments {
+		if c.ready[namePipeline(e.Name)] {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *composer) add(name resource.Name, o composable) error {

@@ -420,13 +420,13 @@ func TestArgoRepository(t *testing.T) {
 			want: append(want("pr-7", "prod"), "argo-repository"),
 		},
 		"ExistingAppsStay": {
-			reason: "An application that exists is never dropped because the repository is not Ready.",
+			reason: "An application that exists is never dropped because the repository is not Ready; the pipelines Ready, their credential follows.",
 			x:      xr(private), observed: func() map[string]map[string]any {
 				o := allObserved(true, "prod", "pr-7")
 				o["argo-repository"] = observed(KindRepo, false, nil)
 				return o
 			}(),
-			want: append(want("pr-7", "prod"), "argo-repository"),
+			want: append(want("pr-7", "prod"), "argo-repository", "jenkins-credential"),
 		},
 	}
 	for name, tc := range cases {
@@ -447,6 +447,99 @@ func TestArgoRepository(t *testing.T) {
 		if got := resourceField(t, rsp, "argo-repository", append([]string{"spec", "forProvider"}, strings.Split(field, ".")...)...); got != wantV {
 			t.Errorf("argo-repository spec.forProvider.%s: want %v, got %v", field, wantV, got)
 		}
+	}
+}
+
+func TestJenkinsCredential(t *testing.T) {
+	git := func(g map[string]any) xrOpt {
+		return withSpec(func(s map[string]any) {
+			for k, v := range g {
+				s["git"].(map[string]any)[k] = v
+			}
+		})
+	}
+	secret := map[string]any{"name": "git-credentials"}
+	pipelineReady := map[string]map[string]any{"prod-pipeline": observed(KindPipeline, true, nil)}
+	cases := map[string]struct {
+		reason   string
+		x        map[string]any
+		observed map[string]map[string]any
+		// want is the JenkinsCredential's spec.forProvider; nil for none.
+		want map[string]any
+		// checkout is the pipelines' credentialsId.
+		checkout any
+	}{
+		"Public": {
+			reason: "A public repository needs no credential.",
+			x:      xr(), observed: pipelineReady,
+		},
+		"WaitsForFolder": {
+			reason:   "The credential waits until a pipeline, which creates the folder, is Ready; the pipelines already name it.",
+			x:        xr(git(map[string]any{"credentialsSecretRef": secret})),
+			checkout: "team-shop.shop.git",
+		},
+		"HTTPS": {
+			reason: "An https repository's Secret is a username and password, put into the pipelines' folder under a deterministic id the pipelines check out with.",
+			x:      xr(git(map[string]any{"credentialsSecretRef": secret})), observed: pipelineReady,
+			want: map[string]any{
+				"folder": "team/shop", "id": "team-shop.shop.git", "type": "usernamePassword",
+				"description": "Checks out the repository of shop (DevOpsProject).", "secretRef": map[string]any{"name": "git-credentials"},
+			},
+			checkout: "team-shop.shop.git",
+		},
+		"SSH": {
+			reason: "An SSH repository's Secret is Argo CD's sshPrivateKey, with the URL's user.",
+			x:      xr(git(map[string]any{"credentialsSecretRef": secret, "url": "ssh://gitea@git.example.com/team/shop.git"})), observed: pipelineReady,
+			want: map[string]any{
+				"folder": "team/shop", "id": "team-shop.shop.git", "type": "sshPrivateKey", "username": "gitea",
+				"description": "Checks out the repository of shop (DevOpsProject).", "secretRef": map[string]any{"name": "git-credentials", "privateKeyKey": "sshPrivateKey"},
+			},
+			checkout: "team-shop.shop.git",
+		},
+		"JenkinsIDGiven": {
+			reason: "spec.git.jenkinsCredentialsId names a credential someone else manages: none is composed, the pipelines use it.",
+			x:      xr(git(map[string]any{"credentialsSecretRef": secret, "jenkinsCredentialsId": "shared-git"})), observed: pipelineReady,
+			checkout: "shared-git",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp := run(t, t0, newRequest(t, tc.x, tc.observed, nil))
+			_, composed := rsp.GetDesired().GetResources()["jenkins-credential"]
+			if composed != (tc.want != nil) {
+				t.Fatalf("%s\njenkins-credential composed: %v, want %v", tc.reason, composed, tc.want != nil)
+			}
+			if tc.want != nil {
+				if diff := cmp.Diff(tc.want, resourceField(t, rsp, "jenkins-credential", "spec", "forProvider")); diff != "" {
+					t.Errorf("%s\nspec.forProvider -want +got:\n%s", tc.reason, diff)
+				}
+			}
+			if got := resourceField(t, rsp, "prod-pipeline", "spec", "forProvider", "source", "scm", "credentialsId"); got != tc.checkout {
+				t.Errorf("%s\nthe pipeline's credentialsId: %v, want %v", tc.reason, got, tc.checkout)
+			}
+		})
+	}
+}
+
+func TestSSHUser(t *testing.T) {
+	cases := map[string]struct {
+		url  string
+		user string
+		ssh  bool
+	}{
+		"SCPLike":      {url: "git@git.example.com:team/shop.git", user: "git", ssh: true},
+		"SCPOtherUser": {url: "deploy@git.example.com:team/shop.git", user: "deploy", ssh: true},
+		"SSHURL":       {url: "ssh://gitea@git.example.com:2222/team/shop.git", user: "gitea", ssh: true},
+		"SSHNoUser":    {url: "ssh://git.example.com/team/shop.git", user: "git", ssh: true},
+		"HTTPS":        {url: "https://git.example.com/team/shop.git"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			user, ssh := sshUser(tc.url)
+			if user != tc.user || ssh != tc.ssh {
+				t.Errorf("sshUser(%q): %q, %v; want %q, %v", tc.url, user, ssh, tc.user, tc.ssh)
+			}
+		})
 	}
 }
 

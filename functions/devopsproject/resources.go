@@ -41,6 +41,7 @@ const (
 	KindRegistry = "RegistryRepo"
 	KindProject  = "ArgoProject"
 	KindRepo     = "ArgoRepository"
+	KindCred     = "JenkinsCredential"
 )
 
 // Composition-resource names: stable, so Crossplane keeps matching the same
@@ -49,6 +50,7 @@ const (
 	nameRegistry    = resource.Name("registry")
 	nameArgoProject = resource.Name("argo-project")
 	nameArgoRepo    = resource.Name("argo-repository")
+	nameJenkinsCred = resource.Name("jenkins-credential")
 )
 
 func namePipeline(env string) resource.Name { return resource.Name(env + "-pipeline") }
@@ -252,19 +254,81 @@ func (p *project) registry() *registryv1alpha1.RegistryRepo {
 	}
 }
 
-func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPipeline {
-	g, folder := p.spec.Git, p.spec.Pipeline.Folder
+// pipelineFolder is the Jenkins folder of an environment's pipeline; env
+// "" the folder new pipelines get.
+func (p *project) pipelineFolder(env string) string {
 	switch {
-	case folder != "":
-	case p.keptFolder[e.Name] != "":
-		folder = p.keptFolder[e.Name]
+	case p.spec.Pipeline.Folder != "":
+		return p.spec.Pipeline.Folder
+	case p.keptFolder[env] != "":
+		return p.keptFolder[env]
 	case p.in.pipelineFolder != "" && p.config.Kind == KindClusterProviderConfig:
-		folder = strings.NewReplacer("{namespace}", p.tenant, "{project}", p.stable).Replace(p.in.pipelineFolder)
+		return strings.NewReplacer("{namespace}", p.tenant, "{project}", p.stable).Replace(p.in.pipelineFolder)
 	default:
 		// Two teams' projects of one name on one Jenkins never share
 		// a folder (Jenkins folder names hold no "/").
-		folder = p.tenant + "/" + p.name
+		return p.tenant + "/" + p.name
 	}
+}
+
+// checkoutCredentialsID is the Jenkins credential the pipelines check out
+// with: spec.git.jenkinsCredentialsId, or else the one composed from
+// spec.git.credentialsSecretRef ("<namespace>.<project>.git": no
+// namespace holds a dot, so two teams' ids never meet), or none.
+func (p *project) checkoutCredentialsID() string {
+	g := p.spec.Git
+	switch {
+	case g.JenkinsCredentialsID != "":
+		return g.JenkinsCredentialsID
+	case g.CredentialsSecretRef != nil:
+		return p.tenant + "." + p.name + ".git"
+	default:
+		return ""
+	}
+}
+
+// jenkinsCredential puts the repository's credentials from
+// spec.git.credentialsSecretRef into the store of the pipelines' folder,
+// for their checkout: an SSH key (key sshPrivateKey, the user from the
+// URL, else git) for an SSH URL, else a username and password (keys
+// username and password) — the keys Argo CD reads from the same Secret.
+// nil when the repository is public or spec.git.jenkinsCredentialsId
+// names a credential someone else manages.
+func (p *project) jenkinsCredential(keep bool) *jenkinsv1alpha1.JenkinsCredential {
+	g := p.spec.Git
+	if g.CredentialsSecretRef == nil || g.JenkinsCredentialsID != "" {
+		return nil
+	}
+	params := jenkinsv1alpha1.JenkinsCredentialParameters{
+		Folder: p.pipelineFolder(""), ID: p.checkoutCredentialsID(), Type: jenkinsv1alpha1.CredentialUsernamePassword,
+		Description: "Checks out the repository of " + p.name + " (DevOpsProject).",
+		SecretRef:   jenkinsv1alpha1.CredentialSecretRef{Name: g.CredentialsSecretRef.Name},
+	}
+	if user, ssh := sshUser(g.URL); ssh {
+		params.Type, params.Username, params.SecretRef.PrivateKeyKey = jenkinsv1alpha1.CredentialSSHPrivateKey, user, "sshPrivateKey"
+	}
+	return &jenkinsv1alpha1.JenkinsCredential{
+		TypeMeta:   metav1.TypeMeta{APIVersion: jenkinsv1alpha1.SchemeGroupVersion.String(), Kind: KindCred},
+		ObjectMeta: p.meta("", nil),
+		Spec:       jenkinsv1alpha1.JenkinsCredentialSpec{ManagedResourceSpec: p.managed(keep), ForProvider: params},
+	}
+}
+
+// sshUser is the user of an SSH repository URL (ssh://user@host/path or
+// user@host:path; "git" when it names none), and whether it is one.
+func sshUser(u string) (string, bool) {
+	rest, isSSH := strings.CutPrefix(u, "ssh://")
+	if !isSSH && (strings.Contains(u, "://") || !strings.Contains(u, "@")) {
+		return "", false
+	}
+	if user, _, ok := strings.Cut(rest, "@"); ok && user != "" && !strings.ContainsAny(user, "/:") {
+		return user, true
+	}
+	return "git", true
+}
+
+func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPipeline {
+	g, folder := p.spec.Git, p.pipelineFolder(e.Name)
 	script := p.spec.Pipeline.ScriptPath
 	if script == "" {
 		script = "Jenkinsfile"
@@ -280,7 +344,7 @@ func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPip
 			Name:        e.Name,
 			Description: "Builds and deploys " + p.name + " to " + e.Name + ".",
 			Source: jenkinsv1alpha1.PipelineSource{SCM: &jenkinsv1alpha1.SCMSource{
-				URL: g.URL, Branch: branch(g), ScriptPath: script, CredentialsID: g.JenkinsCredentialsID,
+				URL: g.URL, Branch: branch(g), ScriptPath: script, CredentialsID: p.checkoutCredentialsID(),
 			}},
 			// REVISION is what a deploy request over RabbitMQ sets
 			// (internal/events/deployrequest).
@@ -394,6 +458,7 @@ var apiVersionOf = map[string]string{ //nolint:gochecknoglobals // read-only tab
 	KindRegistry: registryv1alpha1.SchemeGroupVersion.String(),
 	KindProject:  argov1alpha1.SchemeGroupVersion.String(),
 	KindRepo:     argov1alpha1.SchemeGroupVersion.String(),
+	KindCred:     jenkinsv1alpha1.SchemeGroupVersion.String(),
 }
 
 func branch(g GitSpec) string {

@@ -50,6 +50,7 @@ type flags struct {
 	ownerID                 string
 	deployHistory           int
 	deployHTTPCheck         bool
+	watchCredentialSecrets  bool
 	events                  *stream.Config
 }
 
@@ -71,6 +72,7 @@ func registerFlags(app *kingpin.Application) *flags {
 	app.Flag("changelogs-socket", "Unix socket of the change-logs sidecar, with --enable-changelogs.").Default("/var/run/changelogs/changelogs.sock").Envar("CHANGELOGS_SOCKET").StringVar(&f.changeLogsSocket)
 	app.Flag("owner-id", "Identifies this control plane in the ownership records it writes next to DNS record sets (like external-dns's --txt-owner-id). Give each control plane that shares a DNS zone its own id: a record set owned by another id is never changed or deleted.").Default("default").Envar("OWNER_ID").StringVar(&f.ownerID)
 	app.Flag("deploy-http-check", "A DeployRun also GETs the environment's live URL before it succeeds (2xx or 3xx; a URL that does not answer on this network is not checked). Off by default: the name and its address are the tenant's, so the check is a request from the provider's network to wherever they point.").Default("false").Envar("DEPLOY_HTTP_CHECK").BoolVar(&f.deployHTTPCheck)
+	app.Flag("watch-credential-secrets", "Reconcile a JenkinsCredential as soon as its Secret changes, by watching the metadata of every Secret in the cluster (needs list and watch on Secrets; their annotations are not kept). Off: a rotated Secret is written to Jenkins at the next --poll.").Default("false").Envar("WATCH_CREDENTIAL_SECRETS").BoolVar(&f.watchCredentialSecrets)
 	app.Flag("deploy-history", "How many finished DeployRuns of each environment are kept; older ones are deleted.").Default("10").Envar("DEPLOY_HISTORY").IntVar(&f.deployHistory)
 	f.events = registerEventFlags(app)
 	return f

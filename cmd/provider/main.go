@@ -29,6 +29,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -82,7 +83,10 @@ func main() {
 	writes := devops.NewWrites()
 	mgr, err := ctrl.NewManager(devops.RESTConfig(cfg, f.maxReconcileRate), ctrl.Options{
 		NewClient: writes.NewClient,
-		Cache:     cache.Options{SyncPeriod: &f.syncInterval},
+		// With --watch-credential-secrets, Secrets' metadata is watched;
+		// their annotations are dropped before caching, since kubectl's
+		// last-applied-configuration annotation holds a Secret's data.
+		Cache: cache.Options{SyncPeriod: &f.syncInterval, ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Transform: withoutAnnotations}}},
 		// Credentials are read straight from the API server when a resource
 		// connects: a cache would list and watch every Secret in the
 		// cluster, holding all tenants' secrets in the provider's memory
@@ -132,7 +136,7 @@ func main() {
 
 	kingpin.FatalIfError(customresourcesgate.Setup(mgr, o), "cannot set up the CRD gate")
 	// The one list of managed kinds, for their controllers and their events.
-	kindsCfg := devops.Config{OwnerID: f.ownerID, DeployHistory: f.deployHistory, DeployHTTPCheck: f.deployHTTPCheck, Guard: guard}
+	kindsCfg := devops.Config{OwnerID: f.ownerID, DeployHistory: f.deployHistory, DeployHTTPCheck: f.deployHTTPCheck, WatchCredentialSecrets: f.watchCredentialSecrets, Guard: guard}
 	kinds := devops.Kinds(kindsCfg)
 	kingpin.FatalIfError(devops.SetupKinds(mgr, o, kindsCfg, kinds), "cannot set up the controllers")
 	kingpin.FatalIfError(stream.Setup(mgr, o, *f.events, devops.Events(kinds), log), "cannot set up the event stream")
@@ -156,4 +160,14 @@ func splitAll(values []string) []string {
 		out = append(out, strings.Split(v, ",")...)
 	}
 	return out
+}
+
+// withoutAnnotations drops an object's annotations and managed fields
+// before it is cached.
+func withoutAnnotations(o any) (any, error) {
+	if m, ok := o.(metav1.Object); ok {
+		m.SetAnnotations(nil)
+		m.SetManagedFields(nil)
+	}
+	return o, nil
 }

@@ -56,6 +56,10 @@ type Config struct {
 	// DeployHTTPCheck makes a DeployRun GET the live URL before it
 	// succeeds.
 	DeployHTTPCheck bool
+	// WatchCredentialSecrets reconciles a JenkinsCredential as soon as its
+	// Secret changes (a metadata watch of every Secret); false: at the
+	// next poll.
+	WatchCredentialSecrets bool
 	// Guard is the platform's rule for the backends namespaced
 	// ProviderConfigs name (--tenant-backend-hosts and
 	// --tenant-backend-networks); nil is the strictest: any host name,
@@ -66,11 +70,15 @@ type Config struct {
 // Kinds are the provider's managed kinds, each with its connector: the one
 // list that drives both their controllers and their lifecycle events.
 func Kinds(cfg Config) []mrcontroller.Registration {
+	credentials := jenkinscredential.Descriptor
+	if cfg.WatchCredentialSecrets {
+		credentials = jenkinscredential.WithSecretWatch(credentials)
+	}
 	return []mrcontroller.Registration{
 		mrcontroller.Register(jenkinspipeline.Descriptor, func(mgr ctrl.Manager) managed.TypedExternalConnector[*jenkinsv1alpha1.JenkinsPipeline] {
 			return jenkinspipeline.NewConnector(mgr.GetClient(), cfg.Guard, nil)
 		}),
-		mrcontroller.Register(jenkinscredential.Descriptor, func(mgr ctrl.Manager) managed.TypedExternalConnector[*jenkinsv1alpha1.JenkinsCredential] {
+		mrcontroller.Register(credentials, func(mgr ctrl.Manager) managed.TypedExternalConnector[*jenkinsv1alpha1.JenkinsCredential] {
 			return jenkinscredential.NewConnector(mgr.GetClient(), cfg.Guard, nil)
 		}),
 		mrcontroller.Register(argoapplication.Descriptor, func(mgr ctrl.Manager) managed.TypedExternalConnector[*argov1alpha1.ArgoApplication] {

@@ -23,7 +23,10 @@ import (
 	"context"
 	"regexp"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -159,4 +162,31 @@ func ID(cr *v1alpha1.JenkinsCredential) string {
 // Owner is how a credential names the resource that manages it.
 func Owner(cr *v1alpha1.JenkinsCredential) string {
 	return cr.GetNamespace() + "/" + cr.GetName()
+}
+
+// WithSecretWatch is the kind's descriptor with a watch of Secrets: a
+// JenkinsCredential is reconciled as soon as its Secret changes, instead of
+// at the next poll. Only Secrets' metadata is watched and cached, but that
+// needs list and watch on every Secret in the cluster, which the provider
+// otherwise does without (--watch-credential-secrets turns it on).
+func WithSecretWatch(d mrcontroller.Descriptor[*v1alpha1.JenkinsCredential]) mrcontroller.Descriptor[*v1alpha1.JenkinsCredential] {
+	d.Watch = &mrcontroller.Watch{Object: &corev1.Secret{}, Map: UsersOfSecret}
+	return d
+}
+
+// UsersOfSecret are the JenkinsCredentials in the Secret's namespace whose
+// secretRef names it: the only ones that may read it.
+func UsersOfSecret(ctx context.Context, kube client.Reader, s client.Object) []reconcile.Request {
+	l := &v1alpha1.JenkinsCredentialList{}
+	if err := kube.List(ctx, l, client.InNamespace(s.GetNamespace())); err != nil {
+		// The poll still finds the change.
+		return nil
+	}
+	var out []reconcile.Request
+	for _, cr := range l.Items {
+		if cr.Spec.ForProvider.SecretRef.Name == s.GetName() {
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: cr.GetNamespace(), Name: cr.GetName()}})
+		}
+	}
+	return out
 }

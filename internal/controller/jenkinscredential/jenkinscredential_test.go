@@ -144,3 +144,41 @@ func TestJenkinsCredentialAPIServer(t *testing.T) {
 		t.Errorf("the logs and events do not show the refusal: the search may have searched nothing")
 	}
 }
+
+// TestSecretWatch: with the Secret watch, a rotated Secret reaches Jenkins
+// within seconds, long before the poll (10 minutes here) would find it.
+func TestSecretWatch(t *testing.T) {
+	env := controlplane.Shared(t)
+	srv := fake.New(user, token)
+	defer srv.Close()
+	srv.SetConfig("team/placeholder", "<flow-definition/>")
+	c := env.Client
+	ctx := context.Background()
+
+	ns := "jenkins-credential-watch"
+	controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	controlplane.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "jenkins", Namespace: ns},
+		StringData: map[string]string{"credentials": `{"username": "` + user + `", "token": "` + token + `"}`}}))
+	controlplane.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
+		Jenkins: &pcv1alpha1.JenkinsConfig{URL: srv.URL, Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "jenkins", Key: "credentials"}}},
+	}}))
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "token", Namespace: ns}, StringData: map[string]string{"secret": password}}
+	controlplane.Must(t, c.Create(ctx, secret))
+
+	controlplane.StartManager(t, env, 10*time.Minute, func(mgr ctrl.Manager, o controller.Options) error {
+		return mrcontroller.Setup(mgr, o, jenkinscredential.WithSecretWatch(jenkinscredential.Descriptor), jenkinscredential.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil))
+	})
+	cr := &v1alpha1.JenkinsCredential{ObjectMeta: metav1.ObjectMeta{Name: "api-token", Namespace: ns}}
+	cr.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"}
+	cr.Spec.ForProvider = v1alpha1.JenkinsCredentialParameters{Folder: "team", Type: v1alpha1.CredentialSecretText, SecretRef: v1alpha1.CredentialSecretRef{Name: "token"}}
+	controlplane.Must(t, c.Create(ctx, cr))
+	stored := func() string { s, _ := srv.StoredCredential("team", "api-token"); return s }
+	controlplane.Eventually(t, "credential created and Ready", func() bool {
+		err := c.Get(ctx, client.ObjectKeyFromObject(cr), cr)
+		return err == nil && cr.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue && strings.Contains(stored(), password)
+	})
+
+	secret.StringData = map[string]string{"secret": rotated}
+	controlplane.Must(t, c.Update(ctx, secret))
+	controlplane.EventuallyWithin(t, 20*time.Second, "rotated value written at once", func() bool { return strings.Contains(stored(), rotated) })
+}

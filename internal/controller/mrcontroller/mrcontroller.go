@@ -28,7 +28,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -78,6 +81,19 @@ type Descriptor[T resource.Managed] struct {
 	// Work in progress or last finished, for lifecycle events; nil when
 	// the kind has none.
 	Work func(T) *vocab.Work
+	// Watch, when set, also reconciles the resources that an object of
+	// another kind maps to whenever it changes (a JenkinsCredential's
+	// Secret). Only that kind's metadata is watched and cached.
+	Watch *Watch
+}
+
+// Watch maps changes of another kind's objects to resources to reconcile.
+type Watch struct {
+	// Object is an empty object of the kind watched.
+	Object client.Object
+	// Map returns the resources to reconcile when obj changed; kube reads
+	// the manager's cache.
+	Map func(ctx context.Context, kube client.Reader, obj client.Object) []reconcile.Request
 }
 
 // Lifecycle describes the kind to the event stream.
@@ -184,12 +200,17 @@ func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Descrip
 	}
 
 	r := managed.NewReconciler(skipNoopStatus{mgr}, resource.ManagedKind(k.GroupVersionKind), opts...)
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).
-		WithEventFilter(resource.DesiredStateChanged()).
-		For(k.New()).
-		Complete(fairrate.Limit(name, backOffTerminal{Reconciler: r, t: t}, o.GlobalRateLimiter))
+		For(k.New(), builder.WithPredicates(resource.DesiredStateChanged()))
+	if w := k.Watch; w != nil {
+		kube := mgr.GetClient()
+		b = b.WatchesMetadata(w.Object, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			return w.Map(ctx, kube, o)
+		}))
+	}
+	return b.Complete(fairrate.Limit(name, backOffTerminal{Reconciler: r, t: t}, o.GlobalRateLimiter))
 }
 
 // letGoUnconfigured lets a resource being deleted go, touching nothing in

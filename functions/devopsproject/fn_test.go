@@ -476,25 +476,25 @@ func TestJenkinsCredential(t *testing.T) {
 		"WaitsForFolder": {
 			reason:   "The credential waits until a pipeline, which creates the folder, is Ready; the pipelines already name it.",
 			x:        xr(git(map[string]any{"credentialsSecretRef": secret})),
-			checkout: "team-shop.shop.git",
+			checkout: "team-shop--shop-git",
 		},
 		"HTTPS": {
 			reason: "An https repository's Secret is a username and password, put into the pipelines' folder under a deterministic id the pipelines check out with.",
 			x:      xr(git(map[string]any{"credentialsSecretRef": secret})), observed: pipelineReady,
 			want: map[string]any{
-				"folder": "team/shop", "id": "team-shop.shop.git", "type": "usernamePassword",
+				"folder": "team/shop", "id": "team-shop--shop-git", "type": "usernamePassword",
 				"description": "Checks out the repository of shop (DevOpsProject).", "secretRef": map[string]any{"name": "git-credentials"},
 			},
-			checkout: "team-shop.shop.git",
+			checkout: "team-shop--shop-git",
 		},
 		"SSH": {
 			reason: "An SSH repository's Secret is Argo CD's sshPrivateKey, with the URL's user.",
 			x:      xr(git(map[string]any{"credentialsSecretRef": secret, "url": "ssh://gitea@git.example.com/team/shop.git"})), observed: pipelineReady,
 			want: map[string]any{
-				"folder": "team/shop", "id": "team-shop.shop.git", "type": "sshPrivateKey", "username": "gitea",
+				"folder": "team/shop", "id": "team-shop--shop-git", "type": "sshPrivateKey", "username": "gitea",
 				"description": "Checks out the repository of shop (DevOpsProject).", "secretRef": map[string]any{"name": "git-credentials", "privateKeyKey": "sshPrivateKey"},
 			},
-			checkout: "team-shop.shop.git",
+			checkout: "team-shop--shop-git",
 		},
 		"JenkinsIDGiven": {
 			reason: "spec.git.jenkinsCredentialsId names a credential someone else manages: none is composed, the pipelines use it.",

@@ -273,15 +273,17 @@ func (p *project) pipelineFolder(env string) string {
 
 // checkoutCredentialsID is the Jenkins credential the pipelines check out
 // with: spec.git.jenkinsCredentialsId, or else the one composed from
-// spec.git.credentialsSecretRef ("<namespace>.<project>.git": no
-// namespace holds a dot, so two teams' ids never meet), or none.
+// spec.git.credentialsSecretRef, "<namespace>--<project>-git" (what the
+// shipped ClusterProviderConfig's allowedCredentialIds "{namespace}--*"
+// lets a team name; a credential lives in its folder's store, so another
+// team's id of that spelling is never the same credential), or none.
 func (p *project) checkoutCredentialsID() string {
 	g := p.spec.Git
 	switch {
 	case g.JenkinsCredentialsID != "":
 		return g.JenkinsCredentialsID
 	case g.CredentialsSecretRef != nil:
-		return p.tenant + "." + p.name + ".git"
+		return p.tenant + "--" + p.name + "-git"
 	default:
 		return ""
 	}

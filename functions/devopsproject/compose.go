@@ -217,6 +217,10 @@ func (c *composer) status(ep envPlan) EnvStatus {
 	}
 	st.DeletionPolicy = ep.policy
 	st.Deployment, st.LastDeployment = ep.deployment, ep.last
+	if e.RenewOnDeploy {
+		ref := c.p.config
+		st.ProviderConfigRef = &ref
+	}
 	if o, ok := c.observed[namePipeline(e.Name)]; ok {
 		atp := pbAt(o, "status", "atProvider").GetStructValue()
 		st.PipelineURL = pbAt(atp, "url").GetStringValue()

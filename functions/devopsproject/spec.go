@@ -136,6 +136,11 @@ type Environment struct {
 	DeletionPolicy string `json:"deletionPolicy"`
 	// SourceType overrides spec.source.type.
 	SourceType string `json:"sourceType"`
+	// RenewOnDeploy lets a deploy request for the environment renew it
+	// once it expired, as the replaced operator's deploy did: the provider
+	// sets the renew annotation and the deployment waits for the
+	// environment to come back. Off: such a request is refused.
+	RenewOnDeploy bool `json:"renewOnDeploy"`
 	// Ingress overrides spec.ingress field by field.
 	Ingress *IngressSpec `json:"ingress,omitempty"`
 }

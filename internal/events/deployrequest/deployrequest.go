@@ -98,6 +98,10 @@ type Request struct {
 	// applied is never applied. A CloudEvent's time, or the AMQP timestamp
 	// property, stand in when it is absent.
 	RequestedAt *time.Time `json:"requestedAt,omitempty"`
+	// TriggeredBy is who the replaced operator's UI says asked (its
+	// triggered_by), recorded on the DeployRun; never part of this
+	// package's own JSON.
+	TriggeredBy string `json:"-"`
 }
 
 // Delivery is what the broker says about a request.
@@ -120,16 +124,23 @@ func Handler(kube client.Client) events.Handler {
 		if err != nil {
 			return events.Reject("%s", err.Error())
 		}
-		if err := events.CheckRequest(d, "DevOpsReconcile", &req.RequestedAt); err != nil {
-			return err
-		}
-		// A conflict means the cached pipeline was stale: list it again
-		// after a short back-off (the cache catches up) rather than put
-		// the message back behind the consumer's retry delay.
-		return retry.OnError(retry.DefaultBackoff, kerrors.IsConflict, func() error {
-			return Apply(ctx, kube, req, Delivery{Token: Token(d), User: d.UserId})
-		})
+		return Submit(ctx, kube, req, d)
 	}
+}
+
+// Submit applies a request parsed from d (this package's shape, or one
+// translated from another), once d carries what every request must
+// (events.CheckRequest).
+func Submit(ctx context.Context, kube client.Client, req *Request, d amqp.Delivery) error {
+	if err := events.CheckRequest(d, LegacyType, &req.RequestedAt); err != nil {
+		return err
+	}
+	// A conflict means the cached pipeline was stale: list it again
+	// after a short back-off (the cache catches up) rather than put
+	// the message back behind the consumer's retry delay.
+	return retry.OnError(retry.DefaultBackoff, kerrors.IsConflict, func() error {
+		return Apply(ctx, kube, req, Delivery{Token: Token(d), User: d.UserId})
+	})
 }
 
 // Parse decodes and validates a request, plain or as a CloudEvent.
@@ -142,33 +153,45 @@ func Parse(body []byte) (*Request, error) {
 	if r.RequestedAt == nil {
 		r.RequestedAt = at
 	}
-	for _, f := range []struct{ name, v string }{{"project", r.Project}, {"environment", r.Environment}, {"namespace", r.Namespace}} {
-		if f.v == "" {
-			return nil, errors.Errorf("malformed DevOpsReconcile: %s is required", f.name)
-		}
-		if errs := validation.IsValidLabelValue(f.v); len(errs) > 0 {
-			return nil, errors.Errorf("malformed DevOpsReconcile: %s %q: %s", f.name, f.v, strings.Join(errs, "; "))
-		}
-	}
-	if errs := validation.IsDNS1123Label(r.Namespace); len(errs) > 0 {
-		return nil, errors.Errorf("malformed DevOpsReconcile: namespace %q: %s", r.Namespace, strings.Join(errs, "; "))
-	}
-	if r.ID != "" && !requestIDChars.MatchString(r.ID) {
-		return nil, errors.Errorf("malformed DevOpsReconcile: id %q: at most 253 letters, digits, '.', '_', ':' or '-'", truncate(r.ID))
-	}
-	if r.Revision != "" && !IsRevision(r.Revision) {
-		return nil, errors.Errorf("malformed DevOpsReconcile: revision %q is not a git ref (letters, digits, '.', '_', '-', '/'; as git check-ref-format allows) or commit id", truncate(r.Revision))
-	}
-	if v, ok := r.Parameters[RevisionParameter]; ok {
-		if r.Revision != "" {
-			return nil, errors.Errorf("malformed DevOpsReconcile: both revision and parameters.%s are set", RevisionParameter)
-		}
-		if !IsRevision(v) {
-			return nil, errors.Errorf("malformed DevOpsReconcile: parameters.%s %q is not a git ref or commit id", RevisionParameter, truncate(v))
-		}
+	if err := r.Validate(); err != nil {
+		return nil, err
 	}
 	return &r, nil
 }
+
+// Validate checks a request's fields, however it was decoded.
+func (r *Request) Validate() error {
+	for _, f := range []struct{ name, v string }{{"project", r.Project}, {"environment", r.Environment}, {"namespace", r.Namespace}} {
+		if f.v == "" {
+			return errors.Errorf("malformed DevOpsReconcile: %s is required", f.name)
+		}
+		if errs := validation.IsValidLabelValue(f.v); len(errs) > 0 {
+			return errors.Errorf("malformed DevOpsReconcile: %s %q: %s", f.name, f.v, strings.Join(errs, "; "))
+		}
+	}
+	if errs := validation.IsDNS1123Label(r.Namespace); len(errs) > 0 {
+		return errors.Errorf("malformed DevOpsReconcile: namespace %q: %s", r.Namespace, strings.Join(errs, "; "))
+	}
+	if r.ID != "" && !ValidID(r.ID) {
+		return errors.Errorf("malformed DevOpsReconcile: id %q: at most 253 letters, digits, '.', '_', ':' or '-'", truncate(r.ID))
+	}
+	if r.Revision != "" && !IsRevision(r.Revision) {
+		return errors.Errorf("malformed DevOpsReconcile: revision %q is not a git ref (letters, digits, '.', '_', '-', '/'; as git check-ref-format allows) or commit id", truncate(r.Revision))
+	}
+	if v, ok := r.Parameters[RevisionParameter]; ok {
+		if r.Revision != "" {
+			return errors.Errorf("malformed DevOpsReconcile: both revision and parameters.%s are set", RevisionParameter)
+		}
+		if !IsRevision(v) {
+			return errors.Errorf("malformed DevOpsReconcile: parameters.%s %q is not a git ref or commit id", RevisionParameter, truncate(v))
+		}
+	}
+	return nil
+}
+
+// ValidID is true for a request id a DeployRun's spec.requestID (and a
+// DevOpsProject's annotation) may hold.
+func ValidID(id string) bool { return requestIDChars.MatchString(id) }
 
 // requestIDChars is what spec.requestID of a DeployRun allows.
 var requestIDChars = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,253}$`)
@@ -389,6 +412,9 @@ func newRun(req *Request, d Delivery, name string, params map[string]string) *pc
 	}
 	if len(run.Spec.Parameters) == 0 {
 		run.Spec.Parameters = nil
+	}
+	if req.TriggeredBy != "" {
+		run.Annotations[contract.AnnotationTriggeredBy] = truncate(req.TriggeredBy)
 	}
 	if len(run.Spec.RequestID) > 253 {
 		run.Spec.RequestID = run.Spec.RequestID[:253]

@@ -399,3 +399,41 @@ func TestRenewOnDeploy(t *testing.T) {
 		})
 	}
 }
+
+// TestOperatorTTLExample runs the function with the Input of
+// examples/devopsproject/composition-operator-ttl.yaml: a preview
+// environment without a ttl of its own gets the replaced operator's 3h,
+// which a successful deployment restarts.
+func TestOperatorTTLExample(t *testing.T) {
+	comp := readYAML(t, "examples", "devopsproject", "composition-operator-ttl.yaml")
+	input := comp["spec"].(map[string]any)["pipeline"].([]any)[0].(map[string]any)["input"].(map[string]any)
+	noTTL := withSpec(func(s map[string]any) { delete(s["environments"].([]any)[1].(map[string]any), "ttl") })
+	fromDefault := map[string]any{"name": "pr-7", "phase": "Ready", "expiresAt": "2026-11-22T15:00:00Z", "ttl": "3h0m0s", "ttlFrom": "input.defaultTTL"}
+	cases := map[string]struct {
+		reason    string
+		now       time.Time
+		xr        map[string]any
+		observed  map[string]map[string]any
+		expiresAt string
+	}{
+		"NewPreview": {
+			reason: "a preview environment that appears gets 3h from now",
+			now:    t0, xr: xr(noTTL), expiresAt: "2026-11-22T15:00:00Z",
+		},
+		"Deployed": {
+			reason: "a deployment that succeeded restarts the 3h from when it finished",
+			now:    t0.Add(2 * time.Hour), xr: xr(noTTL, withStatus(prodReady(), fromDefault)), observed: deployed(t0.Add(90*time.Minute), false),
+			expiresAt: "2026-11-22T16:30:00Z",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp := run(t, tc.now, newRequest(t, tc.xr, tc.observed, input))
+			got := envStatus(t, rsp, "pr-7")
+			want := map[string]any{"ttl": "3h0m0s", "ttlFrom": "input.defaultTTL", "expiresAt": tc.expiresAt}
+			if diff := cmp.Diff(want, map[string]any{"ttl": got["ttl"], "ttlFrom": got["ttlFrom"], "expiresAt": got["expiresAt"]}); diff != "" {
+				t.Errorf("%s: pr-7's expiry -want +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

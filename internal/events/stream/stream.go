@@ -180,7 +180,17 @@ func (f *Config) validateLegacy() error {
 		return errors.Errorf("--events-legacy-projects must name the ConfigMap mapping operator project ids to DevOpsProjects as namespace/name, got %q", f.LegacyProjects)
 	case !deployments.Format(f.Format).Legacy():
 		return errors.Errorf("--events-legacy-queue needs --events-format=%s or %s: the operator's UI reads its heartbeats in its own format", deployments.Legacy, deployments.Both)
-	case f.LegacyBinding != "" && f.DeployExchange == "":
+	}
+	return f.validateLegacyBinding()
+}
+
+// validateLegacyBinding checks that the legacy queue's binding takes
+// nobody else's requests.
+func (f *Config) validateLegacyBinding() error {
+	switch {
+	case f.LegacyBinding == "":
+		return nil
+	case f.DeployExchange == "":
 		return errors.New("--events-legacy-binding needs --events-deploy-exchange to bind to")
 	case strings.HasPrefix(f.LegacyBinding, "user.") || f.LegacyBinding == "#":
 		return errors.Errorf("--events-legacy-binding %q would take the requests of the users' own queues (user.<user>.…)", f.LegacyBinding)
@@ -298,8 +308,11 @@ func setupLegacy(mgr ctrl.Manager, f Config, src events.Source, m *events.Metric
 	if err != nil {
 		return err
 	}
+	// One publisher, the UI, sends every team's requests here: it may hold
+	// the whole prefetch, so a burst waits on the queue rather than being
+	// dead-lettered as one publisher's flood.
 	o := events.ConsumerOptions{
-		Source: src, Queue: f.LegacyQueue, Prefetch: f.DeployPrefetch, PerPublisher: f.DeployPerPublisher, MaxLength: f.DeployMaxLen,
+		Source: src, Queue: f.LegacyQueue, Prefetch: f.DeployPrefetch, PerPublisher: f.DeployPrefetch, MaxLength: f.DeployMaxLen,
 		Handler: h, Log: log.WithValues("component", "legacy-requests"), Metrics: m,
 	}
 	if f.LegacyBinding != "" {

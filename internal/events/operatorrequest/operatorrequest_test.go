@@ -291,8 +291,8 @@ func TestTime(t *testing.T) {
 			if (err != nil) != tc.err {
 				t.Fatalf("%s: error %v, want error %v", tc.reason, err, tc.err)
 			}
-			if !tc.err && !got.Time.Equal(tc.want) {
-				t.Errorf("%s: %s, want %s", tc.reason, got.Time, tc.want)
+			if !tc.err && !got.Equal(tc.want) {
+				t.Errorf("%s: %s, want %s", tc.reason, got, tc.want)
 			}
 		})
 	}

@@ -63,8 +63,8 @@ type SCMSource struct {
 }
 
 // PipelineSource says where the pipeline script comes from: exactly one of
-// scm or script.
-// +kubebuilder:validation:XValidation:rule="has(self.scm) != has(self.script)",message="set exactly one of source.scm or source.script"
+// scm, script or build.
+// +kubebuilder:validation:XValidation:rule="[has(self.scm), has(self.script), has(self.build)].filter(x, x).size() == 1",message="set exactly one of source.scm, source.script or source.build"
 type PipelineSource struct {
 	// SCM reads the Jenkinsfile from Git.
 	// +optional
@@ -75,6 +75,11 @@ type PipelineSource struct {
 	// +kubebuilder:validation:MaxLength=262144
 	// +optional
 	Script *string `json:"script,omitempty"`
+
+	// Build is a declared build; the provider writes its Declarative
+	// Pipeline script and keeps it as the job's inline script.
+	// +optional
+	Build *PipelineBuild `json:"build,omitempty"`
 }
 
 // ParameterType is a Jenkins build parameter type.

@@ -215,7 +215,8 @@ type ImageStage struct {
 // only records the hand-off in the log; with job it starts that Jenkins job
 // and waits for it.
 type DeployStage struct {
-	// Job is the full path of a Jenkins job to build, e.g. team/shop/deploy.
+	// Job is the full path from the Jenkins root of a job to build, e.g.
+	// team/shop/deploy. It must be below the ProviderConfig's root folder.
 	// +kubebuilder:validation:MaxLength=768
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*$`
 	// +optional

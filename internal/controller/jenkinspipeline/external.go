@@ -85,7 +85,11 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (m
 	cr.Status.AtProvider = Observation(job, cr.Status.AtProvider)
 	cr.SetConditions(xpv2.Available())
 
-	diff := cmp.Diff(jenkins.Normalize(*job.Pipeline), jenkins.Normalize(Desired(cr)), cmpopts.EquateEmpty())
+	want, err := Desired(cr)
+	if err != nil {
+		return managed.ExternalObservation{}, err
+	}
+	diff := cmp.Diff(jenkins.Normalize(*job.Pipeline), jenkins.Normalize(want), cmpopts.EquateEmpty())
 	if req := pendingBuild(cr); req != "" {
 		diff += fmt.Sprintf("buildRequest %q not yet queued\n", req)
 	}
@@ -96,7 +100,11 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (m
 // created so that deletion removes exactly those.
 func (e *external) Create(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (managed.ExternalCreation, error) {
 	cr.SetConditions(xpv2.Creating())
-	created, err := e.client.Create(ctx, meta.GetExternalName(cr), Desired(cr))
+	want, err := Desired(cr)
+	if err != nil {
+		return managed.ExternalCreation{}, err
+	}
+	created, err := e.client.Create(ctx, meta.GetExternalName(cr), want)
 	if len(created) > 0 {
 		folders := append(append([]string(nil), cr.Status.AtProvider.CreatedFolders...), created...)
 		if rerr := e.record(ctx, cr, func(o *v1alpha1.JenkinsPipelineObservation) { o.CreatedFolders = folders }); rerr != nil && err == nil {
@@ -110,7 +118,10 @@ func (e *external) Create(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (ma
 // requested build, if any.
 func (e *external) Update(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (managed.ExternalUpdate, error) {
 	path := meta.GetExternalName(cr)
-	want := Desired(cr)
+	want, err := Desired(cr)
+	if err != nil {
+		return managed.ExternalUpdate{}, err
+	}
 	if e.observed == nil || !cmp.Equal(jenkins.Normalize(*e.observed), jenkins.Normalize(want), cmpopts.EquateEmpty()) {
 		if err := e.client.Update(ctx, path, want, e.config); err != nil {
 			return managed.ExternalUpdate{}, errors.Wrap(err, errUpdate)

@@ -239,7 +239,9 @@ func writeDeploy(w *writer, d v1alpha1.DeployStage) {
 		w.line("echo 'Deploy: the image is pushed; Argo CD deploys it.'")
 		return
 	}
-	w.line("build job: " + Literal(d.Job) + ", wait: true, propagate: true")
+	// A leading "/" makes Jenkins read the path from its root, as the
+	// provider's job paths are, not from the calling job's folder.
+	w.line("build job: " + Literal("/"+d.Job) + ", wait: true, propagate: true")
 }
 
 func writePost(w *writer, p *v1alpha1.BuildPost) {

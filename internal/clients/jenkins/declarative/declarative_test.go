@@ -132,7 +132,7 @@ pipeline {
     }
     stage('Hand off') {
       steps {
-        build job: 'team/shop/deploy', wait: true, propagate: true
+        build job: '/team/shop/deploy', wait: true, propagate: true
       }
     }
   }

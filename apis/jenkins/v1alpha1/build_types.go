@@ -141,7 +141,9 @@ type StageWhen struct {
 	Branch string `json:"branch"`
 }
 
-// CheckoutStage clones a Git repository (the git step).
+// CheckoutStage clones a Git repository (the git step), then checks out
+// the job's REVISION parameter when a build sets it (a deploy request
+// does), so a build of a given revision builds that revision.
 type CheckoutStage struct {
 	// URL of the Git repository (https, ssh:// or scp-like git@host:path).
 	// +kubebuilder:validation:Pattern=`^(https?://[^\s/?#]+/[^\s]+|ssh://[^\s/?#]+/[^\s]+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+)$`

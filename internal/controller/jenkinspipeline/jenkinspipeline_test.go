@@ -19,6 +19,7 @@ package jenkinspipeline_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"sort"
 	"strings"
@@ -492,5 +493,73 @@ func TestJenkinsTenantLimits(t *testing.T) {
 	})
 	if got := strings.Join(srv.Jobs(), ","); !strings.Contains(got, "teams/shop/seed") {
 		t.Errorf("deleting refused resources touched Jenkins: %s", got)
+	}
+}
+
+// TestDeclaredBuildSchema: the API server refuses a declared build the
+// generator could not write safely, naming the rule; a good one is
+// accepted.
+func TestDeclaredBuildSchema(t *testing.T) {
+	env := controlplane.Shared(t)
+	c := env.Client
+	ctx := context.Background()
+	ns := "jenkins-build-schema"
+	controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	checkout := v1alpha1.BuildStage{Name: "Checkout", Checkout: &v1alpha1.CheckoutStage{URL: "https://git.example.com/x.git"}}
+	script := "node {}"
+	cases := map[string]struct {
+		reason string
+		mod    func(*v1alpha1.JenkinsPipelineParameters)
+		want   string
+	}{
+		"Good": {reason: "A checkout, a test and an image stage with a branch condition.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.Build.Stages = append([]v1alpha1.BuildStage{checkout}, p.Source.Build.Stages[0],
+				v1alpha1.BuildStage{Name: "Image", When: &v1alpha1.StageWhen{Branch: "main"}, Image: &v1alpha1.ImageStage{Registry: "harbor.example.com:8443", Repository: "team/shop", Tag: "v-${BUILD_NUMBER}"}})
+		}},
+		"TwoSources": {reason: "A build and a script.", mod: func(p *v1alpha1.JenkinsPipelineParameters) { p.Source.Script = &script }, want: "set exactly one of source.scm, source.script or source.build"},
+		"NoStages":   {reason: "A build needs a stage.", mod: func(p *v1alpha1.JenkinsPipelineParameters) { p.Source.Build.Stages = nil }, want: "stages"},
+		"TwoActions": {reason: "A stage with sh and deploy.", mod: func(p *v1alpha1.JenkinsPipelineParameters) { p.Source.Build.Stages[0].Deploy = &v1alpha1.DeployStage{} }, want: "exactly one of checkout, sh, image and deploy"},
+		"NoAction":   {reason: "A stage with nothing to do.", mod: func(p *v1alpha1.JenkinsPipelineParameters) { p.Source.Build.Stages[0].Sh = nil }, want: "exactly one of checkout, sh, image and deploy"},
+		"StageName":  {reason: "A stage name with a quote.", mod: func(p *v1alpha1.JenkinsPipelineParameters) { p.Source.Build.Stages[0].Name = "it's" }, want: "stages[0].name"},
+		"EnvName": {reason: "An environment name that is not a name.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.Build.Environment = map[string]string{"A B": "x"}
+		}, want: "environment variable names"},
+		"TwoAgents": {reason: "A label and an image.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.Build.Agent = &v1alpha1.BuildAgent{Label: "x", DockerImage: "y"}
+		}, want: "at most one of agent.label and agent.dockerImage"},
+		"WhenAlone": {reason: "A branch condition without a checkout.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.Build.Stages[0].When = &v1alpha1.StageWhen{Branch: "main"}
+		}, want: "add a checkout stage"},
+		"ShellTag": {reason: "A tag the shell would run.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.Build.Stages[0] = v1alpha1.BuildStage{Name: "I", Image: &v1alpha1.ImageStage{Registry: "r", Repository: "a", Tag: "$(reboot)"}}
+		}, want: "tag"},
+		"DockerfileUp": {reason: "A Dockerfile outside the workspace.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.Build.Stages[0] = v1alpha1.BuildStage{Name: "I", Image: &v1alpha1.ImageStage{Registry: "r", Repository: "a", Dockerfile: "x/../../etc/passwd"}}
+		}, want: "dockerfile must stay inside the workspace"},
+		"Timeout": {reason: "A timeout of more than a week.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.Build.Options = &v1alpha1.BuildOptions{TimeoutMinutes: 20000}
+		}, want: "timeoutMinutes"},
+		"DeployJob": {reason: "A deploy job path climbing up.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.Build.Stages[0] = v1alpha1.BuildStage{Name: "D", Deploy: &v1alpha1.DeployStage{Job: "../x"}}
+		}, want: "deploy.job"},
+	}
+	n := 0
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			n++
+			cr := newPipeline(ns, fmt.Sprintf("build-%d", n), "team/shop", fmt.Sprintf("build-%d", n))
+			cr.Spec.ForProvider.Source = v1alpha1.PipelineSource{Build: &v1alpha1.PipelineBuild{Stages: []v1alpha1.BuildStage{{Name: "Test", Sh: []string{"make test"}}}}}
+			tc.mod(&cr.Spec.ForProvider)
+			err := c.Create(ctx, cr)
+			if tc.want == "" {
+				if err != nil {
+					t.Errorf("%s\nmust be accepted, got %v", tc.reason, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s\nwant a refusal containing %q, got %v", tc.reason, tc.want, err)
+			}
+		})
 	}
 }

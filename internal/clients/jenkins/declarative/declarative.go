@@ -200,6 +200,10 @@ func writeCheckout(w *writer, c v1alpha1.CheckoutStage) {
 		args += ", credentialsId: " + Literal(c.CredentialsID)
 	}
 	w.line("git " + args)
+	// A deploy request names the revision to build in the job's REVISION
+	// parameter (v1alpha1.RevisionParameter), which sh sees as a
+	// variable: check it out when set, else build the branch's head.
+	w.line("sh " + Literal(`if [ -n "${`+v1alpha1.RevisionParameter+`:-}" ]; then git checkout --detach "$`+v1alpha1.RevisionParameter+`"; fi`))
 }
 
 func writeSh(w *writer, cmds []string) {

@@ -105,6 +105,7 @@ pipeline {
     stage('Checkout') {
       steps {
         git url: 'https://git.example.com/team/shop.git', branch: 'release', credentialsId: 'team-git'
+        sh 'if [ -n "${REVISION:-}" ]; then git checkout --detach "$REVISION"; fi'
       }
     }
     stage('Test') {

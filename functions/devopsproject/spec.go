@@ -22,6 +22,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 )
 
 // ProjectSpec is the spec of a DevOpsProject (and of the legacy
@@ -107,10 +109,21 @@ type RegistrySpec struct {
 	AdoptExisting bool `json:"adoptExisting"`
 }
 
-// PipelineSpec places the Jenkins jobs.
+// PipelineSpec places the Jenkins jobs and says what they run: the
+// repository's Jenkinsfile at ScriptPath, or a declared Build.
 type PipelineSpec struct {
 	ScriptPath string `json:"scriptPath"`
 	Folder     string `json:"folder"`
+	// Build is the declared build of every environment's job (the XRD's
+	// schema is the JenkinsPipeline CRD's, hack/xrd-build-schema.py);
+	// ScriptPath is then unused.
+	Build *jenkinsv1alpha1.PipelineBuild `json:"build,omitempty"`
+}
+
+// EnvironmentPipeline overrides spec.pipeline for one environment.
+type EnvironmentPipeline struct {
+	// Build replaces spec.pipeline.build whole.
+	Build *jenkinsv1alpha1.PipelineBuild `json:"build,omitempty"`
 }
 
 // DNSSpec says where environments' names point.
@@ -138,6 +151,8 @@ type Environment struct {
 	SourceType string `json:"sourceType"`
 	// Ingress overrides spec.ingress field by field.
 	Ingress *IngressSpec `json:"ingress,omitempty"`
+	// Pipeline overrides spec.pipeline.
+	Pipeline *EnvironmentPipeline `json:"pipeline,omitempty"`
 }
 
 // Deletion policies of an environment or of the registry.

@@ -125,7 +125,7 @@ type Parameter struct {
 	Choices []string `json:"choices,omitempty"`
 }
 
-// Triggers start builds on a schedule.
+// Triggers start builds on a schedule or after other jobs.
 type Triggers struct {
 	// Cron is a Jenkins cron spec (five fields, H allowed), e.g. "H 2 * * *".
 	// +kubebuilder:validation:Pattern=`^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|\S+(\s+\S+){4})$`
@@ -138,6 +138,16 @@ type Triggers struct {
 	// +kubebuilder:validation:MaxLength=256
 	// +optional
 	PollSCM string `json:"pollSCM,omitempty"`
+
+	// Upstream are jobs (full paths from the Jenkins root, below the
+	// ProviderConfig's root folder) whose successful builds start one of
+	// this job.
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=768
+	// +kubebuilder:validation:items:Pattern=`^[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*$`
+	// +listType=set
+	// +optional
+	Upstream []string `json:"upstream,omitempty"`
 }
 
 // JenkinsPipelineParameters are the fields of a Jenkins Pipeline job this

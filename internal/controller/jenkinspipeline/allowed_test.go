@@ -79,6 +79,16 @@ func TestAllowedPerNamespace(t *testing.T) {
 		"BuildOtherImage":      {reason: "An image stage pushing with another namespace's credential.", cr: build("team-b", checkout("team-b-git"), image("team-a-harbor")), want: `credentials id "team-a-harbor" in spec.forProvider.source.build.stages[1].image.credentialsId`},
 		"BuildOtherDeployJob":  {reason: "A deploy stage starting another namespace's job.", cr: build("team-b", deploy("teams/team-a/deploy")), want: `deploy.job "teams/team-a/deploy" is outside the root folder "teams/team-b"`},
 		"BuildRootLevelDeploy": {reason: "A deploy stage starting a job above the root folder.", cr: build("team-b", deploy("deploy")), want: "outside the root folder"},
+		"UpstreamOwn": {reason: "An upstream job in its own root.", cr: func() *v1alpha1.JenkinsPipeline {
+			cr := build("team-a", deploy("teams/team-a/deploy"))
+			cr.Spec.ForProvider.Triggers = &v1alpha1.Triggers{Upstream: []string{"teams/team-a/lib"}}
+			return cr
+		}()},
+		"UpstreamOther": {reason: "Following another namespace's job.", cr: func() *v1alpha1.JenkinsPipeline {
+			cr := build("team-b", deploy("teams/team-b/deploy"))
+			cr.Spec.ForProvider.Triggers = &v1alpha1.Triggers{Upstream: []string{"teams/team-a/lib"}}
+			return cr
+		}(), want: `triggers.upstream[0] "teams/team-a/lib" is outside the root folder "teams/team-b"`},
 	}
 	for name, tc := range builds {
 		t.Run(name, func(t *testing.T) {

@@ -81,7 +81,7 @@ func Desired(cr *v1alpha1.JenkinsPipeline) (jenkins.Pipeline, error) {
 		out.Parameters = append(out.Parameters, n)
 	}
 	if t := p.Triggers; t != nil {
-		out.Cron, out.PollSCM = t.Cron, t.PollSCM
+		out.Cron, out.PollSCM, out.Upstream = t.Cron, t.PollSCM, t.Upstream
 	}
 	return out, nil
 }

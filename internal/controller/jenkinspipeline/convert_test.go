@@ -79,9 +79,9 @@ func TestDesired(t *testing.T) {
 			params: v1alpha1.JenkinsPipelineParameters{
 				Source:     v1alpha1.PipelineSource{Build: &build},
 				Parameters: []v1alpha1.Parameter{{Name: "A", Type: v1alpha1.ParameterString, Default: &def}},
-				Triggers:   &v1alpha1.Triggers{PollSCM: "H/5 * * * *"},
+				Triggers:   &v1alpha1.Triggers{PollSCM: "H/5 * * * *", Upstream: []string{"team/lib"}},
 			},
-			want: jenkins.Pipeline{Owner: "ns/res", Script: buildScript, Parameters: []jenkins.Parameter{{Name: "A", Type: "string", Default: "x"}}, PollSCM: "H/5 * * * *"},
+			want: jenkins.Pipeline{Owner: "ns/res", Script: buildScript, Parameters: []jenkins.Parameter{{Name: "A", Type: "string", Default: "x"}}, PollSCM: "H/5 * * * *", Upstream: []string{"team/lib"}},
 		},
 		"BadBuild": {
 			reason:  "a build the generator refuses is an error naming the field, not an empty script",

@@ -178,12 +178,8 @@ func allowed(cr *v1alpha1.JenkinsPipeline, s *pcv1alpha1.JenkinsConfig) error {
 	if dir, _ := path.Split(p); s.RootFolder != "" && !jenkins.Below(dir, s.RootFolder) {
 		return errors.Errorf("job %q is outside the root folder %q (spec.jenkins.rootFolder): set spec.forProvider.folder to %q or a folder below it", p, s.RootFolder, s.RootFolder)
 	}
-	if b := cr.Spec.ForProvider.Source.Build; b != nil && s.RootFolder != "" {
-		for i, st := range b.Stages {
-			if st.Deploy != nil && st.Deploy.Job != "" && !jenkins.Below(path.Dir(st.Deploy.Job), s.RootFolder) {
-				return errors.Errorf("spec.forProvider.source.build.stages[%d].deploy.job %q is outside the root folder %q (spec.jenkins.rootFolder)", i, st.Deploy.Job, s.RootFolder)
-			}
-		}
+	if err := jobsBelowRoot(cr.Spec.ForProvider, s.RootFolder); err != nil {
+		return err
 	}
 	if len(s.AllowedCredentialIDs) == 0 {
 		return nil
@@ -191,6 +187,30 @@ func allowed(cr *v1alpha1.JenkinsPipeline, s *pcv1alpha1.JenkinsConfig) error {
 	for _, c := range credentialIDs(cr.Spec.ForProvider.Source) {
 		if !slices.ContainsFunc(s.AllowedCredentialIDs, func(pat string) bool { ok, _ := path.Match(pat, c.id); return ok }) {
 			return errors.Errorf("credentials id %q in spec.forProvider.source.%s is not allowed (spec.jenkins.allowedCredentialIds: %s)", c.id, c.field, strings.Join(s.AllowedCredentialIDs, ", "))
+		}
+	}
+	return nil
+}
+
+// jobsBelowRoot checks that the other jobs a pipeline names (upstream
+// triggers, deploy stages) are below root: a tenant's job must neither
+// start nor follow another tenant's.
+func jobsBelowRoot(p v1alpha1.JenkinsPipelineParameters, root string) error {
+	if root == "" {
+		return nil
+	}
+	if t := p.Triggers; t != nil {
+		for i, u := range t.Upstream {
+			if !jenkins.Below(path.Dir(u), root) {
+				return errors.Errorf("spec.forProvider.triggers.upstream[%d] %q is outside the root folder %q (spec.jenkins.rootFolder)", i, u, root)
+			}
+		}
+	}
+	if b := p.Source.Build; b != nil {
+		for i, st := range b.Stages {
+			if st.Deploy != nil && st.Deploy.Job != "" && !jenkins.Below(path.Dir(st.Deploy.Job), root) {
+				return errors.Errorf("spec.forProvider.source.build.stages[%d].deploy.job %q is outside the root folder %q (spec.jenkins.rootFolder)", i, st.Deploy.Job, root)
+			}
 		}
 	}
 	return nil

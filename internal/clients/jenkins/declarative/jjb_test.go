@@ -60,6 +60,13 @@ func jjbJob(name string, p jenkins.Pipeline) map[string]any {
 	if p.PollSCM != "" {
 		triggers = append(triggers, map[string]any{"pollscm": map[string]any{"cron": p.PollSCM, "ignore-post-commit-hooks": false}})
 	}
+	if len(p.Upstream) > 0 {
+		jobs := []string{}
+		for _, u := range p.Upstream {
+			jobs = append(jobs, "/"+u)
+		}
+		triggers = append(triggers, map[string]any{"reverse": map[string]any{"jobs": jobs, "result": "success"}})
+	}
 	return map[string]any{"job": map[string]any{
 		"name": name, "project-type": "pipeline", "sandbox": true, "dsl": p.Script,
 		"description": p.Description + "\n\n" + jenkins.OwnerLine(p.Owner),
@@ -100,6 +107,7 @@ func TestConfigMatchesJenkinsJobBuilder(t *testing.T) {
 	}
 	full := jobs["Full"]
 	full.Cron, full.PollSCM, full.Disabled = "H 2 * * *", "H/5 * * * *", true
+	full.Upstream = []string{"team/lib", "team/base-image"}
 	full.Parameters = []jenkins.Parameter{
 		{Name: "REVISION", Type: jenkins.ParamString, Default: "main", Description: "Revision to build"},
 		{Name: "NOTES", Type: jenkins.ParamText, Default: "a\nb"},

@@ -8,7 +8,8 @@ until it is run.
 
 The XRD's copy differs in what the project fills in: a checkout stage's url
 (the project's repository) and an image stage's registry and repository
-(the project's RegistryRepo) are optional. Descriptions are left out but
+(the project's RegistryRepo) are optional, and a checkout's branch has no
+default (the project's spec.git.branch is). Descriptions are left out but
 for the top one, to keep the XRD readable.
 """
 import copy
@@ -40,6 +41,7 @@ def schema(description):
     out = strip(copy.deepcopy(src))
     stage = out["properties"]["stages"]["items"]["properties"]
     stage["checkout"].pop("required", None)
+    stage["checkout"]["properties"]["branch"].pop("default", None)
     stage["image"].pop("required", None)
     return {"description": description, **out}
 

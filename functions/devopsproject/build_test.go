@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"sort"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -88,6 +89,71 @@ func TestDeclaredBuild(t *testing.T) {
 			}
 			if tc.build != nil && tc.build.Stages[0].Checkout.URL != "" {
 				t.Errorf("build() changed the spec it was given")
+			}
+		})
+	}
+}
+
+// TestDeclaredBuildComposition: with a declared build pushing to the
+// project's registry, a new environment's job waits for the RegistryRepo
+// to report its host, then is composed with the build, filled in.
+func TestDeclaredBuildComposition(t *testing.T) {
+	withBuild := withSpec(func(s map[string]any) {
+		s["pipeline"] = map[string]any{"folder": "team/shop", "build": map[string]any{"stages": []any{
+			map[string]any{"name": "Checkout", "checkout": map[string]any{}},
+			map[string]any{"name": "Image", "image": map[string]any{"tag": "${BUILD_NUMBER}"}},
+		}}}
+	})
+	registryAt := func(url string) map[string]map[string]any {
+		obs := projectReady()
+		obs["registry"] = observed(KindRegistry, true, map[string]any{"status": map[string]any{
+			"conditions": []any{map[string]any{"type": "Ready", "status": "True"}},
+			"atProvider": map[string]any{"url": url},
+		}})
+		return obs
+	}
+	wantStages := []any{
+		map[string]any{"name": "Checkout", "checkout": map[string]any{"url": "https://git.example.com/team/shop.git", "branch": "main"}},
+		map[string]any{"name": "Image", "image": map[string]any{"registry": "harbor.example.com", "repository": "team/shop", "tag": "${BUILD_NUMBER}"}},
+	}
+	cases := map[string]struct {
+		reason     string
+		obs        map[string]map[string]any
+		wantNames  []string
+		wantStages any
+	}{
+		"RegistryHostUnknown": {
+			reason: "No job (nor the usages naming it) until the RegistryRepo reports its host.",
+			obs:    projectReady(),
+			wantNames: func() []string {
+				out := []string{"argo-project", "registry"}
+				for _, e := range []string{"pr-7", "prod"} {
+					out = append(out, e+"-app", e+"-dns", e+"-usage-argoapplication-by-dnsrecord", e+"-usage-argoproject-by-argoapplication")
+				}
+				sort.Strings(out)
+				return out
+			}(),
+		},
+		"RegistryHostKnown": {
+			reason:    "The jobs are composed with the build, the repository and host filled in.",
+			obs:       registryAt("harbor.example.com/team/shop"),
+			wantNames: want("pr-7", "prod"), wantStages: wantStages,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp := run(t, t0, newRequest(t, xr(withBuild), tc.obs, nil))
+			if diff := cmp.Diff(tc.wantNames, names(rsp)); diff != "" {
+				t.Fatalf("%s\ndesired resources -want +got:\n%s", tc.reason, diff)
+			}
+			if tc.wantStages == nil {
+				return
+			}
+			if diff := cmp.Diff(tc.wantStages, resourceField(t, rsp, "prod-pipeline", "spec", "forProvider", "source", "build", "stages")); diff != "" {
+				t.Errorf("%s\nstages -want +got:\n%s", tc.reason, diff)
+			}
+			if got := resourceField(t, rsp, "prod-pipeline", "spec", "forProvider", "source", "scm"); got != nil {
+				t.Errorf("%s\na job with a declared build must not also read a Jenkinsfile: %v", tc.reason, got)
 			}
 		})
 	}

@@ -56,8 +56,8 @@ const Header = "// Written by provider-devops from the JenkinsPipeline's spec.fo
 // because the shell reads the tag as text and Groovy reads an environment
 // name as a name.
 var (
-	identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)                   //nolint:gochecknoglobals // read-only, compiled once
-	imageTag   = regexp.MustCompile(`^([A-Za-z0-9_.-]|\$\{[A-Za-z_][A-Za-z0-9_]*\})+$`) //nolint:gochecknoglobals // read-only, compiled once
+	identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+	imageTag   = regexp.MustCompile(`^([A-Za-z0-9_.-]|\$\{[A-Za-z_][A-Za-z0-9_]*\})+$`)
 )
 
 // Defaults the CRD schema applies, applied again for objects made before
@@ -274,16 +274,15 @@ func orDefault(s, d string) string {
 	return s
 }
 
-// writer indents the script two spaces a block.
+// writer indents the script two spaces a block. A strings.Builder never
+// fails a write.
 type writer struct {
 	strings.Builder
 	depth int
 }
 
 func (w *writer) line(s string) {
-	w.WriteString(strings.Repeat("  ", w.depth))
-	w.WriteString(s)
-	w.WriteByte('\n')
+	_, _ = w.WriteString(strings.Repeat("  ", w.depth) + s + "\n")
 }
 
 func (w *writer) open(s string) {

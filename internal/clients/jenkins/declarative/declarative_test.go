@@ -29,7 +29,7 @@ import (
 
 // hostile are values that would end a string, open a block, run a step or
 // interpolate if they reached the script unescaped.
-var hostile = map[string]string{ //nolint:gochecknoglobals // test table shared by the tests below
+var hostile = map[string]string{
 	"Quote":           `it's`,
 	"BreakOut":        `'); System.exit(3); echo('`,
 	"Backslash":       `C:\path\`,

@@ -188,19 +188,20 @@ type ImageStage struct {
 	// +optional
 	Tag string `json:"tag,omitempty"`
 
-	// Dockerfile's path in the workspace.
+	// Dockerfile's path in the workspace: relative, no whitespace, no ".."
+	// segment. (A pattern, not a CEL rule: a DevOpsProject holds up to
+	// 64 builds of 32 stages, and CEL's cost budget would not allow it.)
 	// +kubebuilder:default=Dockerfile
 	// +kubebuilder:validation:MaxLength=1024
-	// +kubebuilder:validation:Pattern=`^[^/\s][^\s]*$`
-	// +kubebuilder:validation:XValidation:rule="!self.split('/').exists(s, s == '..')",message="dockerfile must stay inside the workspace (no '..' segments)"
+	// +kubebuilder:validation:Pattern=`^([^/\s.][^/\s]*|\.[^/\s.][^/\s]*|\.|\.\.[^/\s]+)(/([^/\s.][^/\s]*|\.[^/\s.][^/\s]*|\.|\.\.[^/\s]+))*/?$`
 	// +optional
 	Dockerfile string `json:"dockerfile,omitempty"`
 
-	// Context directory of the build in the workspace.
+	// Context directory of the build in the workspace: relative, no
+	// whitespace, no ".." segment.
 	// +kubebuilder:default="."
 	// +kubebuilder:validation:MaxLength=1024
-	// +kubebuilder:validation:Pattern=`^[^/\s][^\s]*$`
-	// +kubebuilder:validation:XValidation:rule="!self.split('/').exists(s, s == '..')",message="context must stay inside the workspace (no '..' segments)"
+	// +kubebuilder:validation:Pattern=`^([^/\s.][^/\s]*|\.[^/\s.][^/\s]*|\.|\.\.[^/\s]+)(/([^/\s.][^/\s]*|\.[^/\s.][^/\s]*|\.|\.\.[^/\s]+))*/?$`
 	// +optional
 	Context string `json:"context,omitempty"`
 

@@ -535,7 +535,16 @@ func TestDeclaredBuildSchema(t *testing.T) {
 		}, want: "tag"},
 		"DockerfileUp": {reason: "A Dockerfile outside the workspace.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
 			p.Source.Build.Stages[0] = v1alpha1.BuildStage{Name: "I", Image: &v1alpha1.ImageStage{Registry: "r", Repository: "a", Dockerfile: "x/../../etc/passwd"}}
-		}, want: "dockerfile must stay inside the workspace"},
+		}, want: "stages[0].image.dockerfile"},
+		"ContextUp": {reason: "A context ending in '..'.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.Build.Stages[0] = v1alpha1.BuildStage{Name: "I", Image: &v1alpha1.ImageStage{Registry: "r", Repository: "a", Context: "app/.."}}
+		}, want: "stages[0].image.context"},
+		"ContextAbsolute": {reason: "An absolute context.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.Build.Stages[0] = v1alpha1.BuildStage{Name: "I", Image: &v1alpha1.ImageStage{Registry: "r", Repository: "a", Context: "/etc"}}
+		}, want: "stages[0].image.context"},
+		"DotsInNames": {reason: "'.', '..x' and '.docker/' are inside the workspace.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.Build.Stages[0] = v1alpha1.BuildStage{Name: "I", Image: &v1alpha1.ImageStage{Registry: "r", Repository: "a", Context: ".", Dockerfile: ".docker/..x/Dockerfile"}}
+		}},
 		"Timeout": {reason: "A timeout of more than a week.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
 			p.Source.Build.Options = &v1alpha1.BuildOptions{TimeoutMinutes: 20000}
 		}, want: "timeoutMinutes"},

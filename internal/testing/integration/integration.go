@@ -45,6 +45,7 @@ func Tool(t testing.TB, name, pkg string) string {
 	}
 	if os.Getenv("CI") != "" {
 		t.Fatalf("%s is not installed (Debian package %s; hack/apt-deps.sh installs it)", name, pkg)
+		return ""
 	}
 	t.Skipf("%s is not installed (Debian package %s; hack/apt-deps.sh installs it); skipped outside CI", name, pkg)
 	return ""

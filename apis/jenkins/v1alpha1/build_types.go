@@ -32,7 +32,9 @@ type PipelineBuild struct {
 	// +optional
 	Agent *BuildAgent `json:"agent,omitempty"`
 
-	// Environment variables of every stage, by name.
+	// Environment variables of every stage, by name. Values are written
+	// into the job's script in clear: a secret belongs in a Jenkins
+	// credential (an image stage's credentialsId), never here.
 	// +kubebuilder:validation:MaxProperties=64
 	// +kubebuilder:validation:XValidation:rule="self.all(k, k.matches('^[A-Za-z_][A-Za-z0-9_]{0,127}$'))",message="environment variable names are letters, digits and '_', not starting with a digit, at most 128 characters"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, size(self[k]) <= 4096)",message="an environment value is at most 4096 characters"

@@ -40,6 +40,7 @@ import (
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
+	"github.com/freeleaps/provider-devops/internal/clients/jenkins/declarative"
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
@@ -570,5 +571,70 @@ func TestDeclaredBuildSchema(t *testing.T) {
 				t.Errorf("%s\nwant a refusal containing %q, got %v", tc.reason, tc.want, err)
 			}
 		})
+	}
+}
+
+// TestDeclaredBuildSteadyState: a job written from a declared build is
+// polled without writes, also after Jenkins ran its script and saved
+// config.xml with the properties its options declare; a change to the
+// build is written once.
+func TestDeclaredBuildSteadyState(t *testing.T) {
+	env := controlplane.Shared(t)
+	srv := fake.New(user, token)
+	defer srv.Close()
+	c := env.Client
+	ctx := context.Background()
+	ns := "jenkins-build-steady"
+	controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	controlplane.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "jenkins", Namespace: ns},
+		StringData: map[string]string{"credentials": `{"username": "` + user + `", "token": "` + token + `"}`}}))
+	controlplane.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
+		Jenkins: &pcv1alpha1.JenkinsConfig{URL: srv.URL, Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "jenkins", Key: "credentials"}}},
+	}}))
+	controlplane.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
+		return mrcontroller.Setup(mgr, o, jenkinspipeline.Descriptor, jenkinspipeline.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil))
+	})
+
+	cr := newPipeline(ns, "shop-build", "team/shop", "build")
+	cr.Spec.ForProvider.Source = v1alpha1.PipelineSource{Build: &v1alpha1.PipelineBuild{
+		Environment: map[string]string{"B": "2", "A": "1", "C": "3"},
+		Options:     &v1alpha1.BuildOptions{KeepBuilds: 10, DisableConcurrentBuilds: true},
+		Stages:      []v1alpha1.BuildStage{{Name: "Test", Sh: []string{"make test"}}},
+	}}
+	controlplane.Must(t, c.Create(ctx, cr))
+	const path = "team/shop/build"
+	controlplane.Eventually(t, "job created, Ready and Synced", func() bool {
+		return get(t, c, cr) && ready(cr) && srv.Exists(path)
+	})
+	script, err := declarative.Script(*cr.Spec.ForProvider.Source.Build)
+	controlplane.Must(t, err)
+	if p, err := jenkins.Parse([]byte(cfgOf(t, srv, path))); err != nil || p.Script != script {
+		t.Fatalf("the job's script is not the generated one (%v):\n%s", err, cfgOf(t, srv, path))
+	}
+
+	// Jenkins ran the script: it saved the job in XML 1.1 with the
+	// properties the options declare.
+	cfg := strings.Replace(cfgOf(t, srv, path), "<?xml version='1.0' encoding='UTF-8'?>", "<?xml version='1.1' encoding='UTF-8'?>", 1)
+	cfg = strings.Replace(cfg, "<properties>", "<properties><jenkins.model.BuildDiscarderProperty><strategy class=\"hudson.tasks.LogRotator\"><numToKeep>10</numToKeep></strategy></jenkins.model.BuildDiscarderProperty><org.jenkinsci.plugins.workflow.job.properties.DisableConcurrentBuildsJobProperty/>", 1)
+	srv.SetConfig(path, cfg)
+	srv.ResetCounts()
+	time.Sleep(7 * time.Second) // at least two polls at 2s ±10%
+	if n := srv.Count(http.MethodPost); n != 0 {
+		t.Errorf("want no writes while the build is unchanged, got %d: %v", n, srv.Requests())
+	}
+	if get(t, c, cr); !ready(cr) {
+		t.Errorf("want Ready and Synced in steady state: %v", cr.Status.Conditions)
+	}
+
+	// A changed build is written, once, and keeps what the run added.
+	patchSpec(t, c, cr, func(p *v1alpha1.JenkinsPipeline) {
+		p.Spec.ForProvider.Source.Build.Stages[0].Sh = []string{"make test", "make lint"}
+	})
+	controlplane.Eventually(t, "the changed build written", func() bool {
+		p, err := jenkins.Parse([]byte(cfgOf(t, srv, path)))
+		return err == nil && strings.Contains(p.Script, "sh 'make lint'")
+	})
+	if got := cfgOf(t, srv, path); !strings.Contains(got, "BuildDiscarderProperty") || !strings.Contains(got, "DisableConcurrentBuildsJobProperty") {
+		t.Errorf("the update dropped the properties the script's run wrote:\n%s", got)
 	}
 }

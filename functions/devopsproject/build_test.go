@@ -67,6 +67,14 @@ func TestDeclaredBuild(t *testing.T) {
 			build:  projectBuild, env: Environment{Name: "prod"}, kept: "harbor.example.com",
 			want: filled("harbor.example.com", "team/shop"),
 		},
+		"OwnCredential": {
+			reason: "A checkout of the project's repository with its own credential keeps it.",
+			build:  &jenkinsv1alpha1.PipelineBuild{Stages: []jenkinsv1alpha1.BuildStage{{Name: "Checkout", Checkout: &jenkinsv1alpha1.CheckoutStage{CredentialsID: "git-deploy-key"}}}},
+			env:    Environment{Name: "prod"},
+			want: &jenkinsv1alpha1.PipelineBuild{Stages: []jenkinsv1alpha1.BuildStage{{Name: "Checkout", Checkout: &jenkinsv1alpha1.CheckoutStage{
+				URL: "https://git.example.com/team/shop.git", Branch: "release", CredentialsID: "git-deploy-key",
+			}}}},
+		},
 		"EnvironmentOverride": {
 			reason: "An environment's build replaces the project's whole; what it names is kept.",
 			build:  projectBuild, env: Environment{Name: "dev", Pipeline: &EnvironmentPipeline{Build: envBuild}},

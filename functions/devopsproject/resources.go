@@ -323,9 +323,12 @@ func (p *project) build(e Environment) *jenkinsv1alpha1.PipelineBuild {
 	host, repo := p.registryOf(e)
 	for i := range out.Stages {
 		if c := out.Stages[i].Checkout; c != nil && c.URL == "" {
-			c.URL, c.CredentialsID = p.spec.Git.URL, p.spec.Git.JenkinsCredentialsID
+			c.URL = p.spec.Git.URL
 			if c.Branch == "" {
 				c.Branch = branch(p.spec.Git)
+			}
+			if c.CredentialsID == "" {
+				c.CredentialsID = p.spec.Git.JenkinsCredentialsID
 			}
 		}
 		if m := out.Stages[i].Image; m != nil {

@@ -53,11 +53,11 @@ func read(ctx context.Context, f *migrateFlags, e env, c dynamic.Interface, gv s
 		r := e.stdin
 		// kingpin hands "-f -" over as "".
 		if name != "-" && name != "" {
-			fh, err := os.Open(name) //nolint:gosec // the user names the file to read
+			fh, err := os.Open(name)
 			if err != nil {
 				return nil, errors.Wrap(err, "cannot read the operator's objects")
 			}
-			defer fh.Close() //nolint:errcheck // read only
+			defer fh.Close()
 			r = fh
 		}
 		objs, err := migrate.Read(r)

@@ -108,7 +108,8 @@ func connect(kubeconfig, context string) (dynamic.Interface, error) {
 // providerConfig parses --provider-config.
 func providerConfig(s string) (*migrate.ConfigRef, error) {
 	if s == "" {
-		return nil, nil //nolint:nilnil // no reference: the Composition's default
+		// No reference: the Composition's default.
+		return nil, nil
 	}
 	kind, name, ok := strings.Cut(s, "/")
 	if !ok || (kind != "ClusterProviderConfig" && kind != "ProviderConfig") || name == "" {
@@ -117,16 +118,25 @@ func providerConfig(s string) (*migrate.ConfigRef, error) {
 	return &migrate.ConfigRef{Kind: kind, Name: name}, nil
 }
 
+// validate checks the flags that go together.
+func (f *migrateFlags) validate() error {
+	fromCluster := f.namespace != "" || f.allNamespaces
+	switch {
+	case len(f.files) > 0 && fromCluster:
+		return errors.New("--namespace and --all-namespaces select what is read from the cluster; with --filename, export only the namespaces to migrate")
+	case len(f.files) == 0 && !fromCluster:
+		return errors.New("say what to migrate: --namespace NAME or --all-namespaces (read from the cluster), or --filename FILE")
+	}
+	return nil
+}
+
 func runMigrate(ctx context.Context, f *migrateFlags, e env) error {
 	pc, err := providerConfig(f.providerConfig)
 	if err != nil {
 		return err
 	}
-	if len(f.files) > 0 && (f.namespace != "" || f.allNamespaces) {
-		return errors.New("--namespace and --all-namespaces select what is read from the cluster; with --filename, export only the namespaces to migrate")
-	}
-	if len(f.files) == 0 && f.namespace == "" && !f.allNamespaces {
-		return errors.New("say what to migrate: --namespace NAME or --all-namespaces (read from the cluster), or --filename FILE")
+	if err := f.validate(); err != nil {
+		return err
 	}
 	gv := schema.GroupVersion{Group: f.group, Version: f.version}
 	var client dynamic.Interface

@@ -72,13 +72,14 @@ func (t *translation) jenkinsEnvironments() []string {
 	if js == nil {
 		return nil
 	}
-	var out []string
-	for _, e := range list(js.Object, "spec.environments", "spec.envs") {
+	envs := list(js.Object, "spec.environments", "spec.envs")
+	out := make([]string, 0, len(envs))
+	for _, e := range envs {
 		switch e := e.(type) {
 		case string:
 			out = append(out, e)
 		case map[string]any:
-			out = append(out, field(e, "name"))
+			out = append(out, nameOf(e))
 		}
 	}
 	return out
@@ -90,9 +91,9 @@ func (t *translation) apps() []app {
 	var out []app
 	for _, as := range t.kids(KindArgo) {
 		for _, p := range list(as.Object, "spec.projects") {
-			if m, ok := p.(map[string]any); ok && field(m, "name") != "" {
+			if m, ok := p.(map[string]any); ok && nameOf(m) != "" {
 				t.note(as, Changed, "its applications move from AppProject %s into the project's own (%s.%s, bounded to its repository and destinations); %s stays in Argo CD: delete it once no application uses it",
-					field(m, "name"), t.g.project.GetNamespace(), t.g.project.GetName(), field(m, "name"))
+					nameOf(m), t.g.project.GetNamespace(), t.g.project.GetName(), nameOf(m))
 			}
 		}
 		for _, r := range list(as.Object, "spec.repositories") {
@@ -102,7 +103,7 @@ func (t *translation) apps() []app {
 		}
 		for _, a := range list(as.Object, "spec.applications") {
 			if m, ok := a.(map[string]any); ok {
-				out = append(out, app{from: as, spec: m, name: field(m, "name")})
+				out = append(out, app{from: as, spec: m, name: nameOf(m)})
 			}
 		}
 	}
@@ -163,6 +164,9 @@ func (t *translation) environments() {
 		t.p.Spec.AdoptExisting.DNSRecords = true
 	}
 }
+
+// nameOf is an operator list entry's name.
+func nameOf(m map[string]any) string { return field(m, "name") }
 
 func contains(l []string, s string) bool {
 	for _, x := range l {
@@ -231,6 +235,12 @@ func (t *translation) application(env *Environment, a app) {
 		env.SourceType = "Helm"
 		t.note(a.from, Changed, "application %s is a Helm source: its release is named %s-%s now, so check the chart's object names do not depend on the release name", a.name, t.g.project.GetName(), env.Name)
 	}
+	t.destination(env, a)
+	t.note(a.from, Changed, "application %s is adopted in place: labelled and patched into the project's AppProject, never recreated (so nothing cascades to its workloads) and not synced by the adoption; from then on its sync policy is automated with prune and selfHeal, so Argo CD syncs it if its manifests differ", a.name)
+}
+
+// destination carries the application's destination over into env.
+func (t *translation) destination(env *Environment, a app) {
 	env.Namespace = field(a.spec, "destination.namespace")
 	switch server, cname := field(a.spec, "destination.server"), field(a.spec, "destination.name"); {
 	case server != "" && server != inCluster:
@@ -238,7 +248,6 @@ func (t *translation) application(env *Environment, a app) {
 	case server == "" && cname != "" && cname != "in-cluster":
 		t.note(a.from, NotCarried, "application %s deploys to cluster %q by name; environments name clusters by API server URL: set spec.environments[%s].cluster before applying (the in-cluster one is assumed)", a.name, cname, env.Name)
 	}
-	t.note(a.from, Changed, "application %s is adopted in place: labelled and patched into the project's AppProject, never recreated (so nothing cascades to its workloads) and not synced by the adoption; from then on its sync policy is automated with prune and selfHeal, so Argo CD syncs it if its manifests differ", a.name)
 }
 
 // dns sets spec.dns from the first IngressResource and reports one whose

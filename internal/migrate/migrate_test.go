@@ -31,7 +31,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/mi
 
 // secrets are strings of the fixtures' inline credentials: they must
 // appear in no output.
-var secrets = []string{"TOPSECRET", "hunter2", "OPENSSH"} //nolint:gochecknoglobals // read-only test table
+var secrets = []string{"TOPSECRET", "hunter2", "OPENSSH"}
 
 // TestGolden carries each fixture in testdata/operator over and compares
 // the DevOpsProjects and the report with testdata/migrate (go test

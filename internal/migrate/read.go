@@ -29,10 +29,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 )
 
-// DefaultGroupVersion is the operator's API group and version assumed
-// when none is given (docs/migration.md).
-const DefaultGroupVersion = "freeleaps.com/v1alpha1"
-
 // The operator's kinds, and their resources (plural) for a cluster read.
 const (
 	KindProject    = "DevOpsProject"

@@ -69,7 +69,7 @@ func Translate(objs []*unstructured.Unstructured, o Options) Result {
 // that their spec.project names.
 func groupByProject(objs []*unstructured.Unstructured) ([]*group, []*unstructured.Unstructured) {
 	byKey := map[string]*group{}
-	var groups []*group
+	groups := make([]*group, 0, len(objs))
 	for _, u := range objs {
 		if u.GetKind() == KindProject {
 			g := &group{project: u, children: map[string][]*unstructured.Unstructured{}}

@@ -131,12 +131,15 @@ func (p *project) releaseName(env string) string {
 }
 
 // appName is the Argo CD application of environment env, in Argo CD's
-// one namespace: "<namespace>.<name>.<env>" (an environment's name holds
-// no dot either), or the name an existing environment already has.
+// one namespace: its spec.environments[].applicationName, else the name an
+// existing environment already has, else "<namespace>.<name>.<env>" (an
+// environment's name holds no dot either).
 func (p *project) appName(env string) string {
-	for _, e := range p.spec.Environments {
-		if e.Name == env && e.ApplicationName != "" {
-			return e.ApplicationName
+	if p.spec != nil {
+		for _, e := range p.spec.Environments {
+			if e.Name == env && e.ApplicationName != "" {
+				return e.ApplicationName
+			}
 		}
 	}
 	if n := p.keptApp[env]; n != "" {

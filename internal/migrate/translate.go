@@ -233,7 +233,8 @@ func (t *translation) credentials() {
 		}
 		g.JenkinsCredentialsID = id
 	}
-	secret := field(gc.Object, "spec.secret_ref.name", "spec.secretRef.name", "spec.secret_name", "spec.secretName", "spec.secret")
+	// Only fields that name a Secret: a bare "secret" may hold the value.
+	secret := field(gc.Object, "spec.secret_ref.name", "spec.secretRef.name", "spec.secret_name", "spec.secretName")
 	if secret != "" {
 		g.CredentialsSecretRef = &SecretRef{Name: secret}
 		t.note(gc, Changed, "Argo CD reads the repository with Secret %s, registered for the project's AppProject only (an ArgoRepository); it must hold the keys username and password (https) or sshPrivateKey (ssh): rename the operator's keys if they differ", secret)
@@ -250,7 +251,7 @@ func (t *translation) credentials() {
 // inline is true when GitCredentials carries a credential in its spec.
 // Only presence is checked; the values are never read.
 func inline(obj map[string]any) bool {
-	for _, p := range []string{"spec.password", "spec.token", "spec.ssh_key", "spec.sshKey", "spec.ssh_private_key", "spec.sshPrivateKey", "spec.private_key", "spec.privateKey", "spec.data"} {
+	for _, p := range []string{"spec.password", "spec.token", "spec.ssh_key", "spec.sshKey", "spec.ssh_private_key", "spec.sshPrivateKey", "spec.private_key", "spec.privateKey", "spec.data", "spec.secret"} {
 		if lookup(obj, p) != nil {
 			return true
 		}

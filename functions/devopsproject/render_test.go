@@ -80,6 +80,7 @@ func TestRender(t *testing.T) {
 		"ingress-address":    {"xr-ingress-address.yaml", "composition-ingress.yaml", "observed-ingress.yaml"},
 		"build-first-run":    {"xr-build.yaml", "composition.yaml", ""},
 		"build":              {"xr-build.yaml", "composition.yaml", "observed-ready.yaml"},
+		"adopt":              {"xr-adopt.yaml", "composition.yaml", "observed-adopt.yaml"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

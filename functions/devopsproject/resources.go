@@ -136,9 +136,17 @@ func (p *project) releaseName(env string) string {
 }
 
 // appName is the Argo CD application of environment env, in Argo CD's
-// one namespace: "<namespace>.<name>.<env>" (an environment's name holds
-// no dot either), or the name an existing environment already has.
+// one namespace: its spec.environments[].applicationName, else the name an
+// existing environment already has, else "<namespace>.<name>.<env>" (an
+// environment's name holds no dot either).
 func (p *project) appName(env string) string {
+	if p.spec != nil {
+		for _, e := range p.spec.Environments {
+			if e.Name == env && e.ApplicationName != "" {
+				return e.ApplicationName
+			}
+		}
+	}
 	if n := p.keptApp[env]; n != "" {
 		return n
 	}
@@ -252,7 +260,7 @@ func (p *project) registry() *registryv1alpha1.RegistryRepo {
 			Description: "Images of " + p.name + " (DevOpsProject)",
 			// Opting in to deleting the repository opts in to its images.
 			DeleteImages:  r.DeletionPolicy == PolicyDelete,
-			AdoptExisting: r.AdoptExisting,
+			AdoptExisting: r.AdoptExisting || p.spec.AdoptExisting.Registry,
 		}},
 	}
 }
@@ -297,6 +305,7 @@ func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPip
 				{Name: "ENVIRONMENT", Type: jenkinsv1alpha1.ParameterString, Default: &envDefault, Description: "The environment to deploy to."},
 				{Name: jenkinsv1alpha1.RevisionParameter, Type: jenkinsv1alpha1.ParameterString, Default: &headRevision, Description: "The git revision to build; empty builds the head of the branch."},
 			},
+			AdoptExisting: p.spec.AdoptExisting.Pipelines,
 		}},
 	}
 }
@@ -444,6 +453,7 @@ func (p *project) app(e Environment, keep bool, h string) (*argov1alpha1.ArgoApp
 				Automated:   &argov1alpha1.Automated{Prune: true, SelfHeal: true},
 				SyncOptions: syncOptions,
 			},
+			AdoptExisting: p.spec.AdoptExisting.Applications,
 		}},
 	}, nil
 }
@@ -463,6 +473,7 @@ func (p *project) dns(e Environment, keep bool) *dnsv1alpha1.DNSRecord {
 		ObjectMeta: p.meta(e.Name, map[string]string{contract.AnnotationURL: p.url(e)}),
 		Spec: dnsv1alpha1.DNSRecordSpec{ManagedResourceSpec: p.managed(keep), ForProvider: dnsv1alpha1.DNSRecordParameters{
 			Zone: zone, Name: name, Type: dnsv1alpha1.RecordType(typ), Values: []string{target}, TTL: &ttl,
+			AdoptExisting: p.spec.AdoptExisting.DNSRecords,
 		}},
 	}
 }

@@ -45,6 +45,20 @@ type ProjectSpec struct {
 	Source       SourceSpec    `json:"source"`
 	Ingress      *IngressSpec  `json:"ingress,omitempty"`
 	Environments []Environment `json:"environments"`
+	// AdoptExisting asks, per kind, to take over existing backend objects
+	// nobody owns (see the managed resources' adoptExisting).
+	AdoptExisting AdoptSpec `json:"adoptExisting"`
+}
+
+// AdoptSpec names the kinds whose existing, unowned backend objects a
+// project takes over. One switch per kind, not one for all: a migration
+// may adopt the operator's jobs and applications yet want a DNS name no
+// one else holds created fresh.
+type AdoptSpec struct {
+	Pipelines    bool `json:"pipelines"`
+	Applications bool `json:"applications"`
+	DNSRecords   bool `json:"dnsRecords"`
+	Registry     bool `json:"registry"`
 }
 
 // ConfigRef names a ProviderConfig of the project's namespace or a
@@ -135,13 +149,16 @@ type DNSSpec struct {
 
 // Environment is one deployment of the project.
 type Environment struct {
-	Name      string   `json:"name"`
-	Domain    string   `json:"domain"`
-	Path      string   `json:"path"`
-	Namespace string   `json:"namespace"`
-	Cluster   string   `json:"cluster"`
-	TTL       string   `json:"ttl"`
-	Retain    []string `json:"retain"`
+	Name   string `json:"name"`
+	Domain string `json:"domain"`
+	Path   string `json:"path"`
+	// ApplicationName is the Argo CD application's name; empty: the
+	// default, or the name an existing environment has.
+	ApplicationName string   `json:"applicationName"`
+	Namespace       string   `json:"namespace"`
+	Cluster         string   `json:"cluster"`
+	TTL             string   `json:"ttl"`
+	Retain          []string `json:"retain"`
 	// DeletionPolicy is what removing the environment (or deleting the
 	// project) does to its Jenkins job, Argo CD application and DNS
 	// record: Orphan keeps them, Delete deletes them. Default: Orphan
@@ -162,9 +179,10 @@ const (
 )
 
 var (
-	dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
-	fqdn     = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)+[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.?$`)
-	sshURL   = regexp.MustCompile(`^(ssh://[^\s]+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+)$`)
+	dnsLabel       = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+	fqdn           = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)+[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.?$`)
+	appNamePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
+	sshURL         = regexp.MustCompile(`^(ssh://[^\s]+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+)$`)
 )
 
 // Kinds an environment may retain at expiry.
@@ -308,6 +326,9 @@ func (s *ProjectSpec) validateEnvironment(p string, e Environment, zone string) 
 		if err != nil || ttl < time.Minute {
 			return fieldErr(p+".ttl", "%q must be a duration of at least 1m, such as 72h", e.TTL)
 		}
+	}
+	if n := e.ApplicationName; n != "" && !appNamePattern.MatchString(n) {
+		return fieldErr(p+".applicationName", "%q is not an Argo CD application name (lower case letters, digits, '-' and '.', at most 253)", n)
 	}
 	if strings.ContainsAny(e.Cluster, `*?[]{}!\`) {
 		// The AppProject lists it as a destination: a pattern there

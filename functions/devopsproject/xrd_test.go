@@ -194,7 +194,9 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 		"IssuerName": {func(s map[string]any) {
 			s["ingress"] = map[string]any{"issuer": map[string]any{"kind": "Issuer", "name": "a..b"}}
 		}, `spec.ingress.issuer.name`},
-		"ClassName": {func(s map[string]any) { s["ingress"] = map[string]any{"className": "a..b"} }, `spec.ingress.className`},
+		"ClassName":         {func(s map[string]any) { s["ingress"] = map[string]any{"className": "a..b"} }, `spec.ingress.className`},
+		"ApplicationName":   {func(s map[string]any) { envAt(s, 0)["applicationName"] = "Shop_Prod" }, `spec.environments[0].applicationName`},
+		"AdoptExistingKind": {func(s map[string]any) { s["adoptExisting"] = map[string]any{"pipelines": "yes"} }, `spec.adoptExisting.pipelines`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

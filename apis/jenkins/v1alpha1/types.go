@@ -195,6 +195,16 @@ type JenkinsPipelineParameters struct {
 	// +optional
 	Disabled bool `json:"disabled,omitempty"`
 
+	// AdoptExisting lets this resource take over a job that already exists
+	// at its path and carries no owner line (one made by hand or by the
+	// Kopf operator): the owner line is added to its description and the
+	// managed fields are corrected in place, so the job keeps its builds.
+	// A job whose description names another JenkinsPipeline is never taken
+	// over. Default false: such a job is refused in Synced and left
+	// untouched.
+	// +optional
+	AdoptExisting bool `json:"adoptExisting,omitempty"`
+
 	// BuildRequest is a token: whenever it changes to a new non-empty value,
 	// exactly one build is queued (with the parameters' defaults). The value
 	// handled last is recorded in status.atProvider.handledBuildRequest.

@@ -193,6 +193,8 @@ func job(cr *v1alpha1.JenkinsPipeline, mod ...func(*jenkins.Job)) *jenkins.Job {
 	return j
 }
 
+func adopt(cr *v1alpha1.JenkinsPipeline) { cr.Spec.ForProvider.AdoptExisting = true }
+
 func requested(req, handled string) func(*v1alpha1.JenkinsPipeline) {
 	return func(cr *v1alpha1.JenkinsPipeline) {
 		cr.Spec.ForProvider.BuildRequest = req
@@ -318,12 +320,31 @@ func TestObserve(t *testing.T) {
 				atProvider: with(built, func(o *v1alpha1.JenkinsPipelineObservation) { o.HandledBuildRequest = "r1" })},
 		},
 		"OwnerLineMissing": {
-			reason: "A job whose description does not name this resource is someone else's: refused, never adopted, with the way to adopt it named.",
+			reason: "A job whose description names no resource is refused without adoptExisting, and the message names the field that adopts it.",
 			cr:     pipeline(),
 			job: func(cr *v1alpha1.JenkinsPipeline) *jenkins.Job {
 				return job(cr, func(j *jenkins.Job) { j.Pipeline.Owner = "" })
 			},
-			want: want{err: errors.Errorf(errFmtNotOwned, jobPath, "no JenkinsPipeline", jenkins.OwnerLine("team-a/shop"))},
+			want: want{err: errors.Errorf(errFmtNotOwned, jobPath)},
+		},
+		"AdoptUnowned": {
+			reason: "With adoptExisting, a job nobody owns is taken over in place: it exists (never recreated, so its builds stay) and is out of date until Update writes the owner line.",
+			cr:     pipeline(adopt),
+			job: func(cr *v1alpha1.JenkinsPipeline) *jenkins.Job {
+				return job(cr, func(j *jenkins.Job) { j.Pipeline.Owner = "" })
+			},
+			want: want{obs: managed.ExternalObservation{ResourceExists: true}, diff: "owner line to be added to the description (adoptExisting)", atProvider: built},
+		},
+		"AdoptUnownedDeleted": {
+			reason: "Being deleted before it took the job over, the resource lets it go: 'absent', so a job it never owned is not deleted.",
+			cr: pipeline(adopt, func(cr *v1alpha1.JenkinsPipeline) {
+				cr.SetFinalizers([]string{"finalizer.managedresource.crossplane.io"})
+				cr.SetDeletionTimestamp(&metav1.Time{Time: now})
+			}),
+			job: func(cr *v1alpha1.JenkinsPipeline) *jenkins.Job {
+				return job(cr, func(j *jenkins.Job) { j.Pipeline.Owner = "" })
+			},
+			want: want{obs: managed.ExternalObservation{ResourceExists: false}},
 		},
 		"AnotherOwner": {
 			reason: "A job another resource manages is refused, and the message names that resource.",
@@ -331,7 +352,15 @@ func TestObserve(t *testing.T) {
 			job: func(cr *v1alpha1.JenkinsPipeline) *jenkins.Job {
 				return job(cr, func(j *jenkins.Job) { j.Pipeline.Owner = "team-b/shop" })
 			},
-			want: want{err: errors.Errorf(errFmtNotOwned, jobPath, "JenkinsPipeline team-b/shop", jenkins.OwnerLine("team-a/shop"))},
+			want: want{err: errors.Errorf(errFmtOthers, jobPath, "JenkinsPipeline team-b/shop")},
+		},
+		"AnotherOwnerAdopting": {
+			reason: "adoptExisting never takes over a job another resource's owner line names.",
+			cr:     pipeline(adopt),
+			job: func(cr *v1alpha1.JenkinsPipeline) *jenkins.Job {
+				return job(cr, func(j *jenkins.Job) { j.Pipeline.Owner = "team-b/shop" })
+			},
+			want: want{err: errors.Errorf(errFmtOthers, jobPath, "JenkinsPipeline team-b/shop")},
 		},
 		"AnotherOwnerDeleted": {
 			reason: "Being deleted, a job it cannot prove is its own is let go: 'absent', so it is not deleted.",
@@ -551,6 +580,14 @@ func TestUpdate(t *testing.T) {
 				return job(cr, func(j *jenkins.Job) { j.Pipeline.Script = "echo edited" })
 			},
 			want: want{updated: []update{{Path: jobPath, Pipeline: mustDesired(pipeline()), Observed: "<flow-definition/>"}}},
+		},
+		"Adopted": {
+			reason: "Taking over a job writes its config.xml in place with the owner line added, over the one Observe read: the job is updated, not recreated, so Jenkins keeps its builds.",
+			cr:     pipeline(adopt),
+			observed: func(cr *v1alpha1.JenkinsPipeline) *jenkins.Job {
+				return job(cr, func(j *jenkins.Job) { j.Pipeline.Owner = "" })
+			},
+			want: want{updated: []update{{Path: jobPath, Pipeline: mustDesired(pipeline(adopt)), Observed: "<flow-definition/>"}}},
 		},
 		"NotObserved": {
 			reason: "Without an observation, config.xml is written: nothing says it is current.",

@@ -216,7 +216,7 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 		controlplane.Must(t, c.Create(ctx, other))
 		controlplane.Eventually(t, "conflict reported", func() bool {
 			return get(t, c, other) && other.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionFalse &&
-				strings.Contains(other.GetCondition(xpv2.TypeSynced).Message, `Jenkins job "other/foreign" exists and is managed by no JenkinsPipeline, not by this resource: it was left untouched`)
+				strings.Contains(other.GetCondition(xpv2.TypeSynced).Message, `Jenkins job "other/foreign" exists and no JenkinsPipeline manages it: it was left untouched`)
 		})
 		if got := cfgOf(t, srv, "other/foreign"); got != foreign {
 			t.Error("the foreign job was modified")
@@ -261,6 +261,48 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 		controlplane.Eventually(t, "the resource gone", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(gamma), gamma)) })
 		if got := cfgOf(t, srv, "other/gamma"); got != edited {
 			t.Errorf("the job whose ownership could not be verified was changed or deleted:\n%s", got)
+		}
+	})
+
+	t.Run("AdoptUnownedJobKeepsBuilds", func(t *testing.T) {
+		// A job with a build that no resource owns (as the Kopf operator
+		// left it): made here, its owner line edited away, its resource
+		// deleted (which lets go of it).
+		const delta = "other/delta"
+		made := newPipeline(ns, "shop-delta", "other", "delta")
+		made.Spec.ForProvider.BuildRequest = "d1"
+		controlplane.Must(t, c.Create(ctx, made))
+		controlplane.Eventually(t, "delta made and its build queued", func() bool {
+			return get(t, c, made) && ready(made) && srv.Queued(delta) == 1
+		})
+		srv.RunQueue()
+		srv.Finish(delta, "SUCCESS")
+		unowned := strings.Replace(cfgOf(t, srv, delta), jenkins.OwnerLine(ns+"/shop-delta"), "Made by the operator.", 1)
+		srv.SetConfig(delta, unowned)
+		controlplane.Must(t, c.Delete(ctx, made))
+		controlplane.Eventually(t, "the maker gone", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(made), made)) })
+		if !srv.Exists(delta) || len(srv.Builds(delta)) != 1 {
+			t.Fatalf("the unowned job with its build must remain: exists %v, builds %d", srv.Exists(delta), len(srv.Builds(delta)))
+		}
+
+		// Without adoptExisting it is refused; with it, taken over in place.
+		adopter := newPipeline(ns, "shop-delta2", "other", "delta")
+		controlplane.Must(t, c.Create(ctx, adopter))
+		controlplane.Eventually(t, "refused without adoptExisting", func() bool {
+			return get(t, c, adopter) && strings.Contains(adopter.GetCondition(xpv2.TypeSynced).Message, "Set spec.forProvider.adoptExisting: true")
+		})
+		patchSpec(t, c, adopter, func(p *v1alpha1.JenkinsPipeline) { p.Spec.ForProvider.AdoptExisting = true })
+		controlplane.Eventually(t, "adopted and Ready", func() bool {
+			return get(t, c, adopter) && ready(adopter) && strings.Contains(cfgOf(t, srv, delta), jenkins.OwnerLine(ns+"/shop-delta2"))
+		})
+		if got := srv.Created()[delta]; got != 1 {
+			t.Errorf("the job was created %d times, want once (adoption must not recreate it)", got)
+		}
+		if b := srv.Builds(delta); len(b) != 1 || b[0].Result != "SUCCESS" {
+			t.Errorf("the adopted job lost its builds: %v", b)
+		}
+		if d := srv.Deleted()[delta]; d != 0 {
+			t.Errorf("the job was deleted %d times during adoption", d)
 		}
 	})
 

@@ -78,6 +78,9 @@ func TestRender(t *testing.T) {
 		"phase2-not-applied": {"xr-expired-phase2.yaml", "composition.yaml", "observed-ready.yaml"},
 		"ingress":            {"xr-ingress.yaml", "composition.yaml", "observed-ingress.yaml"},
 		"ingress-address":    {"xr-ingress-address.yaml", "composition-ingress.yaml", "observed-ingress.yaml"},
+		"build-first-run":    {"xr-build.yaml", "composition.yaml", ""},
+		"build":              {"xr-build.yaml", "composition.yaml", "observed-ready.yaml"},
+		"adopt":              {"xr-adopt.yaml", "composition.yaml", "observed-adopt.yaml"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -92,7 +92,8 @@ func TestExamplesReconcile(t *testing.T) {
 				controlplane.Must(t, unstructured.SetNestedField(u.Object, named.Addr, "spec", "dns", "rfc2136", "server"))
 			}
 		}},
-		"JenkinsPipeline": {file: "jenkins/jenkinspipeline.yaml"},
+		"JenkinsPipeline":      {file: "jenkins/jenkinspipeline.yaml"},
+		"JenkinsPipelineBuild": {file: "jenkins/declared-build.yaml"},
 		"ArgoApplication": {file: "argocd/argoapplication.yaml", patch: func(u *unstructured.Unstructured) {
 			controlplane.Must(t, unstructured.SetNestedField(u.Object, argo.Apps.URL, "spec", "forProvider", "source", "repoURL"))
 		}},
@@ -110,7 +111,7 @@ func TestExamplesReconcile(t *testing.T) {
 	}
 	// In order: the ArgoRepository and ArgoApplication examples use the
 	// AppProject the ArgoProject example makes (a map ranges at random).
-	order := []string{"DNSRecord", "RegistryRepo", "DNSRecordRFC2136", "JenkinsPipeline", "ArgoProject", "ArgoRepository", "ArgoApplication"}
+	order := []string{"DNSRecord", "RegistryRepo", "DNSRecordRFC2136", "JenkinsPipeline", "JenkinsPipelineBuild", "ArgoProject", "ArgoRepository", "ArgoApplication"}
 	if len(order) != len(cases) {
 		t.Fatalf("order lists %d examples, cases %d", len(order), len(cases))
 	}
@@ -146,6 +147,9 @@ func TestExamplesReconcile(t *testing.T) {
 	}
 	if v := named.Values("api.example.com.", mdns.TypeA); len(v) != 2 {
 		t.Errorf("the RFC 2136 example at BIND: %v", v)
+	}
+	if config, _ := jenkins.Config("team/shop/build"); !strings.Contains(config, "stage(&#39;Checkout&#39;)") || !strings.Contains(config, "<sandbox>true</sandbox>") {
+		t.Errorf("the declared-build example's job must hold its generated script, sandboxed:\n%s", config)
 	}
 	if jenkins.Queued("team/shop/alpha") != 1 {
 		t.Errorf("the example's buildRequest must queue exactly one build, got %d", jenkins.Queued("team/shop/alpha"))

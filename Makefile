@@ -54,6 +54,10 @@ check-generated: generate ## Fail when generated files are not committed.
 build: ## Build the provider binary.
 	CGO_ENABLED=0 go build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/provider ./cmd/provider
 
+.PHONY: devopsctl
+devopsctl: ## Build devopsctl, the users' tool (devopsctl migrate: docs/migration.md).
+	CGO_ENABLED=0 go build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/devopsctl ./cmd/devopsctl
+
 # Packages: semantic versions, as dependency constraints need them.
 PKG_VERSION ?= v0.1.0
 # make e2e and make demo upgrade the packages to a second build of the same code, tagged so.

@@ -86,4 +86,13 @@ const (
 	// AnnotationDeployRequestKey, on a DeployRun a deploy request created,
 	// is the token of that request's message.
 	AnnotationDeployRequestKey = "devops.freeleaps.io/deploy-request-key"
+	// AnnotationRenews, on a DeployRun, is the renew annotation value its
+	// deploy request set on the DevOpsProject (an expired environment
+	// with renewOnDeploy): the deployment waits in Pending for the
+	// environment to come back instead of failing for want of it.
+	AnnotationRenews = "devops.freeleaps.io/renews"
+	// AnnotationTriggeredBy, on a DeployRun, is who the replaced
+	// operator's UI says asked for it (its triggered_by): informative
+	// only; spec.requestedBy is who was authorised.
+	AnnotationTriggeredBy = "devops.freeleaps.io/triggered-by"
 )

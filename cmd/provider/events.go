@@ -44,5 +44,8 @@ func registerEventFlags(app *kingpin.Application) *stream.Config {
 	app.Flag("events-deploy-user-queues", "Broker users whose deploy requests get a queue of their own (routing key user.<user>.…), on a connection of their own, so that one user's unreadable or flooding requests hold up no other user's; the platform's users (ClusterProviderConfig deployUsers) first, then at most 8 per namespace. 0: every request goes to --events-deploy-queue.").Default("256").IntVar(&f.DeployLanes)
 	app.Flag("events-deploy-user-queue-max-length", "Ready deploy requests each user's own queue holds (more are refused).").Default("1000").IntVar(&f.DeployLaneMaxLength)
 	app.Flag("events-deploy-per-publisher", "Deploy requests one broker user has delivered and not yet settled, at most: its further requests are dead-lettered as they arrive, so that one publisher's flood cannot fill the queue for the others.").Default("32").IntVar(&f.DeployPerPublisher)
+	app.Flag("events-legacy-queue", "Durable queue of the replaced operator's own DevOpsReconcile and DevOpsInitialize messages, which its UI sends (docs/events.md). Empty (the default): none are consumed. Needs --events-legacy-projects and --events-format=legacy or both.").PlaceHolder("QUEUE").StringVar(&f.LegacyQueue)
+	app.Flag("events-legacy-binding", "Routing key binding --events-legacy-queue to --events-deploy-exchange. Empty: not bound; the UI publishes to the queue by name.").PlaceHolder("KEY").StringVar(&f.LegacyBinding)
+	app.Flag("events-legacy-projects", "ConfigMap (namespace/name, the provider's namespace) mapping the operator's project ids to DevOpsProjects: each key an id, each value <namespace>/<project>.").PlaceHolder("NAMESPACE/NAME").StringVar(&f.LegacyProjects)
 	return f
 }

@@ -116,8 +116,15 @@ func (p *project) keep(observed map[resource.Name]*structpb.Struct) {
 	// namespace keeps its AppProject and applications, never recreated
 	// under the new names.
 	p.keptProject = pbAt(observed[nameArgoProject], "metadata", "annotations", meta.AnnotationKeyExternalName).GetStringValue()
-	p.keptNamespace, p.keptFolder, p.keptApp = map[string]string{}, map[string]string{}, map[string]string{}
+	p.keptNamespace, p.keptFolder, p.keptApp, p.keptRegistry = map[string]string{}, map[string]string{}, map[string]string{}, map[string]string{}
+	p.registryURL = pbAt(observed[nameRegistry], "status", "atProvider", "url").GetStringValue()
 	for _, e := range p.spec.Environments {
+		for _, st := range pbAt(observed[namePipeline(e.Name)], "spec", "forProvider", "source", "build", "stages").GetListValue().GetValues() {
+			if h := pbAt(st.GetStructValue(), "image", "registry").GetStringValue(); h != "" {
+				p.keptRegistry[e.Name] = h
+				break
+			}
+		}
 		if n := pbAt(observed[nameApp(e.Name)], "metadata", "annotations", meta.AnnotationKeyExternalName).GetStringValue(); n != "" {
 			p.keptApp[e.Name] = n
 		}

@@ -128,7 +128,13 @@ func (c *composer) environment(ep envPlan) error {
 	if err != nil {
 		return err
 	}
-	return c.envUsages(ep.env.Name, withApp)
+	return c.envUsages(ep.env.Name, withApp, c.withPipeline(ep.env))
+}
+
+// withPipeline is false while a new environment's job must wait for the
+// project's registry host (waitsForRegistry); an existing job stays.
+func (c *composer) withPipeline(e Environment) bool {
+	return c.exists(namePipeline(e.Name)) || !c.p.waitsForRegistry(e)
 }
 
 // keptKinds are the kinds of an environment's resources that keep their
@@ -161,7 +167,9 @@ func (c *composer) envResources(ep envPlan, keep map[string]bool) (withApp bool,
 		obj  composable
 	}
 	all := make([]res, 0, 3)
-	all = append(all, res{namePipeline(e.Name), c.p.pipeline(e, keep[KindPipeline])})
+	if c.withPipeline(e) {
+		all = append(all, res{namePipeline(e.Name), c.p.pipeline(e, keep[KindPipeline])})
+	}
 	// Argo CD refuses an application whose AppProject does not exist yet,
 	// and one whose private repository it cannot read: a new application
 	// waits for them, and with ingress on for its host to be proven
@@ -195,11 +203,11 @@ func (c *composer) envResources(ep envPlan, keep map[string]bool) (withApp bool,
 
 // envUsages add the Usages that hold an environment's resources to the
 // teardown order, and its application to the AppProject.
-func (c *composer) envUsages(env string, withApp bool) error {
+func (c *composer) envUsages(env string, withApp, withPipeline bool) error {
 	order := c.p.in.teardown
 	for i := 0; i+1 < len(order); i++ {
 		by, of := order[i], order[i+1]
-		if !withApp && (by == KindApp || of == KindApp) {
+		if !withApp && (by == KindApp || of == KindApp) || !withPipeline && (by == KindPipeline || of == KindPipeline) {
 			continue
 		}
 		if err := c.add(usageName(env, of, by), c.p.usage(env, of, by)); err != nil {
@@ -236,6 +244,10 @@ func (c *composer) status(ep envPlan) EnvStatus {
 	}
 	st.DeletionPolicy = ep.policy
 	st.Deployment, st.LastDeployment = ep.deployment, ep.last
+	if e.RenewOnDeploy {
+		ref := c.p.config
+		st.ProviderConfigRef = &ref
+	}
 	if o, ok := c.observed[namePipeline(e.Name)]; ok {
 		atp := pbAt(o, "status", "atProvider").GetStructValue()
 		st.PipelineURL = pbAt(atp, "url").GetStringValue()

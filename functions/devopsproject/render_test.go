@@ -79,6 +79,9 @@ func TestRender(t *testing.T) {
 		"ingress":            {"xr-ingress.yaml", "composition.yaml", "observed-ingress.yaml"},
 		"ingress-address":    {"xr-ingress-address.yaml", "composition-ingress.yaml", "observed-ingress.yaml"},
 		"private-repo":       {"xr-private-repo.yaml", "composition.yaml", "observed-ready.yaml"},
+		"build-first-run":    {"xr-build.yaml", "composition.yaml", ""},
+		"build":              {"xr-build.yaml", "composition.yaml", "observed-ready.yaml"},
+		"adopt":              {"xr-adopt.yaml", "composition.yaml", "observed-adopt.yaml"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -91,6 +91,11 @@ type project struct {
 	// existing project's resources already have.
 	keptProject string
 	keptApp     map[string]string
+	// registryURL is where the project's RegistryRepo reports its images
+	// (host/repository), once observed; keptRegistry, by environment, the
+	// registry host an existing job's image stage already pushes to.
+	registryURL  string
+	keptRegistry map[string]string
 	// stable names the project across its lifetimes: the XR's name, or a
 	// legacy XR's claim name. Composed resources are named
 	// "<stable>.<resource>", so a project deleted and created again gets
@@ -133,9 +138,17 @@ func (p *project) releaseName(env string) string {
 }
 
 // appName is the Argo CD application of environment env, in Argo CD's
-// one namespace: "<namespace>.<name>.<env>" (an environment's name holds
-// no dot either), or the name an existing environment already has.
+// one namespace: its spec.environments[].applicationName, else the name an
+// existing environment already has, else "<namespace>.<name>.<env>" (an
+// environment's name holds no dot either).
 func (p *project) appName(env string) string {
+	if p.spec != nil {
+		for _, e := range p.spec.Environments {
+			if e.Name == env && e.ApplicationName != "" {
+				return e.ApplicationName
+			}
+		}
+	}
 	if n := p.keptApp[env]; n != "" {
 		return n
 	}
@@ -249,7 +262,7 @@ func (p *project) registry() *registryv1alpha1.RegistryRepo {
 			Description: "Images of " + p.name + " (DevOpsProject)",
 			// Opting in to deleting the repository opts in to its images.
 			DeleteImages:  r.DeletionPolicy == PolicyDelete,
-			AdoptExisting: r.AdoptExisting,
+			AdoptExisting: r.AdoptExisting || p.spec.AdoptExisting.Registry,
 		}},
 	}
 }
@@ -335,6 +348,12 @@ func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPip
 	if script == "" {
 		script = "Jenkinsfile"
 	}
+	source := jenkinsv1alpha1.PipelineSource{SCM: &jenkinsv1alpha1.SCMSource{
+		URL: g.URL, Branch: branch(g), ScriptPath: script, CredentialsID: p.checkoutCredentialsID(),
+	}}
+	if b := p.build(e); b != nil {
+		source = jenkinsv1alpha1.PipelineSource{Build: b}
+	}
 	envDefault, headRevision := e.Name, ""
 	return &jenkinsv1alpha1.JenkinsPipeline{
 		TypeMeta: metav1.TypeMeta{APIVersion: jenkinsv1alpha1.SchemeGroupVersion.String(), Kind: KindPipeline},
@@ -345,17 +364,87 @@ func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPip
 			Folder:      folder,
 			Name:        e.Name,
 			Description: "Builds and deploys " + p.name + " to " + e.Name + ".",
-			Source: jenkinsv1alpha1.PipelineSource{SCM: &jenkinsv1alpha1.SCMSource{
-				URL: g.URL, Branch: branch(g), ScriptPath: script, CredentialsID: p.checkoutCredentialsID(),
-			}},
+			Source:      source,
 			// REVISION is what a deploy request over RabbitMQ sets
 			// (internal/events/deployrequest).
 			Parameters: []jenkinsv1alpha1.Parameter{
 				{Name: "ENVIRONMENT", Type: jenkinsv1alpha1.ParameterString, Default: &envDefault, Description: "The environment to deploy to."},
 				{Name: jenkinsv1alpha1.RevisionParameter, Type: jenkinsv1alpha1.ParameterString, Default: &headRevision, Description: "The git revision to build; empty builds the head of the branch."},
 			},
+			AdoptExisting: p.spec.AdoptExisting.Pipelines,
 		}},
 	}
+}
+
+// buildOf is an environment's declared build, its own or the project's;
+// nil for a Jenkinsfile.
+func (p *project) buildOf(e Environment) *jenkinsv1alpha1.PipelineBuild {
+	if e.Pipeline != nil && e.Pipeline.Build != nil {
+		return e.Pipeline.Build
+	}
+	return p.spec.Pipeline.Build
+}
+
+// build is an environment's declared build with what the project fills in:
+// a checkout stage without url checks out the project's repository (its
+// branch and Jenkins credential), an image stage without registry or
+// repository pushes to the project's RegistryRepo.
+func (p *project) build(e Environment) *jenkinsv1alpha1.PipelineBuild {
+	b := p.buildOf(e)
+	if b == nil {
+		return nil
+	}
+	out := b.DeepCopy()
+	host, repo := p.registryOf(e)
+	for i := range out.Stages {
+		if c := out.Stages[i].Checkout; c != nil && c.URL == "" {
+			c.URL = p.spec.Git.URL
+			if c.Branch == "" {
+				c.Branch = branch(p.spec.Git)
+			}
+			if c.CredentialsID == "" {
+				c.CredentialsID = p.checkoutCredentialsID()
+			}
+		}
+		if m := out.Stages[i].Image; m != nil {
+			if m.Registry == "" {
+				m.Registry = host
+			}
+			if m.Repository == "" {
+				m.Repository = repo
+			}
+		}
+	}
+	return out
+}
+
+// registryOf is the host and repository of the project's RegistryRepo: the
+// repository is spec.registry's, the host the one the RegistryRepo reports
+// (status.atProvider.url), else the one the environment's job already
+// pushes to; "" until either is known.
+func (p *project) registryOf(e Environment) (host, repo string) {
+	repo = p.spec.Registry.Namespace + "/" + p.spec.Registry.Name
+	if h, r, ok := strings.Cut(p.registryURL, "/"); ok && h != "" {
+		return h, r
+	}
+	return p.keptRegistry[e.Name], repo
+}
+
+// waitsForRegistry is true when an environment's build pushes to the
+// project's RegistryRepo whose host is not known yet: its job is not
+// composed until it is, rather than with an image stage that cannot push.
+func (p *project) waitsForRegistry(e Environment) bool {
+	b := p.buildOf(e)
+	if b == nil {
+		return false
+	}
+	host, _ := p.registryOf(e)
+	for _, s := range b.Stages {
+		if s.Image != nil && s.Image.Registry == "" && host == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // url is where an environment answers: https:// with TLS, else http://.
@@ -430,6 +519,7 @@ func (p *project) app(e Environment, keep bool, h string) (*argov1alpha1.ArgoApp
 				Automated:   &argov1alpha1.Automated{Prune: true, SelfHeal: true},
 				SyncOptions: syncOptions,
 			},
+			AdoptExisting: p.spec.AdoptExisting.Applications,
 		}},
 	}, nil
 }
@@ -449,6 +539,7 @@ func (p *project) dns(e Environment, keep bool) *dnsv1alpha1.DNSRecord {
 		ObjectMeta: p.meta(e.Name, map[string]string{contract.AnnotationURL: p.url(e)}),
 		Spec: dnsv1alpha1.DNSRecordSpec{ManagedResourceSpec: p.managed(keep), ForProvider: dnsv1alpha1.DNSRecordParameters{
 			Zone: zone, Name: name, Type: dnsv1alpha1.RecordType(typ), Values: []string{target}, TTL: &ttl,
+			AdoptExisting: p.spec.AdoptExisting.DNSRecords,
 		}},
 	}
 }

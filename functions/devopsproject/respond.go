@@ -241,7 +241,11 @@ func report(rsp *fnv1.RunFunctionResponse, prev *EnvStatus, st EnvStatus) {
 	}
 	switch st.Phase {
 	case PhaseExpiringSoon:
-		response.Warning(rsp, errors.Errorf("environment %s expires at %s; annotate %s%s to renew it", st.Name, st.ExpiresAt, contract.AnnotationRenewPrefix, st.Name)).WithReason("ExpiringSoon").TargetCompositeAndClaim()
+		how := ""
+		if st.ProviderConfigRef != nil {
+			how = ", or deploy it (renewOnDeploy)"
+		}
+		response.Warning(rsp, errors.Errorf("environment %s expires at %s; annotate %s%s to renew it%s", st.Name, st.ExpiresAt, contract.AnnotationRenewPrefix, st.Name, how)).WithReason("ExpiringSoon").TargetCompositeAndClaim()
 	case PhaseExpiring:
 		response.Warning(rsp, errors.Errorf("environment %s expired at %s: orphaning its retained resources", st.Name, st.ExpiresAt)).WithReason("Expiring").TargetCompositeAndClaim()
 	case PhaseExpired:

@@ -22,6 +22,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 )
 
 // ProjectSpec is the spec of a DevOpsProject (and of the legacy
@@ -43,6 +45,20 @@ type ProjectSpec struct {
 	Source       SourceSpec    `json:"source"`
 	Ingress      *IngressSpec  `json:"ingress,omitempty"`
 	Environments []Environment `json:"environments"`
+	// AdoptExisting asks, per kind, to take over existing backend objects
+	// nobody owns (see the managed resources' adoptExisting).
+	AdoptExisting AdoptSpec `json:"adoptExisting"`
+}
+
+// AdoptSpec names the kinds whose existing, unowned backend objects a
+// project takes over. One switch per kind, not one for all: a migration
+// may adopt the operator's jobs and applications yet want a DNS name no
+// one else holds created fresh.
+type AdoptSpec struct {
+	Pipelines    bool `json:"pipelines"`
+	Applications bool `json:"applications"`
+	DNSRecords   bool `json:"dnsRecords"`
+	Registry     bool `json:"registry"`
 }
 
 // ConfigRef names a ProviderConfig of the project's namespace or a
@@ -107,10 +123,21 @@ type RegistrySpec struct {
 	AdoptExisting bool `json:"adoptExisting"`
 }
 
-// PipelineSpec places the Jenkins jobs.
+// PipelineSpec places the Jenkins jobs and says what they run: the
+// repository's Jenkinsfile at ScriptPath, or a declared Build.
 type PipelineSpec struct {
 	ScriptPath string `json:"scriptPath"`
 	Folder     string `json:"folder"`
+	// Build is the declared build of every environment's job (the XRD's
+	// schema is the JenkinsPipeline CRD's, hack/xrd-build-schema.py);
+	// ScriptPath is then unused.
+	Build *jenkinsv1alpha1.PipelineBuild `json:"build,omitempty"`
+}
+
+// EnvironmentPipeline overrides spec.pipeline for one environment.
+type EnvironmentPipeline struct {
+	// Build replaces spec.pipeline.build whole.
+	Build *jenkinsv1alpha1.PipelineBuild `json:"build,omitempty"`
 }
 
 // DNSSpec says where environments' names point.
@@ -122,13 +149,16 @@ type DNSSpec struct {
 
 // Environment is one deployment of the project.
 type Environment struct {
-	Name      string   `json:"name"`
-	Domain    string   `json:"domain"`
-	Path      string   `json:"path"`
-	Namespace string   `json:"namespace"`
-	Cluster   string   `json:"cluster"`
-	TTL       string   `json:"ttl"`
-	Retain    []string `json:"retain"`
+	Name   string `json:"name"`
+	Domain string `json:"domain"`
+	Path   string `json:"path"`
+	// ApplicationName is the Argo CD application's name; empty: the
+	// default, or the name an existing environment has.
+	ApplicationName string   `json:"applicationName"`
+	Namespace       string   `json:"namespace"`
+	Cluster         string   `json:"cluster"`
+	TTL             string   `json:"ttl"`
+	Retain          []string `json:"retain"`
 	// DeletionPolicy is what removing the environment (or deleting the
 	// project) does to its Jenkins job, Argo CD application and DNS
 	// record: Orphan keeps them, Delete deletes them. Default: Orphan
@@ -136,8 +166,15 @@ type Environment struct {
 	DeletionPolicy string `json:"deletionPolicy"`
 	// SourceType overrides spec.source.type.
 	SourceType string `json:"sourceType"`
+	// RenewOnDeploy lets a deploy request for the environment renew it
+	// once it expired, as the replaced operator's deploy did: the provider
+	// sets the renew annotation and the deployment waits for the
+	// environment to come back. Off: such a request is refused.
+	RenewOnDeploy bool `json:"renewOnDeploy"`
 	// Ingress overrides spec.ingress field by field.
 	Ingress *IngressSpec `json:"ingress,omitempty"`
+	// Pipeline overrides spec.pipeline.
+	Pipeline *EnvironmentPipeline `json:"pipeline,omitempty"`
 }
 
 // Deletion policies of an environment or of the registry.
@@ -147,9 +184,10 @@ const (
 )
 
 var (
-	dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
-	fqdn     = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)+[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.?$`)
-	sshURL   = regexp.MustCompile(`^(ssh://[^\s]+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+)$`)
+	dnsLabel       = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+	fqdn           = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)+[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.?$`)
+	appNamePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
+	sshURL         = regexp.MustCompile(`^(ssh://[^\s]+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+)$`)
 )
 
 // Kinds an environment may retain at expiry.
@@ -293,6 +331,9 @@ func (s *ProjectSpec) validateEnvironment(p string, e Environment, zone string) 
 		if err != nil || ttl < time.Minute {
 			return fieldErr(p+".ttl", "%q must be a duration of at least 1m, such as 72h", e.TTL)
 		}
+	}
+	if n := e.ApplicationName; n != "" && !appNamePattern.MatchString(n) {
+		return fieldErr(p+".applicationName", "%q is not an Argo CD application name (lower case letters, digits, '-' and '.', at most 253)", n)
 	}
 	if strings.ContainsAny(e.Cluster, `*?[]{}!\`) {
 		// The AppProject lists it as a destination: a pattern there

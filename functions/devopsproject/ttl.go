@@ -66,6 +66,11 @@ type EnvStatus struct {
 	// run from it).
 	Deployment     *Deployment `json:"deployment,omitempty"`
 	LastDeployment *Deployment `json:"lastDeployment,omitempty"`
+	// ProviderConfigRef is the config the environment's resources use,
+	// recorded for an environment with renewOnDeploy: once it expired its
+	// JenkinsPipeline is gone, and this config's deployUsers say who may
+	// renew it with a deploy request.
+	ProviderConfigRef *ConfigRef `json:"providerConfigRef,omitempty"`
 }
 
 // Deployment names a DeployRun of the environment, as its JenkinsPipeline's

@@ -330,3 +330,110 @@ func deployed(finished time.Time, running bool) map[string]map[string]any {
 	obs["pr-7-pipeline"]["status"].(map[string]any)["deployments"] = d
 	return obs
 }
+
+// TestRenewOnDeploy: an environment with renewOnDeploy records the config
+// whose deployUsers may renew it, and the renew annotation the provider
+// sets for a deploy request brings it back from Expired like any renewal.
+func TestRenewOnDeploy(t *testing.T) {
+	renewable := withSpec(func(s map[string]any) { s["environments"].([]any)[1].(map[string]any)["renewOnDeploy"] = true })
+	onCluster := withSpec(func(s map[string]any) {
+		delete(s, "providerConfigName")
+		s["providerConfigRef"] = map[string]any{"kind": "ClusterProviderConfig", "name": "platform"}
+	})
+	cases := map[string]struct {
+		reason    string
+		now       time.Time
+		xr        map[string]any
+		observed  map[string]map[string]any
+		phase     Phase
+		resources []string
+		config    any
+		results   []string
+	}{
+		"ExpiredRecordsConfig": {
+			reason: "an expired environment with renewOnDeploy keeps naming the config that authorises its renewal, its pipeline gone",
+			now:    expires.Add(time.Hour), xr: xr(renewable, withStatus(prodReady(), prStatus("Expired"))), observed: allObserved(true, "prod"),
+			phase: PhaseExpired, resources: want("prod"), config: map[string]any{"kind": "ProviderConfig", "name": "default"},
+		},
+		"ClusterConfigRecorded": {
+			reason: "a project on a ClusterProviderConfig records that one",
+			now:    expires.Add(time.Hour), xr: xr(renewable, onCluster, withStatus(prodReady(), prStatus("Expired"))), observed: allObserved(true, "prod"),
+			phase: PhaseExpired, resources: want("prod"), config: map[string]any{"kind": "ClusterProviderConfig", "name": "platform"},
+		},
+		"NotOptedIn": {
+			reason: "without renewOnDeploy nothing is recorded: the provider refuses to renew by deploying",
+			now:    expires.Add(time.Hour), xr: xr(withStatus(prodReady(), prStatus("Expired"))), observed: allObserved(true, "prod"),
+			phase: PhaseExpired, resources: want("prod"),
+		},
+		"DeployRenews": {
+			reason:   "the renew annotation a deploy request sets brings the environment back, its ttl running from now",
+			now:      expires.Add(time.Hour),
+			xr:       xr(renewable, withStatus(prodReady(), prStatus("Expired")), withAnnotation("renew.devops.freeleaps.io/pr-7", "deploy:amqp-m-1")),
+			observed: allObserved(true, "prod"),
+			phase:    PhaseProvisioning, resources: want("pr-7", "prod"), config: map[string]any{"kind": "ProviderConfig", "name": "default"},
+			results: []string{"SEVERITY_NORMAL Provisioning: environment pr-7 is being provisioned"},
+		},
+		"WarningSaysDeployRenews": {
+			reason: "the expiry warning tells that a deployment renews the environment",
+			now:    expires.Add(-20 * time.Minute), xr: xr(renewable, withStatus(prodReady(), prStatus("Ready"))), observed: allObserved(true, "prod", "pr-7"),
+			phase: PhaseExpiringSoon, resources: want("pr-7", "prod"), config: map[string]any{"kind": "ProviderConfig", "name": "default"},
+			results: []string{"SEVERITY_WARNING ExpiringSoon: environment pr-7 expires at 2026-11-22T14:00:00Z; annotate renew.devops.freeleaps.io/pr-7 to renew it, or deploy it (renewOnDeploy)"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp := run(t, tc.now, newRequest(t, tc.xr, tc.observed, nil))
+			got := envStatus(t, rsp, "pr-7")
+			if got["phase"] != string(tc.phase) {
+				t.Errorf("%s: pr-7 phase %v, want %s", tc.reason, got["phase"], tc.phase)
+			}
+			if diff := cmp.Diff(tc.config, got["providerConfigRef"]); diff != "" {
+				t.Errorf("%s: status providerConfigRef -want +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.resources, names(rsp)); diff != "" {
+				t.Errorf("%s: desired resources -want +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.results, results(rsp)); diff != "" {
+				t.Errorf("%s: results -want +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestOperatorTTLExample runs the function with the Input of
+// examples/devopsproject/composition-operator-ttl.yaml: a preview
+// environment without a ttl of its own gets the replaced operator's 3h,
+// which a successful deployment restarts.
+func TestOperatorTTLExample(t *testing.T) {
+	comp := readYAML(t, "examples", "devopsproject", "composition-operator-ttl.yaml")
+	input := comp["spec"].(map[string]any)["pipeline"].([]any)[0].(map[string]any)["input"].(map[string]any)
+	noTTL := withSpec(func(s map[string]any) { delete(s["environments"].([]any)[1].(map[string]any), "ttl") })
+	fromDefault := map[string]any{"name": "pr-7", "phase": "Ready", "expiresAt": "2026-11-22T15:00:00Z", "ttl": "3h0m0s", "ttlFrom": "input.defaultTTL"}
+	cases := map[string]struct {
+		reason    string
+		now       time.Time
+		xr        map[string]any
+		observed  map[string]map[string]any
+		expiresAt string
+	}{
+		"NewPreview": {
+			reason: "a preview environment that appears gets 3h from now",
+			now:    t0, xr: xr(noTTL), expiresAt: "2026-11-22T15:00:00Z",
+		},
+		"Deployed": {
+			reason: "a deployment that succeeded restarts the 3h from when it finished",
+			now:    t0.Add(2 * time.Hour), xr: xr(noTTL, withStatus(prodReady(), fromDefault)), observed: deployed(t0.Add(90*time.Minute), false),
+			expiresAt: "2026-11-22T16:30:00Z",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp := run(t, tc.now, newRequest(t, tc.xr, tc.observed, input))
+			got := envStatus(t, rsp, "pr-7")
+			want := map[string]any{"ttl": "3h0m0s", "ttlFrom": "input.defaultTTL", "expiresAt": tc.expiresAt}
+			if diff := cmp.Diff(want, map[string]any{"ttl": got["ttl"], "ttlFrom": got["ttlFrom"], "expiresAt": got["expiresAt"]}); diff != "" {
+				t.Errorf("%s: pr-7's expiry -want +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

@@ -129,10 +129,27 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("a valid ingress must be accepted: %v", err)
 	}
+	// The declared-build example: accepted.
+	build := readYAML(t, "examples", "devopsproject", "xr-build.yaml")["spec"].(map[string]any)
+	if err := apply(func(s map[string]any) {
+		s["pipeline"] = build["pipeline"]
+		envAt(s, 1)["pipeline"] = build["environments"].([]any)[1].(map[string]any)["pipeline"]
+	}); err != nil {
+		t.Fatalf("the declared-build example must be accepted: %v", err)
+	}
+	withBuild := func(stages ...any) func(map[string]any) {
+		return func(s map[string]any) { s["pipeline"] = map[string]any{"build": map[string]any{"stages": stages}} }
+	}
 	cases := map[string]struct {
 		mut  func(spec map[string]any)
 		want string
 	}{
+		"BuildStageTwoActions": {withBuild(map[string]any{"name": "x", "sh": []any{"true"}, "deploy": map[string]any{}}), `a stage sets exactly one of checkout, sh, image and deploy`},
+		"BuildStageName":       {withBuild(map[string]any{"name": "it's", "sh": []any{"true"}}), `spec.pipeline.build.stages[0].name`},
+		"BuildImageTag":        {withBuild(map[string]any{"name": "i", "image": map[string]any{"tag": "$(reboot)"}}), `spec.pipeline.build.stages[0].image.tag`},
+		"EnvBuildNoStages": {func(s map[string]any) {
+			envAt(s, 0)["pipeline"] = map[string]any{"build": map[string]any{"stages": []any{}}}
+		}, `spec.environments[0].pipeline.build.stages`},
 		"DuplicateEnvironment": {func(s map[string]any) { envAt(s, 1)["name"] = "prod" }, `spec.environments[1]: Duplicate value`},
 		"BothConfigs": {func(s map[string]any) {
 			s["providerConfigName"] = "default"
@@ -177,7 +194,9 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 		"IssuerName": {func(s map[string]any) {
 			s["ingress"] = map[string]any{"issuer": map[string]any{"kind": "Issuer", "name": "a..b"}}
 		}, `spec.ingress.issuer.name`},
-		"ClassName": {func(s map[string]any) { s["ingress"] = map[string]any{"className": "a..b"} }, `spec.ingress.className`},
+		"ClassName":         {func(s map[string]any) { s["ingress"] = map[string]any{"className": "a..b"} }, `spec.ingress.className`},
+		"ApplicationName":   {func(s map[string]any) { envAt(s, 0)["applicationName"] = "Shop_Prod" }, `spec.environments[0].applicationName`},
+		"AdoptExistingKind": {func(s map[string]any) { s["adoptExisting"] = map[string]any{"pipelines": "yes"} }, `spec.adoptExisting.pipelines`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -186,5 +205,67 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 				t.Errorf("want the API server to refuse with %q, got %v", tc.want, err)
 			}
 		})
+	}
+}
+
+// TestXRDBuildSchemaMatchesJenkinsPipeline: the XRD's pipeline.build and
+// environments[].pipeline.build are the JenkinsPipeline CRD's
+// source.build (which controller-gen makes from the type the function
+// composes with), but for what the project fills in: a checkout's url and
+// an image's registry and repository are optional, and a checkout's branch
+// has no default (spec.git.branch is). Descriptions aside.
+// hack/xrd-build-schema.py writes them.
+func TestXRDBuildSchemaMatchesJenkinsPipeline(t *testing.T) {
+	at := func(m any, path ...string) any {
+		for _, k := range path {
+			mm, ok := m.(map[string]any)
+			if !ok {
+				t.Fatalf("no %s in the schema", strings.Join(path, "."))
+			}
+			m = mm[k]
+		}
+		return m
+	}
+	var strip func(any) any
+	strip = func(n any) any {
+		m, ok := n.(map[string]any)
+		if !ok {
+			return n
+		}
+		out := map[string]any{}
+		for k, v := range m {
+			switch k {
+			case "description":
+			case "properties":
+				props := map[string]any{}
+				for pk, pv := range v.(map[string]any) {
+					props[pk] = strip(pv)
+				}
+				out[k] = props
+			case "items", "additionalProperties":
+				out[k] = strip(v)
+			default:
+				out[k] = v
+			}
+		}
+		return out
+	}
+	crd := readYAML(t, "package", "provider", "crds", "jenkins.devops.freeleaps.io_jenkinspipelines.yaml")
+	want := strip(at(version(t, crd)["schema"], "openAPIV3Schema", "properties", "spec", "properties", "forProvider", "properties", "source", "properties", "build")).(map[string]any)
+	stage := at(want, "properties", "stages", "items", "properties").(map[string]any)
+	delete(stage["checkout"].(map[string]any), "required")
+	delete(at(stage, "checkout", "properties", "branch").(map[string]any), "default")
+	delete(stage["image"].(map[string]any), "required")
+
+	for _, file := range []string{"xrd.yaml", "xrd-legacy.yaml"} {
+		spec := at(version(t, readYAML(t, "package", "configuration", file))["schema"], "openAPIV3Schema", "properties", "spec", "properties")
+		for where, got := range map[string]any{
+			"spec.pipeline.build":                at(spec, "pipeline", "properties", "build"),
+			"spec.environments[].pipeline.build": at(spec, "environments", "items", "properties", "pipeline", "properties", "build"),
+		} {
+			if diff := cmp.Diff(want, strip(got)); diff != "" {
+				t.Errorf("%s %s differs from the JenkinsPipeline CRD's source.build (run hack/xrd-build-schema.py): -crd +xrd:\n%s", file, where, diff)
+			}
+		}
 	}
 }

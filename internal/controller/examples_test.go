@@ -92,8 +92,9 @@ func TestExamplesReconcile(t *testing.T) {
 				controlplane.Must(t, unstructured.SetNestedField(u.Object, named.Addr, "spec", "dns", "rfc2136", "server"))
 			}
 		}},
-		"JenkinsPipeline":   {file: "jenkins/jenkinspipeline.yaml"},
-		"JenkinsCredential": {file: "jenkins/credential.yaml"},
+		"JenkinsPipeline":      {file: "jenkins/jenkinspipeline.yaml"},
+		"JenkinsPipelineBuild": {file: "jenkins/declared-build.yaml"},
+		"JenkinsCredential":    {file: "jenkins/credential.yaml"},
 		"ArgoApplication": {file: "argocd/argoapplication.yaml", patch: func(u *unstructured.Unstructured) {
 			controlplane.Must(t, unstructured.SetNestedField(u.Object, argo.Apps.URL, "spec", "forProvider", "source", "repoURL"))
 		}},
@@ -113,7 +114,7 @@ func TestExamplesReconcile(t *testing.T) {
 	// AppProject the ArgoProject example makes (a map ranges at random).
 	// The JenkinsCredential example goes into the folder the
 	// JenkinsPipeline example makes.
-	order := []string{"DNSRecord", "RegistryRepo", "DNSRecordRFC2136", "JenkinsPipeline", "JenkinsCredential", "ArgoProject", "ArgoRepository", "ArgoApplication"}
+	order := []string{"DNSRecord", "RegistryRepo", "DNSRecordRFC2136", "JenkinsPipeline", "JenkinsPipelineBuild", "JenkinsCredential", "ArgoProject", "ArgoRepository", "ArgoApplication"}
 	if len(order) != len(cases) {
 		t.Fatalf("order lists %d examples, cases %d", len(order), len(cases))
 	}
@@ -152,6 +153,9 @@ func TestExamplesReconcile(t *testing.T) {
 	}
 	if c, _ := jenkins.StoredCredential("team/shop", "git-shop"); !strings.Contains(c, "<password>replace-with-a-git-token</password>") {
 		t.Errorf("the JenkinsCredential example in Jenkins: %q", c)
+	}
+	if config, _ := jenkins.Config("team/shop/build"); !strings.Contains(config, "stage(&#39;Checkout&#39;)") || !strings.Contains(config, "<sandbox>true</sandbox>") {
+		t.Errorf("the declared-build example's job must hold its generated script, sandboxed:\n%s", config)
 	}
 	if jenkins.Queued("team/shop/alpha") != 1 {
 		t.Errorf("the example's buildRequest must queue exactly one build, got %d", jenkins.Queued("team/shop/alpha"))

@@ -109,6 +109,10 @@ type ConsumerOptions struct {
 	// still reach Queue. Every consumer of one Exchange must agree on it:
 	// RabbitMQ refuses to redeclare an exchange with other arguments.
 	Alternate bool
+	// Separate makes Queue a queue of its own next to the shared one (the
+	// replaced operator's legacy queue): bound to Exchange by BindingKey
+	// even with Alternate, which only declares the exchange alike.
+	Separate bool
 	// User makes this consumer one publishing user's lane: a request
 	// published by another user is dead-lettered unhandled.
 	User string
@@ -297,7 +301,7 @@ func (c *Consumer) declare(ch *amqp.Channel) error {
 	// The shared queue takes what no lane's binding takes (Alternate):
 	// bound to the alternate exchange, and no longer by BindingKey, which
 	// would copy every lane's requests into it.
-	shared := c.o.Alternate && c.o.User == ""
+	shared := c.o.Alternate && c.o.User == "" && !c.o.Separate
 	steps := []struct {
 		what string
 		do   func() error

@@ -257,6 +257,18 @@ type ArgoApplicationParameters struct {
 	// +kubebuilder:default=true
 	// +optional
 	Cascade *bool `json:"cascade,omitempty"`
+
+	// AdoptExisting lets this resource take over an application of its
+	// name that carries no owner label (one made by hand or by the Kopf
+	// operator): the label is written and the managed fields, project
+	// included, are patched in place. Nothing is deleted or recreated and
+	// no sync is started. An application another resource's label names is
+	// never taken over, nor one in another namespace's project, nor (through
+	// a ClusterProviderConfig) one deploying where the namespace may not.
+	// Default false: such an application is refused in Synced and left
+	// untouched.
+	// +optional
+	AdoptExisting bool `json:"adoptExisting,omitempty"`
 }
 
 // ArgoApplicationObservation is the small part of Application status a user

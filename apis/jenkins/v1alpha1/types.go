@@ -63,8 +63,8 @@ type SCMSource struct {
 }
 
 // PipelineSource says where the pipeline script comes from: exactly one of
-// scm or script.
-// +kubebuilder:validation:XValidation:rule="has(self.scm) != has(self.script)",message="set exactly one of source.scm or source.script"
+// scm, script or build.
+// +kubebuilder:validation:XValidation:rule="[has(self.scm), has(self.script), has(self.build)].filter(x, x).size() == 1",message="set exactly one of source.scm, source.script or source.build"
 type PipelineSource struct {
 	// SCM reads the Jenkinsfile from Git.
 	// +optional
@@ -75,6 +75,11 @@ type PipelineSource struct {
 	// +kubebuilder:validation:MaxLength=262144
 	// +optional
 	Script *string `json:"script,omitempty"`
+
+	// Build is a declared build; the provider writes its Declarative
+	// Pipeline script and keeps it as the job's inline script.
+	// +optional
+	Build *PipelineBuild `json:"build,omitempty"`
 }
 
 // ParameterType is a Jenkins build parameter type.
@@ -120,7 +125,7 @@ type Parameter struct {
 	Choices []string `json:"choices,omitempty"`
 }
 
-// Triggers start builds on a schedule.
+// Triggers start builds on a schedule or after other jobs.
 type Triggers struct {
 	// Cron is a Jenkins cron spec (five fields, H allowed), e.g. "H 2 * * *".
 	// +kubebuilder:validation:Pattern=`^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|\S+(\s+\S+){4})$`
@@ -133,6 +138,16 @@ type Triggers struct {
 	// +kubebuilder:validation:MaxLength=256
 	// +optional
 	PollSCM string `json:"pollSCM,omitempty"`
+
+	// Upstream are jobs (full paths from the Jenkins root, below the
+	// ProviderConfig's root folder) whose successful builds start one of
+	// this job.
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=768
+	// +kubebuilder:validation:items:Pattern=`^[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*$`
+	// +listType=set
+	// +optional
+	Upstream []string `json:"upstream,omitempty"`
 }
 
 // JenkinsPipelineParameters are the fields of a Jenkins Pipeline job this
@@ -179,6 +194,16 @@ type JenkinsPipelineParameters struct {
 	// Disabled jobs accept no builds.
 	// +optional
 	Disabled bool `json:"disabled,omitempty"`
+
+	// AdoptExisting lets this resource take over a job that already exists
+	// at its path and carries no owner line (one made by hand or by the
+	// Kopf operator): the owner line is added to its description and the
+	// managed fields are corrected in place, so the job keeps its builds.
+	// A job whose description names another JenkinsPipeline is never taken
+	// over. Default false: such a job is refused in Synced and left
+	// untouched.
+	// +optional
+	AdoptExisting bool `json:"adoptExisting,omitempty"`
 
 	// BuildRequest is a token: whenever it changes to a new non-empty value,
 	// exactly one build is queued (with the parameters' defaults). The value

@@ -59,6 +59,9 @@ type Pipeline struct {
 	Parameters []Parameter
 	Cron       string
 	PollSCM    string
+	// Upstream are the full paths of jobs whose successful builds start
+	// this one (ReverseBuildTrigger).
+	Upstream []string
 }
 
 // SCM is a Jenkinsfile read from Git.
@@ -95,8 +98,11 @@ func Render(p Pipeline) ([]byte, error) {
 		}
 		doc.Properties.Parameters = pd
 	}
-	if p.Cron != "" || p.PollSCM != "" {
+	if p.Cron != "" || p.PollSCM != "" || len(p.Upstream) > 0 {
 		tp := &triggersProperty{}
+		if len(p.Upstream) > 0 {
+			tp.Triggers.Reverse = &reverseTrigger{UpstreamProjects: upstreamProjects(p.Upstream), Threshold: successThreshold()}
+		}
 		if p.Cron != "" {
 			tp.Triggers.Timer = &trigger{Spec: p.Cron}
 		}
@@ -150,6 +156,9 @@ func Parse(data []byte) (*Pipeline, error) {
 		if tp.Triggers.SCM != nil {
 			p.PollSCM = tp.Triggers.SCM.Spec
 		}
+		if tp.Triggers.Reverse != nil {
+			p.Upstream = parseUpstream(tp.Triggers.Reverse.UpstreamProjects)
+		}
 	}
 	switch def := doc.Definition; def.Class {
 	case classSCMDefinition:
@@ -194,6 +203,9 @@ func Normalize(p Pipeline) Pipeline {
 			Lightweight:   p.SCM.Lightweight,
 		}
 	}
+	for _, u := range p.Upstream {
+		out.Upstream = append(out.Upstream, xmlText(strings.Trim(u, "/")))
+	}
 	for _, prm := range p.Parameters {
 		n := Parameter{Name: xmlText(prm.Name), Type: prm.Type, Default: xmlText(prm.Default), Description: xmlText(prm.Description)}
 		if n.Type == "" {
@@ -212,6 +224,28 @@ func Normalize(p Pipeline) Pipeline {
 			}
 		}
 		out.Parameters = append(out.Parameters, n)
+	}
+	return out
+}
+
+// upstreamProjects is a ReverseBuildTrigger's list: absolute paths (a
+// leading "/", so Jenkins does not read them from the job's own folder),
+// comma-separated.
+func upstreamProjects(jobs []string) string {
+	out := make([]string, 0, len(jobs))
+	for _, j := range jobs {
+		out = append(out, "/"+strings.Trim(j, "/"))
+	}
+	return strings.Join(out, ", ")
+}
+
+// parseUpstream reads a ReverseBuildTrigger's list back as full paths.
+func parseUpstream(s string) []string {
+	var out []string
+	for _, j := range strings.Split(s, ",") {
+		if j = strings.Trim(strings.TrimSpace(j), "/"); j != "" {
+			out = append(out, j)
+		}
 	}
 	return out
 }

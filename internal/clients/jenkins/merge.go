@@ -36,13 +36,14 @@ const (
 	propTriggers     = "org.jenkinsci.plugins.workflow.job.properties.PipelineTriggersJobProperty"
 	triggerTimer     = "hudson.triggers.TimerTrigger"
 	triggerSCM       = "hudson.triggers.SCMTrigger"
+	triggerReverse   = "jenkins.triggers.ReverseBuildTrigger"
 	rootFlowDefition = "flow-definition"
 )
 
 // Merge returns observed, the config.xml Jenkins serves for the job, with
 // the elements p manages replaced: description, disabled, the pipeline
-// definition, the parameters property and the timer and SCM-polling
-// triggers. Everything else — the authorization matrix, the build
+// definition, the parameters property and the timer, SCM-polling and
+// upstream (reverse build) triggers. Everything else — the authorization matrix, the build
 // discarder, disableConcurrentBuilds, other triggers, plugins' properties
 // and their attributes — is written back unchanged, so a drift correction
 // changes only what the resource manages.
@@ -74,7 +75,7 @@ func Merge(observed []byte, p Pipeline) ([]byte, error) {
 		props.set(propTriggers, wantTriggers)
 	default:
 		triggers, wt := tp.ensure(elemTriggers), wantTriggers.child(elemTriggers)
-		for _, name := range []string{triggerTimer, triggerSCM} {
+		for _, name := range []string{triggerTimer, triggerSCM, triggerReverse} {
 			triggers.set(name, wt.child(name))
 		}
 		if wantTriggers == nil && !triggers.hasElements() && len(tp.elements()) == 1 {

@@ -141,6 +141,11 @@ func TestMerge(t *testing.T) {
 			present: kept,
 			absent:  []string{"hudson.model.ParametersDefinitionProperty"},
 		},
+		"UpstreamAdded": {
+			reason:  "Upstream jobs become a reverse build trigger beside the others, written as absolute paths.",
+			p:       func(p Pipeline) Pipeline { p.Upstream = []string{"team/lib", "team/base"}; return p },
+			present: append([]string{"<upstreamProjects>/team/lib, /team/base</upstreamProjects>", "<name>SUCCESS</name>"}, kept...),
+		},
 		"InlineScript": {
 			reason:  "Switching to an inline script replaces the definition whole.",
 			p:       func(p Pipeline) Pipeline { p.SCM = nil; p.Script = "echo 'hi' && <done>"; return p },

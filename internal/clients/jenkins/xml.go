@@ -67,9 +67,29 @@ type choices struct {
 
 type triggersProperty struct {
 	Triggers struct {
-		Timer *trigger `xml:"hudson.triggers.TimerTrigger"`
-		SCM   *trigger `xml:"hudson.triggers.SCMTrigger"`
+		Timer   *trigger        `xml:"hudson.triggers.TimerTrigger"`
+		SCM     *trigger        `xml:"hudson.triggers.SCMTrigger"`
+		Reverse *reverseTrigger `xml:"jenkins.triggers.ReverseBuildTrigger"`
 	} `xml:"triggers"`
+}
+
+// reverseTrigger starts a build when an upstream job's build ends with at
+// least Threshold, written as Jenkins writes Result.SUCCESS.
+type reverseTrigger struct {
+	Spec             string     `xml:"spec"`
+	UpstreamProjects string     `xml:"upstreamProjects"`
+	Threshold        *threshold `xml:"threshold"`
+}
+
+type threshold struct {
+	Name          string `xml:"name"`
+	Ordinal       int    `xml:"ordinal"`
+	Color         string `xml:"color"`
+	CompleteBuild bool   `xml:"completeBuild"`
+}
+
+func successThreshold() *threshold {
+	return &threshold{Name: "SUCCESS", Ordinal: 0, Color: "BLUE", CompleteBuild: true}
 }
 
 type trigger struct {

@@ -17,6 +17,7 @@ limitations under the License.
 package argoaccess
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -44,6 +45,7 @@ const (
 	errFmtSourceNamespace = "%s: Applications in namespace %q may not use this project: for namespace %q, %s spec.argocd.tenancy.destinationNamespaces allows %s"
 	errFmtDestCluster     = "%s: destination cluster %q is not allowed: %s spec.argocd.tenancy.destinationClusters allows %s"
 	errFmtClusterResource = "%s: cluster-scoped kind %s is not allowed: %s spec.argocd.tenancy.clusterResources allows %s"
+	errFmtAdoptName       = "Argo CD application %q is not adopted: its name begins with another namespace's prefix, and through %s a namespace takes over only names beginning with %q or holding no dot"
 )
 
 // Default tenancy of a ClusterProviderConfig without spec.argocd.tenancy.
@@ -158,6 +160,49 @@ func (t *Tenancy) CheckNewApplication(name string) error {
 		return nil
 	}
 	return errors.Errorf(ErrFmtAppName, name, t.Config, t.Namespace+".")
+}
+
+// CheckAdoption returns an error when t's namespace may not take over app,
+// an application that carries no owner label (adoptExisting): it sits in
+// another namespace's project, or, when t is Bounded, it deploys to a
+// cluster or namespace the namespace may not use, or its name is one
+// another namespace's projects are named by ("<namespace>."). A project
+// nobody's ArgoProject manages (the Kopf operator's, "default") is no
+// obstacle: the application leaves it for the resource's own. A nil t
+// allows any application.
+func (t *Tenancy) CheckAdoption(ctx context.Context, c ProjectGetter, app *argocd.Application) error {
+	if t == nil {
+		return nil
+	}
+	const what = "the adopted application's spec.project"
+	if project := app.Spec.Project; project != "" {
+		p, err := c.GetProject(ctx, project)
+		switch {
+		case argocd.IsNotFound(err):
+		case err != nil:
+			return errors.Wrapf(err, ErrFmtProjectGet, project)
+		default:
+			if got := p.Metadata.Labels[contract.LabelOwnerNamespace]; got != "" && got != t.Namespace {
+				return errors.Errorf(ErrFmtProjectOthers, what, project, got, contract.LabelOwnerNamespace, t.Namespace)
+			}
+		}
+	}
+	if !t.Bounded {
+		return nil
+	}
+	name := app.Metadata.Name
+	if strings.Contains(name, ".") && !strings.HasPrefix(name, t.Namespace+".") {
+		return errors.Errorf(errFmtAdoptName, name, t.Config, t.Namespace+".")
+	}
+	d := app.Spec.Destination
+	cluster := cmp.Or(d.Server, d.Name)
+	if !matchAny(t.DestinationClusters, cluster) {
+		return errors.Errorf(errFmtDestCluster, "the adopted application's spec.destination", cluster, t.Config, backendconfig.QuoteAll(t.DestinationClusters))
+	}
+	if !matchAny(t.DestinationNamespaces, d.Namespace) {
+		return errors.Errorf(errFmtDestination, "the adopted application's spec.destination", cluster, d.Namespace, t.Namespace, t.Config, backendconfig.QuoteAll(t.DestinationNamespaces))
+	}
+	return nil
 }
 
 // CheckProjectName returns an error when a Bounded t does not allow an

@@ -281,3 +281,47 @@ func TestCheckNewApplication(t *testing.T) {
 		t.Errorf("a namespaced ProviderConfig: %v", err)
 	}
 }
+
+func TestCheckAdoption(t *testing.T) {
+	bounded := &Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig platform", Bounded: true,
+		DestinationNamespaces: []string{"team-a", "team-a--*"}, DestinationClusters: []string{"https://kubernetes.default.svc"}}
+	own := &Tenancy{Namespace: "team-a", Config: "ProviderConfig team-a/default"}
+	ps := projects{
+		"operator": {Metadata: argocd.ObjectMeta{Name: "operator"}},
+		"team-b.x": {Metadata: argocd.ObjectMeta{Name: "team-b.x", Labels: map[string]string{contract.LabelOwnerNamespace: "team-b"}}},
+		"team-a.x": {Metadata: argocd.ObjectMeta{Name: "team-a.x", Labels: map[string]string{contract.LabelOwnerNamespace: "team-a"}}},
+	}
+	app := func(name, project, server, ns string) *argocd.Application {
+		return &argocd.Application{Metadata: argocd.ObjectMeta{Name: name},
+			Spec: argocd.ApplicationSpec{Project: project, Destination: argocd.ApplicationDestination{Server: server, Namespace: ns}}}
+	}
+	const in = "https://kubernetes.default.svc"
+	cases := map[string]struct {
+		reason string
+		t      *Tenancy
+		app    *argocd.Application
+		want   string // a part of the error; "" for none
+	}{
+		"NoTenancy":         {reason: "Without tenancy any application may be adopted.", app: app("x.y", "team-b.x", "https://other", "kube-system")},
+		"OperatorProject":   {reason: "An application in a project no ArgoProject manages (the operator's) may be adopted.", t: bounded, app: app("shop-alpha", "operator", in, "team-a--shop")},
+		"OwnProject":        {reason: "An application in the namespace's own project may be adopted.", t: bounded, app: app("team-a.shop.alpha", "team-a.x", in, "team-a")},
+		"MissingProject":    {reason: "An application whose project is gone may be adopted: it moves to the resource's.", t: own, app: app("shop", "gone", in, "anywhere")},
+		"OthersProject":     {reason: "An application in another namespace's project is that namespace's.", t: own, app: app("shop", "team-b.x", in, "team-b"), want: `belongs to namespace "team-b"`},
+		"OthersName":        {reason: "Bounded, a name another namespace's projects are named by is not taken.", t: bounded, app: app("team-b.shop.alpha", "operator", in, "team-a"), want: `begins with another namespace's prefix`},
+		"OutsideNamespaces": {reason: "Bounded, an application deploying outside the namespace's destinations is refused.", t: bounded, app: app("shop-alpha", "operator", in, "kube-system"), want: `namespace "kube-system" is not allowed`},
+		"OutsideClusters":   {reason: "Bounded, an application deploying to a cluster the config does not allow is refused.", t: bounded, app: app("shop-alpha", "operator", "https://prod.example.com", "team-a"), want: `destination cluster "https://prod.example.com" is not allowed`},
+		"OwnTokenAnyWhere":  {reason: "Through the namespace's own ProviderConfig, Argo CD's RBAC bounds its token: destinations and names are not checked here.", t: own, app: app("x.y", "operator", "https://prod.example.com", "kube-system")},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := tc.t.CheckAdoption(context.Background(), ps, tc.app)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+				t.Errorf("%s\nCheckAdoption(...): want an error containing %q, got %q", tc.reason, tc.want, got)
+			}
+		})
+	}
+}

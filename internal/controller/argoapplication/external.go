@@ -42,7 +42,9 @@ const (
 	errCreate            = "cannot create the Argo CD application"
 	errUpdate            = "cannot update the Argo CD application"
 	errDelete            = "cannot delete the Argo CD application"
-	errFmtNotOwned       = "Argo CD application %q exists and is not managed by this resource (label %s=%q): it was left untouched. Delete or rename it in Argo CD, or set that label on it to let this resource adopt it"
+	errFmtNotOwned       = "Argo CD application %q exists and no resource manages it (it has no label %s): it was left untouched. Set spec.forProvider.adoptExisting: true to take it over in place, or delete or rename it in Argo CD"
+	errFmtOthers         = "Argo CD application %q exists and is managed by %q (label %s), not by this resource (%q): it was left untouched, whatever adoptExisting says"
+	errAdopt             = "cannot adopt the Argo CD application"
 	errFmtExistsOnCreate = "Argo CD application %q already exists with a different spec and is not managed by this resource: it was left untouched"
 )
 
@@ -68,21 +70,9 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoApplication) (m
 	if err != nil {
 		return managed.ExternalObservation{}, errors.Wrap(err, errGet)
 	}
-	if app.Metadata.Labels[contract.LabelOwner] != Owner(cr) {
-		switch {
-		case meta.WasDeleted(cr):
-			// Ownership cannot be proven any more (the label was edited,
-			// or another team recreated the name): let go, touching nothing.
-			return managed.ExternalObservation{ResourceExists: false}, nil
-		case mrcontroller.MayWrite(cr):
-			return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, name, contract.LabelOwner, Owner(cr))
-		}
-		// Observe-only: an application of another namespace's project is
-		// not shown, and through a ClusterProviderConfig only one of the
-		// namespace's own projects is.
-		if err := e.tenancy.CheckProject(ctx, e.client, "the observed application's spec.project", app.Spec.Project); err != nil {
-			return managed.ExternalObservation{}, err
-		}
+	adopting, letGo, err := e.claim(ctx, cr, app)
+	if letGo || err != nil {
+		return managed.ExternalObservation{ResourceExists: false}, err
 	}
 
 	e.observed = app
@@ -98,7 +88,40 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.ArgoApplication) (m
 	if cascade(cr) != hasCascadeFinalizer(app.Metadata.Finalizers) {
 		diff += fmt.Sprintf("finalizers: want the cascade finalizer %v, got %v\n", cascade(cr), app.Metadata.Finalizers)
 	}
+	if adopting {
+		diff += fmt.Sprintf("metadata.labels[%s]: to be written (adoptExisting)\n", contract.LabelOwner)
+	}
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
+}
+
+// claim applies the owner rule (mrcontroller.ClaimOf) to app, found under
+// cr's name. adopting: nobody's, taken over as adoptExisting asks (within
+// the namespace's tenancy); letGo: not this resource's while it is being
+// deleted, so it lets go touching nothing; an error says why it is refused.
+func (e *external) claim(ctx context.Context, cr *v1alpha1.ArgoApplication, app *argocd.Application) (adopting, letGo bool, err error) {
+	got := app.Metadata.Labels[contract.LabelOwner]
+	c := mrcontroller.ClaimOf(got, Owner(cr), cr.Spec.ForProvider.AdoptExisting)
+	switch {
+	case c == mrcontroller.ClaimOurs:
+		return false, false, nil
+	case meta.WasDeleted(cr):
+		// Ownership cannot be proven (the label was edited, another team
+		// recreated the name, or it was never taken over): let go.
+		return false, true, nil
+	case !mrcontroller.MayWrite(cr):
+		// Observe-only: an application of another namespace's project is
+		// not shown, and through a ClusterProviderConfig only one of the
+		// namespace's own projects is.
+		return false, false, e.tenancy.CheckProject(ctx, e.client, "the observed application's spec.project", app.Spec.Project)
+	case c == mrcontroller.ClaimAdopt:
+		if err := e.tenancy.CheckAdoption(ctx, e.client, app); err != nil {
+			return false, false, errors.Wrap(err, errAdopt)
+		}
+		return true, false, nil
+	case c == mrcontroller.ClaimOthers:
+		return false, false, errors.Errorf(errFmtOthers, meta.GetExternalName(cr), got, contract.LabelOwner, Owner(cr))
+	}
+	return false, false, errors.Errorf(errFmtNotOwned, meta.GetExternalName(cr), contract.LabelOwner)
 }
 
 // Create creates the application. An existing application of that name that

@@ -177,6 +177,14 @@ func ownedBy(owner string) func(*argocd.Application) {
 	return func(a *argocd.Application) { a.Metadata.Labels = map[string]string{contract.LabelOwner: owner} }
 }
 
+func adopting(cr *v1alpha1.ArgoApplication) { cr.Spec.ForProvider.AdoptExisting = true }
+
+func unowned(a *argocd.Application) { a.Metadata.Labels = nil }
+
+func inProject(p string) func(*argocd.Application) {
+	return func(a *argocd.Application) { a.Spec.Project = p }
+}
+
 func projectOf(namespace string) *argocd.Project {
 	p := &argocd.Project{Metadata: argocd.ObjectMeta{Name: "team-a-shop"}}
 	if namespace != "" {
@@ -299,20 +307,77 @@ func TestObserve(t *testing.T) {
 			},
 		},
 		"OwnerLabelMissing": {
-			reason: "An application without our owner label is someone else's: refused, never adopted, with the way to adopt it named.",
+			reason: "An application without an owner label is refused without adoptExisting, and the message names the field that adopts it.",
 			cr:     application(),
 			app: func(cr *v1alpha1.ArgoApplication) *argocd.Application {
 				return observed(cr, func(a *argocd.Application) { a.Metadata.Labels = nil })
 			},
-			want: want{err: errors.Errorf(errFmtNotOwned, appName, contract.LabelOwner, "team-a.shop")},
+			want: want{err: errors.Errorf(errFmtNotOwned, appName, contract.LabelOwner)},
 		},
 		"AnotherOwner": {
-			reason: "An application another resource manages is refused, never overwritten.",
+			reason: "An application another resource manages is refused, never overwritten, and the message names its owner.",
 			cr:     application(),
 			app: func(cr *v1alpha1.ArgoApplication) *argocd.Application {
 				return observed(cr, ownedBy("team-b.shop"))
 			},
-			want: want{err: errors.Errorf(errFmtNotOwned, appName, contract.LabelOwner, "team-a.shop")},
+			want: want{err: errors.Errorf(errFmtOthers, appName, "team-b.shop", contract.LabelOwner, "team-a.shop")},
+		},
+		"AnotherOwnerAdopting": {
+			reason: "adoptExisting never takes over an application another resource's label names.",
+			cr:     application(adopting),
+			app: func(cr *v1alpha1.ArgoApplication) *argocd.Application {
+				return observed(cr, ownedBy("team-b.shop"))
+			},
+			want: want{err: errors.Errorf(errFmtOthers, appName, "team-b.shop", contract.LabelOwner, "team-a.shop")},
+		},
+		"Adopt": {
+			reason: "With adoptExisting, an application nobody owns, in a project nobody's ArgoProject manages (the operator's), exists and is out of date: Update writes the label and moves it to the resource's project, in place.",
+			cr:     application(adopting),
+			app: func(cr *v1alpha1.ArgoApplication) *argocd.Application {
+				return observed(cr, unowned, inProject("operator"))
+			},
+			projects: map[string]*argocd.Project{"operator": {Metadata: argocd.ObjectMeta{Name: "operator"}}},
+			tenancy:  &argoaccess.Tenancy{Namespace: "team-a"},
+			want:     want{obs: managed.ExternalObservation{ResourceExists: true}, diff: "to be written (adoptExisting)", atProvider: synced, ready: ptr(xpv2.Available())},
+		},
+		"AdoptDeleted": {
+			reason: "Being deleted before it took the application over, the resource lets it go: 'absent', so it is never deleted (nor its workloads).",
+			cr:     application(adopting, deleted),
+			app: func(cr *v1alpha1.ArgoApplication) *argocd.Application {
+				return observed(cr, unowned)
+			},
+			want: want{obs: managed.ExternalObservation{ResourceExists: false}},
+		},
+		"AdoptOthersProject": {
+			reason: "An unlabelled application in another namespace's project is that namespace's: never adopted.",
+			cr:     application(adopting),
+			app: func(cr *v1alpha1.ArgoApplication) *argocd.Application {
+				return observed(cr, unowned, inProject("team-b.shop"))
+			},
+			projects: map[string]*argocd.Project{"team-b.shop": {Metadata: argocd.ObjectMeta{Name: "team-b.shop", Labels: map[string]string{contract.LabelOwnerNamespace: "team-b"}}}},
+			tenancy:  &argoaccess.Tenancy{Namespace: "team-a"},
+			want: want{err: errors.Wrap(errors.Errorf(argoaccess.ErrFmtProjectOthers, "the adopted application's spec.project", "team-b.shop", "team-b", contract.LabelOwnerNamespace, "team-a"), errAdopt),
+				atProvider: v1alpha1.ArgoApplicationObservation{}},
+		},
+		"AdoptDestinationRefused": {
+			reason: "Through a ClusterProviderConfig, an application deploying to a namespace the team may not use stays refused with adoptExisting.",
+			cr:     application(adopting),
+			app: func(cr *v1alpha1.ArgoApplication) *argocd.Application {
+				return observed(cr, unowned, func(a *argocd.Application) { a.Spec.Destination.Namespace = "kube-system" })
+			},
+			tenancy: &argoaccess.Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig platform", Bounded: true,
+				DestinationNamespaces: []string{"team-a", "team-a--*"}, DestinationClusters: []string{"*"}},
+			want: want{err: errors.Wrap(errors.New(`the adopted application's spec.destination: destination https://kubernetes.default.svc namespace "kube-system" is not allowed for namespace "team-a": ClusterProviderConfig platform spec.argocd.tenancy.destinationNamespaces allows "team-a", "team-a--*"`), errAdopt)},
+		},
+		"AdoptDestinationAllowed": {
+			reason: "Through a ClusterProviderConfig, an application deploying within the team's namespaces is adopted.",
+			cr:     application(adopting),
+			app: func(cr *v1alpha1.ArgoApplication) *argocd.Application {
+				return observed(cr, unowned, func(a *argocd.Application) { a.Spec.Destination.Namespace = "team-a--shop-alpha" })
+			},
+			tenancy: &argoaccess.Tenancy{Namespace: "team-a", Config: "ClusterProviderConfig platform", Bounded: true,
+				DestinationNamespaces: []string{"team-a", "team-a--*"}, DestinationClusters: []string{"*"}},
+			want: want{obs: managed.ExternalObservation{ResourceExists: true}, diff: "to be written (adoptExisting)", atProvider: synced, ready: ptr(xpv2.Available())},
 		},
 		"AnotherOwnerDeleted": {
 			reason: "Being deleted, an application it cannot prove is its own is let go: 'absent', so nothing is deleted, and status is not rewritten from it.",

@@ -279,7 +279,7 @@ func TestRealArgoApplication(t *testing.T) {
 		controlplane.Must(t, c.Create(ctx, other))
 		controlplane.Eventually(t, "conflict reported", func() bool {
 			return get(t, c, other) && other.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionFalse &&
-				strings.Contains(other.GetCondition(xpv2.TypeSynced).Message, `Argo CD application "taken" exists and is not managed by this resource`)
+				strings.Contains(other.GetCondition(xpv2.TypeSynced).Message, `Argo CD application "taken" exists and is managed by "other-team.taken"`)
 		})
 		controlplane.Must(t, c.Delete(ctx, other))
 		controlplane.EventuallyWithin(t, 2*time.Minute, "the refused resource gone", func() bool {
@@ -308,6 +308,66 @@ func TestRealArgoApplication(t *testing.T) {
 	// The owner label edited away after creation (or the name taken over):
 	// deleting the resource lets go of the application without touching it,
 	// instead of hanging in deletion.
+	// An application the Kopf operator made (no owner label, in its own
+	// AppProject) is taken over with adoptExisting: labelled and moved to
+	// the resource's project in place - the same object, no operation
+	// started by the adoption.
+	t.Run("AdoptUnownedApplication", func(t *testing.T) {
+		project := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "argoproj.io/v1alpha1", "kind": "AppProject",
+			"metadata": map[string]any{"name": "operator-apps", "namespace": argocdserver.Namespace},
+			"spec": map[string]any{
+				"sourceRepos":  []any{"*"},
+				"destinations": []any{map[string]any{"server": "*", "namespace": "*"}},
+			},
+		}}
+		controlplane.Must(t, s.Kube.Create(ctx, project))
+		old := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+			"metadata": map[string]any{"name": "adopted", "namespace": argocdserver.Namespace, "labels": map[string]any{"made-by": "operator"}},
+			"spec": map[string]any{
+				"project":     "operator-apps",
+				"source":      map[string]any{"repoURL": s.Apps.URL, "path": "other", "targetRevision": "main"},
+				"destination": map[string]any{"server": argocdserver.InClusterServer, "namespace": "adopted"},
+			},
+		}}
+		controlplane.Must(t, s.Kube.Create(ctx, old))
+		uid := old.GetUID()
+
+		a := realMR(ns, "adopted", s, "other")
+		a.Spec.ForProvider.SyncPolicy = nil
+		a.Spec.ForProvider.Cascade = ptr.To(false)
+		a.Spec.ForProvider.AdoptExisting = true
+		controlplane.Must(t, c.Create(ctx, a))
+		controlplane.EventuallyWithin(t, 2*time.Minute, "the application adopted: labelled and in the resource's project", func() bool {
+			app, err := s.Application(ctx, argocdserver.Namespace, "adopted")
+			if err != nil || app == nil {
+				return false
+			}
+			p, _, _ := unstructured.NestedString(app.Object, "spec", "project")
+			return get(t, c, a) && a.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionTrue &&
+				app.GetLabels()[contract.LabelOwner] == argoapplication.Owner(a) && p == "default"
+		})
+		app, err := s.Application(ctx, argocdserver.Namespace, "adopted")
+		controlplane.Must(t, err)
+		if app.GetUID() != uid {
+			t.Errorf("the application was recreated (uid %s, was %s): adoption must update it in place", app.GetUID(), uid)
+		}
+		if app.GetLabels()["made-by"] != "operator" {
+			t.Errorf("the operator's own label was dropped: %v", app.GetLabels())
+		}
+		if op, found, _ := unstructured.NestedMap(app.Object, "operation"); found || op != nil {
+			t.Errorf("the adoption started an operation: %v", op)
+		}
+		if st, found, _ := unstructured.NestedMap(app.Object, "status", "operationState"); found {
+			t.Errorf("the adoption synced the application: %v", st)
+		}
+		controlplane.Must(t, c.Delete(ctx, a))
+		controlplane.EventuallyWithin(t, 2*time.Minute, "the adopting resource gone", func() bool {
+			return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(a), &v1alpha1.ArgoApplication{}))
+		})
+	})
+
 	t.Run("DeleteLetsGoOfAnAppItCannotProveItOwns", func(t *testing.T) {
 		l := realMR(ns, "relabelled", s, "other")
 		controlplane.Must(t, c.Create(ctx, l))

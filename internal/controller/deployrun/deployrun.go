@@ -396,6 +396,9 @@ func (r *Reconciler) decide(ctx context.Context, d *v1alpha1.DeployRun) (transit
 		return transition{}, err
 	}
 	if msg != "" {
+		if renewing(d) {
+			return waitingForRenewal(d, msg), nil
+		}
 		return failed(msg), nil
 	}
 	if field := missingRecord(d); field != "" {

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -47,6 +48,9 @@ func (r *Reconciler) pending(ctx context.Context, d *v1alpha1.DeployRun, e *env)
 	if ahead != nil {
 		return waiting(fmt.Sprintf("queued behind DeployRun %s (%s) of the same environment: one deployment of an environment runs at a time", ahead.Name, phaseOf(ahead))), nil
 	}
+	if renewing(d) && expiredAt(e.pipeline, r.o.Now()) {
+		return waitingForRenewal(d, fmt.Sprintf("JenkinsPipeline %s is still the expired environment's", e.pipeline.Name)), nil
+	}
 	if e.app == nil && wantsApp(e.pipeline) {
 		return waiting(fmt.Sprintf("waiting for the environment's ArgoApplication: JenkinsPipeline %s is deployed by one (annotation %s), which is not there yet", e.pipeline.Name, contract.AnnotationDeployedBy)), nil
 	}
@@ -64,6 +68,28 @@ func (r *Reconciler) pending(ctx context.Context, d *v1alpha1.DeployRun, e *env)
 	// status write wakes the deployment at once; Poll is a fallback.
 	return transition{next: v1alpha1.DeployBuilding, message: fmt.Sprintf("asking JenkinsPipeline %s for a build", e.pipeline.Name),
 		startedAt: &now, build: &v1alpha1.DeployBuild{Pipeline: e.pipeline.Name}, requeue: Poll}, nil
+}
+
+// renewing is true for a deployment still Pending whose request renewed
+// its expired environment: it waits for the environment to come back
+// (within spec.timeouts.pending) instead of failing for want of it.
+func renewing(d *v1alpha1.DeployRun) bool {
+	return d.GetAnnotations()[contract.AnnotationRenews] != "" && (d.Status.Phase == "" || d.Status.Phase == v1alpha1.DeployPending)
+}
+
+// waitingForRenewal says what a renewing deployment waits for: why (msg)
+// it cannot start yet.
+func waitingForRenewal(d *v1alpha1.DeployRun, msg string) transition {
+	return waiting(fmt.Sprintf("waiting for environment %s to come back: its deploy request renewed it (DevOpsProject %s annotation %s%s=%s); %s",
+		d.Spec.Environment, d.Spec.Project, contract.AnnotationRenewPrefix, d.Spec.Environment, truncate(d.GetAnnotations()[contract.AnnotationRenews]), msg))
+}
+
+// expiredAt is true for a pipeline whose environment's expiry (the
+// function's annotation) has passed at now: the renewal has not reached
+// it yet, or it is about to go.
+func expiredAt(p *jenkinsv1alpha1.JenkinsPipeline, now time.Time) bool {
+	t, err := time.Parse(time.RFC3339, p.GetAnnotations()[contract.AnnotationExpiresAt])
+	return err == nil && !now.Before(t)
 }
 
 // observeOnly is true for a pipeline whose management policies do not let

@@ -463,6 +463,25 @@ func TestPhasePending(t *testing.T) {
 		run:  func(d *v1alpha1.DeployRun) { d.Spec.Parameters = map[string]string{"COLOUR": "blue"} },
 		next: v1alpha1.DeployFailed, msg: `declares no parameter "COLOUR"`,
 	}, {
+		name: "RenewingWaitsForItsEnvironment", status: pending, run: renews("prod"),
+		msg:     "waiting for environment prod to come back: its deploy request renewed it (DevOpsProject shop annotation renew.devops.freeleaps.io/prod=deploy:amqp-m-1); unknown project or environment: no JenkinsPipeline is labelled",
+		requeue: Poll,
+	}, {
+		name: "RenewingWaitsForTheRenewedPipeline", status: pending, run: renews(""),
+		pipeline: expiresAt(testNow.Add(-time.Minute)),
+		msg:      "JenkinsPipeline shop-dev is still the expired environment's", requeue: Poll,
+	}, {
+		name: "RenewedEnvironmentBack", status: pending, run: renews(""),
+		pipeline: expiresAt(testNow.Add(time.Hour)),
+		next:     v1alpha1.DeployBuilding, msg: "asking JenkinsPipeline shop-dev for a build", requeue: Poll,
+	}, {
+		name: "NotRenewingFails", status: pending, run: func(d *v1alpha1.DeployRun) { d.Spec.Environment = "prod" },
+		next: v1alpha1.DeployFailed, msg: "unknown project or environment: no JenkinsPipeline is labelled",
+	}, {
+		name: "RenewingOnlyWhilePending", status: v1alpha1.DeployRunStatus{Phase: v1alpha1.DeployBuilding, Build: &v1alpha1.DeployBuild{Pipeline: testPipeline}},
+		run:  renews("prod"),
+		next: v1alpha1.DeployFailed, msg: "unknown project or environment: no JenkinsPipeline is labelled",
+	}, {
 		name: "TheProjectBecomesItsOwner", status: pending,
 		pipeline: func(p *jenkinsv1alpha1.JenkinsPipeline) {
 			p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "devops.freeleaps.io/v1alpha1", Kind: "DevOpsProject", Name: "shop", UID: "project", Controller: ptrTo(true)}}
@@ -480,6 +499,24 @@ func TestPhasePending(t *testing.T) {
 			}
 		},
 	}})
+}
+
+// renews marks the deployment as one whose request renewed its
+// environment; env, when set, is an environment without a pipeline.
+func renews(env string) func(*v1alpha1.DeployRun) {
+	return func(d *v1alpha1.DeployRun) {
+		d.SetAnnotations(map[string]string{contract.AnnotationRenews: "deploy:amqp-m-1"})
+		if env != "" {
+			d.Spec.Environment = env
+		}
+	}
+}
+
+// expiresAt gives the pipeline its environment's expiry.
+func expiresAt(at time.Time) func(*jenkinsv1alpha1.JenkinsPipeline) {
+	return func(p *jenkinsv1alpha1.JenkinsPipeline) {
+		p.SetAnnotations(map[string]string{contract.AnnotationExpiresAt: at.UTC().Format(time.RFC3339)})
+	}
 }
 
 // Whatever the phase, a deployment of an environment that is not there, or

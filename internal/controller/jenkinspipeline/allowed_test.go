@@ -54,6 +54,50 @@ func TestAllowedPerNamespace(t *testing.T) {
 			}
 		})
 	}
+	build := func(ns string, stages ...v1alpha1.BuildStage) *v1alpha1.JenkinsPipeline {
+		cr := &v1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: ns}}
+		cr.Spec.ForProvider.Folder = "teams/" + ns
+		cr.Spec.ForProvider.Source.Build = &v1alpha1.PipelineBuild{Stages: stages}
+		return cr
+	}
+	checkout := func(cred string) v1alpha1.BuildStage {
+		return v1alpha1.BuildStage{Name: "checkout", Checkout: &v1alpha1.CheckoutStage{URL: "https://git.example.com/x.git", CredentialsID: cred}}
+	}
+	image := func(cred string) v1alpha1.BuildStage {
+		return v1alpha1.BuildStage{Name: "image", Image: &v1alpha1.ImageStage{Registry: "r.example.com", Repository: "x", CredentialsID: cred}}
+	}
+	deploy := func(job string) v1alpha1.BuildStage {
+		return v1alpha1.BuildStage{Name: "deploy", Deploy: &v1alpha1.DeployStage{Job: job}}
+	}
+	builds := map[string]struct {
+		reason string
+		cr     *v1alpha1.JenkinsPipeline
+		want   string
+	}{
+		"BuildOwn":             {reason: "A declared build with its own credentials and a deploy job in its own root.", cr: build("team-a", checkout("team-a-git"), image("team-a-harbor"), deploy("teams/team-a/deploy"))},
+		"BuildOtherCheckout":   {reason: "A checkout stage naming another namespace's credential.", cr: build("team-b", checkout("team-a-git")), want: `credentials id "team-a-git" in spec.forProvider.source.build.stages[0].checkout.credentialsId`},
+		"BuildOtherImage":      {reason: "An image stage pushing with another namespace's credential.", cr: build("team-b", checkout("team-b-git"), image("team-a-harbor")), want: `credentials id "team-a-harbor" in spec.forProvider.source.build.stages[1].image.credentialsId`},
+		"BuildOtherDeployJob":  {reason: "A deploy stage starting another namespace's job.", cr: build("team-b", deploy("teams/team-a/deploy")), want: `deploy.job "teams/team-a/deploy" is outside the root folder "teams/team-b"`},
+		"BuildRootLevelDeploy": {reason: "A deploy stage starting a job above the root folder.", cr: build("team-b", deploy("deploy")), want: "outside the root folder"},
+		"UpstreamOwn": {reason: "An upstream job in its own root.", cr: func() *v1alpha1.JenkinsPipeline {
+			cr := build("team-a", deploy("teams/team-a/deploy"))
+			cr.Spec.ForProvider.Triggers = &v1alpha1.Triggers{Upstream: []string{"teams/team-a/lib"}}
+			return cr
+		}()},
+		"UpstreamOther": {reason: "Following another namespace's job.", cr: func() *v1alpha1.JenkinsPipeline {
+			cr := build("team-b", deploy("teams/team-b/deploy"))
+			cr.Spec.ForProvider.Triggers = &v1alpha1.Triggers{Upstream: []string{"teams/team-a/lib"}}
+			return cr
+		}(), want: `triggers.upstream[0] "teams/team-a/lib" is outside the root folder "teams/team-b"`},
+	}
+	for name, tc := range builds {
+		t.Run(name, func(t *testing.T) {
+			err := allowed(tc.cr, forNamespace(shared, tc.cr.GetNamespace()))
+			if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("%s\nallowed: want an error containing %q, got %v", tc.reason, tc.want, err)
+			}
+		})
+	}
 	if shared.RootFolder != "teams/{namespace}" {
 		t.Error("ForNamespace changed the config it was given")
 	}

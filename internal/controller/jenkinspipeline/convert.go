@@ -19,9 +19,14 @@ package jenkinspipeline
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
+	"github.com/freeleaps/provider-devops/internal/clients/jenkins/declarative"
 )
+
+const errBuild = "cannot write the pipeline script of spec.forProvider.source.build"
 
 // JobPath is the job's full path in Jenkins, e.g. team/shop/alpha: the
 // folder, then spec.forProvider.name or else the resource's name. It becomes
@@ -44,7 +49,9 @@ func Owner(cr *v1alpha1.JenkinsPipeline) string {
 
 // Desired is the pipeline cr asks for, with the CRD's defaults applied (the
 // API server applies them too; this keeps unit tests and old objects right).
-func Desired(cr *v1alpha1.JenkinsPipeline) jenkins.Pipeline {
+// A declared build becomes the job's inline script: drift correction
+// compares it as it compares any inline script.
+func Desired(cr *v1alpha1.JenkinsPipeline) (jenkins.Pipeline, error) {
 	p := cr.Spec.ForProvider
 	out := jenkins.Pipeline{Owner: Owner(cr), Description: p.Description, Disabled: p.Disabled}
 	switch {
@@ -59,6 +66,12 @@ func Desired(cr *v1alpha1.JenkinsPipeline) jenkins.Pipeline {
 		}
 	case p.Source.Script != nil:
 		out.Script = *p.Source.Script
+	case p.Source.Build != nil:
+		script, err := declarative.Script(*p.Source.Build)
+		if err != nil {
+			return jenkins.Pipeline{}, errors.Wrap(err, errBuild)
+		}
+		out.Script = script
 	}
 	for _, prm := range p.Parameters {
 		n := jenkins.Parameter{Name: prm.Name, Type: string(prm.Type), Description: prm.Description, Choices: prm.Choices}
@@ -68,9 +81,9 @@ func Desired(cr *v1alpha1.JenkinsPipeline) jenkins.Pipeline {
 		out.Parameters = append(out.Parameters, n)
 	}
 	if t := p.Triggers; t != nil {
-		out.Cron, out.PollSCM = t.Cron, t.PollSCM
+		out.Cron, out.PollSCM, out.Upstream = t.Cron, t.PollSCM, t.Upstream
 	}
-	return out
+	return out, nil
 }
 
 // Observation is the status a user acts on. What the controller itself

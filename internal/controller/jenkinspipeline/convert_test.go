@@ -17,6 +17,7 @@ limitations under the License.
 package jenkinspipeline
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -25,6 +26,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
+	"github.com/freeleaps/provider-devops/internal/clients/jenkins/declarative"
 )
 
 func TestJobPath(t *testing.T) {
@@ -49,10 +51,13 @@ func TestJobPath(t *testing.T) {
 func TestDesired(t *testing.T) {
 	def := "x"
 	script := "node {}"
+	build := v1alpha1.PipelineBuild{Stages: []v1alpha1.BuildStage{{Name: "Test", Sh: []string{"make test"}}}}
+	buildScript := declarative.Header + "\npipeline {\n  agent any\n  stages {\n    stage('Test') {\n      steps {\n        sh 'make test'\n      }\n    }\n  }\n}\n"
 	cases := map[string]struct {
-		reason string
-		params v1alpha1.JenkinsPipelineParameters
-		want   jenkins.Pipeline
+		reason  string
+		params  v1alpha1.JenkinsPipelineParameters
+		want    jenkins.Pipeline
+		wantErr string
 	}{
 		"SCMDefaults": {
 			reason: "branch, script path and lightweight default as the CRD defaults them",
@@ -69,12 +74,36 @@ func TestDesired(t *testing.T) {
 			},
 			want: jenkins.Pipeline{Owner: "ns/res", Script: "node {}", Disabled: true, Parameters: []jenkins.Parameter{{Name: "A", Type: "string", Default: "x"}}, Cron: "H 2 * * *"},
 		},
+		"Build": {
+			reason: "a declared build becomes the job's inline script; parameters and triggers stay on the job",
+			params: v1alpha1.JenkinsPipelineParameters{
+				Source:     v1alpha1.PipelineSource{Build: &build},
+				Parameters: []v1alpha1.Parameter{{Name: "A", Type: v1alpha1.ParameterString, Default: &def}},
+				Triggers:   &v1alpha1.Triggers{PollSCM: "H/5 * * * *", Upstream: []string{"team/lib"}},
+			},
+			want: jenkins.Pipeline{Owner: "ns/res", Script: buildScript, Parameters: []jenkins.Parameter{{Name: "A", Type: "string", Default: "x"}}, PollSCM: "H/5 * * * *", Upstream: []string{"team/lib"}},
+		},
+		"BadBuild": {
+			reason:  "a build the generator refuses is an error naming the field, not an empty script",
+			params:  v1alpha1.JenkinsPipelineParameters{Source: v1alpha1.PipelineSource{Build: &v1alpha1.PipelineBuild{}}},
+			wantErr: errBuild,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			cr := &v1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: "res", Namespace: "ns"}}
 			cr.Spec.ForProvider = tc.params
-			if diff := cmp.Diff(tc.want, Desired(cr)); diff != "" {
+			got, err := Desired(cr)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Errorf("%s: want an error containing %q, got %v", tc.reason, tc.wantErr, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", tc.reason, err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
 			}
 		})

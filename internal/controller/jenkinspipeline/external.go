@@ -46,7 +46,8 @@ const (
 	errDelete        = "cannot delete the Jenkins job"
 	errRecord        = "cannot record in status"
 	errBuildDisabled = "spec.forProvider.buildRequest %q was not queued: the job is disabled (spec.forProvider.disabled); enable it to build"
-	errFmtNotOwned   = "Jenkins job %q exists and is managed by %s, not by this resource: it was left untouched. Delete or rename it in Jenkins, point this resource elsewhere (spec.forProvider.folder/name), or make its description end with the line %q to let this resource adopt it"
+	errFmtNotOwned   = "Jenkins job %q exists and no JenkinsPipeline manages it: it was left untouched. Set spec.forProvider.adoptExisting: true to take it over (its builds are kept), delete or rename it in Jenkins, or point this resource elsewhere (spec.forProvider.folder/name)"
+	errFmtOthers     = "Jenkins job %q exists and is managed by %s, not by this resource: it was left untouched, whatever adoptExisting says. Delete or rename it in Jenkins, or point this resource elsewhere (spec.forProvider.folder/name)"
 )
 
 type external struct {
@@ -71,12 +72,13 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (m
 	if err != nil {
 		return managed.ExternalObservation{}, errors.Wrap(err, errGet)
 	}
-	if job.Pipeline.Owner != Owner(cr) && mrcontroller.MayWrite(cr) {
-		if meta.WasDeleted(cr) {
-			// Never ours: let the resource go and leave the job.
-			return managed.ExternalObservation{ResourceExists: false}, nil
-		}
-		return managed.ExternalObservation{}, errors.Errorf(errFmtNotOwned, path, ownerName(job.Pipeline.Owner), jenkins.OwnerLine(Owner(cr)))
+	adopting, err := claim(cr, path, job.Pipeline.Owner)
+	switch {
+	case (err != nil || adopting) && meta.WasDeleted(cr):
+		// Never ours (or not yet): let the resource go and leave the job.
+		return managed.ExternalObservation{ResourceExists: false}, nil
+	case err != nil:
+		return managed.ExternalObservation{}, err
 	}
 	if err := e.confirm(ctx, cr, path); err != nil {
 		return managed.ExternalObservation{}, err
@@ -85,7 +87,14 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (m
 	cr.Status.AtProvider = Observation(job, cr.Status.AtProvider)
 	cr.SetConditions(xpv2.Available())
 
-	diff := cmp.Diff(jenkins.Normalize(*job.Pipeline), jenkins.Normalize(Desired(cr)), cmpopts.EquateEmpty())
+	want, err := Desired(cr)
+	if err != nil {
+		return managed.ExternalObservation{}, err
+	}
+	diff := cmp.Diff(jenkins.Normalize(*job.Pipeline), jenkins.Normalize(want), cmpopts.EquateEmpty())
+	if adopting {
+		diff += "owner line to be added to the description (adoptExisting)\n"
+	}
 	if req := pendingBuild(cr); req != "" {
 		diff += fmt.Sprintf("buildRequest %q not yet queued\n", req)
 	}
@@ -96,7 +105,11 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (m
 // created so that deletion removes exactly those.
 func (e *external) Create(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (managed.ExternalCreation, error) {
 	cr.SetConditions(xpv2.Creating())
-	created, err := e.client.Create(ctx, meta.GetExternalName(cr), Desired(cr))
+	want, err := Desired(cr)
+	if err != nil {
+		return managed.ExternalCreation{}, err
+	}
+	created, err := e.client.Create(ctx, meta.GetExternalName(cr), want)
 	if len(created) > 0 {
 		folders := append(append([]string(nil), cr.Status.AtProvider.CreatedFolders...), created...)
 		if rerr := e.record(ctx, cr, func(o *v1alpha1.JenkinsPipelineObservation) { o.CreatedFolders = folders }); rerr != nil && err == nil {
@@ -110,7 +123,10 @@ func (e *external) Create(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (ma
 // requested build, if any.
 func (e *external) Update(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (managed.ExternalUpdate, error) {
 	path := meta.GetExternalName(cr)
-	want := Desired(cr)
+	want, err := Desired(cr)
+	if err != nil {
+		return managed.ExternalUpdate{}, err
+	}
 	if e.observed == nil || !cmp.Equal(jenkins.Normalize(*e.observed), jenkins.Normalize(want), cmpopts.EquateEmpty()) {
 		if err := e.client.Update(ctx, path, want, e.config); err != nil {
 			return managed.ExternalUpdate{}, errors.Wrap(err, errUpdate)
@@ -219,9 +235,22 @@ func pendingBuild(cr *v1alpha1.JenkinsPipeline) string {
 	return ""
 }
 
-func ownerName(o string) string {
-	if o == "" {
-		return "no JenkinsPipeline"
+// claim applies the owner rule (mrcontroller.ClaimOf) to the job at path,
+// whose description names owner: adopting is true for a job nobody owns
+// that adoptExisting takes over; an error says why the job is refused. An
+// Observe-only resource may watch any job.
+func claim(cr *v1alpha1.JenkinsPipeline, path, owner string) (adopting bool, err error) {
+	if !mrcontroller.MayWrite(cr) {
+		return false, nil
 	}
-	return "JenkinsPipeline " + o
+	switch mrcontroller.ClaimOf(owner, Owner(cr), cr.Spec.ForProvider.AdoptExisting) {
+	case mrcontroller.ClaimOurs:
+		return false, nil
+	case mrcontroller.ClaimAdopt:
+		return true, nil
+	case mrcontroller.ClaimOthers:
+		return false, errors.Errorf(errFmtOthers, path, "JenkinsPipeline "+owner)
+	case mrcontroller.ClaimUnowned:
+	}
+	return false, errors.Errorf(errFmtNotOwned, path)
 }

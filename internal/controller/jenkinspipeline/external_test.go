@@ -170,9 +170,18 @@ func pipeline(mod ...func(*v1alpha1.JenkinsPipeline)) *v1alpha1.JenkinsPipeline 
 	return cr
 }
 
+// mustDesired is Desired of a resource known to be valid.
+func mustDesired(cr *v1alpha1.JenkinsPipeline) jenkins.Pipeline {
+	p, err := Desired(cr)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
 // job is the job cr asks for as Jenkins returns it, with build state.
 func job(cr *v1alpha1.JenkinsPipeline, mod ...func(*jenkins.Job)) *jenkins.Job {
-	p := Desired(cr)
+	p := mustDesired(cr)
 	j := &jenkins.Job{
 		Pipeline: &p,
 		Status:   jenkins.Status{URL: "https://jenkins.example.com/job/team/job/shop/job/alpha/", LastBuild: &jenkins.Build{Number: 11, Result: "SUCCESS", URL: "https://jenkins.example.com/job/team/job/shop/job/alpha/11/"}},
@@ -183,6 +192,8 @@ func job(cr *v1alpha1.JenkinsPipeline, mod ...func(*jenkins.Job)) *jenkins.Job {
 	}
 	return j
 }
+
+func adopt(cr *v1alpha1.JenkinsPipeline) { cr.Spec.ForProvider.AdoptExisting = true }
 
 func requested(req, handled string) func(*v1alpha1.JenkinsPipeline) {
 	return func(cr *v1alpha1.JenkinsPipeline) {
@@ -309,12 +320,31 @@ func TestObserve(t *testing.T) {
 				atProvider: with(built, func(o *v1alpha1.JenkinsPipelineObservation) { o.HandledBuildRequest = "r1" })},
 		},
 		"OwnerLineMissing": {
-			reason: "A job whose description does not name this resource is someone else's: refused, never adopted, with the way to adopt it named.",
+			reason: "A job whose description names no resource is refused without adoptExisting, and the message names the field that adopts it.",
 			cr:     pipeline(),
 			job: func(cr *v1alpha1.JenkinsPipeline) *jenkins.Job {
 				return job(cr, func(j *jenkins.Job) { j.Pipeline.Owner = "" })
 			},
-			want: want{err: errors.Errorf(errFmtNotOwned, jobPath, "no JenkinsPipeline", jenkins.OwnerLine("team-a/shop"))},
+			want: want{err: errors.Errorf(errFmtNotOwned, jobPath)},
+		},
+		"AdoptUnowned": {
+			reason: "With adoptExisting, a job nobody owns is taken over in place: it exists (never recreated, so its builds stay) and is out of date until Update writes the owner line.",
+			cr:     pipeline(adopt),
+			job: func(cr *v1alpha1.JenkinsPipeline) *jenkins.Job {
+				return job(cr, func(j *jenkins.Job) { j.Pipeline.Owner = "" })
+			},
+			want: want{obs: managed.ExternalObservation{ResourceExists: true}, diff: "owner line to be added to the description (adoptExisting)", atProvider: built},
+		},
+		"AdoptUnownedDeleted": {
+			reason: "Being deleted before it took the job over, the resource lets it go: 'absent', so a job it never owned is not deleted.",
+			cr: pipeline(adopt, func(cr *v1alpha1.JenkinsPipeline) {
+				cr.SetFinalizers([]string{"finalizer.managedresource.crossplane.io"})
+				cr.SetDeletionTimestamp(&metav1.Time{Time: now})
+			}),
+			job: func(cr *v1alpha1.JenkinsPipeline) *jenkins.Job {
+				return job(cr, func(j *jenkins.Job) { j.Pipeline.Owner = "" })
+			},
+			want: want{obs: managed.ExternalObservation{ResourceExists: false}},
 		},
 		"AnotherOwner": {
 			reason: "A job another resource manages is refused, and the message names that resource.",
@@ -322,7 +352,15 @@ func TestObserve(t *testing.T) {
 			job: func(cr *v1alpha1.JenkinsPipeline) *jenkins.Job {
 				return job(cr, func(j *jenkins.Job) { j.Pipeline.Owner = "team-b/shop" })
 			},
-			want: want{err: errors.Errorf(errFmtNotOwned, jobPath, "JenkinsPipeline team-b/shop", jenkins.OwnerLine("team-a/shop"))},
+			want: want{err: errors.Errorf(errFmtOthers, jobPath, "JenkinsPipeline team-b/shop")},
+		},
+		"AnotherOwnerAdopting": {
+			reason: "adoptExisting never takes over a job another resource's owner line names.",
+			cr:     pipeline(adopt),
+			job: func(cr *v1alpha1.JenkinsPipeline) *jenkins.Job {
+				return job(cr, func(j *jenkins.Job) { j.Pipeline.Owner = "team-b/shop" })
+			},
+			want: want{err: errors.Errorf(errFmtOthers, jobPath, "JenkinsPipeline team-b/shop")},
 		},
 		"AnotherOwnerDeleted": {
 			reason: "Being deleted, a job it cannot prove is its own is let go: 'absent', so it is not deleted.",
@@ -452,28 +490,28 @@ func TestCreate(t *testing.T) {
 		"Create": {
 			reason: "The job is created as asked, its description naming its owner; no folder made, nothing recorded.",
 			cr:     pipeline(),
-			want:   want{created: []jenkins.Pipeline{Desired(pipeline())}},
+			want:   want{created: []jenkins.Pipeline{mustDesired(pipeline())}},
 		},
 		"FoldersRecorded": {
 			reason:  "Folders the create made are recorded at once, after those of earlier attempts, so that deletion removes exactly those.",
 			cr:      pipeline(func(cr *v1alpha1.JenkinsPipeline) { cr.Status.AtProvider.CreatedFolders = []string{"team"} }),
 			folders: []string{"team/shop"},
-			want:    want{created: []jenkins.Pipeline{Desired(pipeline())}, folders: []string{"team", "team/shop"}, patches: 1},
+			want:    want{created: []jenkins.Pipeline{mustDesired(pipeline())}, folders: []string{"team", "team/shop"}, patches: 1},
 		},
 		"FailsAfterFolders": {
 			reason: "A create that fails after making folders still records them: a retry or a delete must know they are this resource's.",
 			cr:     pipeline(), folders: []string{"team", "team/shop"}, createErr: errForbidden(),
-			want: want{err: errors.Wrap(errForbidden(), errCreate), created: []jenkins.Pipeline{Desired(pipeline())}, folders: []string{"team", "team/shop"}, patches: 1},
+			want: want{err: errors.Wrap(errForbidden(), errCreate), created: []jenkins.Pipeline{mustDesired(pipeline())}, folders: []string{"team", "team/shop"}, patches: 1},
 		},
 		"RecordFails": {
 			reason: "Folders that cannot be recorded make the create fail, so it is retried rather than the folders forgotten.",
 			cr:     pipeline(), folders: []string{"team"}, failPatch: errConflict(),
-			want: want{err: errors.Wrap(errors.Wrap(errConflict(), errRecord), errCreate), created: []jenkins.Pipeline{Desired(pipeline())}, patches: 1},
+			want: want{err: errors.Wrap(errors.Wrap(errConflict(), errRecord), errCreate), created: []jenkins.Pipeline{mustDesired(pipeline())}, patches: 1},
 		},
 		"CreateFails": {
 			reason: "A failed create is an error wrapping Jenkins's answer.",
 			cr:     pipeline(), createErr: errUnavailable(),
-			want: want{err: errors.Wrap(errUnavailable(), errCreate), created: []jenkins.Pipeline{Desired(pipeline())}},
+			want: want{err: errors.Wrap(errUnavailable(), errCreate), created: []jenkins.Pipeline{mustDesired(pipeline())}},
 		},
 	}
 	for name, tc := range cases {
@@ -541,12 +579,20 @@ func TestUpdate(t *testing.T) {
 			observed: func(cr *v1alpha1.JenkinsPipeline) *jenkins.Job {
 				return job(cr, func(j *jenkins.Job) { j.Pipeline.Script = "echo edited" })
 			},
-			want: want{updated: []update{{Path: jobPath, Pipeline: Desired(pipeline()), Observed: "<flow-definition/>"}}},
+			want: want{updated: []update{{Path: jobPath, Pipeline: mustDesired(pipeline()), Observed: "<flow-definition/>"}}},
+		},
+		"Adopted": {
+			reason: "Taking over a job writes its config.xml in place with the owner line added, over the one Observe read: the job is updated, not recreated, so Jenkins keeps its builds.",
+			cr:     pipeline(adopt),
+			observed: func(cr *v1alpha1.JenkinsPipeline) *jenkins.Job {
+				return job(cr, func(j *jenkins.Job) { j.Pipeline.Owner = "" })
+			},
+			want: want{updated: []update{{Path: jobPath, Pipeline: mustDesired(pipeline(adopt)), Observed: "<flow-definition/>"}}},
 		},
 		"NotObserved": {
 			reason: "Without an observation, config.xml is written: nothing says it is current.",
 			cr:     pipeline(),
-			want:   want{updated: []update{{Path: jobPath, Pipeline: Desired(pipeline())}}},
+			want:   want{updated: []update{{Path: jobPath, Pipeline: mustDesired(pipeline())}}},
 		},
 		"UpdateFails": {
 			reason: "A failed write is an error, and no build is queued on a job not updated.",

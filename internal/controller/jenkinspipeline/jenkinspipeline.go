@@ -177,8 +177,13 @@ func allowed(cr *v1alpha1.JenkinsPipeline, s *pcv1alpha1.JenkinsConfig) error {
 	if dir, _ := path.Split(p); s.RootFolder != "" && !jenkins.Below(dir, s.RootFolder) {
 		return errors.Errorf("job %q is outside the root folder %q (spec.jenkins.rootFolder): set spec.forProvider.folder to %q or a folder below it", p, s.RootFolder, s.RootFolder)
 	}
-	if src := cr.Spec.ForProvider.Source.SCM; src != nil && src.CredentialsID != "" {
-		return CredentialIDAllowed(s, src.CredentialsID, "spec.forProvider.source.scm.credentialsId")
+	if err := jobsBelowRoot(cr.Spec.ForProvider, s.RootFolder); err != nil {
+		return err
+	}
+	for _, c := range credentialIDs(cr.Spec.ForProvider.Source) {
+		if err := CredentialIDAllowed(s, c.id, "spec.forProvider.source."+c.field); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -197,6 +202,54 @@ func CredentialIDAllowed(s *pcv1alpha1.JenkinsConfig, id, field string) error {
 		}
 	}
 	return errors.Errorf("credentials id %q in %s is not allowed (spec.jenkins.allowedCredentialIds: %s)", id, field, strings.Join(s.AllowedCredentialIDs, ", "))
+}
+
+// jobsBelowRoot checks that the other jobs a pipeline names (upstream
+// triggers, deploy stages) are below root: a tenant's job must neither
+// start nor follow another tenant's.
+func jobsBelowRoot(p v1alpha1.JenkinsPipelineParameters, root string) error {
+	if root == "" {
+		return nil
+	}
+	if t := p.Triggers; t != nil {
+		for i, u := range t.Upstream {
+			if !jenkins.Below(path.Dir(u), root) {
+				return errors.Errorf("spec.forProvider.triggers.upstream[%d] %q is outside the root folder %q (spec.jenkins.rootFolder)", i, u, root)
+			}
+		}
+	}
+	if b := p.Source.Build; b != nil {
+		for i, st := range b.Stages {
+			if st.Deploy != nil && st.Deploy.Job != "" && !jenkins.Below(path.Dir(st.Deploy.Job), root) {
+				return errors.Errorf("spec.forProvider.source.build.stages[%d].deploy.job %q is outside the root folder %q (spec.jenkins.rootFolder)", i, st.Deploy.Job, root)
+			}
+		}
+	}
+	return nil
+}
+
+// credentialUse is a Jenkins credential id and the field naming it.
+type credentialUse struct{ field, id string }
+
+// credentialIDs are the Jenkins credential ids src names, in field order:
+// the checkout's, and a declared build's checkout and image stages'.
+func credentialIDs(src v1alpha1.PipelineSource) []credentialUse {
+	var out []credentialUse
+	if src.SCM != nil && src.SCM.CredentialsID != "" {
+		out = append(out, credentialUse{"scm.credentialsId", src.SCM.CredentialsID})
+	}
+	if src.Build == nil {
+		return out
+	}
+	for i, st := range src.Build.Stages {
+		switch {
+		case st.Checkout != nil && st.Checkout.CredentialsID != "":
+			out = append(out, credentialUse{fmt.Sprintf("build.stages[%d].checkout.credentialsId", i), st.Checkout.CredentialsID})
+		case st.Image != nil && st.Image.CredentialsID != "":
+			out = append(out, credentialUse{fmt.Sprintf("build.stages[%d].image.credentialsId", i), st.Image.CredentialsID})
+		}
+	}
+	return out
 }
 
 // Work is the pipeline's build in progress, or its last finished build.

@@ -19,6 +19,7 @@ package jenkinspipeline_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"sort"
 	"strings"
@@ -39,6 +40,7 @@ import (
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
+	"github.com/freeleaps/provider-devops/internal/clients/jenkins/declarative"
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
@@ -214,7 +216,7 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 		controlplane.Must(t, c.Create(ctx, other))
 		controlplane.Eventually(t, "conflict reported", func() bool {
 			return get(t, c, other) && other.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionFalse &&
-				strings.Contains(other.GetCondition(xpv2.TypeSynced).Message, `Jenkins job "other/foreign" exists and is managed by no JenkinsPipeline, not by this resource: it was left untouched`)
+				strings.Contains(other.GetCondition(xpv2.TypeSynced).Message, `Jenkins job "other/foreign" exists and no JenkinsPipeline manages it: it was left untouched`)
 		})
 		if got := cfgOf(t, srv, "other/foreign"); got != foreign {
 			t.Error("the foreign job was modified")
@@ -259,6 +261,48 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 		controlplane.Eventually(t, "the resource gone", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(gamma), gamma)) })
 		if got := cfgOf(t, srv, "other/gamma"); got != edited {
 			t.Errorf("the job whose ownership could not be verified was changed or deleted:\n%s", got)
+		}
+	})
+
+	t.Run("AdoptUnownedJobKeepsBuilds", func(t *testing.T) {
+		// A job with a build that no resource owns (as the Kopf operator
+		// left it): made here, its owner line edited away, its resource
+		// deleted (which lets go of it).
+		const delta = "other/delta"
+		made := newPipeline(ns, "shop-delta", "other", "delta")
+		made.Spec.ForProvider.BuildRequest = "d1"
+		controlplane.Must(t, c.Create(ctx, made))
+		controlplane.Eventually(t, "delta made and its build queued", func() bool {
+			return get(t, c, made) && ready(made) && srv.Queued(delta) == 1
+		})
+		srv.RunQueue()
+		srv.Finish(delta, "SUCCESS")
+		unowned := strings.Replace(cfgOf(t, srv, delta), jenkins.OwnerLine(ns+"/shop-delta"), "Made by the operator.", 1)
+		srv.SetConfig(delta, unowned)
+		controlplane.Must(t, c.Delete(ctx, made))
+		controlplane.Eventually(t, "the maker gone", func() bool { return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(made), made)) })
+		if !srv.Exists(delta) || len(srv.Builds(delta)) != 1 {
+			t.Fatalf("the unowned job with its build must remain: exists %v, builds %d", srv.Exists(delta), len(srv.Builds(delta)))
+		}
+
+		// Without adoptExisting it is refused; with it, taken over in place.
+		adopter := newPipeline(ns, "shop-delta2", "other", "delta")
+		controlplane.Must(t, c.Create(ctx, adopter))
+		controlplane.Eventually(t, "refused without adoptExisting", func() bool {
+			return get(t, c, adopter) && strings.Contains(adopter.GetCondition(xpv2.TypeSynced).Message, "Set spec.forProvider.adoptExisting: true")
+		})
+		patchSpec(t, c, adopter, func(p *v1alpha1.JenkinsPipeline) { p.Spec.ForProvider.AdoptExisting = true })
+		controlplane.Eventually(t, "adopted and Ready", func() bool {
+			return get(t, c, adopter) && ready(adopter) && strings.Contains(cfgOf(t, srv, delta), jenkins.OwnerLine(ns+"/shop-delta2"))
+		})
+		if got := srv.Created()[delta]; got != 1 {
+			t.Errorf("the job was created %d times, want once (adoption must not recreate it)", got)
+		}
+		if b := srv.Builds(delta); len(b) != 1 || b[0].Result != "SUCCESS" {
+			t.Errorf("the adopted job lost its builds: %v", b)
+		}
+		if d := srv.Deleted()[delta]; d != 0 {
+			t.Errorf("the job was deleted %d times during adoption", d)
 		}
 	})
 
@@ -492,5 +536,147 @@ func TestJenkinsTenantLimits(t *testing.T) {
 	})
 	if got := strings.Join(srv.Jobs(), ","); !strings.Contains(got, "teams/shop/seed") {
 		t.Errorf("deleting refused resources touched Jenkins: %s", got)
+	}
+}
+
+// TestDeclaredBuildSchema: the API server refuses a declared build the
+// generator could not write safely, naming the rule; a good one is
+// accepted.
+func TestDeclaredBuildSchema(t *testing.T) {
+	env := controlplane.Shared(t)
+	c := env.Client
+	ctx := context.Background()
+	ns := "jenkins-build-schema"
+	controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	checkout := v1alpha1.BuildStage{Name: "Checkout", Checkout: &v1alpha1.CheckoutStage{URL: "https://git.example.com/x.git"}}
+	script := "node {}"
+	cases := map[string]struct {
+		reason string
+		mod    func(*v1alpha1.JenkinsPipelineParameters)
+		want   string
+	}{
+		"Good": {reason: "A checkout, a test and an image stage with a branch condition.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.Build.Stages = append([]v1alpha1.BuildStage{checkout}, p.Source.Build.Stages[0],
+				v1alpha1.BuildStage{Name: "Image", When: &v1alpha1.StageWhen{Branch: "main"}, Image: &v1alpha1.ImageStage{Registry: "harbor.example.com:8443", Repository: "team/shop", Tag: "v-${BUILD_NUMBER}"}})
+		}},
+		"TwoSources": {reason: "A build and a script.", mod: func(p *v1alpha1.JenkinsPipelineParameters) { p.Source.Script = &script }, want: "set exactly one of source.scm, source.script or source.build"},
+		"NoStages":   {reason: "A build needs a stage.", mod: func(p *v1alpha1.JenkinsPipelineParameters) { p.Source.Build.Stages = nil }, want: "stages"},
+		"TwoActions": {reason: "A stage with sh and deploy.", mod: func(p *v1alpha1.JenkinsPipelineParameters) { p.Source.Build.Stages[0].Deploy = &v1alpha1.DeployStage{} }, want: "exactly one of checkout, sh, image and deploy"},
+		"NoAction":   {reason: "A stage with nothing to do.", mod: func(p *v1alpha1.JenkinsPipelineParameters) { p.Source.Build.Stages[0].Sh = nil }, want: "exactly one of checkout, sh, image and deploy"},
+		"StageName":  {reason: "A stage name with a quote.", mod: func(p *v1alpha1.JenkinsPipelineParameters) { p.Source.Build.Stages[0].Name = "it's" }, want: "stages[0].name"},
+		"EnvName": {reason: "An environment name that is not a name.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.Build.Environment = map[string]string{"A B": "x"}
+		}, want: "environment variable names"},
+		"TwoAgents": {reason: "A label and an image.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.Build.Agent = &v1alpha1.BuildAgent{Label: "x", DockerImage: "y"}
+		}, want: "at most one of agent.label and agent.dockerImage"},
+		"WhenAlone": {reason: "A branch condition without a checkout.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.Build.Stages[0].When = &v1alpha1.StageWhen{Branch: "main"}
+		}, want: "add a checkout stage"},
+		"ShellTag": {reason: "A tag the shell would run.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.Build.Stages[0] = v1alpha1.BuildStage{Name: "I", Image: &v1alpha1.ImageStage{Registry: "r", Repository: "a", Tag: "$(reboot)"}}
+		}, want: "tag"},
+		"DockerfileUp": {reason: "A Dockerfile outside the workspace.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.Build.Stages[0] = v1alpha1.BuildStage{Name: "I", Image: &v1alpha1.ImageStage{Registry: "r", Repository: "a", Dockerfile: "x/../../etc/passwd"}}
+		}, want: "stages[0].image.dockerfile"},
+		"ContextUp": {reason: "A context ending in '..'.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.Build.Stages[0] = v1alpha1.BuildStage{Name: "I", Image: &v1alpha1.ImageStage{Registry: "r", Repository: "a", Context: "app/.."}}
+		}, want: "stages[0].image.context"},
+		"ContextAbsolute": {reason: "An absolute context.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.Build.Stages[0] = v1alpha1.BuildStage{Name: "I", Image: &v1alpha1.ImageStage{Registry: "r", Repository: "a", Context: "/etc"}}
+		}, want: "stages[0].image.context"},
+		"DotsInNames": {reason: "'.', '..x' and '.docker/' are inside the workspace.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.Build.Stages[0] = v1alpha1.BuildStage{Name: "I", Image: &v1alpha1.ImageStage{Registry: "r", Repository: "a", Context: ".", Dockerfile: ".docker/..x/Dockerfile"}}
+		}},
+		"Timeout": {reason: "A timeout of more than a week.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.Build.Options = &v1alpha1.BuildOptions{TimeoutMinutes: 20000}
+		}, want: "timeoutMinutes"},
+		"DeployJob": {reason: "A deploy job path climbing up.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.Build.Stages[0] = v1alpha1.BuildStage{Name: "D", Deploy: &v1alpha1.DeployStage{Job: "../x"}}
+		}, want: "deploy.job"},
+	}
+	n := 0
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			n++
+			cr := newPipeline(ns, fmt.Sprintf("build-%d", n), "team/shop", fmt.Sprintf("build-%d", n))
+			cr.Spec.ForProvider.Source = v1alpha1.PipelineSource{Build: &v1alpha1.PipelineBuild{Stages: []v1alpha1.BuildStage{{Name: "Test", Sh: []string{"make test"}}}}}
+			tc.mod(&cr.Spec.ForProvider)
+			err := c.Create(ctx, cr)
+			if tc.want == "" {
+				if err != nil {
+					t.Errorf("%s\nmust be accepted, got %v", tc.reason, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s\nwant a refusal containing %q, got %v", tc.reason, tc.want, err)
+			}
+		})
+	}
+}
+
+// TestDeclaredBuildSteadyState: a job written from a declared build is
+// polled without writes, also after Jenkins ran its script and saved
+// config.xml with the properties its options declare; a change to the
+// build is written once.
+func TestDeclaredBuildSteadyState(t *testing.T) {
+	env := controlplane.Shared(t)
+	srv := fake.New(user, token)
+	defer srv.Close()
+	c := env.Client
+	ctx := context.Background()
+	ns := "jenkins-build-steady"
+	controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	controlplane.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "jenkins", Namespace: ns},
+		StringData: map[string]string{"credentials": `{"username": "` + user + `", "token": "` + token + `"}`}}))
+	controlplane.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
+		Jenkins: &pcv1alpha1.JenkinsConfig{URL: srv.URL, Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "jenkins", Key: "credentials"}}},
+	}}))
+	controlplane.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
+		return mrcontroller.Setup(mgr, o, jenkinspipeline.Descriptor, jenkinspipeline.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil))
+	})
+
+	cr := newPipeline(ns, "shop-build", "team/shop", "build")
+	cr.Spec.ForProvider.Source = v1alpha1.PipelineSource{Build: &v1alpha1.PipelineBuild{
+		Environment: map[string]string{"B": "2", "A": "1", "C": "3"},
+		Options:     &v1alpha1.BuildOptions{KeepBuilds: 10, DisableConcurrentBuilds: true},
+		Stages:      []v1alpha1.BuildStage{{Name: "Test", Sh: []string{"make test"}}},
+	}}
+	controlplane.Must(t, c.Create(ctx, cr))
+	const path = "team/shop/build"
+	controlplane.Eventually(t, "job created, Ready and Synced", func() bool {
+		return get(t, c, cr) && ready(cr) && srv.Exists(path)
+	})
+	script, err := declarative.Script(*cr.Spec.ForProvider.Source.Build)
+	controlplane.Must(t, err)
+	if p, err := jenkins.Parse([]byte(cfgOf(t, srv, path))); err != nil || p.Script != script {
+		t.Fatalf("the job's script is not the generated one (%v):\n%s", err, cfgOf(t, srv, path))
+	}
+
+	// Jenkins ran the script: it saved the job in XML 1.1 with the
+	// properties the options declare.
+	cfg := strings.Replace(cfgOf(t, srv, path), "<?xml version='1.0' encoding='UTF-8'?>", "<?xml version='1.1' encoding='UTF-8'?>", 1)
+	cfg = strings.Replace(cfg, "<properties>", "<properties><jenkins.model.BuildDiscarderProperty><strategy class=\"hudson.tasks.LogRotator\"><numToKeep>10</numToKeep></strategy></jenkins.model.BuildDiscarderProperty><org.jenkinsci.plugins.workflow.job.properties.DisableConcurrentBuildsJobProperty/>", 1)
+	srv.SetConfig(path, cfg)
+	srv.ResetCounts()
+	time.Sleep(7 * time.Second) // at least two polls at 2s ±10%
+	if n := srv.Count(http.MethodPost); n != 0 {
+		t.Errorf("want no writes while the build is unchanged, got %d: %v", n, srv.Requests())
+	}
+	if get(t, c, cr); !ready(cr) {
+		t.Errorf("want Ready and Synced in steady state: %v", cr.Status.Conditions)
+	}
+
+	// A changed build is written, once, and keeps what the run added.
+	patchSpec(t, c, cr, func(p *v1alpha1.JenkinsPipeline) {
+		p.Spec.ForProvider.Source.Build.Stages[0].Sh = []string{"make test", "make lint"}
+	})
+	controlplane.Eventually(t, "the changed build written", func() bool {
+		p, err := jenkins.Parse([]byte(cfgOf(t, srv, path)))
+		return err == nil && strings.Contains(p.Script, "sh 'make lint'")
+	})
+	if got := cfgOf(t, srv, path); !strings.Contains(got, "BuildDiscarderProperty") || !strings.Contains(got, "DisableConcurrentBuildsJobProperty") {
+		t.Errorf("the update dropped the properties the script's run wrote:\n%s", got)
 	}
 }

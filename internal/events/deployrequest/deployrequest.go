@@ -50,6 +50,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
@@ -97,6 +98,10 @@ type Request struct {
 	// applied is never applied. A CloudEvent's time, or the AMQP timestamp
 	// property, stand in when it is absent.
 	RequestedAt *time.Time `json:"requestedAt,omitempty"`
+	// TriggeredBy is who the replaced operator's UI says asked (its
+	// triggered_by), recorded on the DeployRun; never part of this
+	// package's own JSON.
+	TriggeredBy string `json:"-"`
 }
 
 // Delivery is what the broker says about a request.
@@ -119,16 +124,23 @@ func Handler(kube client.Client) events.Handler {
 		if err != nil {
 			return events.Reject("%s", err.Error())
 		}
-		if err := events.CheckRequest(d, "DevOpsReconcile", &req.RequestedAt); err != nil {
-			return err
-		}
-		// A conflict means the cached pipeline was stale: list it again
-		// after a short back-off (the cache catches up) rather than put
-		// the message back behind the consumer's retry delay.
-		return retry.OnError(retry.DefaultBackoff, kerrors.IsConflict, func() error {
-			return Apply(ctx, kube, req, Delivery{Token: Token(d), User: d.UserId})
-		})
+		return Submit(ctx, kube, req, d)
 	}
+}
+
+// Submit applies a request parsed from d (this package's shape, or one
+// translated from another), once d carries what every request must
+// (events.CheckRequest).
+func Submit(ctx context.Context, kube client.Client, req *Request, d amqp.Delivery) error {
+	if err := events.CheckRequest(d, LegacyType, &req.RequestedAt); err != nil {
+		return err
+	}
+	// A conflict means the cached pipeline was stale: list it again
+	// after a short back-off (the cache catches up) rather than put
+	// the message back behind the consumer's retry delay.
+	return retry.OnError(retry.DefaultBackoff, kerrors.IsConflict, func() error {
+		return Apply(ctx, kube, req, Delivery{Token: Token(d), User: d.UserId})
+	})
 }
 
 // Parse decodes and validates a request, plain or as a CloudEvent.
@@ -141,33 +153,45 @@ func Parse(body []byte) (*Request, error) {
 	if r.RequestedAt == nil {
 		r.RequestedAt = at
 	}
-	for _, f := range []struct{ name, v string }{{"project", r.Project}, {"environment", r.Environment}, {"namespace", r.Namespace}} {
-		if f.v == "" {
-			return nil, errors.Errorf("malformed DevOpsReconcile: %s is required", f.name)
-		}
-		if errs := validation.IsValidLabelValue(f.v); len(errs) > 0 {
-			return nil, errors.Errorf("malformed DevOpsReconcile: %s %q: %s", f.name, f.v, strings.Join(errs, "; "))
-		}
-	}
-	if errs := validation.IsDNS1123Label(r.Namespace); len(errs) > 0 {
-		return nil, errors.Errorf("malformed DevOpsReconcile: namespace %q: %s", r.Namespace, strings.Join(errs, "; "))
-	}
-	if r.ID != "" && !requestIDChars.MatchString(r.ID) {
-		return nil, errors.Errorf("malformed DevOpsReconcile: id %q: at most 253 letters, digits, '.', '_', ':' or '-'", truncate(r.ID))
-	}
-	if r.Revision != "" && !IsRevision(r.Revision) {
-		return nil, errors.Errorf("malformed DevOpsReconcile: revision %q is not a git ref (letters, digits, '.', '_', '-', '/'; as git check-ref-format allows) or commit id", truncate(r.Revision))
-	}
-	if v, ok := r.Parameters[RevisionParameter]; ok {
-		if r.Revision != "" {
-			return nil, errors.Errorf("malformed DevOpsReconcile: both revision and parameters.%s are set", RevisionParameter)
-		}
-		if !IsRevision(v) {
-			return nil, errors.Errorf("malformed DevOpsReconcile: parameters.%s %q is not a git ref or commit id", RevisionParameter, truncate(v))
-		}
+	if err := r.Validate(); err != nil {
+		return nil, err
 	}
 	return &r, nil
 }
+
+// Validate checks a request's fields, however it was decoded.
+func (r *Request) Validate() error {
+	for _, f := range []struct{ name, v string }{{"project", r.Project}, {"environment", r.Environment}, {"namespace", r.Namespace}} {
+		if f.v == "" {
+			return errors.Errorf("malformed DevOpsReconcile: %s is required", f.name)
+		}
+		if errs := validation.IsValidLabelValue(f.v); len(errs) > 0 {
+			return errors.Errorf("malformed DevOpsReconcile: %s %q: %s", f.name, f.v, strings.Join(errs, "; "))
+		}
+	}
+	if errs := validation.IsDNS1123Label(r.Namespace); len(errs) > 0 {
+		return errors.Errorf("malformed DevOpsReconcile: namespace %q: %s", r.Namespace, strings.Join(errs, "; "))
+	}
+	if r.ID != "" && !ValidID(r.ID) {
+		return errors.Errorf("malformed DevOpsReconcile: id %q: at most 253 letters, digits, '.', '_', ':' or '-'", truncate(r.ID))
+	}
+	if r.Revision != "" && !IsRevision(r.Revision) {
+		return errors.Errorf("malformed DevOpsReconcile: revision %q is not a git ref (letters, digits, '.', '_', '-', '/'; as git check-ref-format allows) or commit id", truncate(r.Revision))
+	}
+	if v, ok := r.Parameters[RevisionParameter]; ok {
+		if r.Revision != "" {
+			return errors.Errorf("malformed DevOpsReconcile: both revision and parameters.%s are set", RevisionParameter)
+		}
+		if !IsRevision(v) {
+			return errors.Errorf("malformed DevOpsReconcile: parameters.%s %q is not a git ref or commit id", RevisionParameter, truncate(v))
+		}
+	}
+	return nil
+}
+
+// ValidID is true for a request id a DeployRun's spec.requestID (and a
+// DevOpsProject's annotation) may hold.
+func ValidID(id string) bool { return requestIDChars.MatchString(id) }
 
 // requestIDChars is what spec.requestID of a DeployRun allows.
 var requestIDChars = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,253}$`)
@@ -205,22 +229,14 @@ func Token(d amqp.Delivery) string {
 }
 
 // Apply creates the DeployRun req asks for, if d.User may deploy to the
-// one JenkinsPipeline of its environment.
+// one JenkinsPipeline of its environment. An environment whose pipeline is
+// gone because it expired is renewed first, when its DevOpsProject lets a
+// deploy renew it (renewing), and the DeployRun waits for it.
 func Apply(ctx context.Context, kube client.Client, req *Request, d Delivery) error {
 	opts := []client.ListOption{client.InNamespace(req.Namespace), client.MatchingLabels{contract.LabelProject: req.Project, contract.LabelEnvironment: req.Environment}}
-	p, err := target(ctx, kube, req, opts)
+	params, renew, err := allowed(ctx, kube, req, d, opts)
 	if err != nil {
 		return err
-	}
-	if err := authorise(ctx, kube, p, d.User); err != nil {
-		return err
-	}
-	params, err := checkedParameters(p, req)
-	if err != nil {
-		return err
-	}
-	if p.Spec.ForProvider.Disabled {
-		return events.Reject("JenkinsPipeline %s/%s is disabled (spec.forProvider.disabled)", p.Namespace, p.Name)
 	}
 	runs := &pcv1alpha1.DeployRunList{}
 	if err := kube.List(ctx, runs, opts...); err != nil {
@@ -240,17 +256,60 @@ func Apply(ctx context.Context, kube client.Client, req *Request, d Delivery) er
 	if err := checkRequestID(ctx, kube, req, run); err != nil {
 		return err
 	}
+	if renew != nil {
+		// Renewed before the run exists: a run created first could find
+		// no environment and no renewal coming. Renewing twice (a retry
+		// after a failed create) writes the same value.
+		if err := renew.apply(ctx, kube); err != nil {
+			return err
+		}
+		run.Annotations[contract.AnnotationRenews] = renew.value
+	}
 	return create(ctx, kube, run)
 }
 
+// allowed authorises req and checks its parameters against the pipeline
+// of its environment; for an environment that expired (no live pipeline,
+// or one past its expiry) it returns the renewal instead, authorised by
+// the config the project records for it.
+func allowed(ctx context.Context, kube client.Client, req *Request, d Delivery, opts []client.ListOption) (map[string]string, *renewal, error) {
+	p, err := target(ctx, kube, req, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if p == nil || expired(p.GetAnnotations(), time.Now()) {
+		r, err := renewing(ctx, kube, req, d)
+		if err != nil {
+			return nil, nil, err
+		}
+		what := fmt.Sprintf("renew and deploy environment %s of DevOpsProject %s/%s", req.Environment, req.Namespace, req.Project)
+		if err := authorise(ctx, kube, req.Namespace, r.ref, d.User, what); err != nil {
+			return nil, nil, err
+		}
+		// The pipeline's declarations are checked by the DeployRun once
+		// the pipeline is back.
+		return revisionParameters(req), r, nil
+	}
+	if err := authorise(ctx, kube, p.Namespace, p.GetProviderConfigReference(), d.User, "deploy JenkinsPipeline "+p.Namespace+"/"+p.Name); err != nil {
+		return nil, nil, err
+	}
+	params, err := checkedParameters(p, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	if p.Spec.ForProvider.Disabled {
+		return nil, nil, events.Reject("JenkinsPipeline %s/%s is disabled (spec.forProvider.disabled)", p.Namespace, p.Name)
+	}
+	return params, nil, nil
+}
+
 // target is the one live JenkinsPipeline of req's environment (listed
-// with opts).
+// with opts), nil when there is none.
 func target(ctx context.Context, kube client.Client, req *Request, opts []client.ListOption) (*v1alpha1.JenkinsPipeline, error) {
 	list := &v1alpha1.JenkinsPipelineList{}
 	if err := kube.List(ctx, list, opts...); err != nil {
 		return nil, errors.Wrap(err, "cannot list JenkinsPipelines")
 	}
-	where := fmt.Sprintf("labelled %s=%s, %s=%s in namespace %s", contract.LabelProject, req.Project, contract.LabelEnvironment, req.Environment, req.Namespace)
 	var live []*v1alpha1.JenkinsPipeline
 	for i := range list.Items {
 		if list.Items[i].GetDeletionTimestamp() == nil {
@@ -259,7 +318,7 @@ func target(ctx context.Context, kube client.Client, req *Request, opts []client
 	}
 	switch len(live) {
 	case 0:
-		return nil, events.Reject("unknown target: no JenkinsPipeline is %s", where)
+		return nil, nil
 	case 1:
 		return live[0], nil
 	default:
@@ -267,13 +326,12 @@ func target(ctx context.Context, kube client.Client, req *Request, opts []client
 		for _, p := range live {
 			names = append(names, p.Namespace+"/"+p.Name)
 		}
-		return nil, events.Reject("ambiguous target: %d JenkinsPipelines are %s (%s)", len(live), where, strings.Join(names, ", "))
+		return nil, events.Reject("ambiguous target: %d JenkinsPipelines are %s (%s)", len(live), where(req), strings.Join(names, ", "))
 	}
 }
 
-// checkedParameters are req's parameters, its revision among them, once
-// each is one p declares and its value passes the declaration's check.
-func checkedParameters(p *v1alpha1.JenkinsPipeline, req *Request) (map[string]string, error) {
+// revisionParameters are req's parameters with its revision as REVISION.
+func revisionParameters(req *Request) map[string]string {
 	params := maps.Clone(req.Parameters)
 	if req.Revision != "" {
 		if params == nil {
@@ -281,6 +339,13 @@ func checkedParameters(p *v1alpha1.JenkinsPipeline, req *Request) (map[string]st
 		}
 		params[RevisionParameter] = req.Revision
 	}
+	return params
+}
+
+// checkedParameters are req's parameters, its revision among them, once
+// each is one p declares and its value passes the declaration's check.
+func checkedParameters(p *v1alpha1.JenkinsPipeline, req *Request) (map[string]string, error) {
+	params := revisionParameters(req)
 	declared := map[string]v1alpha1.Parameter{}
 	for _, d := range p.Spec.ForProvider.Parameters {
 		declared[d.Name] = d
@@ -348,6 +413,9 @@ func newRun(req *Request, d Delivery, name string, params map[string]string) *pc
 	if len(run.Spec.Parameters) == 0 {
 		run.Spec.Parameters = nil
 	}
+	if req.TriggeredBy != "" {
+		run.Annotations[contract.AnnotationTriggeredBy] = truncate(req.TriggeredBy)
+	}
 	if len(run.Spec.RequestID) > 253 {
 		run.Spec.RequestID = run.Spec.RequestID[:253]
 	}
@@ -406,11 +474,11 @@ func RunName(project, env, token string) string {
 	return prefix + "-" + hex.EncodeToString(sum[:5])
 }
 
-// authorise checks that user is among the deployUsers of p's ProviderConfig.
-func authorise(ctx context.Context, kube client.Client, p *v1alpha1.JenkinsPipeline, user string) error {
-	ref := p.GetProviderConfigReference()
+// authorise checks that user is among the deployUsers of ref, the config
+// of namespace's resources that what (the refusal's words) would use.
+func authorise(ctx context.Context, kube client.Client, namespace string, ref *xpv2.ProviderConfigReference, user, what string) error {
 	if ref == nil {
-		return events.Reject("JenkinsPipeline %s/%s has no providerConfigRef, so no deployUsers", p.Namespace, p.Name)
+		return events.Reject("unauthorised: broker user %q may not %s: it names no providerConfigRef, so no deployUsers", user, what)
 	}
 	var spec pcv1alpha1.ProviderConfigSpec
 	name := ref.Kind + " " + ref.Name
@@ -420,22 +488,22 @@ func authorise(ctx context.Context, kube client.Client, p *v1alpha1.JenkinsPipel
 		if err := kube.Get(ctx, client.ObjectKey{Name: ref.Name}, pc); err != nil {
 			return notFoundIsFinal(err, name)
 		}
-		if !backendconfig.NamespaceAllowed(pc.Spec.AllowedNamespaces, p.Namespace) {
-			return events.Reject("%s may not be used from namespace %s (spec.allowedNamespaces)", name, p.Namespace)
+		if !backendconfig.NamespaceAllowed(pc.Spec.AllowedNamespaces, namespace) {
+			return events.Reject("%s may not be used from namespace %s (spec.allowedNamespaces)", name, namespace)
 		}
 		spec = pc.Spec
 	default:
 		pc := &pcv1alpha1.ProviderConfig{}
-		name = "ProviderConfig " + p.Namespace + "/" + ref.Name
-		if err := kube.Get(ctx, client.ObjectKey{Namespace: p.Namespace, Name: ref.Name}, pc); err != nil {
+		name = "ProviderConfig " + namespace + "/" + ref.Name
+		if err := kube.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, pc); err != nil {
 			return notFoundIsFinal(err, name)
 		}
 		spec = pc.Spec
 	}
 	if spec.Jenkins == nil || !slices.ContainsFunc(spec.Jenkins.DeployUsers, func(u string) bool {
-		return strings.ReplaceAll(u, "{namespace}", p.Namespace) == user
+		return strings.ReplaceAll(u, "{namespace}", namespace) == user
 	}) {
-		return events.Reject("unauthorised: broker user %q may not deploy JenkinsPipeline %s/%s: it is not in spec.jenkins.deployUsers of %s", user, p.Namespace, p.Name, name)
+		return events.Reject("unauthorised: broker user %q may not %s: it is not in spec.jenkins.deployUsers of %s", user, what, name)
 	}
 	return nil
 }

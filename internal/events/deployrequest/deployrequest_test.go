@@ -30,7 +30,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/events"
 )
@@ -149,18 +148,15 @@ func TestAuthorisePerNamespace(t *testing.T) {
 		Spec: pcv1alpha1.ProviderConfigSpec{AllowedNamespaces: []string{"team-*"},
 			Jenkins: &pcv1alpha1.JenkinsConfig{URL: "https://jenkins.example.com", DeployUsers: []string{"ci-{namespace}"}}},
 	}).Build()
-	pipeline := func(ns string) *v1alpha1.JenkinsPipeline {
-		p := &v1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: "shop-prod", Namespace: ns}}
-		p.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: "platform"}
-		return p
-	}
-	if err := authorise(context.Background(), kube, pipeline("team-a"), "ci-team-a"); err != nil {
+	ref := &xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: "platform"}
+	what := "deploy JenkinsPipeline team-a/shop-prod"
+	if err := authorise(context.Background(), kube, "team-a", ref, "ci-team-a", what); err != nil {
 		t.Errorf("team-a's CI user deploys team-a's pipeline: %v", err)
 	}
-	if err := authorise(context.Background(), kube, pipeline("team-a"), "ci-team-b"); err == nil || !strings.Contains(err.Error(), `broker user "ci-team-b" may not deploy`) {
+	if err := authorise(context.Background(), kube, "team-a", ref, "ci-team-b", what); err == nil || !strings.Contains(err.Error(), `broker user "ci-team-b" may not deploy`) {
 		t.Errorf("team-b's CI user must not deploy team-a's pipeline, got %v", err)
 	}
-	if err := authorise(context.Background(), kube, pipeline("team-a"), "ci-{namespace}"); err == nil {
+	if err := authorise(context.Background(), kube, "team-a", ref, "ci-{namespace}", what); err == nil {
 		t.Error("the pattern itself is no user")
 	}
 }

@@ -104,15 +104,22 @@ func Handler(projects Projects, configs client.Reader) events.Handler {
 		if err != nil {
 			return events.Reject("%s", err.Error())
 		}
-		if err := events.CheckRequest(d, LegacyType, &req.RequestedAt); err != nil {
-			return err
-		}
-		// A conflict left here is the project changing between the read
-		// and the apply (a field conflict is a rejection): read it again.
-		return retry.OnError(retry.DefaultBackoff, kerrors.IsConflict, func() error {
-			return Apply(ctx, projects, configs, req, Delivery{Token: deployrequest.Token(d), User: d.UserId})
-		})
+		return Submit(ctx, projects, configs, req, d)
 	}
+}
+
+// Submit applies a message parsed from d (this package's shape, or one
+// translated from another), once d carries what every request must
+// (events.CheckRequest).
+func Submit(ctx context.Context, projects Projects, configs client.Reader, req *Request, d amqp.Delivery) error {
+	if err := events.CheckRequest(d, LegacyType, &req.RequestedAt); err != nil {
+		return err
+	}
+	// A conflict left here is the project changing between the read
+	// and the apply (a field conflict is a rejection): read it again.
+	return retry.OnError(retry.DefaultBackoff, kerrors.IsConflict, func() error {
+		return Apply(ctx, projects, configs, req, Delivery{Token: deployrequest.Token(d), User: d.UserId})
+	})
 }
 
 // Parse decodes and validates a message, plain or as a CloudEvent. The

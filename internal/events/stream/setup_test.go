@@ -36,6 +36,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
 
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/events"
 	"github.com/freeleaps/provider-devops/internal/events/deployments"
 	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 	"github.com/freeleaps/provider-devops/internal/testing/rabbitmq"
@@ -67,16 +68,20 @@ func (b *bodies) all() string {
 }
 
 // Setup as cmd/provider calls it (but with no managed kinds to watch), with
-// --events-format=legacy, against a
+// --events-format=legacy and the legacy queue, against a
 // real API server and RabbitMQ, the provider publishing as the user the
-// permissions of docs/events.md describe: a DeployRun's phases, heartbeats and
+// permissions of docs/events.md describe: the operator's UI's request is
+// mapped by the ConfigMap and handled as a deploy request; a DeployRun's phases, heartbeats and
 // cancellation reach a queue bound with DevOpsReconcileJobHeartbeat, read
 // from the manager's informer once the DeployRun CRD is established.
 func TestSetupDeploymentEvents(t *testing.T) {
 	env := controlplane.Shared(t)
 	broker := rabbitmq.Start(t)
-	providerURL, err := broker.AddUserWith("provider", "provider-pw", rabbitmq.ProviderPermissions)
+	providerURL, err := broker.AddUserWith("provider", "provider-pw", rabbitmq.ProviderLegacyPermissions)
 	controlplane.Must(t, err)
+	uiURL, err := broker.AddUserWith("operator-ui", "ui-pw", rabbitmq.DeployerPermissions)
+	controlplane.Must(t, err)
+	controlplane.Must(t, broker.SetTopicPermissions("operator-ui", rabbitmq.OperatorUITopicPermissions))
 
 	conn, err := amqp.Dial(broker.URL)
 	controlplane.Must(t, err)
@@ -107,11 +112,13 @@ func TestSetupDeploymentEvents(t *testing.T) {
 	for _, o := range []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "rabbitmq", Namespace: ns}, StringData: map[string]string{"url": providerURL}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "operator-projects", Namespace: ns}, Data: map[string]string{"p-1": ns + "/shop"}},
 	} {
 		controlplane.Must(t, c.Create(ctx, o))
 	}
 	cfg := Config{Secret: ns + "/rabbitmq", SecretKey: "url", Exchange: "devops.events", Source: "test", Heartbeat: time.Second, Outbox: 100,
-		Format: string(deployments.Legacy), LegacyRoutingKey: deployments.DefaultLegacyRoutingKey, DeployPrefetch: 1, DeployPerPublisher: 1, DeployMaxLen: 1, DeployLaneMaxLength: 1}
+		Format: string(deployments.Legacy), LegacyRoutingKey: deployments.DefaultLegacyRoutingKey, DeployPrefetch: 1, DeployPerPublisher: 1, DeployMaxLen: 1, DeployLaneMaxLength: 1,
+		DeployExchange: "devops.deploy", LegacyQueue: "devops.reconciler", LegacyBinding: "operator.#", LegacyProjects: ns + "/operator-projects"}
 	controlplane.Must(t, cfg.Validate())
 	controlplane.StartManager(t, env, time.Second, func(mgr ctrl.Manager, o controller.Options) error {
 		o.Gate = new(gate.Gate[schema.GroupVersionKind])
@@ -120,6 +127,40 @@ func TestSetupDeploymentEvents(t *testing.T) {
 		}
 		return Setup(mgr, o, cfg, nil, logging.NewNopLogger())
 	})
+
+	// The operator's UI's request reaches the legacy queue, is mapped by the
+	// table and handled as a deploy request: with no pipeline there, it is
+	// dead-lettered as an unknown target of the mapped namespace.
+	controlplane.EventuallyWithin(t, 60*time.Second, "the provider consuming the legacy queue", func() bool {
+		c2, err := conn.Channel() // a failed passive declare closes it
+		if err != nil {
+			return false
+		}
+		defer func() { _ = c2.Close() }()
+		q, err := c2.QueueDeclarePassive("devops.reconciler", true, false, false, false, events.QueueArgs("devops.reconciler", 1))
+		return err == nil && q.Consumers > 0
+	})
+	dead, err := ch.QueueDeclare("", false, true, true, false, nil)
+	controlplane.Must(t, err)
+	controlplane.Must(t, ch.QueueBind(dead.Name, "", events.DeadLetter("devops.reconciler"), false, nil))
+	dls, err := ch.Consume(dead.Name, "", true, true, false, false, nil)
+	controlplane.Must(t, err)
+	uiConn, err := amqp.Dial(uiURL)
+	controlplane.Must(t, err)
+	t.Cleanup(func() { _ = uiConn.Close() })
+	ui, err := uiConn.Channel()
+	controlplane.Must(t, err)
+	controlplane.Must(t, ui.PublishWithContext(ctx, "devops.deploy", "operator.DevOpsReconcile", false, false, amqp.Publishing{
+		Type: "DevOpsReconcile", UserId: "operator-ui", Body: []byte(`{"id": "d-1", "devops_proj_id": "p-1", "target_env": "dev"}`)}))
+	select {
+	case d := <-dls:
+		want := "unknown target: no JenkinsPipeline is labelled devops.freeleaps.io/project=shop, devops.freeleaps.io/environment=dev in namespace " + ns
+		if r, _ := d.Headers[events.HeaderReason].(string); !strings.HasPrefix(r, want) {
+			t.Errorf("legacy request dead-lettered with %q, want %q…", r, want)
+		}
+	case <-time.After(60 * time.Second):
+		t.Error("the operator's request was not dead-lettered within 60s")
+	}
 
 	dr := &v1alpha1.DeployRun{
 		ObjectMeta: metav1.ObjectMeta{Name: "shop-dev-1", Namespace: ns},

@@ -26,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	amqp "github.com/rabbitmq/amqp091-go"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
@@ -43,6 +44,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/events/deployments"
 	"github.com/freeleaps/provider-devops/internal/events/deployrequest"
 	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
+	"github.com/freeleaps/provider-devops/internal/events/operatorrequest"
 	"github.com/freeleaps/provider-devops/internal/events/projectrequest"
 	"github.com/freeleaps/provider-devops/internal/events/vocab"
 )
@@ -85,6 +87,12 @@ type Config struct {
 	DeployLanes int
 	// DeployLaneMaxLength bounds each of those queues.
 	DeployLaneMaxLength int
+	// LegacyQueue is the queue of the replaced operator's own
+	// DevOpsReconcile and DevOpsInitialize messages ("": none are
+	// consumed); LegacyBinding binds it to DeployExchange ("": not bound,
+	// published to by name); LegacyProjects (namespace/name) is the
+	// platform's ConfigMap mapping operator project ids to DevOpsProjects.
+	LegacyQueue, LegacyBinding, LegacyProjects string
 }
 
 // Enabled is true when a broker is named.
@@ -92,7 +100,7 @@ func (f *Config) Enabled() bool { return f.Secret != "" || f.ProviderConfig != "
 
 // Validate returns an error naming the flag of the first bad setting.
 func (f *Config) Validate() error {
-	for _, validate := range []func() error{f.validateBroker, f.validateEvents, f.validateDeploy, f.validateDeployExchange} {
+	for _, validate := range []func() error{f.validateBroker, f.validateEvents, f.validateDeploy, f.validateDeployExchange, f.validateLegacy} {
 		if err := validate(); err != nil {
 			return err
 		}
@@ -150,6 +158,42 @@ func (f *Config) validateDeploy() error {
 func (f *Config) validateDeployExchange() error {
 	if f.DeployExchange != "" && f.DeployExchange == f.Exchange {
 		return errors.Errorf("--events-deploy-exchange must differ from --events-exchange (%q): deploy requests and the event stream need separate permissions", f.Exchange)
+	}
+	return nil
+}
+
+// validateLegacy checks the legacy queue's settings: it needs the table
+// of projects, and heartbeats in the operator's format, which its UI reads.
+func (f *Config) validateLegacy() error {
+	if f.LegacyQueue == "" {
+		if f.LegacyBinding != "" || f.LegacyProjects != "" {
+			return errors.New("--events-legacy-binding and --events-legacy-projects need --events-legacy-queue")
+		}
+		return nil
+	}
+	switch {
+	case f.LegacyQueue == f.DeployQueue:
+		return errors.Errorf("--events-legacy-queue must differ from --events-deploy-queue (%q): the operator's messages have their own shape", f.DeployQueue)
+	case strings.HasPrefix(f.LegacyQueue, f.DeployQueue+".") && f.DeployQueue != "":
+		return errors.Errorf("--events-legacy-queue %q is under --events-deploy-queue's names (%s.…), which its user and dead-letter queues use", f.LegacyQueue, f.DeployQueue)
+	case len(strings.Split(f.LegacyProjects, "/")) != 2 || strings.HasPrefix(f.LegacyProjects, "/") || strings.HasSuffix(f.LegacyProjects, "/"):
+		return errors.Errorf("--events-legacy-projects must name the ConfigMap mapping operator project ids to DevOpsProjects as namespace/name, got %q", f.LegacyProjects)
+	case !deployments.Format(f.Format).Legacy():
+		return errors.Errorf("--events-legacy-queue needs --events-format=%s or %s: the operator's UI reads its heartbeats in its own format", deployments.Legacy, deployments.Both)
+	}
+	return f.validateLegacyBinding()
+}
+
+// validateLegacyBinding checks that the legacy queue's binding takes
+// nobody else's requests.
+func (f *Config) validateLegacyBinding() error {
+	switch {
+	case f.LegacyBinding == "":
+		return nil
+	case f.DeployExchange == "":
+		return errors.New("--events-legacy-binding needs --events-deploy-exchange to bind to")
+	case strings.HasPrefix(f.LegacyBinding, "user.") || f.LegacyBinding == "#":
+		return errors.Errorf("--events-legacy-binding %q would take the requests of the users' own queues (user.<user>.…)", f.LegacyBinding)
 	}
 	return nil
 }
@@ -219,6 +263,15 @@ func Setup(mgr ctrl.Manager, o controller.Options, f Config, kinds []vocab.Kind,
 	if err := setupDeployments(mgr, o, f, pub, log); err != nil {
 		return err
 	}
+	if err := setupRequests(mgr, f, src, m, log); err != nil {
+		return err
+	}
+	return setupLegacy(mgr, f, src, m, log)
+}
+
+// setupRequests adds the consumer of the request queue and, with user
+// queues, their lanes; nothing without a queue.
+func setupRequests(mgr ctrl.Manager, f Config, src events.Source, m *events.Metrics, log logging.Logger) error {
 	if f.DeployQueue == "" {
 		return nil
 	}
@@ -226,7 +279,7 @@ func Setup(mgr ctrl.Manager, o controller.Options, f Config, kinds []vocab.Kind,
 	if err != nil {
 		return err
 	}
-	lanes := f.DeployLanes > 0 && f.DeployExchange != ""
+	lanes := f.lanes()
 	shared := events.ConsumerOptions{
 		Source: src, Exchange: f.DeployExchange, Queue: f.DeployQueue, BindingKey: f.DeployBinding, Prefetch: f.DeployPrefetch, PerPublisher: f.DeployPerPublisher, MaxLength: f.DeployMaxLen,
 		Alternate: lanes, Handler: h, Log: log.WithValues("component", "deploy-requests"), Metrics: m,
@@ -239,6 +292,53 @@ func Setup(mgr ctrl.Manager, o controller.Options, f Config, kinds []vocab.Kind,
 		Shared: shared, Max: f.DeployLanes, MaxLength: f.DeployLaneMaxLength,
 		Users: func(ctx context.Context) ([]string, error) { return LaneUsers(ctx, reader) },
 	}))
+}
+
+// lanes is true when users get queues of their own (the request exchange
+// then has an alternate exchange, which every consumer declares alike).
+func (f *Config) lanes() bool { return f.DeployLanes > 0 && f.DeployExchange != "" }
+
+// setupLegacy adds the consumer of the operator's own messages, with the
+// same bounds as the request queue; nothing without a legacy queue.
+func setupLegacy(mgr ctrl.Manager, f Config, src events.Source, m *events.Metrics, log logging.Logger) error {
+	if f.LegacyQueue == "" {
+		return nil
+	}
+	h, err := LegacyHandler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetConfig(), f.LegacyProjects)
+	if err != nil {
+		return err
+	}
+	// One publisher, the UI, sends every team's requests here: it may hold
+	// the whole prefetch, so a burst waits on the queue rather than being
+	// dead-lettered as one publisher's flood.
+	o := events.ConsumerOptions{
+		Source: src, Queue: f.LegacyQueue, Prefetch: f.DeployPrefetch, PerPublisher: f.DeployPrefetch, MaxLength: f.DeployMaxLen,
+		Handler: h, Log: log.WithValues("component", "legacy-requests"), Metrics: m,
+	}
+	if f.LegacyBinding != "" {
+		o.Exchange, o.BindingKey, o.Alternate, o.Separate = f.DeployExchange, f.LegacyBinding, f.lanes(), true
+	}
+	return mgr.Add(events.NewConsumer(o))
+}
+
+// LegacyHandler handles the legacy queue's messages: the operator's own
+// DevOpsReconcile and DevOpsInitialize, mapped by the ConfigMap table
+// (namespace/name, read uncached from reader) and submitted as the
+// request queue's requests are.
+func LegacyHandler(kube client.Client, reader client.Reader, cfg *rest.Config, table string) (events.Handler, error) {
+	projects, err := projectrequest.NewProjects(cfg)
+	if err != nil {
+		return nil, errors.Wrap(err, "cannot make a client of DevOpsProjects")
+	}
+	ns, name, _ := strings.Cut(table, "/")
+	return operatorrequest.Handler(operatorrequest.ConfigMapTable{Reader: reader, Namespace: ns, Name: name}, operatorrequest.Submitters{
+		Deploy: func(ctx context.Context, req *deployrequest.Request, d amqp.Delivery) error {
+			return deployrequest.Submit(ctx, kube, req, d)
+		},
+		Initialize: func(ctx context.Context, req *projectrequest.Request, d amqp.Delivery) error {
+			return projectrequest.Submit(ctx, projects, reader, req, d)
+		},
+	}), nil
 }
 
 // RequestHandler handles the messages of the request queue: DevOpsInitialize

@@ -20,7 +20,11 @@ limitations under the License.
 // make unit passes -short, and they skip, so it starts no server.
 package integration
 
-import "testing"
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
 
 // Test skips t under -short, saying which server it would start.
 func Test(t testing.TB, starts string) {
@@ -28,4 +32,21 @@ func Test(t testing.TB, starts string) {
 	if testing.Short() {
 		t.Skipf("starts %s: an integration test, which make test runs (make unit passes -short)", starts)
 	}
+}
+
+// Tool is the path of a program the test runs, such as Debian's groovy or
+// jenkins-jobs. Without it the test fails in CI (CI=true), so CI never
+// passes by running nothing, and skips elsewhere, saying what to install.
+func Tool(t testing.TB, name, pkg string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err == nil {
+		return p
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("%s is not installed (Debian package %s; hack/apt-deps.sh installs it)", name, pkg)
+		return ""
+	}
+	t.Skipf("%s is not installed (Debian package %s; hack/apt-deps.sh installs it); skipped outside CI", name, pkg)
+	return ""
 }

@@ -251,7 +251,20 @@ var (
 		Read:      `^devops\.(deploy(\.unrouted)?|deploy-requests(\.dead-letter|\.user\..+)?)$`,
 	}
 	DeployerPermissions = Permissions{Configure: `^$`, Write: `^devops\.deploy$`, Read: `^$`}
+	// ProviderLegacyPermissions are ProviderPermissions with the legacy
+	// queue docs/events.md names (--events-legacy-queue=devops.reconciler)
+	// and its dead letters.
+	ProviderLegacyPermissions = Permissions{
+		Configure: `^devops\.(events|deploy(\.unrouted)?|deploy-requests(\.dead-letter|\.user\..+)?|reconciler(\.dead-letter)?)$`,
+		Write:     `^devops\.(events|deploy\.unrouted|deploy-requests(\.dead-letter|\.user\..+)?|reconciler(\.dead-letter)?)$`,
+		Read:      `^devops\.(deploy(\.unrouted)?|deploy-requests(\.dead-letter|\.user\..+)?|reconciler(\.dead-letter)?)$`,
+	}
 )
+
+// OperatorUITopicPermissions keep the operator's UI, publishing to the
+// legacy queue through the request exchange (--events-legacy-binding
+// operator.#), to routing keys under operator.
+var OperatorUITopicPermissions = TopicPermissions{Exchange: "devops.deploy", Write: `^operator\.`, Read: `^$`}
 
 // DeployerTopicPermissions are the topic permissions docs/events.md gives a
 // deployer on the request exchange: it may publish only under its own

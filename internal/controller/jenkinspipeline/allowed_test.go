@@ -92,7 +92,7 @@ func TestAllowedPerNamespace(t *testing.T) {
 	}
 	for name, tc := range builds {
 		t.Run(name, func(t *testing.T) {
-			err := allowed(tc.cr, forNamespace(shared, tc.cr.GetNamespace()))
+			err := allowed(tc.cr, ForNamespace(shared, tc.cr.GetNamespace()))
 			if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 				t.Errorf("%s\nallowed: want an error containing %q, got %v", tc.reason, tc.want, err)
 			}

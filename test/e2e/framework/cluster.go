@@ -568,7 +568,7 @@ spec: {package: %[2]s%[1]s:%[3]s}
 func (c *Cluster) waitKinds(ctx context.Context) error {
 	// The provider's kinds arrive as ManagedResourceDefinitions (safe-start);
 	// the activation policy turns them into CRDs.
-	for _, crd := range []string{"jenkinspipelines.jenkins", "argoapplications.argocd", "dnsrecords.dns", "registryrepos.registry"} {
+	for _, crd := range []string{"jenkinspipelines.jenkins", "jenkinscredentials.jenkins", "argoapplications.argocd", "dnsrecords.dns", "registryrepos.registry"} {
 		if err := c.waitEstablished(ctx, "apiextensions.k8s.io/v1", "CustomResourceDefinition", crd+".devops.freeleaps.io"); err != nil {
 			return err
 		}

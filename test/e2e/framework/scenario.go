@@ -915,14 +915,7 @@ func (c *Cluster) deleteProject(ctx context.Context, r *Report) error {
 
 // waitProjectReady waits for the DevOpsProject's Ready condition.
 func (c *Cluster) waitProjectReady(ctx context.Context, what string, timeout time.Duration) error {
-	return c.Wait(ctx, what, timeout, func(ctx context.Context) (bool, string, error) {
-		xr, err := c.Get(ctx, xrAPIVersion, "DevOpsProject", ProjectNamespace, Project)
-		if err != nil {
-			return false, err.Error(), nil
-		}
-		st, reason, msg := Condition(xr, "Ready")
-		return st == "True", reason + ": " + msg, nil
-	})
+	return c.waitReady(ctx, ProjectNamespace, Project, what, timeout)
 }
 
 // recreateProject creates the deleted project again with prod only, as a

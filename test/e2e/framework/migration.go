@@ -494,7 +494,7 @@ func checkDryRun(projects, report string) error {
 			Name      string `json:"name"`
 			Namespace string `json:"namespace"`
 		} `json:"metadata"`
-		Spec     struct {
+		Spec struct {
 			AdoptExisting map[string]bool `json:"adoptExisting"`
 			Environments  []struct {
 				Name            string `json:"name"`

@@ -156,7 +156,7 @@ func (c *Cluster) RunMigration(ctx context.Context, cli string) (string, error) 
 	if err := c.checkAdopted(ctx); err != nil {
 		return "", err
 	}
-	build, err := c.buildAfterMigration(ctx, before)
+	build, err := c.buildAfterMigration(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -675,7 +675,7 @@ func (c *Cluster) checkAdopted(ctx context.Context) error {
 // buildAfterMigration queues a build of the first environment's adopted
 // job through its JenkinsPipeline's buildRequest and requires its number
 // to follow the operator's builds.
-func (c *Cluster) buildAfterMigration(ctx context.Context, before operatorState) (string, error) {
+func (c *Cluster) buildAfterMigration(ctx context.Context) (string, error) {
 	e := migrationEnvs()[0]
 	items, err := c.List(ctx, "jenkins.devops.freeleaps.io/v1alpha1", "JenkinsPipeline", client.InNamespace(MigrationNamespace),
 		client.MatchingLabels{contract.LabelProject: migrationProject, contract.LabelEnvironment: e.name})

@@ -27,6 +27,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -156,6 +157,9 @@ func (c *Cluster) RunMigration(ctx context.Context, cli string) (string, error) 
 	if err := c.checkAdopted(ctx); err != nil {
 		return "", err
 	}
+	if err := c.checkRepositories(ctx, repo); err != nil {
+		return "", err
+	}
 	build, err := c.buildAfterMigration(ctx)
 	if err != nil {
 		return "", err
@@ -194,6 +198,9 @@ func (c *Cluster) seedOperator(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// Private, read with the team's Secret git-credentials (configYAML),
+	// which the operator's GitCredentials names.
+	c.Argo.Git.Protect(migrationProject, GitUser, c.GitPassword)
 	if err := c.seedJenkins(ctx); err != nil {
 		return "", fmt.Errorf("jenkins: %w", err)
 	}
@@ -320,6 +327,15 @@ func (c *Cluster) seedArgo(ctx context.Context, repo string) error {
 	for _, e := range migrationEnvs() {
 		dests = append(dests, map[string]any{"server": inCluster, "namespace": e.namespace})
 	}
+	// The operator registered the repository globally, with its
+	// credentials.
+	reg := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "repo-" + migrationProject, Namespace: argocdserver.Namespace, Labels: map[string]string{"argocd.argoproj.io/secret-type": "repository"}},
+		StringData: map[string]string{"type": "git", "url": repo, "username": GitUser, "password": c.GitPassword},
+	}
+	if err := c.Kube.Create(ctx, reg); err != nil {
+		return err
+	}
 	proj := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "argoproj.io/v1alpha1", "kind": "AppProject",
 		"metadata": map[string]any{"name": migrationAppProject, "namespace": argocdserver.Namespace},
@@ -431,7 +447,14 @@ items:
   spec:
     project_name: %[2]s
     git_repo: {url: %[4]q, branch: %[5]s}
+    git_credentials: %[2]s-git
   status: {phase: Ready}
+- apiVersion: freeleaps.com/v1alpha1
+  kind: GitCredentials%[17]s
+  spec:
+    type: https
+    secret_ref: {name: git-credentials}
+    jenkins_credentials_id: %[2]s-git
 - apiVersion: freeleaps.com/v1alpha1
   kind: ArgoSetting%[6]s
   spec:
@@ -459,7 +482,8 @@ items:
 `, MigrationNamespace, migrationProject, uid, repo, appBranch,
 		meta(migrationProject+"-argo"), migrationAppProject, strings.Join(dests, ""), strings.Join(apps, ""),
 		meta(migrationProject+"-jenkins"), migrationFolder, strings.Join(envs, ", "),
-		meta(migrationProject+"-registry"), img[0], img[1], strings.Join(ingresses, ""))
+		meta(migrationProject+"-registry"), img[0], img[1], strings.Join(ingresses, ""),
+		meta(migrationProject+"-git"))
 }
 
 // runCLI runs the built devopsctl and returns its stdout and stderr.
@@ -669,6 +693,23 @@ func (c *Cluster) checkAdopted(ctx context.Context) error {
 		}
 	}
 	c.logf("  owner markers: the jobs' owner lines, the applications' %s label (now in AppProject %s.%s), the records' TXT", contract.LabelOwner, MigrationNamespace, migrationProject)
+	return nil
+}
+
+// checkRepositories requires the private repository registered for the
+// project's AppProject, with the Secret the operator's GitCredentials
+// named, beside the operator's global registration (left for step 9).
+func (c *Cluster) checkRepositories(ctx context.Context, repo string) error {
+	repos, err := c.Argo.Repositories(ctx)
+	if err != nil {
+		return err
+	}
+	for _, want := range []string{" " + repo + " Successful", MigrationNamespace + "." + migrationProject + " " + repo + " Successful"} {
+		if !slices.Contains(repos, want) {
+			return fmt.Errorf("Argo CD repositories %q, want %q among them", repos, want)
+		}
+	}
+	c.logf("  repository %s: registered for AppProject %s.%s, beside the operator's global registration", repo, MigrationNamespace, migrationProject)
 	return nil
 }
 

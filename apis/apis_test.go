@@ -188,6 +188,16 @@ func TestInvalidObjectsRefused(t *testing.T) {
 			file:   ex("jenkins/credential.yaml"), kind: "JenkinsCredential", mutate: set("spec.forProvider.id", "git/shop"),
 			field: "spec.forProvider.id", message: "should match",
 		},
+		"CredentialIDDotDot": {
+			reason: "a credential id of '..' climbs out of the credential's URL (…/credential/../config.xml is the store's domain)",
+			file:   ex("jenkins/credential.yaml"), kind: "JenkinsCredential", mutate: set("spec.forProvider.id", ".."),
+			field: "spec.forProvider.id", message: "id must not be '.' or '..'",
+		},
+		"CredentialIDDot": {
+			reason: "a credential id of '.' is the store's own URL segment",
+			file:   ex("jenkins/credential.yaml"), kind: "JenkinsCredential", mutate: set("spec.forProvider.id", "."),
+			field: "spec.forProvider.id", message: "id must not be '.' or '..'",
+		},
 		"CredentialFolderDotDot": {
 			reason: "a credential's folder cannot climb out with ..",
 			file:   ex("jenkins/credential.yaml"), kind: "JenkinsCredential", mutate: set("spec.forProvider.folder", "team/../admin"),

@@ -146,7 +146,10 @@ type JenkinsCredentialParameters struct {
 	Username string `json:"username,omitempty"`
 
 	// SecretRef is the Secret, in this resource's namespace, holding the
-	// values. When its values change, the credential is rewritten.
+	// values. It must carry the label
+	// devops.freeleaps.io/jenkins-credential: "true", its owner's consent
+	// to being copied into Jenkins; without it nothing is written. When its
+	// values change, the credential is rewritten.
 	SecretRef CredentialSecretRef `json:"secretRef"`
 
 	// AdoptExisting lets this resource take over a credential with its id

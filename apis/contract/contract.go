@@ -90,7 +90,7 @@ const (
 	// an annotation, so that
 	//   kubectl get secrets -l devops.freeleaps.io/jenkins-credential=true
 	// lists what a namespace exposes to Jenkins.
-	LabelJenkinsCredential = "devops.freeleaps.io/jenkins-credential"
+	LabelJenkinsCredential = "devops.freeleaps.io/jenkins-credential" //nolint:gosec // a label key, not a credential
 	// ValueJenkinsCredential is the only value that consents. It names no
 	// credential id: the ids and folders a namespace may write are the
 	// ProviderConfig's to limit, every one of them is the same tenant's,

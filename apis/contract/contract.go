@@ -98,6 +98,29 @@ const (
 	ValueJenkinsCredential = "true"
 )
 
+// On a Secret an ArgoRepository registers in Argo CD.
+const (
+	// LabelArgoCDRepository, with the value ValueArgoCDRepository, is a
+	// Secret's consent to being registered in Argo CD as an
+	// ArgoRepository's credentials: Argo CD then sends its values to the
+	// repository URL the resource names, which its author chooses. An
+	// ArgoRepository (one of its own or one a DevOpsProject composes from
+	// spec.git.credentialsSecretRef and spec.git.url) registers no Secret
+	// without it: being allowed to create either is not being allowed to
+	// read every Secret of the namespace. A label of its own, not
+	// LabelJenkinsCredential: copying into Jenkins exposes the value to
+	// every pipeline of the folder, registering in Argo CD only to the
+	// repository's server, and a Secret may consent to one and not the
+	// other (a project with spec.git.jenkinsCredentialsId needs only this
+	// one).
+	//   kubectl get secrets -l devops.freeleaps.io/argocd-repository=true
+	// lists what a namespace lets Argo CD use.
+	LabelArgoCDRepository = "devops.freeleaps.io/argocd-repository"
+	// ValueArgoCDRepository is the only value that consents. It names no
+	// URL: a URL does not fit a label value (63 characters).
+	ValueArgoCDRepository = "true"
+)
+
 // On the objects that record why they exist or what they carry.
 const (
 	// AnnotationIngressHost, on an environment's ArgoApplication, is the

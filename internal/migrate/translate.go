@@ -22,6 +22,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/freeleaps/provider-devops/apis/contract"
 )
 
 // Options of a migration.
@@ -212,6 +214,18 @@ func (t *translation) git() bool {
 	return true
 }
 
+// optIn is the report's request to label Secret name of namespace so the
+// project's ArgoRepository (and, with jenkins, its JenkinsCredential) may
+// use it: the labels are the Secret owner's consent, which the operator
+// did not ask for.
+func optIn(namespace, name string, jenkins bool) string {
+	labels := contract.LabelArgoCDRepository + "=" + contract.ValueArgoCDRepository
+	if jenkins {
+		labels += " " + contract.LabelJenkinsCredential + "=" + contract.ValueJenkinsCredential
+	}
+	return fmt.Sprintf("Its owner labels it to consent to its use: kubectl label secret -n %s %s %s", namespace, name, labels)
+}
+
 // credentials carries GitCredentials over by the name of its Secret only.
 // Credentials held inline are never read into the output or the report:
 // the user makes a Secret of them.
@@ -242,12 +256,12 @@ func (t *translation) credentials() {
 	secret := field(gc.Object, "spec.secret_ref.name", "spec.secretRef.name", "spec.secret_name", "spec.secretName")
 	if secret != "" {
 		g.CredentialsSecretRef = &SecretRef{Name: secret}
-		t.note(gc, Changed, "Argo CD reads the repository with Secret %s, registered for the project's AppProject only (an ArgoRepository); it must hold the keys username and password (https) or sshPrivateKey (ssh): rename the operator's keys if they differ", secret)
+		t.note(gc, Changed, "Argo CD reads the repository with Secret %s, registered for the project's AppProject only (an ArgoRepository); it must hold the keys username and password (https) or sshPrivateKey (ssh): rename the operator's keys if they differ. %s", secret, optIn(gc.GetNamespace(), secret, g.JenkinsCredentialsID == ""))
 		return
 	}
 	if inline(gc.Object) {
 		g.CredentialsSecretRef = &SecretRef{Name: gc.GetName()}
-		t.note(gc, NotCarried, "holds its credentials inline; they were neither copied nor printed. Create Secret %s in namespace %s with the keys username and password (https) or sshPrivateKey (ssh) before applying: the project's ArgoRepository waits for it", gc.GetName(), gc.GetNamespace())
+		t.note(gc, NotCarried, "holds its credentials inline; they were neither copied nor printed. Create Secret %s in namespace %s with the keys username and password (https) or sshPrivateKey (ssh) before applying: the project's ArgoRepository waits for it. %s", gc.GetName(), gc.GetNamespace(), optIn(gc.GetNamespace(), gc.GetName(), g.JenkinsCredentialsID == ""))
 		return
 	}
 	t.note(gc, NotCarried, "names no Secret and holds no credentials: the repository is taken as public; set spec.git.credentialsSecretRef if it is not")

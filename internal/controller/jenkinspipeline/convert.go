@@ -97,6 +97,7 @@ func Observation(job *jenkins.Job, prev v1alpha1.JenkinsPipelineObservation) v1a
 		HandledBuildNumber:    prev.HandledBuildNumber,
 		UnconfirmedBuild:      prev.UnconfirmedBuild,
 		CreatedFolders:        prev.CreatedFolders,
+		BuildFileCommit:       prev.BuildFileCommit,
 	}
 	if b := job.Status.LastBuild; b != nil {
 		out.LastBuild = &v1alpha1.BuildObservation{Number: b.Number, Result: b.Result, Building: b.Building, URL: b.URL}

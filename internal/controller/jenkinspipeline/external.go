@@ -34,6 +34,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 )
@@ -59,12 +60,23 @@ type external struct {
 	// changes only where the resource manages it.
 	observed *jenkins.Pipeline
 	config   []byte
+	// files reads spec.forProvider.source.buildFile, held to limits (the
+	// ProviderConfig's, for the resource's namespace); file is what
+	// Observe read, for Create and Update.
+	files  BuildFiles
+	limits *pcv1alpha1.JenkinsConfig
+	file   buildFile
 }
 
 // Observe reads the job (config.xml and build state) and compares the
 // managed fields.
 func (e *external) Observe(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (managed.ExternalObservation, error) {
 	path := meta.GetExternalName(cr)
+	if cr.Spec.ForProvider.Source.BuildFile != nil && !meta.WasDeleted(cr) {
+		// Read at every poll, as the Kopf operator read its project's
+		// configuration every 5 minutes.
+		e.file = e.readBuildFile(ctx, cr)
+	}
 	job, err := e.client.Get(ctx, path)
 	if jenkins.IsNotFound(err) {
 		return managed.ExternalObservation{ResourceExists: false}, nil
@@ -87,11 +99,16 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (m
 	cr.Status.AtProvider = Observation(job, cr.Status.AtProvider)
 	cr.SetConditions(xpv2.Available())
 
-	want, err := Desired(cr)
+	want, err := e.desired(cr, job.Pipeline)
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
 	diff := cmp.Diff(jenkins.Normalize(*job.Pipeline), jenkins.Normalize(want), cmpopts.EquateEmpty())
+	if ferr := e.fileErr(cr); ferr != nil {
+		diff += ferr.Error() + "\n"
+	} else if diff == "" && e.file.commit != "" {
+		cr.Status.AtProvider.BuildFileCommit = e.file.commit
+	}
 	if adopting {
 		diff += "owner line to be added to the description (adoptExisting)\n"
 	}
@@ -105,11 +122,14 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (m
 // created so that deletion removes exactly those.
 func (e *external) Create(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (managed.ExternalCreation, error) {
 	cr.SetConditions(xpv2.Creating())
-	want, err := Desired(cr)
+	want, err := e.desired(cr, nil)
 	if err != nil {
 		return managed.ExternalCreation{}, err
 	}
 	created, err := e.client.Create(ctx, meta.GetExternalName(cr), want)
+	if err == nil && e.file.commit != "" {
+		cr.Status.AtProvider.BuildFileCommit = e.file.commit
+	}
 	if len(created) > 0 {
 		folders := append(append([]string(nil), cr.Status.AtProvider.CreatedFolders...), created...)
 		if rerr := e.record(ctx, cr, func(o *v1alpha1.JenkinsPipelineObservation) { o.CreatedFolders = folders }); rerr != nil && err == nil {
@@ -123,7 +143,7 @@ func (e *external) Create(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (ma
 // requested build, if any.
 func (e *external) Update(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (managed.ExternalUpdate, error) {
 	path := meta.GetExternalName(cr)
-	want, err := Desired(cr)
+	want, err := e.desired(cr, e.observed)
 	if err != nil {
 		return managed.ExternalUpdate{}, err
 	}
@@ -131,6 +151,14 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (ma
 		if err := e.client.Update(ctx, path, want, e.config); err != nil {
 			return managed.ExternalUpdate{}, errors.Wrap(err, errUpdate)
 		}
+	}
+	if ferr := e.fileErr(cr); ferr != nil {
+		// The other fields are corrected; a requested build waits for
+		// a good file rather than run the kept pipeline unasked.
+		return managed.ExternalUpdate{}, ferr
+	}
+	if e.file.commit != "" {
+		cr.Status.AtProvider.BuildFileCommit = e.file.commit
 	}
 	req := pendingBuild(cr)
 	if req == "" {

@@ -32,6 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -559,7 +560,22 @@ func TestDeclaredBuildSchema(t *testing.T) {
 			p.Source.Build.Stages = append([]v1alpha1.BuildStage{checkout}, p.Source.Build.Stages[0],
 				v1alpha1.BuildStage{Name: "Image", When: &v1alpha1.StageWhen{Branch: "main"}, Image: &v1alpha1.ImageStage{Registry: "harbor.example.com:8443", Repository: "team/shop", Tag: "v-${BUILD_NUMBER}"}})
 		}},
-		"TwoSources": {reason: "A build and a script.", mod: func(p *v1alpha1.JenkinsPipelineParameters) { p.Source.Script = &script }, want: "set exactly one of source.scm, source.script or source.build"},
+		"TwoSources": {reason: "A build and a script.", mod: func(p *v1alpha1.JenkinsPipelineParameters) { p.Source.Script = &script }, want: "set exactly one of source.scm, source.script, source.build or source.buildFile"},
+		"FileAndBuild": {reason: "A build and a build file.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.BuildFile = &v1alpha1.BuildFileSource{URL: "https://git.example.com/team/shop.git"}
+		}, want: "set exactly one of source.scm, source.script, source.build or source.buildFile"},
+		"FileHTTP": {reason: "A build file is read over https only.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source = v1alpha1.PipelineSource{BuildFile: &v1alpha1.BuildFileSource{URL: "http://git.example.com/team/shop.git"}}
+		}, want: "source.buildFile.url"},
+		"FileURLCredentials": {reason: "Credentials never ride in the URL.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source = v1alpha1.PipelineSource{BuildFile: &v1alpha1.BuildFileSource{URL: "https://bot:token@git.example.com/team/shop.git"}}
+		}, want: "source.buildFile.url"},
+		"FilePathUp": {reason: "A build file's path stays in the repository.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source = v1alpha1.PipelineSource{BuildFile: &v1alpha1.BuildFileSource{URL: "https://git.example.com/team/shop.git", Path: "a/../../b"}}
+		}, want: "path must stay inside the repository"},
+		"File": {reason: "A build file with the defaults.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source = v1alpha1.PipelineSource{BuildFile: &v1alpha1.BuildFileSource{URL: "https://git.example.com/team/shop.git", CredentialsSecretRef: &v1alpha1.CredentialSecretRef{Name: "git"}}}
+		}},
 		"NoStages":   {reason: "A build needs a stage.", mod: func(p *v1alpha1.JenkinsPipelineParameters) { p.Source.Build.Stages = nil }, want: "stages"},
 		"TwoActions": {reason: "A stage with sh and deploy.", mod: func(p *v1alpha1.JenkinsPipelineParameters) { p.Source.Build.Stages[0].Deploy = &v1alpha1.DeployStage{} }, want: "exactly one of checkout, sh, image and deploy"},
 		"NoAction":   {reason: "A stage with nothing to do.", mod: func(p *v1alpha1.JenkinsPipelineParameters) { p.Source.Build.Stages[0].Sh = nil }, want: "exactly one of checkout, sh, image and deploy"},
@@ -611,6 +627,14 @@ func TestDeclaredBuildSchema(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%s\nwant a refusal containing %q, got %v", tc.reason, tc.want, err)
+			}
+			// The same build in a build file is refused by the same
+			// rule, the rules being the CRD's own.
+			if b := cr.Spec.ForProvider.Source.Build; b != nil && cr.Spec.ForProvider.Source.Script == nil && cr.Spec.ForProvider.Source.BuildFile == nil {
+				file, _ := yaml.Marshal(b)
+				if _, perr := declarative.ParseFile(file); perr == nil || !strings.Contains(perr.Error(), tc.want) {
+					t.Errorf("%s\nwant the build as a file refused with %q, got %v", tc.reason, tc.want, perr)
+				}
 			}
 		})
 	}

@@ -94,6 +94,41 @@ type BuildFileSource struct {
 	// None reads it anonymously.
 	// +optional
 	CredentialsSecretRef *CredentialSecretRef `json:"credentialsSecretRef,omitempty"`
+
+	// Defaults fill in what the file's stages leave out, before the file
+	// is validated: a DevOpsProject's build file, like its inline build,
+	// checks out the project's repository and pushes to its registry
+	// repository without naming them.
+	// +optional
+	Defaults *BuildFileDefaults `json:"defaults,omitempty"`
+}
+
+// BuildFileDefaults are what a build file's stages leave out.
+type BuildFileDefaults struct {
+	// Checkout fills a checkout stage without url: its url, and its
+	// branch and credentialsId when the stage sets none.
+	// +optional
+	Checkout *CheckoutStage `json:"checkout,omitempty"`
+
+	// Image fills an image stage's registry and repository when it sets
+	// none.
+	// +optional
+	Image *ImageTarget `json:"image,omitempty"`
+}
+
+// ImageTarget is where an image stage pushes.
+type ImageTarget struct {
+	// Registry host (and port), as an image stage's.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?$`
+	// +optional
+	Registry string `json:"registry,omitempty"`
+
+	// Repository inside the registry, as an image stage's.
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]+([._-][a-z0-9]+)*(/[a-z0-9]+([._-][a-z0-9]+)*)*$`
+	// +optional
+	Repository string `json:"repository,omitempty"`
 }
 
 // PipelineSource says where the pipeline script comes from: exactly one of

@@ -72,7 +72,7 @@ func (e *external) readBuildFile(ctx context.Context, cr *v1alpha1.JenkinsPipeli
 	if err != nil {
 		return buildFile{err: errors.Errorf("cannot read %s: %v", where, err)}
 	}
-	b, err := declarative.ParseFile(f.Content)
+	b, err := declarative.ParseFile(f.Content, src.Defaults)
 	if err != nil {
 		return buildFile{commit: f.Commit, err: errors.Errorf("%s at commit %.12s: %v", where, f.Commit, err)}
 	}

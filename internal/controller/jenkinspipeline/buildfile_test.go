@@ -48,7 +48,7 @@ const (
 // scriptOf is the script the provider writes for a build file's YAML.
 func scriptOf(t *testing.T, file string) string {
 	t.Helper()
-	b, err := declarative.ParseFile([]byte(file))
+	b, err := declarative.ParseFile([]byte(file), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

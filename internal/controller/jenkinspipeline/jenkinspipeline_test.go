@@ -632,7 +632,7 @@ func TestDeclaredBuildSchema(t *testing.T) {
 			// rule, the rules being the CRD's own.
 			if b := cr.Spec.ForProvider.Source.Build; b != nil && cr.Spec.ForProvider.Source.Script == nil && cr.Spec.ForProvider.Source.BuildFile == nil {
 				file, _ := yaml.Marshal(b)
-				if _, perr := declarative.ParseFile(file); perr == nil || !strings.Contains(perr.Error(), tc.want) {
+				if _, perr := declarative.ParseFile(file, nil); perr == nil || !strings.Contains(perr.Error(), tc.want) {
 					t.Errorf("%s\nwant the build as a file refused with %q, got %v", tc.reason, tc.want, perr)
 				}
 			}

@@ -97,11 +97,11 @@ func newBuildSchema(crd []byte) (*buildSchema, error) {
 }
 
 // ParseFile reads a build file: YAML of the shape of a JenkinsPipeline's
-// spec.forProvider.source.build. Unknown fields are refused, the CRD's
-// defaults are applied, and it is validated against the CRD's schema
-// and CEL rules, as the API server would validate the same build inline.
-// The error lists every problem, each at its field path.
-func ParseFile(data []byte) (*v1alpha1.PipelineBuild, error) {
+// spec.forProvider.source.build. Unknown fields are refused, what d fills
+// in and the CRD's defaults are applied, and it is validated against the
+// CRD's schema and CEL rules, as the API server would validate the same
+// build inline. The error lists every problem, each at its field path.
+func ParseFile(data []byte, d *v1alpha1.BuildFileDefaults) (*v1alpha1.PipelineBuild, error) {
 	if len(data) > MaxFileSize {
 		return nil, errors.Errorf("the file has %d bytes, more than the %d KiB a build file may have", len(data), MaxFileSize>>10)
 	}
@@ -126,6 +126,7 @@ func ParseFile(data []byte) (*v1alpha1.PipelineBuild, error) {
 	if err != nil {
 		return nil, err
 	}
+	fill(obj.(map[string]any), d)
 	defaulting.Default(obj, s.structural)
 	errs := validation.ValidateCustomResource(nil, obj, s.validator)
 	if len(errs) == 0 {
@@ -145,4 +146,30 @@ func ParseFile(data []byte) (*v1alpha1.PipelineBuild, error) {
 		return nil, errors.Wrap(err, "not a build")
 	}
 	return out, nil
+}
+
+// fill sets what d fills in on the stages of a decoded build file.
+func fill(build map[string]any, d *v1alpha1.BuildFileDefaults) {
+	if d == nil {
+		return
+	}
+	stages, _ := build["stages"].([]any)
+	for _, st := range stages {
+		stage, _ := st.(map[string]any)
+		if c, ok := stage["checkout"].(map[string]any); ok && d.Checkout != nil && c["url"] == nil {
+			c["url"] = d.Checkout.URL
+			setIfAbsent(c, "branch", d.Checkout.Branch)
+			setIfAbsent(c, "credentialsId", d.Checkout.CredentialsID)
+		}
+		if m, ok := stage["image"].(map[string]any); ok && d.Image != nil {
+			setIfAbsent(m, "registry", d.Image.Registry)
+			setIfAbsent(m, "repository", d.Image.Repository)
+		}
+	}
+}
+
+func setIfAbsent(m map[string]any, k, v string) {
+	if _, ok := m[k]; !ok && v != "" {
+		m[k] = v
+	}
 }

@@ -27,10 +27,11 @@ import (
 
 func TestParseFile(t *testing.T) {
 	cases := map[string]struct {
-		reason  string
-		file    string
-		want    *v1alpha1.PipelineBuild
-		wantErr []string
+		reason   string
+		file     string
+		defaults *v1alpha1.BuildFileDefaults
+		want     *v1alpha1.PipelineBuild
+		wantErr  []string
 	}{
 		"Valid": {
 			reason: "A build file decodes, with the CRD's defaults filled in (a checkout's branch).",
@@ -39,6 +40,24 @@ func TestParseFile(t *testing.T) {
 				{Name: "Checkout", Checkout: &v1alpha1.CheckoutStage{URL: "https://git.example.com/team/shop.git", Branch: "main"}},
 				{Name: "Test", Sh: []string{"make test"}},
 			}},
+		},
+		"Defaults": {
+			reason: "What the defaults fill in is set where a stage leaves it out, and only there, before validation.",
+			file:   "stages:\n- name: Checkout\n  checkout: {}\n- name: Other\n  checkout: {url: https://git.example.com/other.git}\n- name: Image\n  image: {repository: team/own}\n",
+			defaults: &v1alpha1.BuildFileDefaults{
+				Checkout: &v1alpha1.CheckoutStage{URL: "https://git.example.com/shop.git", Branch: "release", CredentialsID: "git-shop"},
+				Image:    &v1alpha1.ImageTarget{Registry: "harbor.example.com", Repository: "team/shop"},
+			},
+			want: &v1alpha1.PipelineBuild{Stages: []v1alpha1.BuildStage{
+				{Name: "Checkout", Checkout: &v1alpha1.CheckoutStage{URL: "https://git.example.com/shop.git", Branch: "release", CredentialsID: "git-shop"}},
+				{Name: "Other", Checkout: &v1alpha1.CheckoutStage{URL: "https://git.example.com/other.git", Branch: "main"}},
+				{Name: "Image", Image: &v1alpha1.ImageStage{Registry: "harbor.example.com", Repository: "team/own", Tag: "${BUILD_NUMBER}", Dockerfile: "Dockerfile", Context: "."}},
+			}},
+		},
+		"NoDefaults": {
+			reason:  "Without defaults, a checkout without url is refused as the CRD refuses it.",
+			file:    "stages:\n- name: Checkout\n  checkout: {}\n",
+			wantErr: []string{"stages[0].checkout.url: Required value"},
 		},
 		"NotYAML": {
 			reason:  "Broken YAML is refused as such.",
@@ -73,7 +92,7 @@ func TestParseFile(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := ParseFile([]byte(tc.file))
+			got, err := ParseFile([]byte(tc.file), tc.defaults)
 			if len(tc.wantErr) > 0 {
 				for _, w := range tc.wantErr {
 					if err == nil || !strings.Contains(err.Error(), w) {

@@ -116,7 +116,7 @@ func (rd *Reader) Read(ctx context.Context, r Request) (File, error) {
 	if err != nil {
 		return File{}, errors.Wrap(err, "cannot open the repository")
 	}
-	defer s.Close() //nolint:errcheck // the HTTP session holds nothing
+	defer s.Close()
 	refs, err := s.AdvertisedReferencesContext(ctx)
 	if err != nil {
 		return File{}, errors.Wrap(err, "cannot list the repository's branches")
@@ -157,7 +157,7 @@ func (rd *Reader) fetch(ctx context.Context, s transport.UploadPackSession, refs
 	if err != nil {
 		return nil, errors.Wrap(err, "cannot fetch the branch's head commit")
 	}
-	defer resp.Close() //nolint:errcheck // read to the end below
+	defer resp.Close()
 	st := memory.NewStorage()
 	var pack io.Reader = resp
 	switch {

@@ -103,7 +103,15 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (m
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
-	diff := cmp.Diff(jenkins.Normalize(*job.Pipeline), jenkins.Normalize(want), cmpopts.EquateEmpty())
+	diff := e.drift(cr, *job.Pipeline, want, adopting)
+	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
+}
+
+// drift is how the job differs from want, and what else Update has to do:
+// a build file to report, an owner line to add, a build to queue. A job
+// in step with a good build file records the file's commit.
+func (e *external) drift(cr *v1alpha1.JenkinsPipeline, job, want jenkins.Pipeline, adopting bool) string {
+	diff := cmp.Diff(jenkins.Normalize(job), jenkins.Normalize(want), cmpopts.EquateEmpty())
 	if ferr := e.fileErr(cr); ferr != nil {
 		diff += ferr.Error() + "\n"
 	} else if diff == "" && e.file.commit != "" {
@@ -115,7 +123,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (m
 	if req := pendingBuild(cr); req != "" {
 		diff += fmt.Sprintf("buildRequest %q not yet queued\n", req)
 	}
-	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
+	return diff
 }
 
 // Create creates the job and any missing folder, and records the folders it

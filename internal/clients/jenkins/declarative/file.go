@@ -47,7 +47,7 @@ const MaxFileSize = 256 << 10
 // API server holds spec.forProvider.source.build to.
 //
 //go:embed crd/jenkinspipelines.yaml
-var crdYAML []byte //nolint:gochecknoglobals // embedded, read-only
+var crdYAML []byte
 
 // buildSchema is source.build's schema, built once from crdYAML.
 type buildSchema struct {

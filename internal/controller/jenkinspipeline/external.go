@@ -111,7 +111,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (m
 // a build file to report, an owner line to add, a build to queue. A job
 // in step with a good build file records the file's commit.
 func (e *external) drift(cr *v1alpha1.JenkinsPipeline, job, want jenkins.Pipeline, adopting bool) string {
-	diff := cmp.Diff(jenkins.Normalize(job), jenkins.Normalize(want), cmpopts.EquateEmpty())
+	diff := cmp.Diff(jenkins.Normalize(jenkins.Managed(job, want)), jenkins.Normalize(want), cmpopts.EquateEmpty())
 	if ferr := e.fileErr(cr); ferr != nil {
 		diff += ferr.Error() + "\n"
 	} else if diff == "" && e.file.commit != "" {
@@ -155,7 +155,7 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (ma
 	if err != nil {
 		return managed.ExternalUpdate{}, err
 	}
-	if e.observed == nil || !cmp.Equal(jenkins.Normalize(*e.observed), jenkins.Normalize(want), cmpopts.EquateEmpty()) {
+	if e.observed == nil || !cmp.Equal(jenkins.Normalize(jenkins.Managed(*e.observed, want)), jenkins.Normalize(want), cmpopts.EquateEmpty()) {
 		if err := e.client.Update(ctx, path, want, e.config); err != nil {
 			return managed.ExternalUpdate{}, errors.Wrap(err, errUpdate)
 		}

@@ -21,12 +21,15 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -702,5 +705,84 @@ func TestDeclaredBuildSteadyState(t *testing.T) {
 	})
 	if got := cfgOf(t, srv, path); !strings.Contains(got, "BuildDiscarderProperty") || !strings.Contains(got, "DisableConcurrentBuildsJobProperty") {
 		t.Errorf("the update dropped the properties the script's run wrote:\n%s", got)
+	}
+}
+
+// TestJenkinsfileParametersSteadyState: a Jenkinsfile that declares its
+// own parameters {} makes Jenkins rewrite the job's parameters property at
+// every run (simulated here as Jenkins saves it). The provider manages only
+// the parameters the resource declares, by name: a run that keeps them (in
+// any order, beside its own) causes no write at all, and a run that drops
+// them causes one write that adds them back and keeps the script's — never
+// a write per poll.
+func TestJenkinsfileParametersSteadyState(t *testing.T) {
+	env := controlplane.Shared(t)
+	srv := fake.New(user, token)
+	defer srv.Close()
+	c := env.Client
+	ctx := context.Background()
+	ns := "jenkins-jenkinsfile-params"
+	controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	controlplane.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "jenkins", Namespace: ns},
+		StringData: map[string]string{"credentials": `{"username": "` + user + `", "token": "` + token + `"}`}}))
+	controlplane.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
+		Jenkins: &pcv1alpha1.JenkinsConfig{URL: srv.URL, Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "jenkins", Key: "credentials"}}},
+	}}))
+	controlplane.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
+		return mrcontroller.Setup(mgr, o, jenkinspipeline.Descriptor, jenkinspipeline.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil))
+	})
+
+	// A Jenkinsfile job with ENVIRONMENT (choice alpha, beta) and DRY_RUN.
+	cr := newPipeline(ns, "shop-params", "team/shop", "params")
+	controlplane.Must(t, c.Create(ctx, cr))
+	const path = "team/shop/params"
+	controlplane.Eventually(t, "job created, Ready and Synced", func() bool {
+		return get(t, c, cr) && ready(cr) && srv.Exists(path)
+	})
+	property := regexp.MustCompile(`(?s)<hudson\.model\.ParametersDefinitionProperty>.*</hudson\.model\.ParametersDefinitionProperty>`)
+	foo := `<hudson.model.BooleanParameterDefinition><name>FOO</name><description>the Jenkinsfile's own</description><defaultValue>true</defaultValue></hudson.model.BooleanParameterDefinition>`
+	dryRun := `<hudson.model.BooleanParameterDefinition><name>DRY_RUN</name><defaultValue>false</defaultValue></hudson.model.BooleanParameterDefinition>`
+	environment := `<hudson.model.ChoiceParameterDefinition><name>ENVIRONMENT</name><choices class="java.util.Arrays$ArrayList"><a class="string-array"><string>alpha</string><string>beta</string></a></choices></hudson.model.ChoiceParameterDefinition>`
+	// run saves the job as Jenkins does after a run of a Jenkinsfile whose
+	// parameters {} declares defs, in that order.
+	run := func(defs ...string) {
+		t.Helper()
+		cfg := cfgOf(t, srv, path)
+		if !property.MatchString(cfg) {
+			t.Fatalf("the job has no parameters property:\n%s", cfg)
+		}
+		cfg = property.ReplaceAllLiteralString(cfg, "<hudson.model.ParametersDefinitionProperty><parameterDefinitions>"+strings.Join(defs, "")+"</parameterDefinitions></hudson.model.ParametersDefinitionProperty>")
+		srv.SetConfig(path, strings.Replace(cfg, "<?xml version='1.0' encoding='UTF-8'?>", "<?xml version='1.1' encoding='UTF-8'?>", 1))
+		srv.ResetCounts()
+	}
+
+	// The Jenkinsfile declares the resource's parameters too, in its own
+	// order, and one of its own: nothing to correct.
+	run(foo, dryRun, environment)
+	time.Sleep(7 * time.Second) // at least two polls at 2s ±10%
+	if n := srv.Count(http.MethodPost); n != 0 {
+		t.Errorf("want no writes after a run that kept the declared parameters, got %d: %v", n, srv.Requests())
+	}
+	if get(t, c, cr); !ready(cr) {
+		t.Errorf("want Ready and Synced: %v", cr.Status.Conditions)
+	}
+
+	// The Jenkinsfile declares only its own: the declared ones are added
+	// back once, beside it, and then left alone.
+	run(foo)
+	controlplane.Eventually(t, "the declared parameters written back", func() bool {
+		p, err := jenkins.Parse([]byte(cfgOf(t, srv, path)))
+		return err == nil && len(p.Parameters) == 3
+	})
+	if p, err := jenkins.Parse([]byte(cfgOf(t, srv, path))); err != nil || !slices.ContainsFunc(p.Parameters, func(prm jenkins.Parameter) bool {
+		return cmp.Equal(prm, jenkins.Parameter{Name: "FOO", Type: jenkins.ParamBoolean, Default: "true", Description: "the Jenkinsfile's own"})
+	}) {
+		t.Errorf("the correction dropped or changed the Jenkinsfile's own parameter (%v):\n%s", err, cfgOf(t, srv, path))
+	}
+	time.Sleep(500 * time.Millisecond)
+	srv.ResetCounts()
+	time.Sleep(7 * time.Second)
+	if n := srv.Count(http.MethodPost); n != 0 {
+		t.Errorf("want no writes once the declared parameters are back, got %d: %v", n, srv.Requests())
 	}
 }

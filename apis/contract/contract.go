@@ -77,6 +77,27 @@ const (
 	InfoDeployRun = "devops.freeleaps.io/deployrun"
 )
 
+// On a Secret a JenkinsCredential reads.
+const (
+	// LabelJenkinsCredential, with the value ValueJenkinsCredential, is a
+	// Secret's consent to being copied into Jenkins, where every pipeline
+	// of the folder can read it. A JenkinsCredential (one of its own or
+	// one a DevOpsProject composes from spec.git.credentialsSecretRef)
+	// copies no Secret without it: being allowed to create a
+	// JenkinsCredential or a DevOpsProject is not being allowed to read
+	// every Secret of the namespace. Only someone who may update the
+	// Secret can add the label, and they can read it already. A label, not
+	// an annotation, so that
+	//   kubectl get secrets -l devops.freeleaps.io/jenkins-credential=true
+	// lists what a namespace exposes to Jenkins.
+	LabelJenkinsCredential = "devops.freeleaps.io/jenkins-credential" //nolint:gosec // a label key, not a credential
+	// ValueJenkinsCredential is the only value that consents. It names no
+	// credential id: the ids and folders a namespace may write are the
+	// ProviderConfig's to limit, every one of them is the same tenant's,
+	// and an id (up to 255 characters) does not fit a label value (63).
+	ValueJenkinsCredential = "true"
+)
+
 // On the objects that record why they exist or what they carry.
 const (
 	// AnnotationIngressHost, on an environment's ArgoApplication, is the

@@ -178,8 +178,15 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 		"TTLTooShort":       {func(s map[string]any) { envAt(s, 2)["ttl"] = "30s" }, `spec.environments[2].ttl: Invalid value: "30s": ttl must be at least 1m`},
 		"TTLNotDuration":    {func(s map[string]any) { envAt(s, 2)["ttl"] = "3 days" }, `spec.environments[2].ttl`},
 		"GitURLHTTP":        {func(s map[string]any) { s["git"].(map[string]any)["url"] = "http://git.example.com/a.git" }, `spec.git.url`},
-		"RetainUnknown":     {func(s map[string]any) { envAt(s, 2)["retain"] = []any{"Namespace"} }, `spec.environments[2].retain[0]: Unsupported value: "Namespace"`},
-		"NoEnvironments":    {func(s map[string]any) { s["environments"] = []any{} }, `spec.environments`},
+		"GitURLPassword": {func(s map[string]any) {
+			s["git"].(map[string]any)["url"] = "https://ci:hunter2@git.example.com/a.git"
+		}, `spec.git.url`},
+		"GitSSHURLPassword": {func(s map[string]any) {
+			s["git"].(map[string]any)["url"] = "ssh://git:hunter2@git.example.com/a.git"
+		}, `spec.git.url`},
+		"BuildCheckoutURLPassword": {withBuild(map[string]any{"name": "c", "checkout": map[string]any{"url": "https://ci:hunter2@git.example.com/a.git"}}), `spec.pipeline.build.stages[0].checkout.url`},
+		"RetainUnknown":            {func(s map[string]any) { envAt(s, 2)["retain"] = []any{"Namespace"} }, `spec.environments[2].retain[0]: Unsupported value: "Namespace"`},
+		"NoEnvironments":           {func(s map[string]any) { s["environments"] = []any{} }, `spec.environments`},
 		"IngressOnDirectory": {func(s map[string]any) {
 			s["ingress"] = map[string]any{"enabled": true, "tls": false}
 		}, `an environment with ingress on needs a Helm or Kustomize source`},

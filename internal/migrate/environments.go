@@ -151,7 +151,8 @@ func (t *translation) apps() []app {
 		}
 		for _, r := range list(as.Object, "spec.repositories") {
 			if m, ok := r.(map[string]any); ok {
-				t.note(as, Changed, "repository %s is registered again for the project's AppProject only; the operator's registration stays in Argo CD: remove it once nothing else uses it", field(m, "url", "repo_url", "repoUrl"))
+				repo, _ := withoutPassword(field(m, "url", "repo_url", "repoUrl"))
+				t.note(as, Changed, "repository %s is registered again for the project's AppProject only; the operator's registration stays in Argo CD: remove it once nothing else uses it", repo)
 			}
 		}
 		for _, a := range list(as.Object, "spec.applications") {
@@ -278,7 +279,7 @@ func (t *translation) application(env *Environment, a app) {
 	if p := field(a.spec, "source.path"); p != "deploy/"+env.Name {
 		env.Path = p
 	}
-	if repo := field(a.spec, "source.repo_url", "source.repoURL", "source.repoUrl"); repo != "" && repo != t.p.Spec.Git.URL {
+	if repo, _ := withoutPassword(field(a.spec, "source.repo_url", "source.repoURL", "source.repoUrl")); repo != "" && repo != t.p.Spec.Git.URL {
 		t.note(a.from, Changed, "application %s deploys from %s; every environment deploys from the project's repository %s now", a.name, repo, t.p.Spec.Git.URL)
 	}
 	if rev := field(a.spec, "source.revision", "source.target_revision", "source.targetRevision"); rev != "" && rev != t.p.Spec.Git.Branch {

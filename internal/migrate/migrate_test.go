@@ -51,6 +51,9 @@ func TestGolden(t *testing.T) {
 			reason: "Multi-document YAML linked by spec.project: inline credentials are never printed, an environment without a domain is left out and said so, a child of a missing project is reported.",
 			opts:   Options{ProviderConfig: &ConfigRef{Kind: "ClusterProviderConfig", Name: "platform"}},
 		},
+		"url-credentials": {
+			reason: "A password in the repository URL or the registry's endpoint is dropped and said so: it is neither printed nor written into the DevOpsProject.",
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -202,6 +202,11 @@ func (t *translation) git() bool {
 		return false
 	}
 	g.Branch = cmpOr(g.Branch, "main")
+	if clean, had := withoutPassword(g.URL); had {
+		g.URL = clean
+		t.r.note(KindProject, t.g.project.GetNamespace(), t.g.project.GetName(), Changed,
+			"the repository URL carried a user and password (or token): they were neither copied nor printed, and the URL is %s; put them in the Secret spec.git.credentialsSecretRef names (keys username and password) and rotate the token, which the operator's objects held in clear", g.URL)
+	}
 	t.p.Spec.Git = g
 	t.credentials()
 	return true
@@ -259,6 +264,36 @@ func inline(obj map[string]any) bool {
 	return false
 }
 
+// withoutPassword is raw without the credentials its authority may
+// carry, and whether it carried any: an http(s) URL loses its user and
+// password, another scheme's (ssh://git:token@host) its password. The
+// migration prints and writes URLs only through it. It parses by hand:
+// url.Parse fails on some passwords, and its error quotes the URL.
+func withoutPassword(raw string) (string, bool) {
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		// scp-like git@host:path has a user, never a password.
+		return raw, false
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	at := strings.LastIndex(rest[:end], "@")
+	if at < 0 {
+		return raw, false
+	}
+	user, host := rest[:at], rest[at+1:]
+	switch s := strings.ToLower(scheme); {
+	case s == "http" || s == "https":
+		return scheme + "://" + host, true
+	case strings.Contains(user, ":"):
+		name, _, _ := strings.Cut(user, ":")
+		return scheme + "://" + name + "@" + host, true
+	}
+	return raw, false
+}
+
 func cmpOr(a, b string) string {
 	if a != "" {
 		return a
@@ -297,6 +332,7 @@ func (t *translation) registry() {
 	t.adopted = append(t.adopted, "image repository "+reg.Namespace+"/"+reg.Name)
 	t.note(cr, Adopted, "repository %s/%s is adopted (spec.adoptExisting.registry); its images stay when the project is deleted", reg.Namespace, reg.Name)
 	if url := field(cr.Object, "spec.registry_url", "spec.registryUrl", "spec.url", "spec.server"); url != "" {
+		url, _ = withoutPassword(url)
 		t.note(cr, Changed, "the registry's endpoint (%s) and credentials are the ProviderConfig's spec.registry now, not the project's: check the ProviderConfig points there", url)
 	}
 }

@@ -29,8 +29,10 @@ import (
 // SCMSource builds the pipeline from a Jenkinsfile in a Git repository
 // (Jenkins' CpsScmFlowDefinition with GitSCM).
 type SCMSource struct {
-	// URL of the Git repository (https, ssh:// or scp-like git@host:path).
-	// +kubebuilder:validation:Pattern=`^(https?://[^\s/?#]+/[^\s]+|ssh://[^\s/?#]+/[^\s]+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+)$`
+	// URL of the Git repository (https, ssh:// or scp-like git@host:path),
+	// without a password: it is written into the job in clear, and Jenkins
+	// logs it; the credential belongs in credentialsId.
+	// +kubebuilder:validation:Pattern=`^(https?://[^\s/?#@]+/[^\s]+|ssh://([^\s/?#@:]+@)?[^\s/?#@]+/[^\s]+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+)$`
 	// +kubebuilder:validation:MaxLength=2048
 	URL string `json:"url"`
 

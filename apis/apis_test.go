@@ -221,7 +221,7 @@ func TestInvalidObjectsRefused(t *testing.T) {
 		"JenkinsTwoSources": {
 			reason: "a pipeline has one source",
 			file:   ex("jenkins/jenkinspipeline.yaml"), mutate: set("spec.forProvider.source.script", "pipeline {}"),
-			field: "spec.forProvider.source", message: "exactly one of source.scm, source.script or source.build",
+			field: "spec.forProvider.source", message: "exactly one of source.scm, source.script, source.build or source.buildFile",
 		},
 		"JenkinsRelativeRepoURL": {
 			reason: "a Git URL is absolute",

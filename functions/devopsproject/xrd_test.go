@@ -137,6 +137,14 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("the declared-build example must be accepted: %v", err)
 	}
+	// The build-file example: accepted.
+	file := readYAML(t, "examples", "devopsproject", "xr-build-file.yaml")["spec"].(map[string]any)
+	if err := apply(func(s map[string]any) {
+		s["git"], s["pipeline"] = file["git"], file["pipeline"]
+		envAt(s, 1)["pipeline"] = file["environments"].([]any)[1].(map[string]any)["pipeline"]
+	}); err != nil {
+		t.Fatalf("the build-file example must be accepted: %v", err)
+	}
 	withBuild := func(stages ...any) func(map[string]any) {
 		return func(s map[string]any) { s["pipeline"] = map[string]any{"build": map[string]any{"stages": stages}} }
 	}
@@ -150,6 +158,14 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 		"EnvBuildNoStages": {func(s map[string]any) {
 			envAt(s, 0)["pipeline"] = map[string]any{"build": map[string]any{"stages": []any{}}}
 		}, `spec.environments[0].pipeline.build.stages`},
+		"BuildFileAndBuild": {func(s map[string]any) {
+			s["pipeline"] = map[string]any{"buildFile": ".devops/pipeline.yaml", "build": map[string]any{"stages": []any{map[string]any{"name": "t", "sh": []any{"true"}}}}}
+		}, `pipeline.buildFile is read from spec.git over https`},
+		"BuildFileSSH": {func(s map[string]any) {
+			s["git"].(map[string]any)["url"] = "ssh://git@git.example.com/team/shop.git"
+			s["pipeline"] = map[string]any{"buildFile": ".devops/pipeline.yaml"}
+		}, `pipeline.buildFile is read from spec.git over https`},
+		"BuildFileUp":          {func(s map[string]any) { s["pipeline"] = map[string]any{"buildFile": "a/../../b"} }, `buildFile must stay inside the repository`},
 		"DuplicateEnvironment": {func(s map[string]any) { envAt(s, 1)["name"] = "prod" }, `spec.environments[1]: Duplicate value`},
 		"BothConfigs": {func(s map[string]any) {
 			s["providerConfigName"] = "default"

@@ -98,27 +98,28 @@ const (
 	ValueJenkinsCredential = "true"
 )
 
-// On a Secret an ArgoRepository registers in Argo CD.
+// On a Secret that is sent to a git repository's server: registered in
+// Argo CD by an ArgoRepository, or used by the provider to read a
+// JenkinsPipeline's build file.
 const (
-	// LabelArgoCDRepository, with the value ValueArgoCDRepository, is a
-	// Secret's consent to being registered in Argo CD as an
-	// ArgoRepository's credentials: Argo CD then sends its values to the
-	// repository URL the resource names, which its author chooses. An
-	// ArgoRepository (one of its own or one a DevOpsProject composes from
-	// spec.git.credentialsSecretRef and spec.git.url) registers no Secret
-	// without it: being allowed to create either is not being allowed to
-	// read every Secret of the namespace. A label of its own, not
-	// LabelJenkinsCredential: copying into Jenkins exposes the value to
-	// every pipeline of the folder, registering in Argo CD only to the
-	// repository's server, and a Secret may consent to one and not the
-	// other (a project with spec.git.jenkinsCredentialsId needs only this
-	// one).
-	//   kubectl get secrets -l devops.freeleaps.io/argocd-repository=true
-	// lists what a namespace lets Argo CD use.
-	LabelArgoCDRepository = "devops.freeleaps.io/argocd-repository"
-	// ValueArgoCDRepository is the only value that consents. It names no
+	// LabelGitRepository, with the value ValueGitRepository, is a Secret's
+	// consent to being sent to the git server a resource names, which its
+	// author chooses: Argo CD sends it when an ArgoRepository registers it,
+	// the provider when it reads a JenkinsPipeline's source.buildFile. Both
+	// are composed by a DevOpsProject from spec.git.credentialsSecretRef and
+	// spec.git.url, and neither uses a Secret without it: being allowed to
+	// create them is not being allowed to read every Secret of the
+	// namespace. A label of its own, not LabelJenkinsCredential: copying
+	// into Jenkins exposes the value to every pipeline of the folder,
+	// reading a repository only to its server, and a Secret may consent to
+	// one and not the other (a project with spec.git.jenkinsCredentialsId
+	// needs only this one).
+	//   kubectl get secrets -l devops.freeleaps.io/git-repository=true
+	// lists what a namespace lets be sent to git servers.
+	LabelGitRepository = "devops.freeleaps.io/git-repository"
+	// ValueGitRepository is the only value that consents. It names no
 	// URL: a URL does not fit a label value (63 characters).
-	ValueArgoCDRepository = "true"
+	ValueGitRepository = "true"
 )
 
 // On the objects that record why they exist or what they carry.

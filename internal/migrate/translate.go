@@ -219,7 +219,7 @@ func (t *translation) git() bool {
 // use it: the labels are the Secret owner's consent, which the operator
 // did not ask for.
 func optIn(namespace, name string, jenkins bool) string {
-	labels := contract.LabelArgoCDRepository + "=" + contract.ValueArgoCDRepository
+	labels := contract.LabelGitRepository + "=" + contract.ValueGitRepository
 	if jenkins {
 		labels += " " + contract.LabelJenkinsCredential + "=" + contract.ValueJenkinsCredential
 	}

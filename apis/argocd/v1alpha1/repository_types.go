@@ -85,7 +85,7 @@ type ArgoRepositoryParameters struct {
 
 	// CredentialsSecretRef is a Secret in this resource's namespace with the
 	// keys username and password (https) or sshPrivateKey (ssh). It must
-	// carry the label devops.freeleaps.io/argocd-repository: "true", its
+	// carry the label devops.freeleaps.io/git-repository: "true", its
 	// owner's consent to Argo CD sending it to this URL; without it nothing
 	// is sent. Unset: a public repository. A change of the Secret is
 	// written to Argo CD at the next poll.

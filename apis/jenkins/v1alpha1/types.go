@@ -93,7 +93,9 @@ type BuildFileSource struct {
 
 	// CredentialsSecretRef is a Secret in this resource's namespace with
 	// the user name and password (or token) that read the repository.
-	// None reads it anonymously.
+	// None reads it anonymously. The Secret must carry the label
+	// devops.freeleaps.io/git-repository: "true", its owner's consent to
+	// its being sent to the repository's server.
 	// +optional
 	CredentialsSecretRef *CredentialSecretRef `json:"credentialsSecretRef,omitempty"`
 

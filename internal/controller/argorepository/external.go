@@ -97,12 +97,12 @@ type credentials struct {
 }
 
 // OptedIn reports whether s consents to being registered in Argo CD: the
-// label contract.LabelArgoCDRepository set to "true". Whoever can label a
+// label contract.LabelGitRepository set to "true". Whoever can label a
 // Secret can read it already; whoever can only create an ArgoRepository
 // (or a DevOpsProject) in its namespace may not have been allowed to, and
 // chooses the URL Argo CD sends the Secret to.
 func OptedIn(s *corev1.Secret) bool {
-	return s.GetLabels()[contract.LabelArgoCDRepository] == contract.ValueArgoCDRepository
+	return s.GetLabels()[contract.LabelGitRepository] == contract.ValueGitRepository
 }
 
 // credentialsOf reads and checks the credentials Secret, which must have
@@ -118,7 +118,7 @@ func (e *external) credentialsOf(ctx context.Context, cr *v1alpha1.ArgoRepositor
 		return nil, err
 	}
 	if !OptedIn(s) {
-		return nil, errors.Errorf(errFmtNotOptedIn, ns, ref.Name, contract.LabelArgoCDRepository, contract.ValueArgoCDRepository)
+		return nil, errors.Errorf(errFmtNotOptedIn, ns, ref.Name, contract.LabelGitRepository, contract.ValueGitRepository)
 	}
 	c := &credentials{
 		username:      string(s.Data[v1alpha1.RepositoryKeyUsername]),

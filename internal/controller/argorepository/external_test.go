@@ -121,7 +121,7 @@ func repository(url string, mod ...func(*v1alpha1.ArgoRepository)) *v1alpha1.Arg
 // secret is the Secret "git", opted in to Argo CD, holding data.
 func secret(data map[string]string, rv string, mod ...func(*corev1.Secret)) *corev1.Secret {
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "git", Namespace: "team-a", UID: types.UID("uid"), ResourceVersion: rv,
-		Labels: map[string]string{contract.LabelArgoCDRepository: "true"}}, Data: map[string][]byte{}}
+		Labels: map[string]string{contract.LabelGitRepository: "true"}}, Data: map[string][]byte{}}
 	for k, v := range data {
 		s.Data[k] = []byte(v)
 	}
@@ -136,7 +136,7 @@ func labelled(v string) func(*corev1.Secret) {
 	return func(s *corev1.Secret) {
 		s.Labels = map[string]string{"app": "git", contract.LabelJenkinsCredential: "true"}
 		if v != "" {
-			s.Labels[contract.LabelArgoCDRepository] = v
+			s.Labels[contract.LabelGitRepository] = v
 		}
 	}
 }
@@ -145,7 +145,7 @@ func labelled(v string) func(*corev1.Secret) {
 // Secret, the label and who adds it.
 const errNotOptedIn = `Secret "git" in namespace "team-a" has not consented to being registered in Argo CD, which sends it to the repository URL: ` +
 	`whoever owns the Secret (someone allowed to read it, not the author of this resource) must label it: ` +
-	`kubectl label secret -n team-a git devops.freeleaps.io/argocd-repository=true. Nothing was sent to Argo CD; a repository already registered is left as it is`
+	`kubectl label secret -n team-a git devops.freeleaps.io/git-repository=true. Nothing was sent to Argo CD; a repository already registered is left as it is`
 
 func ours(url string, state string) *argocd.Repository {
 	return &argocd.Repository{Repo: url, Type: "git", Name: "provider-devops team-a/shop", Project: "team-a-shop", ConnectionState: argocd.ConnectionState{Status: state}}

@@ -134,14 +134,14 @@ func TestRealArgoRepository(t *testing.T) {
 		m := cond(cr, xpv2.TypeSynced).Message
 		return get(cr) && cond(cr, xpv2.TypeSynced).Status == corev1.ConditionFalse &&
 			strings.Contains(m, `Secret "git" in namespace "argo-repo" has not consented`) &&
-			strings.Contains(m, "kubectl label secret -n argo-repo git "+contract.LabelArgoCDRepository+"=true")
+			strings.Contains(m, "kubectl label secret -n argo-repo git "+contract.LabelGitRepository+"=true")
 	})
 	api, err := argocd.New(argocd.Config{URL: s.URL, Token: s.Token, Namespace: argocdserver.Namespace})
 	controlplane.Must(t, err)
 	if _, err := api.GetRepository(ctx, private.URL, "argo-repo-shop", false); !argocd.IsNotFound(err) {
 		t.Errorf("a Secret without the opt-in label reached Argo CD: %v", err)
 	}
-	secret.Labels = map[string]string{contract.LabelArgoCDRepository: "true"}
+	secret.Labels = map[string]string{contract.LabelGitRepository: "true"}
 	controlplane.Must(t, c.Update(ctx, secret))
 
 	controlplane.Eventually(t, "registered, and not Ready with Argo CD's reason while the password is wrong", func() bool {

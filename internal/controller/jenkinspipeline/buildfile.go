@@ -26,6 +26,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
+	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/gitfile"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
@@ -48,6 +49,13 @@ type buildFile struct {
 	err    error
 }
 
+// errFmtBuildFileNotOptedIn says a build file's Secret has not consented
+// to being sent to the repository's server, which the resource's author
+// chooses, and who must label it.
+const errFmtBuildFileNotOptedIn = "cannot read %[1]s: credentialsSecretRef: Secret %[3]q in namespace %[2]q has not consented to being sent to the repository's server: " +
+	"whoever owns the Secret (someone allowed to read it, not the author of this resource) must label it: " +
+	"kubectl label secret -n %[2]s %[3]s %[4]s=%[5]s. Nothing was read; the job keeps its pipeline"
+
 // readBuildFile reads, parses and checks cr's build file. Every problem
 // is in the returned err, worded for the resource's condition: where the
 // file is and what is wrong with it. Credentials never appear in it.
@@ -64,6 +72,14 @@ func (e *external) readBuildFile(ctx context.Context, cr *v1alpha1.JenkinsPipeli
 				return buildFile{err: errors.Errorf("cannot read %s: credentialsSecretRef: no Secret %q in namespace %s", where, ref.Name, cr.GetNamespace())}
 			}
 			return buildFile{err: errors.Wrapf(err, "cannot read %s: credentialsSecretRef: cannot get the Secret %q", where, ref.Name)}
+		}
+		if s.GetLabels()[contract.LabelGitRepository] != contract.ValueGitRepository {
+			return buildFile{err: errors.Errorf(errFmtBuildFileNotOptedIn, where, cr.GetNamespace(), ref.Name, contract.LabelGitRepository, contract.ValueGitRepository)}
+		}
+		for _, k := range []string{orDefault(ref.UsernameKey, "username"), orDefault(ref.PasswordKey, "password")} {
+			if len(s.Data[k]) == 0 {
+				return buildFile{err: errors.Errorf("cannot read %s: credentialsSecretRef: Secret %q has no key %q (or it is empty)", where, ref.Name, k)}
+			}
 		}
 		req.Username = string(s.Data[orDefault(ref.UsernameKey, "username")])
 		req.Password = string(s.Data[orDefault(ref.PasswordKey, "password")])

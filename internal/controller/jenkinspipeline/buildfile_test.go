@@ -28,6 +28,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/gitfile"
@@ -101,8 +102,13 @@ func TestBuildFile(t *testing.T) {
 		}}
 	})
 	kc, _ := kube(t, cr)
-	for ns, pw := range map[string]string{"team-a": gitPassword, "team-b": "not-this-one"} {
-		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "git"}, Data: map[string][]byte{"username": []byte("bot"), "password": []byte(pw)}}
+	optIn := map[string]string{contract.LabelGitRepository: contract.ValueGitRepository}
+	for _, s := range []*corev1.Secret{
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "git", Labels: optIn}, Data: map[string][]byte{"username": []byte("bot"), "password": []byte(gitPassword)}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "team-b", Name: "git", Labels: optIn}, Data: map[string][]byte{"username": []byte("bot"), "password": []byte("not-this-one")}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "unlabelled"}, Data: map[string][]byte{"username": []byte("bot"), "password": []byte(gitPassword)}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "nokey", Labels: optIn}, Data: map[string][]byte{"username": []byte("bot")}},
+	} {
 		if err := kc.Create(context.Background(), s); err != nil {
 			t.Fatal(err)
 		}
@@ -166,6 +172,16 @@ func TestBuildFile(t *testing.T) {
 				cr.Spec.ForProvider.Source.BuildFile.CredentialsSecretRef.Name = "absent"
 			},
 			want: want{exists: true, script: scriptOf(t, goodFile), errs: []string{`no Secret "absent" in namespace team-a`}}},
+		{name: "NotOptedIn", reason: "A Secret without the git-repository label is never read nor sent: the resource's author picks the server it would go to.",
+			mutate: func(cr *v1alpha1.JenkinsPipeline) {
+				cr.Spec.ForProvider.Source.BuildFile.CredentialsSecretRef.Name = "unlabelled"
+			},
+			want: want{exists: true, script: scriptOf(t, goodFile), errs: []string{`Secret "unlabelled" in namespace "team-a" has not consented`, "kubectl label secret -n team-a unlabelled devops.freeleaps.io/git-repository=true"}}},
+		{name: "MissingKey", reason: "A Secret without its password key is named, not read as anonymous access.",
+			mutate: func(cr *v1alpha1.JenkinsPipeline) {
+				cr.Spec.ForProvider.Source.BuildFile.CredentialsSecretRef.Name = "nokey"
+			},
+			want: want{exists: true, script: scriptOf(t, goodFile), errs: []string{`Secret "nokey" has no key "password"`}}},
 		{name: "CreateRefusedFromBadFile", reason: "Without a job, a bad file creates nothing.", before: func(t *testing.T) {
 			commit("stages: [\n")(t)
 			m.job = nil

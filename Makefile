@@ -47,8 +47,8 @@ generate: tools ## Regenerate deepcopy, managed method sets and CRDs.
 
 .PHONY: check-generated
 check-generated: generate ## Fail when generated files are not committed.
-	@if [ -n "$$(git status --porcelain -- apis functions package)" ]; then \
-	  echo "make generate changed the tree; commit the generated files:"; git status --porcelain -- apis functions package; exit 1; fi
+	@if [ -n "$$(git status --porcelain -- apis functions package internal/clients/jenkins/declarative/crd)" ]; then \
+	  echo "make generate changed the tree; commit the generated files:"; git status --porcelain -- apis functions package internal/clients/jenkins/declarative/crd; exit 1; fi
 
 .PHONY: build
 build: ## Build the provider binary.

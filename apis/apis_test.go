@@ -188,6 +188,31 @@ func TestInvalidObjectsRefused(t *testing.T) {
 			file:   ex("jenkins/credential.yaml"), kind: "JenkinsCredential", mutate: set("spec.forProvider.id", "git/shop"),
 			field: "spec.forProvider.id", message: "should match",
 		},
+		"CredentialIDDotDot": {
+			reason: "a credential id of '..' climbs out of the credential's URL (…/credential/../config.xml is the store's domain)",
+			file:   ex("jenkins/credential.yaml"), kind: "JenkinsCredential", mutate: set("spec.forProvider.id", ".."),
+			field: "spec.forProvider.id", message: "id must not be '.' or '..'",
+		},
+		"CredentialIDDot": {
+			reason: "a credential id of '.' is the store's own URL segment",
+			file:   ex("jenkins/credential.yaml"), kind: "JenkinsCredential", mutate: set("spec.forProvider.id", "."),
+			field: "spec.forProvider.id", message: "id must not be '.' or '..'",
+		},
+		"PipelineURLWithPassword": {
+			reason: "a password in the checkout URL would be written into the job's config.xml and the build log in clear",
+			file:   ex("jenkins/jenkinspipeline.yaml"), kind: "JenkinsPipeline", mutate: set("spec.forProvider.source.scm.url", "https://ci:hunter2@git.example.com/team/shop.git"),
+			field: "spec.forProvider.source.scm.url", message: "should match",
+		},
+		"PipelineSSHURLWithPassword": {
+			reason: "a password in an ssh:// URL is as clear as in an https one",
+			file:   ex("jenkins/jenkinspipeline.yaml"), kind: "JenkinsPipeline", mutate: set("spec.forProvider.source.scm.url", "ssh://git:hunter2@git.example.com/team/shop.git"),
+			field: "spec.forProvider.source.scm.url", message: "should match",
+		},
+		"BuildCheckoutURLWithPassword": {
+			reason: "a password in a declared build's checkout URL would be written into the job's script in clear",
+			file:   ex("jenkins/declared-build.yaml"), kind: "JenkinsPipeline", mutate: setStage(0, "checkout", map[string]any{"url": "https://ci:hunter2@git.example.com/team/shop.git"}),
+			field: "spec.forProvider.source.build.stages[0].checkout.url", message: "should match",
+		},
 		"CredentialFolderDotDot": {
 			reason: "a credential's folder cannot climb out with ..",
 			file:   ex("jenkins/credential.yaml"), kind: "JenkinsCredential", mutate: set("spec.forProvider.folder", "team/../admin"),
@@ -196,7 +221,7 @@ func TestInvalidObjectsRefused(t *testing.T) {
 		"JenkinsTwoSources": {
 			reason: "a pipeline has one source",
 			file:   ex("jenkins/jenkinspipeline.yaml"), mutate: set("spec.forProvider.source.script", "pipeline {}"),
-			field: "spec.forProvider.source", message: "exactly one of source.scm, source.script or source.build",
+			field: "spec.forProvider.source", message: "exactly one of source.scm, source.script, source.build or source.buildFile",
 		},
 		"JenkinsRelativeRepoURL": {
 			reason: "a Git URL is absolute",
@@ -388,6 +413,17 @@ func pick(t *testing.T, objs []*unstructured.Unstructured, kind string) *unstruc
 func set(path string, v any) func(map[string]any) {
 	return func(u map[string]any) {
 		if err := unstructured.SetNestedField(u, v, strings.Split(path, ".")...); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// setStage sets one field of the declared build's stage i.
+func setStage(i int, field string, v any) func(map[string]any) {
+	return func(u map[string]any) {
+		stages, _, _ := unstructured.NestedSlice(u, "spec", "forProvider", "source", "build", "stages")
+		stages[i].(map[string]any)[field] = v
+		if err := unstructured.SetNestedSlice(u, stages, "spec", "forProvider", "source", "build", "stages"); err != nil {
 			panic(err)
 		}
 	}

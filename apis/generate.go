@@ -24,6 +24,10 @@ limitations under the License.
 // Deepcopy methods and CRD manifests.
 //go:generate controller-gen object:headerFile=../hack/boilerplate.go.txt paths=./... crd:crdVersions=v1 output:artifacts:config=../package/provider/crds
 
+// The JenkinsPipeline CRD, embedded by the declarative package: a build file
+// read from Git is held to source.build's schema, defaults and CEL rules.
+//go:generate cp ../package/provider/crds/jenkins.devops.freeleaps.io_jenkinspipelines.yaml ../internal/clients/jenkins/declarative/crd/jenkinspipelines.yaml
+
 // crossplane-runtime method sets (resource.Managed and friends).
 //go:generate env GOFLAGS=-tags=generate angryjet generate-methodsets --header-file=../hack/boilerplate.go.txt ./...
 

@@ -77,6 +77,51 @@ const (
 	InfoDeployRun = "devops.freeleaps.io/deployrun"
 )
 
+// On a Secret a JenkinsCredential reads.
+const (
+	// LabelJenkinsCredential, with the value ValueJenkinsCredential, is a
+	// Secret's consent to being copied into Jenkins, where every pipeline
+	// of the folder can read it. A JenkinsCredential (one of its own or
+	// one a DevOpsProject composes from spec.git.credentialsSecretRef)
+	// copies no Secret without it: being allowed to create a
+	// JenkinsCredential or a DevOpsProject is not being allowed to read
+	// every Secret of the namespace. Only someone who may update the
+	// Secret can add the label, and they can read it already. A label, not
+	// an annotation, so that
+	//   kubectl get secrets -l devops.freeleaps.io/jenkins-credential=true
+	// lists what a namespace exposes to Jenkins.
+	LabelJenkinsCredential = "devops.freeleaps.io/jenkins-credential" //nolint:gosec // a label key, not a credential
+	// ValueJenkinsCredential is the only value that consents. It names no
+	// credential id: the ids and folders a namespace may write are the
+	// ProviderConfig's to limit, every one of them is the same tenant's,
+	// and an id (up to 255 characters) does not fit a label value (63).
+	ValueJenkinsCredential = "true"
+)
+
+// On a Secret that is sent to a git repository's server: registered in
+// Argo CD by an ArgoRepository, or used by the provider to read a
+// JenkinsPipeline's build file.
+const (
+	// LabelGitRepository, with the value ValueGitRepository, is a Secret's
+	// consent to being sent to the git server a resource names, which its
+	// author chooses: Argo CD sends it when an ArgoRepository registers it,
+	// the provider when it reads a JenkinsPipeline's source.buildFile. Both
+	// are composed by a DevOpsProject from spec.git.credentialsSecretRef and
+	// spec.git.url, and neither uses a Secret without it: being allowed to
+	// create them is not being allowed to read every Secret of the
+	// namespace. A label of its own, not LabelJenkinsCredential: copying
+	// into Jenkins exposes the value to every pipeline of the folder,
+	// reading a repository only to its server, and a Secret may consent to
+	// one and not the other (a project with spec.git.jenkinsCredentialsId
+	// needs only this one).
+	//   kubectl get secrets -l devops.freeleaps.io/git-repository=true
+	// lists what a namespace lets be sent to git servers.
+	LabelGitRepository = "devops.freeleaps.io/git-repository"
+	// ValueGitRepository is the only value that consents. It names no
+	// URL: a URL does not fit a label value (63 characters).
+	ValueGitRepository = "true"
+)
+
 // On the objects that record why they exist or what they carry.
 const (
 	// AnnotationIngressHost, on an environment's ArgoApplication, is the

@@ -166,3 +166,50 @@ func TestDeclaredBuildComposition(t *testing.T) {
 		})
 	}
 }
+
+func TestBuildFileSource(t *testing.T) {
+	file := &jenkinsv1alpha1.BuildFileSource{URL: "https://git.example.com/team/shop.git", Branch: "release", Path: ".devops/pipeline.yaml",
+		CredentialsSecretRef: &jenkinsv1alpha1.CredentialSecretRef{Name: "shop-git"},
+		Defaults: &jenkinsv1alpha1.BuildFileDefaults{
+			Checkout: &jenkinsv1alpha1.CheckoutStage{URL: "https://git.example.com/team/shop.git", Branch: "release", CredentialsID: "team--shop-git"},
+			Image:    &jenkinsv1alpha1.ImageTarget{Registry: "harbor.example.com", Repository: "team/shop"},
+		}}
+	own := &jenkinsv1alpha1.PipelineBuild{Stages: []jenkinsv1alpha1.BuildStage{{Name: "Test", Sh: []string{"make test"}}}}
+	cases := map[string]struct {
+		reason     string
+		buildFile  string
+		env        Environment
+		wantSource jenkinsv1alpha1.PipelineSource
+	}{
+		"FromFile": {
+			reason:    "The job reads the build file from the project's repository and branch, with its Secret; what the project fills in on an inline build are the file's defaults.",
+			buildFile: ".devops/pipeline.yaml", env: Environment{Name: "prod"},
+			wantSource: jenkinsv1alpha1.PipelineSource{BuildFile: file},
+		},
+		"EnvironmentBuildWins": {
+			reason:    "An environment's own build overrides the project's build file.",
+			buildFile: ".devops/pipeline.yaml", env: Environment{Name: "prod", Pipeline: &EnvironmentPipeline{Build: own}},
+			wantSource: jenkinsv1alpha1.PipelineSource{Build: own},
+		},
+		"NoFile": {
+			reason: "Without a build file the job reads the Jenkinsfile.",
+			env:    Environment{Name: "prod"},
+			wantSource: jenkinsv1alpha1.PipelineSource{SCM: &jenkinsv1alpha1.SCMSource{
+				URL: "https://git.example.com/team/shop.git", Branch: "release", ScriptPath: "Jenkinsfile", CredentialsID: "team--shop-git",
+			}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			spec := &ProjectSpec{
+				Git:      GitSpec{URL: "https://git.example.com/team/shop.git", Branch: "release", CredentialsSecretRef: &SecretRef{Name: "shop-git"}},
+				Registry: RegistrySpec{Namespace: "team", Name: "shop"},
+				Pipeline: PipelineSpec{BuildFile: tc.buildFile, Folder: "team/shop"},
+			}
+			p := &project{spec: spec, name: "shop", tenant: "team", stable: "shop", in: &settings{}, registryURL: "harbor.example.com/team/shop"}
+			if diff := cmp.Diff(tc.wantSource, p.pipeline(tc.env, false).Spec.ForProvider.Source); diff != "" {
+				t.Errorf("%s\npipeline().source: -want +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

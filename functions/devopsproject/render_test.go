@@ -81,6 +81,7 @@ func TestRender(t *testing.T) {
 		"private-repo":       {"xr-private-repo.yaml", "composition.yaml", "observed-ready.yaml"},
 		"build-first-run":    {"xr-build.yaml", "composition.yaml", ""},
 		"build":              {"xr-build.yaml", "composition.yaml", "observed-ready.yaml"},
+		"build-file":         {"xr-build-file.yaml", "composition.yaml", "observed-ready.yaml"},
 		"adopt":              {"xr-adopt.yaml", "composition.yaml", "observed-adopt.yaml"},
 	}
 	for name, tc := range cases {

@@ -354,6 +354,9 @@ func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPip
 	if b := p.build(e); b != nil {
 		source = jenkinsv1alpha1.PipelineSource{Build: b}
 	}
+	if f := p.buildFile(e); f != nil {
+		source = jenkinsv1alpha1.PipelineSource{BuildFile: f}
+	}
 	envDefault, headRevision := e.Name, ""
 	return &jenkinsv1alpha1.JenkinsPipeline{
 		TypeMeta: metav1.TypeMeta{APIVersion: jenkinsv1alpha1.SchemeGroupVersion.String(), Kind: KindPipeline},
@@ -374,6 +377,26 @@ func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPip
 			AdoptExisting: p.spec.AdoptExisting.Pipelines,
 		}},
 	}
+}
+
+// buildFile is the source of an environment's job read from
+// spec.pipeline.buildFile in the project's repository, with what the
+// project fills in on an inline build as the file's defaults; nil when the
+// project has none or the environment declares its own build.
+func (p *project) buildFile(e Environment) *jenkinsv1alpha1.BuildFileSource {
+	g, path := p.spec.Git, p.spec.Pipeline.BuildFile
+	if path == "" || (e.Pipeline != nil && e.Pipeline.Build != nil) {
+		return nil
+	}
+	host, repo := p.registryOf(e)
+	f := &jenkinsv1alpha1.BuildFileSource{URL: g.URL, Branch: branch(g), Path: path, Defaults: &jenkinsv1alpha1.BuildFileDefaults{
+		Checkout: &jenkinsv1alpha1.CheckoutStage{URL: g.URL, Branch: branch(g), CredentialsID: p.checkoutCredentialsID()},
+		Image:    &jenkinsv1alpha1.ImageTarget{Registry: host, Repository: repo},
+	}}
+	if r := g.CredentialsSecretRef; r != nil {
+		f.CredentialsSecretRef = &jenkinsv1alpha1.CredentialSecretRef{Name: r.Name}
+	}
+	return f
 }
 
 // buildOf is an environment's declared build, its own or the project's;

@@ -132,6 +132,10 @@ type PipelineSpec struct {
 	// schema is the JenkinsPipeline CRD's, hack/xrd-build-schema.py);
 	// ScriptPath is then unused.
 	Build *jenkinsv1alpha1.PipelineBuild `json:"build,omitempty"`
+	// BuildFile is the path of the declared build in spec.git, read by
+	// the provider at every poll (source.buildFile); it replaces Build
+	// (the XRD allows one) and ScriptPath.
+	BuildFile string `json:"buildFile,omitempty"`
 }
 
 // EnvironmentPipeline overrides spec.pipeline for one environment.

@@ -137,6 +137,14 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("the declared-build example must be accepted: %v", err)
 	}
+	// The build-file example: accepted.
+	file := readYAML(t, "examples", "devopsproject", "xr-build-file.yaml")["spec"].(map[string]any)
+	if err := apply(func(s map[string]any) {
+		s["git"], s["pipeline"] = file["git"], file["pipeline"]
+		envAt(s, 1)["pipeline"] = file["environments"].([]any)[1].(map[string]any)["pipeline"]
+	}); err != nil {
+		t.Fatalf("the build-file example must be accepted: %v", err)
+	}
 	withBuild := func(stages ...any) func(map[string]any) {
 		return func(s map[string]any) { s["pipeline"] = map[string]any{"build": map[string]any{"stages": stages}} }
 	}
@@ -150,6 +158,14 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 		"EnvBuildNoStages": {func(s map[string]any) {
 			envAt(s, 0)["pipeline"] = map[string]any{"build": map[string]any{"stages": []any{}}}
 		}, `spec.environments[0].pipeline.build.stages`},
+		"BuildFileAndBuild": {func(s map[string]any) {
+			s["pipeline"] = map[string]any{"buildFile": ".devops/pipeline.yaml", "build": map[string]any{"stages": []any{map[string]any{"name": "t", "sh": []any{"true"}}}}}
+		}, `pipeline.buildFile is read from spec.git over https`},
+		"BuildFileSSH": {func(s map[string]any) {
+			s["git"].(map[string]any)["url"] = "ssh://git@git.example.com/team/shop.git"
+			s["pipeline"] = map[string]any{"buildFile": ".devops/pipeline.yaml"}
+		}, `pipeline.buildFile is read from spec.git over https`},
+		"BuildFileUp":          {func(s map[string]any) { s["pipeline"] = map[string]any{"buildFile": "a/../../b"} }, `buildFile must stay inside the repository`},
 		"DuplicateEnvironment": {func(s map[string]any) { envAt(s, 1)["name"] = "prod" }, `spec.environments[1]: Duplicate value`},
 		"BothConfigs": {func(s map[string]any) {
 			s["providerConfigName"] = "default"
@@ -162,8 +178,15 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 		"TTLTooShort":       {func(s map[string]any) { envAt(s, 2)["ttl"] = "30s" }, `spec.environments[2].ttl: Invalid value: "30s": ttl must be at least 1m`},
 		"TTLNotDuration":    {func(s map[string]any) { envAt(s, 2)["ttl"] = "3 days" }, `spec.environments[2].ttl`},
 		"GitURLHTTP":        {func(s map[string]any) { s["git"].(map[string]any)["url"] = "http://git.example.com/a.git" }, `spec.git.url`},
-		"RetainUnknown":     {func(s map[string]any) { envAt(s, 2)["retain"] = []any{"Namespace"} }, `spec.environments[2].retain[0]: Unsupported value: "Namespace"`},
-		"NoEnvironments":    {func(s map[string]any) { s["environments"] = []any{} }, `spec.environments`},
+		"GitURLPassword": {func(s map[string]any) {
+			s["git"].(map[string]any)["url"] = "https://ci:hunter2@git.example.com/a.git"
+		}, `spec.git.url`},
+		"GitSSHURLPassword": {func(s map[string]any) {
+			s["git"].(map[string]any)["url"] = "ssh://git:hunter2@git.example.com/a.git"
+		}, `spec.git.url`},
+		"BuildCheckoutURLPassword": {withBuild(map[string]any{"name": "c", "checkout": map[string]any{"url": "https://ci:hunter2@git.example.com/a.git"}}), `spec.pipeline.build.stages[0].checkout.url`},
+		"RetainUnknown":            {func(s map[string]any) { envAt(s, 2)["retain"] = []any{"Namespace"} }, `spec.environments[2].retain[0]: Unsupported value: "Namespace"`},
+		"NoEnvironments":           {func(s map[string]any) { s["environments"] = []any{} }, `spec.environments`},
 		"IngressOnDirectory": {func(s map[string]any) {
 			s["ingress"] = map[string]any{"enabled": true, "tls": false}
 		}, `an environment with ingress on needs a Helm or Kustomize source`},

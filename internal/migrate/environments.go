@@ -24,6 +24,10 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/jenkins/declarative"
 )
 
 var (
@@ -58,12 +62,61 @@ func (t *translation) pipeline() {
 		t.p.Spec.Pipeline.ScriptPath = script
 	}
 	t.p.Spec.AdoptExisting.Pipelines = true
+	t.build(js, folder, script)
+}
+
+// build carries over what the operator generated each job's pipeline
+// from: its YAML configuration, read from the repository (config_path) or
+// held in the JenkinsSetting (spec.config). A path becomes
+// spec.pipeline.buildFile, read at every poll as the operator did every 5
+// minutes; an inline configuration that is a build becomes
+// spec.pipeline.build. Otherwise the jobs run the repository's
+// Jenkinsfile, which must be committed first.
+func (t *translation) build(js *unstructured.Unstructured, folder, script string) {
 	config := field(js.Object, "spec.config_path", "spec.configPath", "spec.config_file", "spec.configFile")
-	if config == "" && lookup(js.Object, "spec.config") != nil {
-		config = "the YAML config in its spec"
+	inline := lookup(js.Object, "spec.config")
+	branch := cmpOr(t.p.Spec.Git.Branch, "main")
+	switch {
+	case config != "" && strings.HasPrefix(t.p.Spec.Git.URL, "https://") && !strings.Contains(strings.SplitN(strings.TrimPrefix(t.p.Spec.Git.URL, "https://"), "/", 2)[0], "@"):
+		t.p.Spec.Pipeline.BuildFile, t.p.Spec.Pipeline.ScriptPath = config, ""
+		t.note(js, Changed, "its jobs are adopted under %s/<environment> with their builds, and written from %s of branch %s (spec.pipeline.buildFile), which the provider reads at every poll as the operator did every 5 minutes. The file must hold a build in the shape of spec.pipeline.build (docs/migration.md): until it does, each job keeps the pipeline the operator generated and its JenkinsPipeline's Synced condition says what is wrong with the file",
+			folder, config, branch)
+		return
+	case config == "" && inline != nil:
+		b, err := inlineBuild(inline, t.p.Spec.Git.URL, branch)
+		if err == nil {
+			t.p.Spec.Pipeline.Build, t.p.Spec.Pipeline.ScriptPath = b, ""
+			t.note(js, Changed, "its jobs are adopted under %s/<environment> with their builds, and written from the build in its spec.config (spec.pipeline.build): a checkout stage without url checks out %s, an image stage without registry pushes to the project's registry repository", folder, t.p.Spec.Git.URL)
+			return
+		}
+		t.note(js, NotCarried, "its spec.config is not a build in the shape of spec.pipeline.build (%v): write spec.pipeline.build by hand, or the jobs run %s of branch %s", err, cmpOr(script, "Jenkinsfile"), branch)
+	case config != "":
+		t.note(js, Changed, "spec.pipeline.buildFile (%s) is read over https only, and spec.git.url is %s: the build file is not used", config, t.p.Spec.Git.URL)
 	}
 	t.note(js, Changed, "its jobs are adopted under %s/<environment> with their builds, but each becomes \"Pipeline script from SCM\" running %s of branch %s: the pipeline the operator generated from %s is not carried over; commit an equivalent Jenkinsfile before applying",
-		folder, cmpOr(script, "Jenkinsfile"), t.p.Spec.Git.Branch, cmpOr(config, "the project's YAML config"))
+		folder, cmpOr(script, "Jenkinsfile"), branch, cmpOr(config, "the project's YAML config"))
+}
+
+// inlineBuild is the JenkinsSetting's spec.config (a mapping, or YAML
+// text) as a declared build, checked by the JenkinsPipeline CRD's own
+// rules with what the project fills in (its repository, a registry).
+func inlineBuild(config any, gitURL, branch string) (map[string]any, error) {
+	var text []byte
+	switch c := config.(type) {
+	case string:
+		text = []byte(c)
+	default:
+		var err error
+		if text, err = yaml.Marshal(c); err != nil {
+			return nil, err
+		}
+	}
+	d := &jenkinsv1alpha1.BuildFileDefaults{Checkout: &jenkinsv1alpha1.CheckoutStage{URL: gitURL, Branch: branch}, Image: &jenkinsv1alpha1.ImageTarget{Registry: "registry.example", Repository: "team/project"}}
+	if _, err := declarative.ParseFile(text, d); err != nil {
+		return nil, err
+	}
+	out := map[string]any{}
+	return out, yaml.Unmarshal(text, &out)
 }
 
 // jenkinsEnvironments are the environments the JenkinsSetting names.
@@ -98,7 +151,8 @@ func (t *translation) apps() []app {
 		}
 		for _, r := range list(as.Object, "spec.repositories") {
 			if m, ok := r.(map[string]any); ok {
-				t.note(as, Changed, "repository %s is registered again for the project's AppProject only; the operator's registration stays in Argo CD: remove it once nothing else uses it", field(m, "url", "repo_url", "repoUrl"))
+				repo, _ := withoutPassword(field(m, "url", "repo_url", "repoUrl"))
+				t.note(as, Changed, "repository %s is registered again for the project's AppProject only; the operator's registration stays in Argo CD: remove it once nothing else uses it", repo)
 			}
 		}
 		for _, a := range list(as.Object, "spec.applications") {
@@ -225,7 +279,7 @@ func (t *translation) application(env *Environment, a app) {
 	if p := field(a.spec, "source.path"); p != "deploy/"+env.Name {
 		env.Path = p
 	}
-	if repo := field(a.spec, "source.repo_url", "source.repoURL", "source.repoUrl"); repo != "" && repo != t.p.Spec.Git.URL {
+	if repo, _ := withoutPassword(field(a.spec, "source.repo_url", "source.repoURL", "source.repoUrl")); repo != "" && repo != t.p.Spec.Git.URL {
 		t.note(a.from, Changed, "application %s deploys from %s; every environment deploys from the project's repository %s now", a.name, repo, t.p.Spec.Git.URL)
 	}
 	if rev := field(a.spec, "source.revision", "source.target_revision", "source.targetRevision"); rev != "" && rev != t.p.Spec.Git.Branch {

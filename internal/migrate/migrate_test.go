@@ -44,9 +44,15 @@ func TestGolden(t *testing.T) {
 		"shop": {
 			reason: "A project with every operator kind, linked by ownerReferences (a kubectl List): everything adopted under the same names.",
 		},
+		"inline-build": {
+			reason: "A JenkinsSetting's inline configuration that is a build becomes spec.pipeline.build; one that is not is reported and not carried over.",
+		},
 		"inline-credentials": {
 			reason: "Multi-document YAML linked by spec.project: inline credentials are never printed, an environment without a domain is left out and said so, a child of a missing project is reported.",
 			opts:   Options{ProviderConfig: &ConfigRef{Kind: "ClusterProviderConfig", Name: "platform"}},
+		},
+		"url-credentials": {
+			reason: "A password in the repository URL or the registry's endpoint is dropped and said so: it is neither printed nor written into the DevOpsProject.",
 		},
 	}
 	for name, tc := range cases {

@@ -94,6 +94,12 @@ type Registry struct {
 type Pipeline struct {
 	Folder     string `json:"folder,omitempty"`
 	ScriptPath string `json:"scriptPath,omitempty"`
+	// BuildFile is the operator's configuration file in the repository.
+	BuildFile string `json:"buildFile,omitempty"`
+	// Build is a JenkinsSetting's inline configuration, as written there
+	// (a typed build would write its required fields the project fills
+	// in as empty strings).
+	Build map[string]any `json:"build,omitempty"`
 }
 
 // DNS is spec.dns.

@@ -75,6 +75,9 @@ func TestOutputMatchesXRD(t *testing.T) {
 		"InlineCredentials": {
 			reason: "A project with a Helm environment and a ClusterProviderConfig validates.", fixture: "inline-credentials.yaml",
 		},
+		"InlineBuild": {
+			reason: "A project with a build carried over from a JenkinsSetting's spec.config validates.", fixture: "inline-build.yaml",
+		},
 		"Bad": {
 			reason:  "The check fails an object the API server refuses (an environment name that is no DNS label), so it can fail.",
 			fixture: "shop.yaml", mutate: func(p *Project) { p.Spec.Environments[0].Name = "Alpha_1" }, wantErr: true,

@@ -22,6 +22,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/freeleaps/provider-devops/apis/contract"
 )
 
 // Options of a migration.
@@ -202,9 +204,26 @@ func (t *translation) git() bool {
 		return false
 	}
 	g.Branch = cmpOr(g.Branch, "main")
+	if clean, had := withoutPassword(g.URL); had {
+		g.URL = clean
+		t.r.note(KindProject, t.g.project.GetNamespace(), t.g.project.GetName(), Changed,
+			"the repository URL carried a user and password (or token): they were neither copied nor printed, and the URL is %s; put them in the Secret spec.git.credentialsSecretRef names (keys username and password) and rotate the token, which the operator's objects held in clear", g.URL)
+	}
 	t.p.Spec.Git = g
 	t.credentials()
 	return true
+}
+
+// optIn is the report's request to label Secret name of namespace so the
+// project's ArgoRepository (and, with jenkins, its JenkinsCredential) may
+// use it: the labels are the Secret owner's consent, which the operator
+// did not ask for.
+func optIn(namespace, name string, jenkins bool) string {
+	labels := contract.LabelGitRepository + "=" + contract.ValueGitRepository
+	if jenkins {
+		labels += " " + contract.LabelJenkinsCredential + "=" + contract.ValueJenkinsCredential
+	}
+	return fmt.Sprintf("Its owner labels it to consent to its use: kubectl label secret -n %s %s %s", namespace, name, labels)
 }
 
 // credentials carries GitCredentials over by the name of its Secret only.
@@ -237,12 +256,12 @@ func (t *translation) credentials() {
 	secret := field(gc.Object, "spec.secret_ref.name", "spec.secretRef.name", "spec.secret_name", "spec.secretName")
 	if secret != "" {
 		g.CredentialsSecretRef = &SecretRef{Name: secret}
-		t.note(gc, Changed, "Argo CD reads the repository with Secret %s, registered for the project's AppProject only (an ArgoRepository); it must hold the keys username and password (https) or sshPrivateKey (ssh): rename the operator's keys if they differ", secret)
+		t.note(gc, Changed, "Argo CD reads the repository with Secret %s, registered for the project's AppProject only (an ArgoRepository); it must hold the keys username and password (https) or sshPrivateKey (ssh): rename the operator's keys if they differ. %s", secret, optIn(gc.GetNamespace(), secret, g.JenkinsCredentialsID == ""))
 		return
 	}
 	if inline(gc.Object) {
 		g.CredentialsSecretRef = &SecretRef{Name: gc.GetName()}
-		t.note(gc, NotCarried, "holds its credentials inline; they were neither copied nor printed. Create Secret %s in namespace %s with the keys username and password (https) or sshPrivateKey (ssh) before applying: the project's ArgoRepository waits for it", gc.GetName(), gc.GetNamespace())
+		t.note(gc, NotCarried, "holds its credentials inline; they were neither copied nor printed. Create Secret %s in namespace %s with the keys username and password (https) or sshPrivateKey (ssh) before applying: the project's ArgoRepository waits for it. %s", gc.GetName(), gc.GetNamespace(), optIn(gc.GetNamespace(), gc.GetName(), g.JenkinsCredentialsID == ""))
 		return
 	}
 	t.note(gc, NotCarried, "names no Secret and holds no credentials: the repository is taken as public; set spec.git.credentialsSecretRef if it is not")
@@ -257,6 +276,36 @@ func inline(obj map[string]any) bool {
 		}
 	}
 	return false
+}
+
+// withoutPassword is raw without the credentials its authority may
+// carry, and whether it carried any: an http(s) URL loses its user and
+// password, another scheme's (ssh://git:token@host) its password. The
+// migration prints and writes URLs only through it. It parses by hand:
+// url.Parse fails on some passwords, and its error quotes the URL.
+func withoutPassword(raw string) (string, bool) {
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		// scp-like git@host:path has a user, never a password.
+		return raw, false
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	at := strings.LastIndex(rest[:end], "@")
+	if at < 0 {
+		return raw, false
+	}
+	user, host := rest[:at], rest[at+1:]
+	switch s := strings.ToLower(scheme); {
+	case s == "http" || s == "https":
+		return scheme + "://" + host, true
+	case strings.Contains(user, ":"):
+		name, _, _ := strings.Cut(user, ":")
+		return scheme + "://" + name + "@" + host, true
+	}
+	return raw, false
 }
 
 func cmpOr(a, b string) string {
@@ -297,6 +346,7 @@ func (t *translation) registry() {
 	t.adopted = append(t.adopted, "image repository "+reg.Namespace+"/"+reg.Name)
 	t.note(cr, Adopted, "repository %s/%s is adopted (spec.adoptExisting.registry); its images stay when the project is deleted", reg.Namespace, reg.Name)
 	if url := field(cr.Object, "spec.registry_url", "spec.registryUrl", "spec.url", "spec.server"); url != "" {
+		url, _ = withoutPassword(url)
 		t.note(cr, Changed, "the registry's endpoint (%s) and credentials are the ProviderConfig's spec.registry now, not the project's: check the ProviderConfig points there", url)
 	}
 }

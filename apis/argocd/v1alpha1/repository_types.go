@@ -84,9 +84,11 @@ type ArgoRepositoryParameters struct {
 	EnableLFS bool `json:"enableLfs,omitempty"`
 
 	// CredentialsSecretRef is a Secret in this resource's namespace with the
-	// keys username and password (https) or sshPrivateKey (ssh). Unset: a
-	// public repository. A change of the Secret is written to Argo CD at the
-	// next poll.
+	// keys username and password (https) or sshPrivateKey (ssh). It must
+	// carry the label devops.freeleaps.io/git-repository: "true", its
+	// owner's consent to Argo CD sending it to this URL; without it nothing
+	// is sent. Unset: a public repository. A change of the Secret is
+	// written to Argo CD at the next poll.
 	// +optional
 	CredentialsSecretRef *RepositorySecretReference `json:"credentialsSecretRef,omitempty"`
 }

@@ -147,8 +147,10 @@ type StageWhen struct {
 // the job's REVISION parameter when a build sets it (a deploy request
 // does), so a build of a given revision builds that revision.
 type CheckoutStage struct {
-	// URL of the Git repository (https, ssh:// or scp-like git@host:path).
-	// +kubebuilder:validation:Pattern=`^(https?://[^\s/?#]+/[^\s]+|ssh://[^\s/?#]+/[^\s]+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+)$`
+	// URL of the Git repository (https, ssh:// or scp-like git@host:path),
+	// without a password: it is written into the job in clear, and Jenkins
+	// logs it; the credential belongs in credentialsId.
+	// +kubebuilder:validation:Pattern=`^(https?://[^\s/?#@]+/[^\s]+|ssh://([^\s/?#@:]+@)?[^\s/?#@]+/[^\s]+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+)$`
 	// +kubebuilder:validation:MaxLength=2048
 	URL string `json:"url"`
 

@@ -114,9 +114,12 @@ type JenkinsCredentialParameters struct {
 	Folder string `json:"folder,omitempty"`
 
 	// ID of the credential, as pipelines name it (credentialsId).
-	// Defaults to the resource's name.
+	// Defaults to the resource's name. It is a segment of the
+	// credential's URL, so "." and ".." are refused: they would name the
+	// store itself.
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_.-]+$`
 	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:XValidation:rule="self != '.' && self != '..'",message="id must not be '.' or '..': it is a segment of the credential's URL"
 	// +optional
 	ID string `json:"id,omitempty"`
 
@@ -143,7 +146,10 @@ type JenkinsCredentialParameters struct {
 	Username string `json:"username,omitempty"`
 
 	// SecretRef is the Secret, in this resource's namespace, holding the
-	// values. When its values change, the credential is rewritten.
+	// values. It must carry the label
+	// devops.freeleaps.io/jenkins-credential: "true", its owner's consent
+	// to being copied into Jenkins; without it nothing is written. When its
+	// values change, the credential is rewritten.
 	SecretRef CredentialSecretRef `json:"secretRef"`
 
 	// AdoptExisting lets this resource take over a credential with its id

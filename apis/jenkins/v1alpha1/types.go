@@ -29,8 +29,10 @@ import (
 // SCMSource builds the pipeline from a Jenkinsfile in a Git repository
 // (Jenkins' CpsScmFlowDefinition with GitSCM).
 type SCMSource struct {
-	// URL of the Git repository (https, ssh:// or scp-like git@host:path).
-	// +kubebuilder:validation:Pattern=`^(https?://[^\s/?#]+/[^\s]+|ssh://[^\s/?#]+/[^\s]+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+)$`
+	// URL of the Git repository (https, ssh:// or scp-like git@host:path),
+	// without a password: it is written into the job in clear, and Jenkins
+	// logs it; the credential belongs in credentialsId.
+	// +kubebuilder:validation:Pattern=`^(https?://[^\s/?#@]+/[^\s]+|ssh://([^\s/?#@:]+@)?[^\s/?#@]+/[^\s]+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+)$`
 	// +kubebuilder:validation:MaxLength=2048
 	URL string `json:"url"`
 
@@ -62,9 +64,80 @@ type SCMSource struct {
 	Lightweight *bool `json:"lightweight,omitempty"`
 }
 
+// BuildFileSource is a declared build kept in a file of a Git repository,
+// read by the provider (not by Jenkins) over HTTPS at every poll: the
+// Kopf operator's project configuration file, read every 5 minutes.
+type BuildFileSource struct {
+	// URL of the Git repository, over HTTPS (smart HTTP), without
+	// credentials in it. Its host must be one the platform lets tenants
+	// reach (--tenant-backend-hosts, --tenant-backend-networks).
+	// +kubebuilder:validation:Pattern=`^https://[^\s/?#@]+/[^\s?#]+$`
+	// +kubebuilder:validation:MaxLength=2048
+	URL string `json:"url"`
+
+	// Branch the file is read from.
+	// +kubebuilder:default=main
+	// +kubebuilder:validation:Pattern=`^[^\s~^:?*\[\\]+$`
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	Branch string `json:"branch,omitempty"`
+
+	// Path of the file inside the repository: YAML of the shape of
+	// source.build.
+	// +kubebuilder:default=".devops/pipeline.yaml"
+	// +kubebuilder:validation:Pattern=`^[^/\s][^\s]*$`
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:XValidation:rule="!self.split('/').exists(s, s == '..' || s == '.' || s == '')",message="path must stay inside the repository (no empty, '.' or '..' segments)"
+	// +optional
+	Path string `json:"path,omitempty"`
+
+	// CredentialsSecretRef is a Secret in this resource's namespace with
+	// the user name and password (or token) that read the repository.
+	// None reads it anonymously. The Secret must carry the label
+	// devops.freeleaps.io/git-repository: "true", its owner's consent to
+	// its being sent to the repository's server.
+	// +optional
+	CredentialsSecretRef *CredentialSecretRef `json:"credentialsSecretRef,omitempty"`
+
+	// Defaults fill in what the file's stages leave out, before the file
+	// is validated: a DevOpsProject's build file, like its inline build,
+	// checks out the project's repository and pushes to its registry
+	// repository without naming them.
+	// +optional
+	Defaults *BuildFileDefaults `json:"defaults,omitempty"`
+}
+
+// BuildFileDefaults are what a build file's stages leave out.
+type BuildFileDefaults struct {
+	// Checkout fills a checkout stage without url: its url, and its
+	// branch and credentialsId when the stage sets none.
+	// +optional
+	Checkout *CheckoutStage `json:"checkout,omitempty"`
+
+	// Image fills an image stage's registry and repository when it sets
+	// none.
+	// +optional
+	Image *ImageTarget `json:"image,omitempty"`
+}
+
+// ImageTarget is where an image stage pushes.
+type ImageTarget struct {
+	// Registry host (and port), as an image stage's.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?$`
+	// +optional
+	Registry string `json:"registry,omitempty"`
+
+	// Repository inside the registry, as an image stage's.
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]+([._-][a-z0-9]+)*(/[a-z0-9]+([._-][a-z0-9]+)*)*$`
+	// +optional
+	Repository string `json:"repository,omitempty"`
+}
+
 // PipelineSource says where the pipeline script comes from: exactly one of
-// scm, script or build.
-// +kubebuilder:validation:XValidation:rule="[has(self.scm), has(self.script), has(self.build)].filter(x, x).size() == 1",message="set exactly one of source.scm, source.script or source.build"
+// scm, script, build or buildFile.
+// +kubebuilder:validation:XValidation:rule="[has(self.scm), has(self.script), has(self.build), has(self.buildFile)].filter(x, x).size() == 1",message="set exactly one of source.scm, source.script, source.build or source.buildFile"
 type PipelineSource struct {
 	// SCM reads the Jenkinsfile from Git.
 	// +optional
@@ -80,6 +153,12 @@ type PipelineSource struct {
 	// Pipeline script and keeps it as the job's inline script.
 	// +optional
 	Build *PipelineBuild `json:"build,omitempty"`
+
+	// BuildFile is a declared build read from a file in a Git repository
+	// at every poll. While the file cannot be read or is not a valid
+	// build, the job keeps the pipeline of the last good one.
+	// +optional
+	BuildFile *BuildFileSource `json:"buildFile,omitempty"`
 }
 
 // ParameterType is a Jenkins build parameter type.
@@ -262,6 +341,10 @@ type JenkinsPipelineObservation struct {
 	// again, so the request builds once.
 	// +optional
 	UnconfirmedBuild *UnconfirmedBuild `json:"unconfirmedBuild,omitempty"`
+	// BuildFileCommit is the commit of spec.forProvider.source.buildFile
+	// the job's pipeline was last written from.
+	// +optional
+	BuildFileCommit string `json:"buildFileCommit,omitempty"`
 	// CreatedFolders lists the folders this resource created, so deletion
 	// removes only those (and only when empty).
 	// +listType=atomic

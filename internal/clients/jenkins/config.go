@@ -62,6 +62,34 @@ type Pipeline struct {
 	// Upstream are the full paths of jobs whose successful builds start
 	// this one (ReverseBuildTrigger).
 	Upstream []string
+	// SharedParameters is set when the job's script is not the
+	// provider's (a Jenkinsfile, an inline script): it may declare
+	// parameters {} of its own, which Jenkins writes into the job at every
+	// run. Then only Parameters are managed, by name and in any order;
+	// the job's other parameters are the script's and left alone.
+	// Otherwise the provider owns the whole parameters property.
+	SharedParameters bool
+}
+
+// Managed is observed as far as want manages it: with SharedParameters,
+// only the parameters want declares, in want's order (a parameter want
+// declares and the job lacks stays missing), so a script's own parameters,
+// and the order Jenkins stored them in, never show as drift.
+func Managed(observed, want Pipeline) Pipeline {
+	if !want.SharedParameters {
+		return observed
+	}
+	byName := make(map[string]Parameter, len(observed.Parameters))
+	for _, prm := range observed.Parameters {
+		byName[prm.Name] = prm
+	}
+	observed.Parameters = nil
+	for _, prm := range want.Parameters {
+		if o, ok := byName[prm.Name]; ok {
+			observed.Parameters = append(observed.Parameters, o)
+		}
+	}
+	return observed
 }
 
 // SCM is a Jenkinsfile read from Git.

@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"io"
+	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 )
@@ -27,17 +28,18 @@ import (
 // Elements of a Pipeline job's config.xml the provider manages; Merge
 // replaces these and keeps every other element as Jenkins stored it.
 const (
-	elemDescription  = "description"
-	elemDisabled     = "disabled"
-	elemDefinition   = "definition"
-	elemProperties   = "properties"
-	elemTriggers     = "triggers"
-	propParameters   = "hudson.model.ParametersDefinitionProperty"
-	propTriggers     = "org.jenkinsci.plugins.workflow.job.properties.PipelineTriggersJobProperty"
-	triggerTimer     = "hudson.triggers.TimerTrigger"
-	triggerSCM       = "hudson.triggers.SCMTrigger"
-	triggerReverse   = "jenkins.triggers.ReverseBuildTrigger"
-	rootFlowDefition = "flow-definition"
+	elemDescription          = "description"
+	elemDisabled             = "disabled"
+	elemDefinition           = "definition"
+	elemProperties           = "properties"
+	elemTriggers             = "triggers"
+	propParameters           = "hudson.model.ParametersDefinitionProperty"
+	elemParameterDefinitions = "parameterDefinitions"
+	propTriggers             = "org.jenkinsci.plugins.workflow.job.properties.PipelineTriggersJobProperty"
+	triggerTimer             = "hudson.triggers.TimerTrigger"
+	triggerSCM               = "hudson.triggers.SCMTrigger"
+	triggerReverse           = "jenkins.triggers.ReverseBuildTrigger"
+	rootFlowDefition         = "flow-definition"
 )
 
 // Merge returns observed, the config.xml Jenkins serves for the job, with
@@ -67,7 +69,11 @@ func Merge(observed []byte, p Pipeline) ([]byte, error) {
 		have.set(name, want.child(name))
 	}
 	props, wantProps := have.ensure(elemProperties), want.child(elemProperties)
-	props.set(propParameters, wantProps.child(propParameters))
+	if p.SharedParameters {
+		mergeParameters(props, wantProps.child(propParameters))
+	} else {
+		props.set(propParameters, wantProps.child(propParameters))
+	}
 
 	wantTriggers := wantProps.child(propTriggers)
 	switch tp := props.child(propTriggers); {
@@ -94,6 +100,49 @@ func Merge(observed []byte, p Pipeline) ([]byte, error) {
 		return nil, errors.Wrap(err, "cannot write the job's config.xml")
 	}
 	return buf.Bytes(), nil
+}
+
+// mergeParameters writes the parameter definitions of want into props'
+// parameters property by name: a definition of the same name is replaced
+// where it stands, a new one appended; the others (a script's own) are
+// kept as Jenkins stored them.
+func mergeParameters(props, want *node) {
+	if want == nil {
+		return
+	}
+	have := props.child(propParameters)
+	if have == nil {
+		props.set(propParameters, want)
+		return
+	}
+	defs := have.ensure(elemParameterDefinitions)
+	for _, d := range want.child(elemParameterDefinitions).elements() {
+		name := text(d.child("name"))
+		replaced := false
+		for i, k := range defs.Kids {
+			if c, ok := k.(*node); ok && text(c.child("name")) == name {
+				defs.Kids[i], replaced = d, true
+				break
+			}
+		}
+		if !replaced {
+			defs.Kids = append(defs.Kids, d)
+		}
+	}
+}
+
+// text is the character data of n.
+func text(n *node) string {
+	if n == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, k := range n.Kids {
+		if c, ok := k.(xml.CharData); ok {
+			b.Write(c)
+		}
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // node is an XML element kept whole: its attributes and its children in

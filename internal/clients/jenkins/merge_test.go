@@ -117,12 +117,37 @@ func TestMerge(t *testing.T) {
 		Parameters: []Parameter{{Name: "REVISION", Type: ParamString}, {Name: "ENVIRONMENT", Type: ParamString, Default: "prod"}},
 		Cron:       "H 4 * * *",
 	}
+	// withScriptParameter is realConfig after a run of a Jenkinsfile
+	// declaring parameters { booleanParam(name: 'FOO') } before REVISION.
+	withScriptParameter := strings.Replace(realConfig, "<parameterDefinitions>",
+		"<parameterDefinitions>\n        <hudson.model.BooleanParameterDefinition>\n          <name>FOO</name>\n          <defaultValue>true</defaultValue>\n        </hudson.model.BooleanParameterDefinition>", 1)
 	cases := map[string]struct {
 		reason  string
+		config  string
 		p       func(Pipeline) Pipeline
 		present []string
 		absent  []string
 	}{
+		"SharedParametersByName": {
+			reason:  "With a Jenkinsfile's parameters, the declared ones are written by name and the script's own stay where Jenkins put them.",
+			config:  withScriptParameter,
+			p:       func(p Pipeline) Pipeline { p.SharedParameters = true; return p },
+			present: append([]string{"<name>FOO</name>", "<defaultValue>true</defaultValue>", "<name>REVISION</name>", "<name>ENVIRONMENT</name>"}, kept...),
+		},
+		"SharedParametersNoneDeclared": {
+			reason:  "With a Jenkinsfile and no declared parameters, the parameters property is the script's: left whole.",
+			config:  withScriptParameter,
+			p:       func(p Pipeline) Pipeline { p.SharedParameters, p.Parameters = true, nil; return p },
+			present: append([]string{"<name>FOO</name>", "<name>REVISION</name>", "hudson.model.ParametersDefinitionProperty"}, kept...),
+			absent:  []string{"<name>ENVIRONMENT</name>"},
+		},
+		"OwnedParametersReplaced": {
+			reason:  "With the provider's own script, the parameters property is replaced whole: a parameter nobody declares goes.",
+			config:  withScriptParameter,
+			p:       func(p Pipeline) Pipeline { return p },
+			present: append([]string{"<name>REVISION</name>", "<name>ENVIRONMENT</name>"}, kept...),
+			absent:  []string{"<name>FOO</name>"},
+		},
 		"DriftCorrected": {
 			reason:  "The managed fields take the resource's values; the rest of the file stays.",
 			p:       func(p Pipeline) Pipeline { return p },
@@ -156,7 +181,11 @@ func TestMerge(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			want := tc.p(base)
-			out, err := Merge([]byte(realConfig), want)
+			config := realConfig
+			if tc.config != "" {
+				config = tc.config
+			}
+			out, err := Merge([]byte(config), want)
 			if err != nil {
 				t.Fatalf("%s\nMerge(...): %v", tc.reason, err)
 			}
@@ -164,7 +193,7 @@ func TestMerge(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s\nthe merged file does not parse: %v\n%s", tc.reason, err, out)
 			}
-			if diff := cmp.Diff(Normalize(want), Normalize(*got), cmpopts.EquateEmpty()); diff != "" {
+			if diff := cmp.Diff(Normalize(want), Normalize(Managed(*got, want)), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("%s\nmanaged fields -want +got:\n%s", tc.reason, diff)
 			}
 			for _, s := range tc.present {

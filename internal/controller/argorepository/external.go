@@ -31,6 +31,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/controller/argoaccess"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
@@ -46,6 +47,10 @@ const (
 	errFmtNeedsKeys    = "spec.forProvider.credentialsSecretRef: Secret %s/%s has no key %s: %s"
 	errFmtExternalName = "annotation %s %q is not spec.forProvider.url %q: an ArgoRepository's external name is its URL; remove the annotation"
 	errFmtSSHOnly      = "spec.forProvider.credentialsSecretRef: Secret %s/%s holds %s, but %q is not an SSH URL (ssh://… or user@host:path): an SSH key is used only over SSH"
+	// errFmtNotOptedIn names the Secret and the label, never a value.
+	errFmtNotOptedIn = "spec.forProvider.credentialsSecretRef: Secret %[2]q in namespace %[1]q has not consented to being registered in Argo CD, which sends it to the repository URL: " +
+		"whoever owns the Secret (someone allowed to read it, not the author of this resource) must label it: " +
+		"kubectl label secret -n %[1]s %[2]s %[3]s=%[4]s. Nothing was sent to Argo CD; a repository already registered is left as it is"
 )
 
 // Secrets reads a Secret of the resource's namespace.
@@ -91,7 +96,17 @@ type credentials struct {
 	version                           string
 }
 
-// credentialsOf reads and checks the credentials Secret; nil without one.
+// OptedIn reports whether s consents to being registered in Argo CD: the
+// label contract.LabelGitRepository set to "true". Whoever can label a
+// Secret can read it already; whoever can only create an ArgoRepository
+// (or a DevOpsProject) in its namespace may not have been allowed to, and
+// chooses the URL Argo CD sends the Secret to.
+func OptedIn(s *corev1.Secret) bool {
+	return s.GetLabels()[contract.LabelGitRepository] == contract.ValueGitRepository
+}
+
+// credentialsOf reads and checks the credentials Secret, which must have
+// opted in (OptedIn) before any value is read; nil without one.
 func (e *external) credentialsOf(ctx context.Context, cr *v1alpha1.ArgoRepository) (*credentials, error) {
 	ref := cr.Spec.ForProvider.CredentialsSecretRef
 	if ref == nil {
@@ -101,6 +116,9 @@ func (e *external) credentialsOf(ctx context.Context, cr *v1alpha1.ArgoRepositor
 	s, err := e.secrets.Secret(ctx, ns, ref.Name)
 	if err != nil {
 		return nil, err
+	}
+	if !OptedIn(s) {
+		return nil, errors.Errorf(errFmtNotOptedIn, ns, ref.Name, contract.LabelGitRepository, contract.ValueGitRepository)
 	}
 	c := &credentials{
 		username:      string(s.Data[v1alpha1.RepositoryKeyUsername]),

@@ -118,13 +118,34 @@ func repository(url string, mod ...func(*v1alpha1.ArgoRepository)) *v1alpha1.Arg
 	return cr
 }
 
-func secret(data map[string]string, rv string) *corev1.Secret {
-	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "git", Namespace: "team-a", UID: types.UID("uid"), ResourceVersion: rv}, Data: map[string][]byte{}}
+// secret is the Secret "git", opted in to Argo CD, holding data.
+func secret(data map[string]string, rv string, mod ...func(*corev1.Secret)) *corev1.Secret {
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "git", Namespace: "team-a", UID: types.UID("uid"), ResourceVersion: rv,
+		Labels: map[string]string{contract.LabelGitRepository: "true"}}, Data: map[string][]byte{}}
 	for k, v := range data {
 		s.Data[k] = []byte(v)
 	}
+	for _, f := range mod {
+		f(s)
+	}
 	return s
 }
+
+// labelled sets the opt-in label to v; "" removes it. Another label stays.
+func labelled(v string) func(*corev1.Secret) {
+	return func(s *corev1.Secret) {
+		s.Labels = map[string]string{"app": "git", contract.LabelJenkinsCredential: "true"}
+		if v != "" {
+			s.Labels[contract.LabelGitRepository] = v
+		}
+	}
+}
+
+// errNotOptedIn is the refusal of a Secret without the label: it names the
+// Secret, the label and who adds it.
+const errNotOptedIn = `Secret "git" in namespace "team-a" has not consented to being registered in Argo CD, which sends it to the repository URL: ` +
+	`whoever owns the Secret (someone allowed to read it, not the author of this resource) must label it: ` +
+	`kubectl label secret -n team-a git devops.freeleaps.io/git-repository=true. Nothing was sent to Argo CD; a repository already registered is left as it is`
 
 func ours(url string, state string) *argocd.Repository {
 	return &argocd.Repository{Repo: url, Type: "git", Name: "provider-devops team-a/shop", Project: "team-a-shop", ConnectionState: argocd.ConnectionState{Status: state}}
@@ -268,6 +289,27 @@ func TestObserve(t *testing.T) {
 			secrets: secrets{"team-a/git": secret(map[string]string{"password": "p"}, "1")},
 			want:    want{err: "has no key sshPrivateKey", ready: corev1.ConditionTrue, refresh: []bool{false}},
 		},
+		"NotOptedIn": {
+			reason:  "A Secret without the opt-in label (the Jenkins one does not count) is refused before a value is read, naming the label and who adds it; the registered repository is left as it is.",
+			cr:      repository(httpsURL, func(cr *v1alpha1.ArgoRepository) { cr.Status.AtProvider.CredentialsVersion = "uid/6" }),
+			repos:   map[string]*argocd.Repository{"team-a-shop " + httpsURL: ours(httpsURL, argocd.ConnectionSuccessful)},
+			secrets: secrets{"team-a/git": secret(map[string]string{"username": "ci", "password": "s3cret"}, "7", labelled(""))},
+			want:    want{err: errNotOptedIn, ready: corev1.ConditionTrue, refresh: []bool{false}},
+		},
+		"OptInOtherValue": {
+			reason:  "Only the value \"true\" consents.",
+			cr:      repository(httpsURL),
+			secrets: secrets{"team-a/git": secret(map[string]string{"username": "ci", "password": "s3cret"}, "7", labelled("yes"))},
+			repos:   map[string]*argocd.Repository{"team-a-shop " + httpsURL: ours(httpsURL, argocd.ConnectionSuccessful)},
+			want:    want{err: errNotOptedIn, ready: corev1.ConditionTrue, refresh: []bool{false}},
+		},
+		"DeletedNotOptedIn": {
+			reason:  "Deleting needs no consent: the resource's own repository is found, to be deleted, after the label was removed.",
+			cr:      repository(httpsURL, func(cr *v1alpha1.ArgoRepository) { cr.SetDeletionTimestamp(&metav1.Time{Time: before}) }),
+			repos:   map[string]*argocd.Repository{"team-a-shop " + httpsURL: ours(httpsURL, argocd.ConnectionSuccessful)},
+			secrets: secrets{"team-a/git": secret(map[string]string{"username": "ci", "password": "s3cret"}, "7", labelled(""))},
+			want:    want{obs: managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, ready: corev1.ConditionTrue, refresh: []bool{false}},
+		},
 		"HTTPSWithoutPassword": {
 			reason:  "An https URL needs username and password.",
 			cr:      repository(httpsURL),
@@ -286,6 +328,9 @@ func TestObserve(t *testing.T) {
 			got, err := e.Observe(context.Background(), tc.cr)
 			if (err == nil) != (tc.want.err == "") || (err != nil && !strings.Contains(err.Error(), tc.want.err)) {
 				t.Fatalf("%s\nObserve(...): want error containing %q, got %v", tc.reason, tc.want.err, err)
+			}
+			if err != nil && strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("%s\nObserve(...): the error holds the Secret's value: %v", tc.reason, err)
 			}
 			if diff := cmp.Diff(tc.want.obs, got); diff != "" && err == nil {
 				t.Errorf("%s\nObserve(...): -want, +got:\n%s", tc.reason, diff)
@@ -351,6 +396,18 @@ func TestWrite(t *testing.T) {
 			reason: "The same holds for an update.",
 			cr:     repository(sshURL), secrets: ssh, projects: other, tenancy: &argoaccess.Tenancy{Namespace: "team-a"}, update: true,
 			err: `belongs to namespace "team-b"`,
+		},
+		"CreateNotOptedIn": {
+			reason:  "Nothing is registered with a Secret without the opt-in label.",
+			cr:      repository(sshURL),
+			secrets: secrets{"team-a/git": secret(map[string]string{"sshPrivateKey": "KEY"}, "3", labelled(""))},
+			err:     errNotOptedIn,
+		},
+		"UpdateNotOptedIn": {
+			reason:  "A Secret whose label was removed is not written again: the registered repository keeps what it had.",
+			cr:      repository(sshURL),
+			secrets: secrets{"team-a/git": secret(map[string]string{"sshPrivateKey": "KEY"}, "4", labelled(""))}, update: true,
+			err: errNotOptedIn,
 		},
 		"Update": {
 			reason: "An update writes settings and credentials again.",

@@ -55,7 +55,8 @@ const (
 )
 
 // TestRealArgoRepository runs the three Argo CD kinds against a real Argo
-// CD and a private git repository that needs a password: the repository is
+// CD and a private git repository that needs a password: nothing is
+// registered until the Secret carries the opt-in label; the repository is
 // registered for its project only; a wrong password shows as not Ready with
 // Argo CD's reason, the fixed Secret is written at the next poll and an
 // application of the project syncs from the private repository; the steady
@@ -129,14 +130,26 @@ func TestRealArgoRepository(t *testing.T) {
 		}
 	})
 
+	controlplane.Eventually(t, "a Secret without the opt-in label refused, naming the label", func() bool {
+		m := cond(cr, xpv2.TypeSynced).Message
+		return get(cr) && cond(cr, xpv2.TypeSynced).Status == corev1.ConditionFalse &&
+			strings.Contains(m, `Secret "git" in namespace "argo-repo" has not consented`) &&
+			strings.Contains(m, "kubectl label secret -n argo-repo git "+contract.LabelGitRepository+"=true")
+	})
+	api, err := argocd.New(argocd.Config{URL: s.URL, Token: s.Token, Namespace: argocdserver.Namespace})
+	controlplane.Must(t, err)
+	if _, err := api.GetRepository(ctx, private.URL, "argo-repo-shop", false); !argocd.IsNotFound(err) {
+		t.Errorf("a Secret without the opt-in label reached Argo CD: %v", err)
+	}
+	secret.Labels = map[string]string{contract.LabelGitRepository: "true"}
+	controlplane.Must(t, c.Update(ctx, secret))
+
 	controlplane.Eventually(t, "registered, and not Ready with Argo CD's reason while the password is wrong", func() bool {
 		return get(cr) && cond(cr, xpv2.TypeSynced).Status == corev1.ConditionTrue &&
 			cr.Status.AtProvider.ConnectionStatus == argocd.ConnectionFailed &&
 			cond(cr, xpv2.TypeReady).Status == corev1.ConditionFalse &&
 			strings.Contains(cond(cr, xpv2.TypeReady).Message, "Argo CD cannot connect to the repository")
 	})
-	api, err := argocd.New(argocd.Config{URL: s.URL, Token: s.Token, Namespace: argocdserver.Namespace})
-	controlplane.Must(t, err)
 	r, err := api.GetRepository(ctx, private.URL, "argo-repo-shop", false)
 	controlplane.Must(t, err)
 	if r.Name != "provider-devops argo-repo/shop" || r.Project != "argo-repo-shop" {

@@ -72,6 +72,16 @@ func TestAllowed(t *testing.T) {
 			cr:     in("teams/team-a", "../x"), s: teams,
 			errHas: "must be letters",
 		},
+		"DotDotID": {
+			reason: "An id of '..' would climb out of the credential's URL to the store's domain: refused whatever the allowed ids.",
+			cr:     in("teams/team-a", ".."), s: &pcv1alpha1.JenkinsConfig{RootFolder: "teams/{namespace}"},
+			errHas: "must be letters",
+		},
+		"DotID": {
+			reason: "An id of '.' is the store's own URL segment: refused whatever the allowed ids.",
+			cr:     in("teams/team-a", "."), s: &pcv1alpha1.JenkinsConfig{RootFolder: "teams/{namespace}"},
+			errHas: "must be letters",
+		},
 		"GlobalFromProviderConfig": {
 			reason: "A namespaced ProviderConfig never reaches the global store, even when it says it may.",
 			cr:     in("", "git"), s: global,

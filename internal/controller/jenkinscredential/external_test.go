@@ -35,6 +35,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
 
+	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
@@ -131,9 +132,28 @@ func deleted(cr *v1alpha1.JenkinsCredential) {
 	cr.SetFinalizers([]string{"finalizer.managedresource.crossplane.io"})
 }
 
-func gitSecret(pw string) *corev1.Secret {
-	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "git", Namespace: "team-a"}, Data: map[string][]byte{"username": []byte("ci-bot"), "password": []byte(pw)}}
+// gitSecret is the Secret "git", opted in to Jenkins, holding pw.
+func gitSecret(pw string, mod ...func(*corev1.Secret)) *corev1.Secret {
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "git", Namespace: "team-a", Labels: map[string]string{contract.LabelJenkinsCredential: "true"}}, Data: map[string][]byte{"username": []byte("ci-bot"), "password": []byte(pw)}}
+	for _, f := range mod {
+		f(s)
+	}
+	return s
 }
+
+// labelled sets the opt-in label to v; "" removes it.
+func labelled(v string) func(*corev1.Secret) {
+	return func(s *corev1.Secret) {
+		s.Labels = map[string]string{"app": "git"}
+		if v != "" {
+			s.Labels[contract.LabelJenkinsCredential] = v
+		}
+	}
+}
+
+// errNotOptedIn is the part of the refusal of a Secret without the label
+// that says what to do.
+const errNotOptedIn = `Secret "git" in namespace "team-a" has not consented to being copied into Jenkins`
 
 // kube is an API server holding cr and objs.
 func kube(t *testing.T, cr *v1alpha1.JenkinsCredential, objs ...client.Object) client.Client {
@@ -270,14 +290,44 @@ func TestObserve(t *testing.T) {
 			reason: "A Secret without the key the type needs is an error naming the key and its field.",
 			cr:     credential(),
 			cred:   stored(credential()),
-			secret: &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "git", Namespace: "team-a"}, Data: map[string][]byte{"username": []byte("ci-bot"), "pass": []byte(password)}},
-			want:   want{errHas: `Secret "git" has no key "password" (spec.forProvider.secretRef.passwordKey)`},
+			secret: gitSecret(password, func(s *corev1.Secret) {
+				s.Data = map[string][]byte{"username": []byte("ci-bot"), "pass": []byte(password)}
+			}),
+			want: want{errHas: `Secret "git" has no key "password" (spec.forProvider.secretRef.passwordKey)`},
+		},
+		"SecretNotOptedIn": {
+			reason: "A Secret without the opt-in label is refused with the label to add and who adds it: the resource's author may not be allowed to read it.",
+			cr:     credential(recorded(password)),
+			cred:   stored(credential()),
+			secret: gitSecret(password, labelled("")),
+			want:   want{errHas: errNotOptedIn + `, where the folder's pipelines can read it: whoever owns the Secret (someone allowed to read it, not the author of this resource) must label it: kubectl label secret -n team-a git devops.freeleaps.io/jenkins-credential=true`},
+		},
+		"SecretOptInOtherValue": {
+			reason: "Only the value \"true\" consents.",
+			cr:     credential(recorded(password)),
+			cred:   stored(credential()),
+			secret: gitSecret(password, labelled("yes")),
+			want:   want{errHas: errNotOptedIn},
+		},
+		"LabelRemovedAfterRotation": {
+			reason: "A Secret whose label was removed after the credential was written is not read again: its rotation is not written, the credential stays, and the reason is reported.",
+			cr:     credential(recorded(password)),
+			cred:   stored(credential()),
+			secret: gitSecret(newPassword, labelled("")),
+			want:   want{errHas: "a credential already there is left as it is"},
+		},
+		"DeletedNotOptedIn": {
+			reason: "Deleting needs no consent: the resource's own credential is deleted even after the label was removed.",
+			cr:     credential(deleted),
+			cred:   stored(credential()),
+			secret: gitSecret(password, labelled("")),
+			want:   want{o: managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, url: "https://jenkins.example.com/job/teams/team-a/credentials/store/folder/domain/_/credential/shop-git/"},
 		},
 		"SecretInOtherNamespace": {
 			reason: "Only the resource's own namespace is read: a Secret of that name elsewhere is not found.",
 			cr:     credential(),
 			cred:   stored(credential()),
-			secret: &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "git", Namespace: "team-b"}, Data: gitSecret(password).Data},
+			secret: gitSecret(password, func(s *corev1.Secret) { s.Namespace = "team-b" }),
 			want:   want{errHas: "not found in namespace \"team-a\""},
 		},
 	}
@@ -342,6 +392,11 @@ func TestCreate(t *testing.T) {
 		"SecretMissing": {
 			reason: "Nothing is created without the Secret.",
 			errHas: "not found",
+		},
+		"SecretNotOptedIn": {
+			reason: "Nothing is created from a Secret without the opt-in label.",
+			secret: gitSecret(password, labelled("")),
+			errHas: errNotOptedIn,
 		},
 	}
 	for name, tc := range cases {

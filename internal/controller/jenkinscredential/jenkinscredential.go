@@ -46,7 +46,7 @@ import (
 
 const (
 	errNewClient      = "cannot create the Jenkins client from ProviderConfig"
-	errFmtBadID       = "credential id %q (the external name) must be letters, digits, '_', '.' or '-'"
+	errFmtBadID       = "credential id %q (the external name) must be letters, digits, '_', '.' or '-', and not '.' or '..'"
 	errFmtOutsideRoot = "folder %q is outside the root folder %q (spec.jenkins.rootFolder): set spec.forProvider.folder to %q or a folder below it"
 	errFmtGlobal      = "a JenkinsCredential without spec.forProvider.folder goes into Jenkins' global store, which every job can use: only a ClusterProviderConfig with spec.jenkins.allowGlobalCredentials and no rootFolder allows it; set spec.forProvider.folder (%s)"
 )
@@ -132,7 +132,8 @@ func allowed(cr *v1alpha1.JenkinsCredential, s *pcv1alpha1.JenkinsConfig, cluste
 	if id == "" {
 		id = ID(cr)
 	}
-	if !validID.MatchString(id) {
+	// "." and ".." are URL segments that name the store, not a credential.
+	if !validID.MatchString(id) || id == "." || id == ".." {
 		return errors.Errorf(errFmtBadID, id)
 	}
 	folder := cr.Spec.ForProvider.Folder

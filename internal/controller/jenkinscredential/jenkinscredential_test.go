@@ -34,6 +34,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinscredential"
@@ -63,9 +64,10 @@ func (s *syncBuffer) String() string {
 
 // TestJenkinsCredentialAPIServer runs the controller as the provider does,
 // against a real API server (CRD schema, status subresource, finalizers)
-// and the fake Jenkins: create, rotation at the next poll, a folder outside
-// the config's root refused, delete; then the logs and events are searched
-// for the Secret's values.
+// and the fake Jenkins: a Secret without the opt-in label refused, created
+// once labelled, rotation at the next poll, rotation stopped when the label
+// is removed, a folder outside the config's root refused, delete; then the
+// logs and events are searched for the Secret's values.
 func TestJenkinsCredentialAPIServer(t *testing.T) {
 	env := controlplane.Shared(t)
 	srv := fake.New(user, token)
@@ -108,6 +110,17 @@ func TestJenkinsCredentialAPIServer(t *testing.T) {
 	stored := func(id string) string { s, _ := srv.StoredCredential("team/shop", id); return s }
 
 	cr := newCredential("shop-ssh", "team/shop")
+	controlplane.Eventually(t, "a Secret without the label refused", func() bool {
+		c := cr.GetCondition(xpv2.TypeSynced)
+		return get(cr) && c.Status == corev1.ConditionFalse && strings.Contains(c.Message, `Secret "git" in namespace "jenkins-credential" has not consented`) &&
+			strings.Contains(c.Message, "kubectl label secret -n jenkins-credential git "+contract.LabelJenkinsCredential+"=true")
+	})
+	if s := stored("shop-ssh"); s != "" {
+		t.Fatalf("a Secret without the label was copied into Jenkins:\n%s", s)
+	}
+
+	secret.Labels = map[string]string{contract.LabelJenkinsCredential: "true"}
+	controlplane.Must(t, c.Update(ctx, secret))
 	controlplane.Eventually(t, "credential created and Ready", func() bool {
 		return get(cr) && cr.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue && strings.Contains(stored("shop-ssh"), password)
 	})
@@ -118,6 +131,18 @@ func TestJenkinsCredentialAPIServer(t *testing.T) {
 	secret.StringData = map[string]string{corev1.SSHAuthPrivateKey: rotated}
 	controlplane.Must(t, c.Update(ctx, secret))
 	controlplane.Eventually(t, "rotated key written at the next poll", func() bool { return strings.Contains(stored("shop-ssh"), rotated) })
+
+	controlplane.Must(t, c.Get(ctx, client.ObjectKeyFromObject(secret), secret))
+	secret.Labels = nil
+	secret.StringData = map[string]string{corev1.SSHAuthPrivateKey: unshared}
+	controlplane.Must(t, c.Update(ctx, secret))
+	controlplane.Eventually(t, "label removed: rotation stopped and reported", func() bool {
+		c := cr.GetCondition(xpv2.TypeSynced)
+		return get(cr) && c.Status == corev1.ConditionFalse && strings.Contains(c.Message, "has not consented")
+	})
+	if s := stored("shop-ssh"); !strings.Contains(s, rotated) {
+		t.Errorf("the credential was not left as it was when the label was removed:\n%s", s)
+	}
 
 	outside := newCredential("shop-outside", "elsewhere")
 	controlplane.Eventually(t, "a folder outside the root refused", func() bool {
@@ -135,7 +160,7 @@ func TestJenkinsCredentialAPIServer(t *testing.T) {
 	controlplane.Must(t, c.List(ctx, events, client.InNamespace(ns)))
 	b, _ := json.Marshal(events)
 	recorded += string(b)
-	for _, v := range []string{password, rotated, token} {
+	for _, v := range []string{password, rotated, unshared, token} {
 		if strings.Contains(recorded, v) {
 			t.Errorf("%q is in the logs or events", v)
 		}
@@ -145,8 +170,9 @@ func TestJenkinsCredentialAPIServer(t *testing.T) {
 	}
 }
 
-// TestSecretWatch: with the Secret watch, a rotated Secret reaches Jenkins
-// within seconds, long before the poll (10 minutes here) would find it.
+// TestSecretWatch: with the Secret watch, a Secret labelled to opt in, and
+// then a rotated one, reach Jenkins within seconds, long before the poll
+// (10 minutes here) would find them.
 func TestSecretWatch(t *testing.T) {
 	env := controlplane.Shared(t)
 	srv := fake.New(user, token)
@@ -173,11 +199,19 @@ func TestSecretWatch(t *testing.T) {
 	cr.Spec.ForProvider = v1alpha1.JenkinsCredentialParameters{Folder: "team", Type: v1alpha1.CredentialSecretText, SecretRef: v1alpha1.CredentialSecretRef{Name: "token"}}
 	controlplane.Must(t, c.Create(ctx, cr))
 	stored := func() string { s, _ := srv.StoredCredential("team", "api-token"); return s }
-	controlplane.Eventually(t, "credential created and Ready", func() bool {
+	controlplane.Eventually(t, "a Secret without the label refused", func() bool {
+		err := c.Get(ctx, client.ObjectKeyFromObject(cr), cr)
+		return err == nil && strings.Contains(cr.GetCondition(xpv2.TypeSynced).Message, "has not consented")
+	})
+
+	secret.Labels = map[string]string{contract.LabelJenkinsCredential: "true"}
+	controlplane.Must(t, c.Update(ctx, secret))
+	controlplane.EventuallyWithin(t, 20*time.Second, "labelled Secret written at once", func() bool {
 		err := c.Get(ctx, client.ObjectKeyFromObject(cr), cr)
 		return err == nil && cr.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue && strings.Contains(stored(), password)
 	})
 
+	controlplane.Must(t, c.Get(ctx, client.ObjectKeyFromObject(secret), secret))
 	secret.StringData = map[string]string{"secret": rotated}
 	controlplane.Must(t, c.Update(ctx, secret))
 	controlplane.EventuallyWithin(t, 20*time.Second, "rotated value written at once", func() bool { return strings.Contains(stored(), rotated) })

@@ -40,6 +40,7 @@ import (
 	rfake "github.com/crossplane/crossplane-runtime/v2/pkg/resource/fake"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinscredential"
@@ -53,6 +54,9 @@ const (
 	ns       = "team-a"
 	password = "lifecycle-password-never-recorded"
 	rotated  = "lifecycle-rotated-never-recorded"
+	// unshared is the value the Secret holds after its label was removed:
+	// it must never reach Jenkins.
+	unshared = "lifecycle-unshared-never-recorded"
 )
 
 // events records every event the reconciler emits.
@@ -72,7 +76,8 @@ func (e *events) WithAnnotations(...string) event.Recorder { return e }
 // TestLifecycle drives a JenkinsCredential through crossplane-runtime's
 // managed reconciler, the real Jenkins client and the fake Jenkins: create,
 // nothing written while nothing changed, a rotated Secret written again, a
-// credential of another owner left alone, delete. Everything it records
+// Secret whose opt-in label was removed no longer read, a credential of
+// another owner left alone, delete. Everything it records
 // (logs at debug level, events, status) is searched for the Secret's
 // values and the Jenkins token.
 func TestLifecycle(t *testing.T) {
@@ -83,7 +88,8 @@ func TestLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "git", Namespace: ns}, Data: map[string][]byte{"username": []byte("ci-bot"), "password": []byte(password)}}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "git", Namespace: ns, Labels: map[string]string{contract.LabelJenkinsCredential: "true"}},
+		Data: map[string][]byte{"username": []byte("ci-bot"), "password": []byte(password)}}
 	kube := kfake.NewClientBuilder().WithScheme(controlplane.Scheme()).
 		WithStatusSubresource(&v1alpha1.JenkinsCredential{}).
 		WithObjects(secret,
@@ -157,6 +163,23 @@ func TestLifecycle(t *testing.T) {
 		t.Errorf("the rotated password was not written:\n%s", stored)
 	}
 
+	// The Secret's owner withdraws consent and rotates: the rotation stays
+	// out of Jenkins, the credential stays, and the condition says why.
+	secret.Labels = nil
+	secret.Data["password"] = []byte(unshared)
+	controlplane.Must(t, kube.Update(ctx, secret))
+	srv.ResetCounts()
+	reconcileAll(git)
+	controlplane.Must(t, kube.Get(ctx, client.ObjectKeyFromObject(git), git))
+	stored, ok = srv.StoredCredential("team", "shop-git")
+	if c := git.GetCondition(xpv2.TypeSynced); c.Status != corev1.ConditionFalse || !strings.Contains(c.Message, `Secret "git" in namespace "team-a" has not consented`) ||
+		!strings.Contains(c.Message, contract.LabelJenkinsCredential+"=true") {
+		t.Errorf("want Synced=False naming the Secret and the label, got %v", c)
+	}
+	if n := srv.Count("POST"); n != 0 || !ok || !strings.Contains(stored, "<password>"+rotated+"</password>") {
+		t.Errorf("a Secret without the label changed Jenkins (%d writes), or the credential was not left as it was:\n%s", n, stored)
+	}
+
 	controlplane.Must(t, kube.Delete(ctx, git))
 	controlplane.Must(t, kube.Delete(ctx, foreign))
 	reconcileAll(git, foreign)
@@ -176,7 +199,7 @@ func TestLifecycle(t *testing.T) {
 		b, _ := json.Marshal(cr)
 		recorded += string(b)
 	}
-	for _, v := range []string{password, rotated, token, "theirs"} {
+	for _, v := range []string{password, rotated, unshared, token, "theirs"} {
 		if strings.Contains(recorded, v) {
 			t.Errorf("%q is in the logs, events or status", v)
 		}

@@ -31,6 +31,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 
+	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
 )
@@ -41,6 +42,10 @@ const (
 	errFmtGetSecret     = "cannot get Secret %q (spec.forProvider.secretRef.name) in namespace %q" //nolint:gosec // a message, not a credential
 	errFmtNoKey         = "Secret %q has no key %q (spec.forProvider.secretRef.%s)"
 	errFmtEmptyKey      = "key %q of Secret %q is empty (spec.forProvider.secretRef.%s)"
+	// errFmtNotOptedIn names the Secret and the label, never a value.
+	errFmtNotOptedIn = "Secret %[1]q in namespace %[2]q has not consented to being copied into Jenkins, where the folder's pipelines can read it: " +
+		"whoever owns the Secret (someone allowed to read it, not the author of this resource) must label it: " +
+		"kubectl label secret -n %[2]s %[1]s %[3]s=%[4]s. Nothing was written to Jenkins; a credential already there is left as it is"
 )
 
 // hashVersion prefixes the recorded hash: a new way of hashing changes it,
@@ -74,9 +79,17 @@ func Hash(key []byte, c jenkins.Credential) string {
 	return hashVersion + hex.EncodeToString(m.Sum(nil))
 }
 
+// OptedIn reports whether s consents to being copied into Jenkins: the
+// label contract.LabelJenkinsCredential set to "true". Whoever can label a
+// Secret can read it already; whoever can only create a JenkinsCredential
+// (or a DevOpsProject) in its namespace may not have been allowed to.
+func OptedIn(s *corev1.Secret) bool {
+	return s.GetLabels()[contract.LabelJenkinsCredential] == contract.ValueJenkinsCredential
+}
+
 // Desired is the credential cr asks for, with its values read from the
-// Secret in cr's own namespace. Its errors name the Secret and the keys
-// only.
+// Secret in cr's own namespace, which must have opted in (OptedIn). Its
+// errors name the Secret, the label and the keys only.
 func Desired(ctx context.Context, kube client.Reader, cr *v1alpha1.JenkinsCredential) (jenkins.Credential, error) {
 	p := cr.Spec.ForProvider
 	ref := p.SecretRef
@@ -91,6 +104,9 @@ func Desired(ctx context.Context, kube client.Reader, cr *v1alpha1.JenkinsCreden
 			return out, errors.Errorf(errFmtSecretMissing, ref.Name, cr.GetNamespace())
 		}
 		return out, errors.Wrapf(err, errFmtGetSecret, ref.Name, cr.GetNamespace())
+	}
+	if !OptedIn(s) {
+		return out, errors.Errorf(errFmtNotOptedIn, ref.Name, cr.GetNamespace(), contract.LabelJenkinsCredential, contract.ValueJenkinsCredential)
 	}
 	r := reader{secret: s}
 	switch p.Type {

@@ -23,7 +23,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
@@ -93,7 +92,7 @@ func TestDesired(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			kc := kube(t, tc.cr, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "git", Namespace: "team-a"}, Data: data})
+			kc := kube(t, tc.cr, gitSecret("", func(s *corev1.Secret) { s.Data = data }))
 			got, err := Desired(context.Background(), kc, tc.cr)
 			noSecret(t, err)
 			if tc.errHas != "" {

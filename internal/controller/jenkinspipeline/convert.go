@@ -73,6 +73,10 @@ func Desired(cr *v1alpha1.JenkinsPipeline) (jenkins.Pipeline, error) {
 		}
 		out.Script = script
 	}
+	// A script the provider did not write may declare parameters {} of
+	// its own, which Jenkins writes into the job at every run: then only
+	// the declared parameters are managed, by name (jenkins.Managed).
+	out.SharedParameters = p.Source.SCM != nil || p.Source.Script != nil
 	for _, prm := range p.Parameters {
 		n := jenkins.Parameter{Name: prm.Name, Type: string(prm.Type), Description: prm.Description, Choices: prm.Choices}
 		if prm.Default != nil {
@@ -97,6 +101,7 @@ func Observation(job *jenkins.Job, prev v1alpha1.JenkinsPipelineObservation) v1a
 		HandledBuildNumber:    prev.HandledBuildNumber,
 		UnconfirmedBuild:      prev.UnconfirmedBuild,
 		CreatedFolders:        prev.CreatedFolders,
+		BuildFileCommit:       prev.BuildFileCommit,
 	}
 	if b := job.Status.LastBuild; b != nil {
 		out.LastBuild = &v1alpha1.BuildObservation{Number: b.Number, Result: b.Result, Building: b.Building, URL: b.URL}

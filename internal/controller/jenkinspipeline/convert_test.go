@@ -60,22 +60,22 @@ func TestDesired(t *testing.T) {
 		wantErr string
 	}{
 		"SCMDefaults": {
-			reason: "branch, script path and lightweight default as the CRD defaults them",
+			reason: "branch, script path and lightweight default as the CRD defaults them; a Jenkinsfile shares the parameters property",
 			params: v1alpha1.JenkinsPipelineParameters{Source: v1alpha1.PipelineSource{SCM: &v1alpha1.SCMSource{URL: "https://g/x.git"}}},
-			want:   jenkins.Pipeline{Owner: "ns/res", SCM: &jenkins.SCM{URL: "https://g/x.git", Branch: "main", ScriptPath: "Jenkinsfile", Lightweight: true}},
+			want:   jenkins.Pipeline{Owner: "ns/res", SCM: &jenkins.SCM{URL: "https://g/x.git", Branch: "main", ScriptPath: "Jenkinsfile", Lightweight: true}, SharedParameters: true},
 		},
 		"InlineWithParamsAndTriggers": {
-			reason: "script, parameters and triggers carry over",
+			reason: "script, parameters and triggers carry over; a user's script shares the parameters property",
 			params: v1alpha1.JenkinsPipelineParameters{
 				Source:     v1alpha1.PipelineSource{Script: &script},
 				Parameters: []v1alpha1.Parameter{{Name: "A", Type: v1alpha1.ParameterString, Default: &def}},
 				Triggers:   &v1alpha1.Triggers{Cron: "H 2 * * *"},
 				Disabled:   true,
 			},
-			want: jenkins.Pipeline{Owner: "ns/res", Script: "node {}", Disabled: true, Parameters: []jenkins.Parameter{{Name: "A", Type: "string", Default: "x"}}, Cron: "H 2 * * *"},
+			want: jenkins.Pipeline{Owner: "ns/res", Script: "node {}", Disabled: true, Parameters: []jenkins.Parameter{{Name: "A", Type: "string", Default: "x"}}, Cron: "H 2 * * *", SharedParameters: true},
 		},
 		"Build": {
-			reason: "a declared build becomes the job's inline script; parameters and triggers stay on the job",
+			reason: "a declared build becomes the job's inline script; parameters and triggers stay on the job, the whole parameters property the provider's",
 			params: v1alpha1.JenkinsPipelineParameters{
 				Source:     v1alpha1.PipelineSource{Build: &build},
 				Parameters: []v1alpha1.Parameter{{Name: "A", Type: v1alpha1.ParameterString, Default: &def}},

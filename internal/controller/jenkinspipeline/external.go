@@ -34,6 +34,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 )
@@ -59,12 +60,23 @@ type external struct {
 	// changes only where the resource manages it.
 	observed *jenkins.Pipeline
 	config   []byte
+	// files reads spec.forProvider.source.buildFile, held to limits (the
+	// ProviderConfig's, for the resource's namespace); file is what
+	// Observe read, for Create and Update.
+	files  BuildFiles
+	limits *pcv1alpha1.JenkinsConfig
+	file   buildFile
 }
 
 // Observe reads the job (config.xml and build state) and compares the
 // managed fields.
 func (e *external) Observe(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (managed.ExternalObservation, error) {
 	path := meta.GetExternalName(cr)
+	if cr.Spec.ForProvider.Source.BuildFile != nil && !meta.WasDeleted(cr) {
+		// Read at every poll, as the Kopf operator read its project's
+		// configuration every 5 minutes.
+		e.file = e.readBuildFile(ctx, cr)
+	}
 	job, err := e.client.Get(ctx, path)
 	if jenkins.IsNotFound(err) {
 		return managed.ExternalObservation{ResourceExists: false}, nil
@@ -87,29 +99,45 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (m
 	cr.Status.AtProvider = Observation(job, cr.Status.AtProvider)
 	cr.SetConditions(xpv2.Available())
 
-	want, err := Desired(cr)
+	want, err := e.desired(cr, job.Pipeline)
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
-	diff := cmp.Diff(jenkins.Normalize(*job.Pipeline), jenkins.Normalize(want), cmpopts.EquateEmpty())
+	diff := e.drift(cr, *job.Pipeline, want, adopting)
+	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
+}
+
+// drift is how the job differs from want, and what else Update has to do:
+// a build file to report, an owner line to add, a build to queue. A job
+// in step with a good build file records the file's commit.
+func (e *external) drift(cr *v1alpha1.JenkinsPipeline, job, want jenkins.Pipeline, adopting bool) string {
+	diff := cmp.Diff(jenkins.Normalize(jenkins.Managed(job, want)), jenkins.Normalize(want), cmpopts.EquateEmpty())
+	if ferr := e.fileErr(cr); ferr != nil {
+		diff += ferr.Error() + "\n"
+	} else if diff == "" && e.file.commit != "" {
+		cr.Status.AtProvider.BuildFileCommit = e.file.commit
+	}
 	if adopting {
 		diff += "owner line to be added to the description (adoptExisting)\n"
 	}
 	if req := pendingBuild(cr); req != "" {
 		diff += fmt.Sprintf("buildRequest %q not yet queued\n", req)
 	}
-	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: diff == "", Diff: diff}, nil
+	return diff
 }
 
 // Create creates the job and any missing folder, and records the folders it
 // created so that deletion removes exactly those.
 func (e *external) Create(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (managed.ExternalCreation, error) {
 	cr.SetConditions(xpv2.Creating())
-	want, err := Desired(cr)
+	want, err := e.desired(cr, nil)
 	if err != nil {
 		return managed.ExternalCreation{}, err
 	}
 	created, err := e.client.Create(ctx, meta.GetExternalName(cr), want)
+	if err == nil && e.file.commit != "" {
+		cr.Status.AtProvider.BuildFileCommit = e.file.commit
+	}
 	if len(created) > 0 {
 		folders := append(append([]string(nil), cr.Status.AtProvider.CreatedFolders...), created...)
 		if rerr := e.record(ctx, cr, func(o *v1alpha1.JenkinsPipelineObservation) { o.CreatedFolders = folders }); rerr != nil && err == nil {
@@ -123,14 +151,22 @@ func (e *external) Create(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (ma
 // requested build, if any.
 func (e *external) Update(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (managed.ExternalUpdate, error) {
 	path := meta.GetExternalName(cr)
-	want, err := Desired(cr)
+	want, err := e.desired(cr, e.observed)
 	if err != nil {
 		return managed.ExternalUpdate{}, err
 	}
-	if e.observed == nil || !cmp.Equal(jenkins.Normalize(*e.observed), jenkins.Normalize(want), cmpopts.EquateEmpty()) {
+	if e.observed == nil || !cmp.Equal(jenkins.Normalize(jenkins.Managed(*e.observed, want)), jenkins.Normalize(want), cmpopts.EquateEmpty()) {
 		if err := e.client.Update(ctx, path, want, e.config); err != nil {
 			return managed.ExternalUpdate{}, errors.Wrap(err, errUpdate)
 		}
+	}
+	if ferr := e.fileErr(cr); ferr != nil {
+		// The other fields are corrected; a requested build waits for
+		// a good file rather than run the kept pipeline unasked.
+		return managed.ExternalUpdate{}, ferr
+	}
+	if e.file.commit != "" {
+		cr.Status.AtProvider.BuildFileCommit = e.file.commit
 	}
 	req := pendingBuild(cr)
 	if req == "" {

@@ -35,8 +35,10 @@ import (
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/backendconfig"
+	"github.com/freeleaps/provider-devops/internal/clients/gitfile"
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
+	"github.com/freeleaps/provider-devops/internal/clients/jenkins/declarative"
 	"github.com/freeleaps/provider-devops/internal/clients/netguard"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
@@ -80,7 +82,10 @@ func NewConnector(kube client.Client, guard *netguard.Guard, newClient func(jenk
 		newClient = func(c jenkins.Config) (Client, error) { return jenkins.New(c) }
 	}
 	return &connector{
-		kube:       kube,
+		kube: kube,
+		// A build file's repository is the tenant's to name, whatever
+		// ProviderConfig the resource uses: always guarded.
+		files:      gitfile.NewReader(httpapi.TLS{Tenant: true, Guard: guard}, declarative.MaxFileSize),
 		configs:    backendconfig.Resolver{Kube: kube, Usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), Guard: guard},
 		newClient:  newClient,
 		retryAfter: retryafter.New(nil),
@@ -97,11 +102,12 @@ type connector struct {
 	retryAfter *retryafter.Gate
 	transports *httpapi.Transports
 	newClient  func(jenkins.Config) (Client, error)
+	files      BuildFiles
 }
 
 // Connect reads the ProviderConfig's jenkins section and credentials.
 func (c *connector) Connect(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (managed.TypedExternalClient[*v1alpha1.JenkinsPipeline], error) {
-	cfg, pc, refused, err := clientConfig(ctx, c.configs, cr)
+	cfg, pc, limits, refused, err := clientConfig(ctx, c.configs, cr)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +119,7 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (
 	if err != nil {
 		return nil, errors.Wrapf(err, "%s %s", errNewClient, pc)
 	}
-	return &external{client: cl, kube: c.kube, now: time.Now}, nil
+	return &external{client: cl, kube: c.kube, now: time.Now, files: c.files, limits: limits}, nil
 }
 
 // ClientConfig is the configuration of a Jenkins client for cr, from its
@@ -122,34 +128,35 @@ func (c *connector) Connect(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (
 // pipeline's controller does). guard is the platform's rule for namespaced
 // configs' connections.
 func ClientConfig(ctx context.Context, kube client.Reader, guard *netguard.Guard, cr *v1alpha1.JenkinsPipeline) (jenkins.Config, error) {
-	cfg, _, refused, err := clientConfig(ctx, backendconfig.Resolver{Kube: kube, Guard: guard}, cr)
+	cfg, _, _, refused, err := clientConfig(ctx, backendconfig.Resolver{Kube: kube, Guard: guard}, cr)
 	if err == nil && refused != nil {
 		err = refused
 	}
 	return cfg, err
 }
 
-// clientConfig returns cr's client configuration, or why its ProviderConfig
-// refuses it (refused), or why it cannot be read (err).
-func clientConfig(ctx context.Context, r backendconfig.Resolver, cr *v1alpha1.JenkinsPipeline) (cfg jenkins.Config, pc *backendconfig.Config, refused, err error) {
+// clientConfig returns cr's client configuration and the limits of its
+// ProviderConfig's Jenkins section for cr's namespace, or why the
+// ProviderConfig refuses cr (refused), or why it cannot be read (err).
+func clientConfig(ctx context.Context, r backendconfig.Resolver, cr *v1alpha1.JenkinsPipeline) (cfg jenkins.Config, pc *backendconfig.Config, limits *pcv1alpha1.JenkinsConfig, refused, err error) {
 	kube := r.Kube
 	pc, s, err := backendconfig.Section(ctx, r, cr, "jenkins", func(s *pcv1alpha1.ProviderConfigSpec) *pcv1alpha1.JenkinsConfig { return s.Jenkins })
 	if err != nil {
-		return cfg, nil, nil, err
+		return cfg, nil, nil, nil, err
 	}
 	data, err := pc.Credentials(ctx, kube, "spec.jenkins.credentials", s.Credentials)
 	if err != nil {
-		return cfg, nil, nil, err
+		return cfg, nil, nil, nil, err
 	}
 	user, token, err := jenkins.ParseCredentials(data)
 	if err != nil {
-		return cfg, nil, nil, errors.Wrapf(err, "spec.jenkins.credentials of %s", pc)
+		return cfg, nil, nil, nil, errors.Wrapf(err, "spec.jenkins.credentials of %s", pc)
 	}
 	s = ForNamespace(s, cr.GetNamespace())
 	if err := allowed(cr, s); err != nil {
-		return cfg, pc, errors.Wrapf(err, "refused by %s", pc), nil
+		return cfg, pc, nil, errors.Wrapf(err, "refused by %s", pc), nil
 	}
-	return jenkins.Config{URL: s.URL, Username: user, Token: token, TLS: pc.TLS(s.TLSConfig), Root: s.RootFolder}, pc, nil, nil
+	return jenkins.Config{URL: s.URL, Username: user, Token: token, TLS: pc.TLS(s.TLSConfig), Root: s.RootFolder}, pc, s, nil, nil
 }
 
 // ForNamespace returns s with "{namespace}" in its root folder and allowed

@@ -21,17 +21,21 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -559,7 +563,22 @@ func TestDeclaredBuildSchema(t *testing.T) {
 			p.Source.Build.Stages = append([]v1alpha1.BuildStage{checkout}, p.Source.Build.Stages[0],
 				v1alpha1.BuildStage{Name: "Image", When: &v1alpha1.StageWhen{Branch: "main"}, Image: &v1alpha1.ImageStage{Registry: "harbor.example.com:8443", Repository: "team/shop", Tag: "v-${BUILD_NUMBER}"}})
 		}},
-		"TwoSources": {reason: "A build and a script.", mod: func(p *v1alpha1.JenkinsPipelineParameters) { p.Source.Script = &script }, want: "set exactly one of source.scm, source.script or source.build"},
+		"TwoSources": {reason: "A build and a script.", mod: func(p *v1alpha1.JenkinsPipelineParameters) { p.Source.Script = &script }, want: "set exactly one of source.scm, source.script, source.build or source.buildFile"},
+		"FileAndBuild": {reason: "A build and a build file.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source.BuildFile = &v1alpha1.BuildFileSource{URL: "https://git.example.com/team/shop.git"}
+		}, want: "set exactly one of source.scm, source.script, source.build or source.buildFile"},
+		"FileHTTP": {reason: "A build file is read over https only.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source = v1alpha1.PipelineSource{BuildFile: &v1alpha1.BuildFileSource{URL: "http://git.example.com/team/shop.git"}}
+		}, want: "source.buildFile.url"},
+		"FileURLCredentials": {reason: "Credentials never ride in the URL.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source = v1alpha1.PipelineSource{BuildFile: &v1alpha1.BuildFileSource{URL: "https://bot:token@git.example.com/team/shop.git"}}
+		}, want: "source.buildFile.url"},
+		"FilePathUp": {reason: "A build file's path stays in the repository.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source = v1alpha1.PipelineSource{BuildFile: &v1alpha1.BuildFileSource{URL: "https://git.example.com/team/shop.git", Path: "a/../../b"}}
+		}, want: "path must stay inside the repository"},
+		"File": {reason: "A build file with the defaults.", mod: func(p *v1alpha1.JenkinsPipelineParameters) {
+			p.Source = v1alpha1.PipelineSource{BuildFile: &v1alpha1.BuildFileSource{URL: "https://git.example.com/team/shop.git", CredentialsSecretRef: &v1alpha1.CredentialSecretRef{Name: "git"}}}
+		}},
 		"NoStages":   {reason: "A build needs a stage.", mod: func(p *v1alpha1.JenkinsPipelineParameters) { p.Source.Build.Stages = nil }, want: "stages"},
 		"TwoActions": {reason: "A stage with sh and deploy.", mod: func(p *v1alpha1.JenkinsPipelineParameters) { p.Source.Build.Stages[0].Deploy = &v1alpha1.DeployStage{} }, want: "exactly one of checkout, sh, image and deploy"},
 		"NoAction":   {reason: "A stage with nothing to do.", mod: func(p *v1alpha1.JenkinsPipelineParameters) { p.Source.Build.Stages[0].Sh = nil }, want: "exactly one of checkout, sh, image and deploy"},
@@ -611,6 +630,14 @@ func TestDeclaredBuildSchema(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%s\nwant a refusal containing %q, got %v", tc.reason, tc.want, err)
+			}
+			// The same build in a build file is refused by the same
+			// rule, the rules being the CRD's own.
+			if b := cr.Spec.ForProvider.Source.Build; b != nil && cr.Spec.ForProvider.Source.Script == nil && cr.Spec.ForProvider.Source.BuildFile == nil {
+				file, _ := yaml.Marshal(b)
+				if _, perr := declarative.ParseFile(file, nil); perr == nil || !strings.Contains(perr.Error(), tc.want) {
+					t.Errorf("%s\nwant the build as a file refused with %q, got %v", tc.reason, tc.want, perr)
+				}
 			}
 		})
 	}
@@ -678,5 +705,84 @@ func TestDeclaredBuildSteadyState(t *testing.T) {
 	})
 	if got := cfgOf(t, srv, path); !strings.Contains(got, "BuildDiscarderProperty") || !strings.Contains(got, "DisableConcurrentBuildsJobProperty") {
 		t.Errorf("the update dropped the properties the script's run wrote:\n%s", got)
+	}
+}
+
+// TestJenkinsfileParametersSteadyState: a Jenkinsfile that declares its
+// own parameters {} makes Jenkins rewrite the job's parameters property at
+// every run (simulated here as Jenkins saves it). The provider manages only
+// the parameters the resource declares, by name: a run that keeps them (in
+// any order, beside its own) causes no write at all, and a run that drops
+// them causes one write that adds them back and keeps the script's — never
+// a write per poll.
+func TestJenkinsfileParametersSteadyState(t *testing.T) {
+	env := controlplane.Shared(t)
+	srv := fake.New(user, token)
+	defer srv.Close()
+	c := env.Client
+	ctx := context.Background()
+	ns := "jenkins-jenkinsfile-params"
+	controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	controlplane.Must(t, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "jenkins", Namespace: ns},
+		StringData: map[string]string{"credentials": `{"username": "` + user + `", "token": "` + token + `"}`}}))
+	controlplane.Must(t, c.Create(ctx, &pcv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: pcv1alpha1.ProviderConfigSpec{
+		Jenkins: &pcv1alpha1.JenkinsConfig{URL: srv.URL, Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "jenkins", Key: "credentials"}}},
+	}}))
+	controlplane.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
+		return mrcontroller.Setup(mgr, o, jenkinspipeline.Descriptor, jenkinspipeline.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil))
+	})
+
+	// A Jenkinsfile job with ENVIRONMENT (choice alpha, beta) and DRY_RUN.
+	cr := newPipeline(ns, "shop-params", "team/shop", "params")
+	controlplane.Must(t, c.Create(ctx, cr))
+	const path = "team/shop/params"
+	controlplane.Eventually(t, "job created, Ready and Synced", func() bool {
+		return get(t, c, cr) && ready(cr) && srv.Exists(path)
+	})
+	property := regexp.MustCompile(`(?s)<hudson\.model\.ParametersDefinitionProperty>.*</hudson\.model\.ParametersDefinitionProperty>`)
+	foo := `<hudson.model.BooleanParameterDefinition><name>FOO</name><description>the Jenkinsfile's own</description><defaultValue>true</defaultValue></hudson.model.BooleanParameterDefinition>`
+	dryRun := `<hudson.model.BooleanParameterDefinition><name>DRY_RUN</name><defaultValue>false</defaultValue></hudson.model.BooleanParameterDefinition>`
+	environment := `<hudson.model.ChoiceParameterDefinition><name>ENVIRONMENT</name><choices class="java.util.Arrays$ArrayList"><a class="string-array"><string>alpha</string><string>beta</string></a></choices></hudson.model.ChoiceParameterDefinition>`
+	// run saves the job as Jenkins does after a run of a Jenkinsfile whose
+	// parameters {} declares defs, in that order.
+	run := func(defs ...string) {
+		t.Helper()
+		cfg := cfgOf(t, srv, path)
+		if !property.MatchString(cfg) {
+			t.Fatalf("the job has no parameters property:\n%s", cfg)
+		}
+		cfg = property.ReplaceAllLiteralString(cfg, "<hudson.model.ParametersDefinitionProperty><parameterDefinitions>"+strings.Join(defs, "")+"</parameterDefinitions></hudson.model.ParametersDefinitionProperty>")
+		srv.SetConfig(path, strings.Replace(cfg, "<?xml version='1.0' encoding='UTF-8'?>", "<?xml version='1.1' encoding='UTF-8'?>", 1))
+		srv.ResetCounts()
+	}
+
+	// The Jenkinsfile declares the resource's parameters too, in its own
+	// order, and one of its own: nothing to correct.
+	run(foo, dryRun, environment)
+	time.Sleep(7 * time.Second) // at least two polls at 2s ±10%
+	if n := srv.Count(http.MethodPost); n != 0 {
+		t.Errorf("want no writes after a run that kept the declared parameters, got %d: %v", n, srv.Requests())
+	}
+	if get(t, c, cr); !ready(cr) {
+		t.Errorf("want Ready and Synced: %v", cr.Status.Conditions)
+	}
+
+	// The Jenkinsfile declares only its own: the declared ones are added
+	// back once, beside it, and then left alone.
+	run(foo)
+	controlplane.Eventually(t, "the declared parameters written back", func() bool {
+		p, err := jenkins.Parse([]byte(cfgOf(t, srv, path)))
+		return err == nil && len(p.Parameters) == 3
+	})
+	if p, err := jenkins.Parse([]byte(cfgOf(t, srv, path))); err != nil || !slices.ContainsFunc(p.Parameters, func(prm jenkins.Parameter) bool {
+		return cmp.Equal(prm, jenkins.Parameter{Name: "FOO", Type: jenkins.ParamBoolean, Default: "true", Description: "the Jenkinsfile's own"})
+	}) {
+		t.Errorf("the correction dropped or changed the Jenkinsfile's own parameter (%v):\n%s", err, cfgOf(t, srv, path))
+	}
+	time.Sleep(500 * time.Millisecond)
+	srv.ResetCounts()
+	time.Sleep(7 * time.Second)
+	if n := srv.Count(http.MethodPost); n != 0 {
+		t.Errorf("want no writes once the declared parameters are back, got %d: %v", n, srv.Requests())
 	}
 }

@@ -57,15 +57,14 @@ type renewal struct {
 	project *unstructured.Unstructured
 	key     string
 	value   string
-	// ref is the config whose deployUsers may renew the environment.
-	ref *xpv2.ProviderConfigReference
 }
 
 // renewing finds whether req's environment, which has no live
 // JenkinsPipeline (or one past its expiry), is one a deploy may renew:
-// its DevOpsProject lets it (spec.environments[].renewOnDeploy) and it is
-// Expiring, Expired, or Provisioning (coming back). Any other answer is a
-// refusal that says how to allow it.
+// its DevOpsProject lets it (spec.environments[].renewOnDeploy), it is
+// Expiring, Expired, or Provisioning (coming back), and d's user is among
+// the deployUsers of the config the project records for it. Any other
+// answer is a refusal that says how to allow it, to an authorised user.
 func renewing(ctx context.Context, kube client.Client, req *Request, d Delivery) (*renewal, error) {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(ProjectKind)
@@ -86,7 +85,22 @@ func renewing(ctx context.Context, kube client.Client, req *Request, d Delivery)
 	default:
 		return nil, unknownTarget(req)
 	}
-	if !renewOnDeploy(u, req.Environment) {
+	renew := renewOnDeploy(u, req.Environment)
+	ref := configRef(st)
+	switch {
+	case ref == nil && renew:
+		return nil, events.Reject("environment %s of DevOpsProject %s has renewOnDeploy, but its status records no providerConfigRef yet (the composition function records it): publish the request again once it does", req.Environment, name)
+	case ref == nil:
+		// Nobody can be authorised: say no more than for no project.
+		return nil, unknownTarget(req)
+	}
+	// Authorised before anything more is said: the expiry and the
+	// project's renewal setting are not for another namespace's users.
+	what := fmt.Sprintf("renew and deploy environment %s of DevOpsProject %s", req.Environment, name)
+	if err := authorise(ctx, kube, req.Namespace, ref, d.User, what); err != nil {
+		return nil, err
+	}
+	if !renew {
 		if phase == phaseProvisioning {
 			return nil, unknownTarget(req)
 		}
@@ -94,11 +108,7 @@ func renewing(ctx context.Context, kube client.Client, req *Request, d Delivery)
 		return nil, events.Reject("environment %s of DevOpsProject %s expired at %s, and deploying does not renew it: set renewOnDeploy: true on the environment in the project's spec.environments, or renew it by hand (kubectl annotate devopsproject -n %s %s %s%s=<a new value>), then publish the request again",
 			req.Environment, name, at, req.Namespace, req.Project, contract.AnnotationRenewPrefix, req.Environment)
 	}
-	ref := configRef(st)
-	if ref == nil {
-		return nil, events.Reject("environment %s of DevOpsProject %s has renewOnDeploy, but its status records no providerConfigRef yet (the composition function records it): publish the request again once it does", req.Environment, name)
-	}
-	r := &renewal{project: u, key: contract.AnnotationRenewPrefix + req.Environment, ref: ref}
+	r := &renewal{project: u, key: contract.AnnotationRenewPrefix + req.Environment}
 	if phase == phaseProvisioning {
 		r.value = u.GetAnnotations()[r.key] // coming back already: wait for it
 	} else {

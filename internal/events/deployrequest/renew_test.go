@@ -114,6 +114,11 @@ func TestRenewOnDeploy(t *testing.T) {
 			objs:   []client.Object{project("Expired", true, local, nil)}, user: "ci-other",
 			want: want{reject: `unauthorised: broker user "ci-other" may not renew and deploy environment pr-7 of DevOpsProject team/shop: it is not in spec.jenkins.deployUsers of ProviderConfig team/default`},
 		},
+		"UnauthorisedLearnsNothing": {
+			reason: "a user the recorded config does not list is refused as unauthorised before it learns the environment's expiry or renewal setting",
+			objs:   []client.Object{project("Expired", false, local, nil)}, user: "ci-other",
+			want: want{reject: `unauthorised: broker user "ci-other" may not renew and deploy environment pr-7 of DevOpsProject team/shop`},
+		},
 		"NoRecordedConfig": {
 			reason: "without the config the function records, nobody can be authorised",
 			objs:   []client.Object{project("Expired", true, nil, nil)}, user: "ci",

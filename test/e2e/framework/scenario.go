@@ -431,7 +431,7 @@ metadata: {name: %[1]s}
 ---
 apiVersion: v1
 kind: Secret
-metadata: {name: git-credentials, namespace: %[1]s}
+metadata: {name: git-credentials, namespace: %[1]s, labels: {devops.freeleaps.io/git-repository: "true"}}
 stringData:
   username: %[2]s
   password: %[3]q

@@ -11,6 +11,10 @@ The XRD's copy differs in what the project fills in: a checkout stage's url
 (the project's RegistryRepo) are optional, and a checkout's branch has no
 default (the project's spec.git.branch is). Descriptions are left out but
 for the top one, to keep the XRD readable.
+
+It also writes spec.pipeline.parameters and spec.pipeline.triggers from the
+CRD's spec.forProvider.parameters and triggers; the parameters get one more
+rule, refusing ENVIRONMENT and REVISION (the function sets those).
 """
 import copy
 import re
@@ -35,9 +39,29 @@ def strip(node):
     return node
 
 
-def schema(description):
+# The names the function gives every job's first two parameters: a project
+# may not declare them again.
+RESERVED_RULE = "self.all(p, !(p.name in ['ENVIRONMENT', 'REVISION']))"
+RESERVED_MESSAGE = "ENVIRONMENT and REVISION are the parameters every job already has; name yours otherwise"
+
+
+def for_provider():
     crd = yaml.safe_load(open(CRD))
-    src = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["forProvider"]["properties"]["source"]["properties"]["build"]
+    return crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["forProvider"]["properties"]
+
+
+def parameters(description):
+    out = strip(copy.deepcopy(for_provider()["parameters"]))
+    out.setdefault("x-kubernetes-validations", []).append({"rule": RESERVED_RULE, "message": RESERVED_MESSAGE})
+    return {"description": description, **out}
+
+
+def triggers(description):
+    return {"description": description, **strip(copy.deepcopy(for_provider()["triggers"]))}
+
+
+def schema(description):
+    src = for_provider()["source"]["properties"]["build"]
     out = strip(copy.deepcopy(src))
     stage = out["properties"]["stages"]["items"]["properties"]
     stage["checkout"].pop("required", None)
@@ -46,15 +70,19 @@ def schema(description):
     return {"description": description, **out}
 
 
-def block(indent, description):
-    text = yaml.safe_dump({"build": schema(description)}, sort_keys=False, width=100000)
+def block(indent, description, project=False):
+    fields = {"build": schema(description)}
+    if project:
+        fields["parameters"] = parameters("Parameters every environment's job gets after ENVIRONMENT and REVISION (the JenkinsPipeline's spec.forProvider.parameters); a DeployRun's spec.parameters may set them.")
+        fields["triggers"] = triggers("Triggers of every environment's job (the JenkinsPipeline's spec.forProvider.triggers).")
+    text = yaml.safe_dump(fields, sort_keys=False, width=100000)
     pad = " " * indent
     lines = [pad + BEGIN] + [pad + l for l in text.splitlines()] + [pad + END]
     return "\n".join(lines)
 
 
 def main():
-    project = block(18, "A declared build: the function writes each environment's job from it (a checkout stage without url checks out spec.git; an image stage without registry/repository pushes to the project's RegistryRepo). Replaces scriptPath.")
+    project = block(18, "A declared build: the function writes each environment's job from it (a checkout stage without url checks out spec.git; an image stage without registry/repository pushes to the project's RegistryRepo). Replaces scriptPath.", project=True)
     env = block(24, "Overrides spec.pipeline.build for this environment (the whole build, not field by field).")
     for path in XRDS:
         text = open(path).read()

@@ -165,7 +165,17 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 			s["git"].(map[string]any)["url"] = "ssh://git@git.example.com/team/shop.git"
 			s["pipeline"] = map[string]any{"buildFile": ".devops/pipeline.yaml"}
 		}, `pipeline.buildFile is read from spec.git over https`},
-		"BuildFileUp":          {func(s map[string]any) { s["pipeline"] = map[string]any{"buildFile": "a/../../b"} }, `buildFile must stay inside the repository`},
+		"BuildFileUp": {func(s map[string]any) { s["pipeline"] = map[string]any{"buildFile": "a/../../b"} }, `buildFile must stay inside the repository`},
+		"ReservedParameter": {func(s map[string]any) {
+			s["pipeline"] = map[string]any{"parameters": []any{map[string]any{"name": "SKIP"}, map[string]any{"name": "REVISION"}}}
+		}, `ENVIRONMENT and REVISION are the parameters every job already has`},
+		"ChoiceWithoutChoices": {func(s map[string]any) {
+			s["pipeline"] = map[string]any{"parameters": []any{map[string]any{"name": "TARGET", "type": "choice"}}}
+		}, `a choice parameter needs choices`},
+		"DuplicateParameter": {func(s map[string]any) {
+			s["pipeline"] = map[string]any{"parameters": []any{map[string]any{"name": "A"}, map[string]any{"name": "A"}}}
+		}, `spec.pipeline.parameters[1]: Duplicate value`},
+		"TriggerCron":          {func(s map[string]any) { s["pipeline"] = map[string]any{"triggers": map[string]any{"cron": "daily"}} }, `spec.pipeline.triggers.cron`},
 		"DuplicateEnvironment": {func(s map[string]any) { envAt(s, 1)["name"] = "prod" }, `spec.environments[1]: Duplicate value`},
 		"BothConfigs": {func(s map[string]any) {
 			s["providerConfigName"] = "default"
@@ -237,6 +247,8 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 // composes with), but for what the project fills in: a checkout's url and
 // an image's registry and repository are optional, and a checkout's branch
 // has no default (spec.git.branch is). Descriptions aside.
+// spec.pipeline.parameters and triggers are the CRD's forProvider's, the
+// parameters with one more rule refusing ENVIRONMENT and REVISION.
 // hack/xrd-build-schema.py writes them.
 func TestXRDBuildSchemaMatchesJenkinsPipeline(t *testing.T) {
 	at := func(m any, path ...string) any {
@@ -280,8 +292,27 @@ func TestXRDBuildSchemaMatchesJenkinsPipeline(t *testing.T) {
 	delete(at(stage, "checkout", "properties", "branch").(map[string]any), "default")
 	delete(stage["image"].(map[string]any), "required")
 
+	forProvider := at(version(t, crd)["schema"], "openAPIV3Schema", "properties", "spec", "properties", "forProvider", "properties")
+	wantParams := strip(at(forProvider, "parameters")).(map[string]any)
+	wantParams["x-kubernetes-validations"] = []any{map[string]any{
+		"rule":    "self.all(p, !(p.name in ['ENVIRONMENT', 'REVISION']))",
+		"message": "ENVIRONMENT and REVISION are the parameters every job already has; name yours otherwise",
+	}}
+	wantTriggers := strip(at(forProvider, "triggers"))
+
 	for _, file := range []string{"xrd.yaml", "xrd-legacy.yaml"} {
 		spec := at(version(t, readYAML(t, "package", "configuration", file))["schema"], "openAPIV3Schema", "properties", "spec", "properties")
+		// spec.pipeline.parameters and triggers are the CRD's
+		// forProvider.parameters and triggers; the parameters refuse the
+		// two the function sets.
+		for where, w := range map[string]struct{ want, got any }{
+			"spec.pipeline.parameters": {wantParams, at(spec, "pipeline", "properties", "parameters")},
+			"spec.pipeline.triggers":   {wantTriggers, at(spec, "pipeline", "properties", "triggers")},
+		} {
+			if diff := cmp.Diff(w.want, strip(w.got)); diff != "" {
+				t.Errorf("%s %s differs from the JenkinsPipeline CRD's (run hack/xrd-build-schema.py): -crd +xrd:\n%s", file, where, diff)
+			}
+		}
 		for where, got := range map[string]any{
 			"spec.pipeline.build":                at(spec, "pipeline", "properties", "build"),
 			"spec.environments[].pipeline.build": at(spec, "environments", "items", "properties", "pipeline", "properties", "build"),

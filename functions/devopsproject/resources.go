@@ -342,6 +342,18 @@ func sshUser(u string) (string, bool) {
 	return "git", true
 }
 
+// envParameter is the parameter every job gets naming its environment.
+const envParameter = "ENVIRONMENT"
+
+// declaredParameters are a copy of spec.pipeline.parameters.
+func (p *project) declaredParameters() []jenkinsv1alpha1.Parameter {
+	out := make([]jenkinsv1alpha1.Parameter, 0, len(p.spec.Pipeline.Parameters))
+	for _, d := range p.spec.Pipeline.Parameters {
+		out = append(out, *d.DeepCopy())
+	}
+	return out
+}
+
 func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPipeline {
 	g, folder := p.spec.Git, p.pipelineFolder(e.Name)
 	script := p.spec.Pipeline.ScriptPath
@@ -370,10 +382,11 @@ func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPip
 			Source:      source,
 			// REVISION is what a deploy request over RabbitMQ sets
 			// (internal/events/deployrequest).
-			Parameters: []jenkinsv1alpha1.Parameter{
-				{Name: "ENVIRONMENT", Type: jenkinsv1alpha1.ParameterString, Default: &envDefault, Description: "The environment to deploy to."},
+			Parameters: append([]jenkinsv1alpha1.Parameter{
+				{Name: envParameter, Type: jenkinsv1alpha1.ParameterString, Default: &envDefault, Description: "The environment to deploy to."},
 				{Name: jenkinsv1alpha1.RevisionParameter, Type: jenkinsv1alpha1.ParameterString, Default: &headRevision, Description: "The git revision to build; empty builds the head of the branch."},
-			},
+			}, p.declaredParameters()...),
+			Triggers:      p.spec.Pipeline.Triggers.DeepCopy(),
 			AdoptExisting: p.spec.AdoptExisting.Pipelines,
 		}},
 	}

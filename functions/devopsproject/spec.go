@@ -136,6 +136,11 @@ type PipelineSpec struct {
 	// the provider at every poll (source.buildFile); it replaces Build
 	// (the XRD allows one) and ScriptPath.
 	BuildFile string `json:"buildFile,omitempty"`
+	// Parameters are added to every environment's job after ENVIRONMENT
+	// and REVISION, which they may not name again.
+	Parameters []jenkinsv1alpha1.Parameter `json:"parameters,omitempty"`
+	// Triggers are every environment's job's triggers.
+	Triggers *jenkinsv1alpha1.Triggers `json:"triggers,omitempty"`
 }
 
 // EnvironmentPipeline overrides spec.pipeline for one environment.
@@ -235,7 +240,21 @@ func (s *ProjectSpec) validate() error {
 	if err := validateIngress("spec.ingress", s.Ingress); err != nil {
 		return err
 	}
+	if err := validateParameters("spec.pipeline.parameters", s.Pipeline.Parameters); err != nil {
+		return err
+	}
 	return s.validateEnvironments(zone)
+}
+
+// validateParameters refuses a declared parameter named as one the
+// function gives every job: Jenkins would get the name twice.
+func validateParameters(path string, ps []jenkinsv1alpha1.Parameter) error {
+	for i, p := range ps {
+		if p.Name == envParameter || p.Name == jenkinsv1alpha1.RevisionParameter {
+			return fieldErr(fmt.Sprintf("%s[%d].name", path, i), "%q is a parameter every job already has; name yours otherwise", p.Name)
+		}
+	}
+	return nil
 }
 
 // validateProviderConfig checks that at most one way of naming the

@@ -52,8 +52,9 @@ func newComposer(rs *requestState) *composer {
 
 // projectWide adds the resources the project's environments share: the
 // registry, the ArgoProject and, for a private repository, the
-// ArgoRepository and the pipelines' JenkinsCredential. keepArgo composes
-// the Argo CD ones and the credential without Delete, for an orphaned
+// ArgoRepository and the pipelines' JenkinsCredential, and the registry's
+// JenkinsCredential. keepArgo composes the Argo CD ones and the credentials
+// without Delete, for an orphaned
 // environment that still syncs or builds with them.
 func (c *composer) projectWide(keepArgo bool, orphaned []OrphanedEnvironment) error {
 	if err := c.add(nameRegistry, c.p.registry()); err != nil {
@@ -71,9 +72,15 @@ func (c *composer) projectWide(keepArgo bool, orphaned []OrphanedEnvironment) er
 		}
 	}
 	// The checkout credential goes into the pipelines' folder once a
-	// pipeline, which creates the folder, is observed Ready.
+	// pipeline, which creates the folder, is observed Ready; so does the
+	// registry credential.
 	if r := c.p.jenkinsCredential(keepArgo); r != nil && (c.exists(nameJenkinsCred) || c.pipelineReady()) {
-		return c.add(nameJenkinsCred, r)
+		if err := c.add(nameJenkinsCred, r); err != nil {
+			return err
+		}
+	}
+	if r := c.p.registryCredential(keepArgo); r != nil && (c.exists(nameRegistryCred) || c.pipelineReady()) {
+		return c.add(nameRegistryCred, r)
 	}
 	return nil
 }

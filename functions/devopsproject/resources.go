@@ -47,10 +47,11 @@ const (
 // Composition-resource names: stable, so Crossplane keeps matching the same
 // resources across runs.
 const (
-	nameRegistry    = resource.Name("registry")
-	nameArgoProject = resource.Name("argo-project")
-	nameArgoRepo    = resource.Name("argo-repository")
-	nameJenkinsCred = resource.Name("jenkins-credential")
+	nameRegistry     = resource.Name("registry")
+	nameArgoProject  = resource.Name("argo-project")
+	nameArgoRepo     = resource.Name("argo-repository")
+	nameJenkinsCred  = resource.Name("jenkins-credential")
+	nameRegistryCred = resource.Name("registry-credential")
 )
 
 func namePipeline(env string) resource.Name { return resource.Name(env + "-pipeline") }
@@ -296,11 +297,25 @@ func (p *project) checkoutCredentialsID() string {
 	case g.JenkinsCredentialsID != "":
 		return g.JenkinsCredentialsID
 	case g.CredentialsSecretRef != nil:
-		return p.tenant + "--" + p.name + "-git"
+		return p.credentialsID("git")
 	default:
 		return ""
 	}
 }
+
+// registryCredentialsID is the Jenkins credential an image stage without
+// its own pushes with: the one composed from
+// spec.registry.credentialsSecretRef, "<namespace>--<project>-registry"
+// (spelled as the checkout's, for the same reasons), or none.
+func (p *project) registryCredentialsID() string {
+	if p.spec.Registry.CredentialsSecretRef == nil {
+		return ""
+	}
+	return p.credentialsID("registry")
+}
+
+// credentialsID is the id of the project's composed credential for use.
+func (p *project) credentialsID(use string) string { return p.tenant + "--" + p.name + "-" + use }
 
 // jenkinsCredential puts the repository's credentials from
 // spec.git.credentialsSecretRef into the store of the pipelines' folder,
@@ -314,18 +329,38 @@ func (p *project) jenkinsCredential(keep bool) *jenkinsv1alpha1.JenkinsCredentia
 	if g.CredentialsSecretRef == nil || g.JenkinsCredentialsID != "" {
 		return nil
 	}
-	params := jenkinsv1alpha1.JenkinsCredentialParameters{
-		Folder: p.pipelineFolder(""), ID: p.checkoutCredentialsID(), Type: jenkinsv1alpha1.CredentialUsernamePassword,
-		Description: "Checks out the repository of " + p.name + " (DevOpsProject).",
-		SecretRef:   jenkinsv1alpha1.CredentialSecretRef{Name: g.CredentialsSecretRef.Name},
-	}
+	c := p.folderCredential(p.checkoutCredentialsID(), g.CredentialsSecretRef.Name, "Checks out the repository of "+p.name+" (DevOpsProject).", keep)
 	if user, ssh := sshUser(g.URL); ssh {
-		params.Type, params.Username, params.SecretRef.PrivateKeyKey = jenkinsv1alpha1.CredentialSSHPrivateKey, user, "sshPrivateKey"
+		f := &c.Spec.ForProvider
+		f.Type, f.Username, f.SecretRef.PrivateKeyKey = jenkinsv1alpha1.CredentialSSHPrivateKey, user, "sshPrivateKey"
 	}
+	return c
+}
+
+// registryCredential puts the username and password of
+// spec.registry.credentialsSecretRef into the store of the pipelines'
+// folder, for their image stages; nil without that Secret.
+func (p *project) registryCredential(keep bool) *jenkinsv1alpha1.JenkinsCredential {
+	r := p.spec.Registry.CredentialsSecretRef
+	if r == nil {
+		return nil
+	}
+	return p.folderCredential(p.registryCredentialsID(), r.Name, "Pushes the images of "+p.name+" (DevOpsProject).", keep)
+}
+
+// folderCredential is a username/password credential with id, from the
+// Secret named secret in the project's namespace, in the store of the
+// pipelines' folder (the provider sends it only if the Secret carries the
+// Jenkins-credential opt-in label).
+func (p *project) folderCredential(id, secret, description string, keep bool) *jenkinsv1alpha1.JenkinsCredential {
 	return &jenkinsv1alpha1.JenkinsCredential{
 		TypeMeta:   metav1.TypeMeta{APIVersion: jenkinsv1alpha1.SchemeGroupVersion.String(), Kind: KindCred},
 		ObjectMeta: p.meta("", nil),
-		Spec:       jenkinsv1alpha1.JenkinsCredentialSpec{ManagedResourceSpec: p.managed(keep), ForProvider: params},
+		Spec: jenkinsv1alpha1.JenkinsCredentialSpec{ManagedResourceSpec: p.managed(keep), ForProvider: jenkinsv1alpha1.JenkinsCredentialParameters{
+			Folder: p.pipelineFolder(""), ID: id, Type: jenkinsv1alpha1.CredentialUsernamePassword,
+			Description: description,
+			SecretRef:   jenkinsv1alpha1.CredentialSecretRef{Name: secret},
+		}},
 	}
 }
 
@@ -424,7 +459,8 @@ func (p *project) buildOf(e Environment) *jenkinsv1alpha1.PipelineBuild {
 // build is an environment's declared build with what the project fills in:
 // a checkout stage without url checks out the project's repository (its
 // branch and Jenkins credential), an image stage without registry or
-// repository pushes to the project's RegistryRepo.
+// repository pushes to the project's RegistryRepo, and one without a
+// credential pushes with spec.registry.credentialsSecretRef's.
 func (p *project) build(e Environment) *jenkinsv1alpha1.PipelineBuild {
 	b := p.buildOf(e)
 	if b == nil {
@@ -448,6 +484,9 @@ func (p *project) build(e Environment) *jenkinsv1alpha1.PipelineBuild {
 			}
 			if m.Repository == "" {
 				m.Repository = repo
+			}
+			if m.CredentialsID == "" {
+				m.CredentialsID = p.registryCredentialsID()
 			}
 		}
 	}

@@ -121,6 +121,9 @@ type RegistrySpec struct {
 	DeletionPolicy string `json:"deletionPolicy"`
 	// AdoptExisting takes over an existing repository no RegistryRepo owns.
 	AdoptExisting bool `json:"adoptExisting"`
+	// CredentialsSecretRef is a username/password Secret the pipelines
+	// push images with; nil: image stages name their own credential.
+	CredentialsSecretRef *SecretRef `json:"credentialsSecretRef,omitempty"`
 }
 
 // PipelineSpec places the Jenkins jobs and says what they run: the
@@ -305,11 +308,14 @@ func (s *ProjectSpec) validateDeletionPolicies() error {
 // Orphan.
 func validPolicy(p string) bool { return p == "" || p == PolicyDelete || p == PolicyOrphan }
 
-// validateRefs checks that the credentials Secret and the registry
+// validateRefs checks that the credentials Secrets and the registry
 // repository are named.
 func (s *ProjectSpec) validateRefs() error {
 	if r := s.Git.CredentialsSecretRef; r != nil && r.Name == "" {
 		return fieldErr("spec.git.credentialsSecretRef.name", "is required")
+	}
+	if r := s.Registry.CredentialsSecretRef; r != nil && r.Name == "" {
+		return fieldErr("spec.registry.credentialsSecretRef.name", "is required")
 	}
 	if s.Registry.Namespace == "" || s.Registry.Name == "" {
 		return fieldErr("spec.registry", "namespace and name are required")

@@ -175,7 +175,10 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 		"DuplicateParameter": {func(s map[string]any) {
 			s["pipeline"] = map[string]any{"parameters": []any{map[string]any{"name": "A"}, map[string]any{"name": "A"}}}
 		}, `spec.pipeline.parameters[1]: Duplicate value`},
-		"TriggerCron":          {func(s map[string]any) { s["pipeline"] = map[string]any{"triggers": map[string]any{"cron": "daily"}} }, `spec.pipeline.triggers.cron`},
+		"TriggerCron": {func(s map[string]any) { s["pipeline"] = map[string]any{"triggers": map[string]any{"cron": "daily"}} }, `spec.pipeline.triggers.cron`},
+		"RegistrySecretName": {func(s map[string]any) {
+			s["registry"].(map[string]any)["credentialsSecretRef"] = map[string]any{"name": "Push_Secret"}
+		}, `spec.registry.credentialsSecretRef.name`},
 		"DuplicateEnvironment": {func(s map[string]any) { envAt(s, 1)["name"] = "prod" }, `spec.environments[1]: Duplicate value`},
 		"BothConfigs": {func(s map[string]any) {
 			s["providerConfigName"] = "default"

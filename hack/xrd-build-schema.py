@@ -12,8 +12,9 @@ The XRD's copy differs in what the project fills in: a checkout stage's url
 default (the project's spec.git.branch is). Descriptions are left out but
 for the top one, to keep the XRD readable.
 
-It also writes spec.pipeline.parameters and spec.pipeline.triggers from the
-CRD's spec.forProvider.parameters and triggers; the parameters get one more
+It also writes spec.pipeline.parameters and spec.pipeline.triggers (and
+environments[].pipeline's) from the CRD's spec.forProvider.parameters and
+triggers; the parameters get one more
 rule, refusing ENVIRONMENT and REVISION (the function sets those).
 """
 import copy
@@ -75,6 +76,9 @@ def block(indent, description, project=False):
     if project:
         fields["parameters"] = parameters("Parameters every environment's job gets after ENVIRONMENT and REVISION (the JenkinsPipeline's spec.forProvider.parameters); a DeployRun's spec.parameters may set them.")
         fields["triggers"] = triggers("Triggers of every environment's job (the JenkinsPipeline's spec.forProvider.triggers).")
+    else:
+        fields["parameters"] = parameters("Replaces spec.pipeline.parameters for this environment (the whole list; empty: none but ENVIRONMENT and REVISION).")
+        fields["triggers"] = triggers("Replaces spec.pipeline.triggers for this environment (the whole set; {}: none).")
     text = yaml.safe_dump(fields, sort_keys=False, width=100000)
     pad = " " * indent
     lines = [pad + BEGIN] + [pad + l for l in text.splitlines()] + [pad + END]

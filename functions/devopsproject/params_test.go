@@ -25,7 +25,7 @@ import (
 
 // TestDeclaredParametersAndTriggers: spec.pipeline.parameters follow
 // ENVIRONMENT and REVISION on every environment's job, spec.pipeline.triggers
-// are its triggers, and a parameter named as one of the fixed two is a fatal
+// are its triggers, an environment's own replace them whole, and a parameter named as one of the fixed two is a fatal
 // result naming its field (the XRD's CEL rule refuses it first).
 func TestDeclaredParametersAndTriggers(t *testing.T) {
 	fixed := func(env string) []any {
@@ -40,10 +40,13 @@ func TestDeclaredParametersAndTriggers(t *testing.T) {
 	}
 	triggers := map[string]any{"cron": "H 2 * * *", "upstream": []any{"team/lib/main"}}
 	cases := map[string]struct {
-		reason       string
-		pipeline     map[string]any
-		wantParams   map[string][]any
-		wantTriggers any
+		reason   string
+		pipeline map[string]any
+		// envs are environments' pipeline, by index.
+		envs       map[int]map[string]any
+		wantParams map[string][]any
+		// wantTriggers are the jobs' triggers, by environment.
+		wantTriggers map[string]any
 		wantFatal    string
 	}{
 		"None": {
@@ -58,7 +61,26 @@ func TestDeclaredParametersAndTriggers(t *testing.T) {
 				"prod": append(fixed("prod"), declared...),
 				"pr-7": append(fixed("pr-7"), declared...),
 			},
-			wantTriggers: triggers,
+			wantTriggers: map[string]any{"prod": triggers, "pr-7": triggers},
+		},
+		"EnvironmentOverride": {
+			reason:   "An environment's parameters and triggers replace the project's whole; an empty list leaves the fixed two.",
+			pipeline: map[string]any{"parameters": declared, "triggers": triggers},
+			envs: map[int]map[string]any{
+				0: {"parameters": []any{}, "triggers": map[string]any{"pollSCM": "H/5 * * * *"}},
+				1: {"parameters": declared[1:]},
+			},
+			wantParams: map[string][]any{
+				"prod": fixed("prod"),
+				"pr-7": append(fixed("pr-7"), declared[1:]...),
+			},
+			wantTriggers: map[string]any{"prod": map[string]any{"pollSCM": "H/5 * * * *"}, "pr-7": triggers},
+		},
+		"EnvironmentReserved": {
+			reason:    "An environment's declared REVISION is refused like the project's.",
+			pipeline:  map[string]any{},
+			envs:      map[int]map[string]any{1: {"parameters": []any{map[string]any{"name": "REVISION"}}}},
+			wantFatal: `spec.environments[1].pipeline.parameters[0].name: "REVISION" is a parameter every job already has; name yours otherwise`,
 		},
 		"ReservedEnvironment": {
 			reason:    "A declared ENVIRONMENT would give the job the name twice.",
@@ -73,7 +95,12 @@ func TestDeclaredParametersAndTriggers(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			rsp := run(t, t0, newRequest(t, xr(withSpec(func(s map[string]any) { s["pipeline"] = tc.pipeline })), projectReady(), nil))
+			rsp := run(t, t0, newRequest(t, xr(withSpec(func(s map[string]any) {
+				s["pipeline"] = tc.pipeline
+				for i, p := range tc.envs {
+					s["environments"].([]any)[i].(map[string]any)["pipeline"] = p
+				}
+			})), projectReady(), nil))
 			if tc.wantFatal != "" {
 				r := rsp.GetResults()
 				if len(r) != 1 || r[0].GetSeverity() != fnv1.Severity_SEVERITY_FATAL {
@@ -91,7 +118,7 @@ func TestDeclaredParametersAndTriggers(t *testing.T) {
 				if diff := cmp.Diff(want, resourceField(t, rsp, env+"-pipeline", "spec", "forProvider", "parameters")); diff != "" {
 					t.Errorf("%s\n%s parameters -want +got:\n%s", tc.reason, env, diff)
 				}
-				if diff := cmp.Diff(tc.wantTriggers, resourceField(t, rsp, env+"-pipeline", "spec", "forProvider", "triggers")); diff != "" {
+				if diff := cmp.Diff(tc.wantTriggers[env], resourceField(t, rsp, env+"-pipeline", "spec", "forProvider", "triggers")); diff != "" {
 					t.Errorf("%s\n%s triggers -want +got:\n%s", tc.reason, env, diff)
 				}
 			}

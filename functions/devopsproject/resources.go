@@ -380,13 +380,27 @@ func sshUser(u string) (string, bool) {
 // envParameter is the parameter every job gets naming its environment.
 const envParameter = "ENVIRONMENT"
 
-// declaredParameters are a copy of spec.pipeline.parameters.
-func (p *project) declaredParameters() []jenkinsv1alpha1.Parameter {
-	out := make([]jenkinsv1alpha1.Parameter, 0, len(p.spec.Pipeline.Parameters))
-	for _, d := range p.spec.Pipeline.Parameters {
+// declaredParameters are a copy of an environment's declared parameters:
+// its own when it sets any (even none), else spec.pipeline.parameters.
+func (p *project) declaredParameters(e Environment) []jenkinsv1alpha1.Parameter {
+	declared := p.spec.Pipeline.Parameters
+	if e.Pipeline != nil && e.Pipeline.Parameters != nil {
+		declared = e.Pipeline.Parameters
+	}
+	out := make([]jenkinsv1alpha1.Parameter, 0, len(declared))
+	for _, d := range declared {
 		out = append(out, *d.DeepCopy())
 	}
 	return out
+}
+
+// triggersOf are a copy of an environment's triggers: its own when it sets
+// them, else spec.pipeline.triggers.
+func (p *project) triggersOf(e Environment) *jenkinsv1alpha1.Triggers {
+	if e.Pipeline != nil && e.Pipeline.Triggers != nil {
+		return e.Pipeline.Triggers.DeepCopy()
+	}
+	return p.spec.Pipeline.Triggers.DeepCopy()
 }
 
 func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPipeline {
@@ -420,8 +434,8 @@ func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPip
 			Parameters: append([]jenkinsv1alpha1.Parameter{
 				{Name: envParameter, Type: jenkinsv1alpha1.ParameterString, Default: &envDefault, Description: "The environment to deploy to."},
 				{Name: jenkinsv1alpha1.RevisionParameter, Type: jenkinsv1alpha1.ParameterString, Default: &headRevision, Description: "The git revision to build; empty builds the head of the branch."},
-			}, p.declaredParameters()...),
-			Triggers:      p.spec.Pipeline.Triggers.DeepCopy(),
+			}, p.declaredParameters(e)...),
+			Triggers:      p.triggersOf(e),
 			AdoptExisting: p.spec.AdoptExisting.Pipelines,
 		}},
 	}

@@ -150,6 +150,11 @@ type PipelineSpec struct {
 type EnvironmentPipeline struct {
 	// Build replaces spec.pipeline.build whole.
 	Build *jenkinsv1alpha1.PipelineBuild `json:"build,omitempty"`
+	// Parameters, when set (even empty), replace spec.pipeline.parameters
+	// whole.
+	Parameters []jenkinsv1alpha1.Parameter `json:"parameters,omitempty"`
+	// Triggers, when set, replace spec.pipeline.triggers whole.
+	Triggers *jenkinsv1alpha1.Triggers `json:"triggers,omitempty"`
 }
 
 // DNSSpec says where environments' names point.
@@ -372,6 +377,11 @@ func (s *ProjectSpec) validateEnvironment(p string, e Environment, zone string) 
 	for k, kind := range e.Retain {
 		if !retainable[kind] {
 			return fieldErr(fmt.Sprintf("%s.retain[%d]", p, k), "%q is not one of JenkinsPipeline, ArgoApplication, DNSRecord", kind)
+		}
+	}
+	if e.Pipeline != nil {
+		if err := validateParameters(p+".pipeline.parameters", e.Pipeline.Parameters); err != nil {
+			return err
 		}
 	}
 	if err := validateIngress(p+".ingress", e.Ingress); err != nil {

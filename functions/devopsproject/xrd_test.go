@@ -175,6 +175,9 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 		"DuplicateParameter": {func(s map[string]any) {
 			s["pipeline"] = map[string]any{"parameters": []any{map[string]any{"name": "A"}, map[string]any{"name": "A"}}}
 		}, `spec.pipeline.parameters[1]: Duplicate value`},
+		"EnvReservedParameter": {func(s map[string]any) {
+			envAt(s, 1)["pipeline"] = map[string]any{"parameters": []any{map[string]any{"name": "ENVIRONMENT"}}}
+		}, `spec.environments[1].pipeline.parameters: Invalid value`},
 		"TriggerCron": {func(s map[string]any) { s["pipeline"] = map[string]any{"triggers": map[string]any{"cron": "daily"}} }, `spec.pipeline.triggers.cron`},
 		"RegistrySecretName": {func(s map[string]any) {
 			s["registry"].(map[string]any)["credentialsSecretRef"] = map[string]any{"name": "Push_Secret"}
@@ -250,7 +253,8 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 // composes with), but for what the project fills in: a checkout's url and
 // an image's registry and repository are optional, and a checkout's branch
 // has no default (spec.git.branch is). Descriptions aside.
-// spec.pipeline.parameters and triggers are the CRD's forProvider's, the
+// spec.pipeline.parameters and triggers (and environments[].pipeline's)
+// are the CRD's forProvider's, the
 // parameters with one more rule refusing ENVIRONMENT and REVISION.
 // hack/xrd-build-schema.py writes them.
 func TestXRDBuildSchemaMatchesJenkinsPipeline(t *testing.T) {
@@ -309,8 +313,10 @@ func TestXRDBuildSchemaMatchesJenkinsPipeline(t *testing.T) {
 		// forProvider.parameters and triggers; the parameters refuse the
 		// two the function sets.
 		for where, w := range map[string]struct{ want, got any }{
-			"spec.pipeline.parameters": {wantParams, at(spec, "pipeline", "properties", "parameters")},
-			"spec.pipeline.triggers":   {wantTriggers, at(spec, "pipeline", "properties", "triggers")},
+			"spec.pipeline.parameters":                {wantParams, at(spec, "pipeline", "properties", "parameters")},
+			"spec.pipeline.triggers":                  {wantTriggers, at(spec, "pipeline", "properties", "triggers")},
+			"spec.environments[].pipeline.parameters": {wantParams, at(spec, "environments", "items", "properties", "pipeline", "properties", "parameters")},
+			"spec.environments[].pipeline.triggers":   {wantTriggers, at(spec, "environments", "items", "properties", "pipeline", "properties", "triggers")},
 		} {
 			if diff := cmp.Diff(w.want, strip(w.got)); diff != "" {
 				t.Errorf("%s %s differs from the JenkinsPipeline CRD's (run hack/xrd-build-schema.py): -crd +xrd:\n%s", file, where, diff)

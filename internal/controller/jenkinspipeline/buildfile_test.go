@@ -129,6 +129,8 @@ func TestBuildFile(t *testing.T) {
 		// Observe's diff, when nothing was written).
 		errs   []string
 		writes int
+		// builds is how many builds were queued.
+		builds int
 	}
 	steps := []struct {
 		name   string
@@ -149,6 +151,9 @@ func TestBuildFile(t *testing.T) {
 		{name: "KeptWhileOtherFieldsChange", reason: "While the file is broken, the other managed fields are still corrected, with the kept script.",
 			mutate: func(cr *v1alpha1.JenkinsPipeline) { cr.Spec.ForProvider.Description = "Builds the shop, again" },
 			want:   want{exists: true, script: scriptOf(t, changedFile), writes: 1, errs: []string{"not YAML"}}},
+		{name: "BuildOnKeptPipeline", reason: "While the file is broken, a requested build still runs, on the kept pipeline, and the file's problem is still reported: deployments go on while it is fixed (a migrated job keeps building).",
+			mutate: func(cr *v1alpha1.JenkinsPipeline) { cr.Spec.ForProvider.BuildRequest = "deploy-1" },
+			want:   want{exists: true, script: scriptOf(t, changedFile), errs: []string{"not YAML"}, builds: 1}},
 		{name: "InvalidBuild", reason: "A build the CRD's rules refuse is reported with the rule's message.", before: commit("stages:\n- name: Test\n  sh: [make]\n  deploy: {}\n"),
 			want: want{exists: true, script: scriptOf(t, changedFile), errs: []string{"invalid build", "a stage sets exactly one of checkout, sh, image and deploy"}}},
 		{name: "UnknownField", reason: "An unknown field is refused, not dropped.", before: commit("stages:\n- name: Test\n  shell: [make]\n"),
@@ -203,7 +208,7 @@ func TestBuildFile(t *testing.T) {
 			if reader == nil {
 				reader = allowed
 			}
-			created, updated := len(m.created), len(m.updated)
+			created, updated, builds := len(m.created), len(m.updated), len(m.builds)
 			e := &external{client: m, kube: kc, now: time.Now, files: reader, limits: &pcv1alpha1.JenkinsConfig{RootFolder: "team"}}
 			obs, err := e.Observe(ctx, cr)
 			if err != nil {
@@ -232,6 +237,9 @@ func TestBuildFile(t *testing.T) {
 			}
 			if strings.Contains(msg+obs.Diff, gitPassword) || strings.Contains(msg+obs.Diff, "not-this-one") {
 				t.Errorf("%s\na password is in the error or diff: %q %q", st.reason, msg, obs.Diff)
+			}
+			if got := len(m.builds) - builds; got != st.want.builds {
+				t.Errorf("%s\nbuilds queued: want %d, got %d", st.reason, st.want.builds, got)
 			}
 			if got := len(m.created) - created + len(m.updated) - updated; got != st.want.writes {
 				t.Errorf("%s\nconfig.xml writes: want %d, got %d", st.reason, st.want.writes, got)

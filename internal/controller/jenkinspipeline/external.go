@@ -160,22 +160,25 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (ma
 			return managed.ExternalUpdate{}, errors.Wrap(err, errUpdate)
 		}
 	}
-	if ferr := e.fileErr(cr); ferr != nil {
-		// The other fields are corrected; a requested build waits for
-		// a good file rather than run the kept pipeline unasked.
-		return managed.ExternalUpdate{}, ferr
-	}
-	if e.file.commit != "" {
+	// A bad build file is reported, and the other fields are corrected.
+	// A requested build still runs, on the pipeline the job keeps (the
+	// last good file's, or the one an adopted job came with): deployments
+	// go on while the file is fixed, as they did before it broke.
+	ferr := e.fileErr(cr)
+	if ferr == nil && e.file.commit != "" {
 		cr.Status.AtProvider.BuildFileCommit = e.file.commit
 	}
 	req := pendingBuild(cr)
-	if req == "" {
-		return managed.ExternalUpdate{}, nil
-	}
-	if cr.Spec.ForProvider.Disabled {
+	switch {
+	case req == "":
+		return managed.ExternalUpdate{}, ferr
+	case cr.Spec.ForProvider.Disabled:
 		return managed.ExternalUpdate{}, errors.Errorf(errBuildDisabled, req)
 	}
-	return managed.ExternalUpdate{}, e.build(ctx, cr, path, req)
+	if err := e.build(ctx, cr, path, req); err != nil {
+		return managed.ExternalUpdate{}, err
+	}
+	return managed.ExternalUpdate{}, ferr
 }
 
 // build queues one build for req. The request is recorded as handled, and

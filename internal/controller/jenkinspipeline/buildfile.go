@@ -47,6 +47,11 @@ type buildFile struct {
 	build  *v1alpha1.PipelineBuild
 	commit string
 	err    error
+	// refused is set when the ProviderConfig's limits refuse the file's
+	// build: the job's kept script may then name what the platform has
+	// since withdrawn (a credential id, a job outside the root folder),
+	// so no requested build runs on it.
+	refused bool
 }
 
 // errFmtBuildFileNotOptedIn says a build file's Secret has not consented
@@ -95,7 +100,7 @@ func (e *external) readBuildFile(ctx context.Context, cr *v1alpha1.JenkinsPipeli
 	eff := withBuild(cr, b)
 	if e.limits != nil {
 		if err := allowed(eff, e.limits); err != nil {
-			return buildFile{commit: f.Commit, err: errors.Errorf("%s at commit %.12s is refused by the ProviderConfig: %v", where, f.Commit, err)}
+			return buildFile{commit: f.Commit, refused: true, err: errors.Errorf("%s at commit %.12s is refused by the ProviderConfig: %v", where, f.Commit, err)}
 		}
 	}
 	if _, err := declarative.Script(*b); err != nil {

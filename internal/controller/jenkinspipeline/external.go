@@ -163,14 +163,16 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.JenkinsPipeline) (ma
 	// A bad build file is reported, and the other fields are corrected.
 	// A requested build still runs, on the pipeline the job keeps (the
 	// last good file's, or the one an adopted job came with): deployments
-	// go on while the file is fixed, as they did before it broke.
+	// go on while the file is fixed, as they did before it broke. Not when
+	// the ProviderConfig refuses the file: the kept script may hold what
+	// the platform has withdrawn since.
 	ferr := e.fileErr(cr)
 	if ferr == nil && e.file.commit != "" {
 		cr.Status.AtProvider.BuildFileCommit = e.file.commit
 	}
 	req := pendingBuild(cr)
 	switch {
-	case req == "":
+	case req == "", e.file.refused && ferr != nil:
 		return managed.ExternalUpdate{}, ferr
 	case cr.Spec.ForProvider.Disabled:
 		return managed.ExternalUpdate{}, errors.Errorf(errBuildDisabled, req)

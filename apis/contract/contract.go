@@ -141,3 +141,11 @@ const (
 	// only; spec.requestedBy is who was authorised.
 	AnnotationTriggeredBy = "devops.freeleaps.io/triggered-by"
 )
+
+// GitRepositoryConsented reports whether a Secret with these labels has
+// consented to being sent to a git repository's server
+// (LabelGitRepository set to ValueGitRepository): the one test for every
+// use of the label, so a narrower consent changes in one place.
+func GitRepositoryConsented(labels map[string]string) bool {
+	return labels[LabelGitRepository] == ValueGitRepository
+}

@@ -102,7 +102,7 @@ type credentials struct {
 // (or a DevOpsProject) in its namespace may not have been allowed to, and
 // chooses the URL Argo CD sends the Secret to.
 func OptedIn(s *corev1.Secret) bool {
-	return s.GetLabels()[contract.LabelGitRepository] == contract.ValueGitRepository
+	return contract.GitRepositoryConsented(s.GetLabels())
 }
 
 // credentialsOf reads and checks the credentials Secret, which must have

@@ -78,7 +78,7 @@ func (e *external) readBuildFile(ctx context.Context, cr *v1alpha1.JenkinsPipeli
 			}
 			return buildFile{err: errors.Wrapf(err, "cannot read %s: credentialsSecretRef: cannot get the Secret %q", where, ref.Name)}
 		}
-		if s.GetLabels()[contract.LabelGitRepository] != contract.ValueGitRepository {
+		if !contract.GitRepositoryConsented(s.GetLabels()) {
 			return buildFile{err: errors.Errorf(errFmtBuildFileNotOptedIn, where, cr.GetNamespace(), ref.Name, contract.LabelGitRepository, contract.ValueGitRepository)}
 		}
 		for _, k := range []string{orDefault(ref.UsernameKey, "username"), orDefault(ref.PasswordKey, "password")} {

@@ -33,14 +33,12 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
-	"github.com/go-git/go-git/v5/storage/memory"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
@@ -88,6 +86,7 @@ type Reader struct {
 	MaxSize int64
 
 	transports *httpapi.Transports
+	unpacking  chan struct{}
 	mu         sync.Mutex
 	cache      map[string][]byte
 }
@@ -95,7 +94,7 @@ type Reader struct {
 // NewReader returns a Reader connecting as tls says, reading files of at
 // most maxSize bytes.
 func NewReader(tls httpapi.TLS, maxSize int64) *Reader {
-	return &Reader{TLS: tls, MaxSize: maxSize, transports: httpapi.NewTransports(), cache: map[string][]byte{}}
+	return &Reader{TLS: tls, MaxSize: maxSize, transports: httpapi.NewTransports(), unpacking: make(chan struct{}, MaxUnpacking), cache: map[string][]byte{}}
 }
 
 // Read returns the file r names at the head of its branch.
@@ -134,7 +133,15 @@ func (rd *Reader) Read(ctx context.Context, r Request) (File, error) {
 	if b, ok := rd.cached(key); ok {
 		return File{Commit: commit.String(), Content: b}, nil
 	}
-	b, err := rd.fetch(ctx, s, refs, commit, r.Path)
+	// The download and what it unpacks to are bounded per fetch, and
+	// so are the fetches at once.
+	select {
+	case rd.unpacking <- struct{}{}:
+	case <-ctx.Done():
+		return File{}, errors.Wrap(ctx.Err(), "cannot fetch the branch's head commit")
+	}
+	b, err := rd.fetchFile(ctx, s, refs, commit, r.Path)
+	<-rd.unpacking
 	if err != nil {
 		return File{}, err
 	}
@@ -142,8 +149,8 @@ func (rd *Reader) Read(ctx context.Context, r Request) (File, error) {
 	return File{Commit: commit.String(), Content: b}, nil
 }
 
-// fetch fetches commit alone and reads path in its tree.
-func (rd *Reader) fetch(ctx context.Context, s transport.UploadPackSession, refs *packp.AdvRefs, commit plumbing.Hash, path string) ([]byte, error) {
+// fetch fetches commit alone, returning the pack.
+func (rd *Reader) fetch(ctx context.Context, s transport.UploadPackSession, refs *packp.AdvRefs, commit plumbing.Hash) ([]byte, error) {
 	req := packp.NewUploadPackRequestFromCapabilities(refs.Capabilities)
 	req.Wants = []plumbing.Hash{commit}
 	req.Depth = packp.DepthCommits(1)
@@ -158,7 +165,6 @@ func (rd *Reader) fetch(ctx context.Context, s transport.UploadPackSession, refs
 		return nil, errors.Wrap(err, "cannot fetch the branch's head commit")
 	}
 	defer resp.Close()
-	st := memory.NewStorage()
 	var pack io.Reader = resp
 	switch {
 	case req.Capabilities.Supports(capability.Sideband64k):
@@ -166,8 +172,30 @@ func (rd *Reader) fetch(ctx context.Context, s transport.UploadPackSession, refs
 	case req.Capabilities.Supports(capability.Sideband):
 		pack = sideband.NewDemuxer(sideband.Sideband, resp)
 	}
-	if err := packfile.UpdateObjectStorage(st, pack); err != nil {
-		return nil, errors.Wrap(err, "cannot read the fetched commit")
+	b, err := io.ReadAll(io.LimitReader(pack, MaxPack+1))
+	if err != nil {
+		return nil, errors.Wrap(err, "cannot fetch the branch's head commit")
+	}
+	if len(b) > MaxPack {
+		return nil, errors.Errorf("the branch's head commit is more than %d MiB to download; a build file is read only from a smaller repository", MaxPack>>20)
+	}
+	return b, nil
+}
+
+// fetchFile fetches commit and reads path in its tree.
+func (rd *Reader) fetchFile(ctx context.Context, s transport.UploadPackSession, refs *packp.AdvRefs, commit plumbing.Hash, path string) ([]byte, error) {
+	pack, err := rd.fetch(ctx, s, refs, commit)
+	if err != nil {
+		return nil, err
+	}
+	return readFile(pack, commit, path, rd.MaxSize)
+}
+
+// readFile reads path in commit's tree, from the pack fetched for it.
+func readFile(pack []byte, commit plumbing.Hash, path string, maxSize int64) ([]byte, error) {
+	st, err := unpack(pack)
+	if err != nil {
+		return nil, err
 	}
 	c, err := object.GetCommit(st, commit)
 	if err != nil {
@@ -187,8 +215,8 @@ func (rd *Reader) fetch(ctx context.Context, s transport.UploadPackSession, refs
 	if !f.Mode.IsFile() {
 		return nil, errors.Errorf("%s is not a regular file", path)
 	}
-	if f.Size > rd.MaxSize {
-		return nil, errors.Errorf("%s has %d bytes, more than the %d a file read here may have", path, f.Size, rd.MaxSize)
+	if f.Size > maxSize {
+		return nil, errors.Errorf("%s has %d bytes, more than the %d a file read here may have", path, f.Size, maxSize)
 	}
 	text, err := f.Contents()
 	return []byte(text), errors.Wrapf(err, "cannot read %s", path)

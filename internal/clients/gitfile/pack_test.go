@@ -1,0 +1,380 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package gitfile
+
+import (
+	"bytes"
+	"compress/zlib"
+	"context"
+	"crypto/sha1"
+	"encoding/binary"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
+	"github.com/freeleaps/provider-devops/internal/clients/netguard"
+)
+
+// packed is one object of a hand-made pack.
+type packed struct {
+	typ plumbing.ObjectType
+	// size is what the header declares; content is what is deflated.
+	size    int64
+	content []byte
+	// base is the index of an OFS delta's base.
+	base int
+}
+
+// pack writes a version 2 pack claiming count objects (len(objs) when 0).
+func pack(t *testing.T, count uint32, objs ...packed) []byte {
+	t.Helper()
+	if count == 0 {
+		count = uint32(len(objs))
+	}
+	var b bytes.Buffer
+	b.WriteString("PACK")
+	_ = binary.Write(&b, binary.BigEndian, uint32(2))
+	_ = binary.Write(&b, binary.BigEndian, count)
+	offsets := make([]int, len(objs))
+	for i, o := range objs {
+		offsets[i] = b.Len()
+		size := uint64(o.size)
+		c := byte(o.typ)<<4 | byte(size&0x0f)
+		for size >>= 4; size != 0; size >>= 7 {
+			b.WriteByte(c | 0x80)
+			c = byte(size & 0x7f)
+		}
+		b.WriteByte(c)
+		if o.typ == plumbing.OFSDeltaObject {
+			n := uint64(offsets[i] - offsets[o.base])
+			enc := []byte{byte(n & 0x7f)}
+			for n >>= 7; n != 0; n >>= 7 {
+				n--
+				enc = append([]byte{byte(0x80 | n&0x7f)}, enc...)
+			}
+			b.Write(enc)
+		}
+		z, _ := zlib.NewWriterLevel(&b, zlib.BestSpeed)
+		if _, err := z.Write(o.content); err != nil {
+			t.Fatal(err)
+		}
+		if err := z.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum := sha1.Sum(b.Bytes())
+	b.Write(sum[:])
+	return b.Bytes()
+}
+
+// delta writes a delta's header, then its instructions.
+func delta(src, target uint64, ops ...byte) []byte {
+	var d []byte
+	for _, v := range []uint64{src, target} {
+		for ; v >= 0x80; v >>= 7 {
+			d = append(d, byte(v)|0x80)
+		}
+		d = append(d, byte(v))
+	}
+	return append(d, ops...)
+}
+
+func blob(content []byte) packed {
+	return packed{typ: plumbing.BlobObject, size: int64(len(content)), content: content}
+}
+
+// TestCheckPackRefuses holds checkPack to packs a hostile server could
+// send: each is refused after the allocations of reading it once.
+func TestCheckPackRefuses(t *testing.T) {
+	const budget = 4 << 20
+	zeros := make([]byte, 64<<20)
+	base := bytes.Repeat([]byte("a"), 0x10000)
+	cases := map[string]struct {
+		reason string
+		pack   func(t *testing.T) []byte
+		want   string
+	}{
+		"DeclaredTooLarge": {
+			reason: "An object declaring more than the budget is refused before it is inflated.",
+			pack:   func(t *testing.T) []byte { return pack(t, 0, blob(zeros)) },
+			want:   "more than 4 MiB",
+		},
+		"InflatesPastDeclared": {
+			reason: "A zlib stream inflating past the size its object declares is cut off there.",
+			pack: func(t *testing.T) []byte {
+				return pack(t, 0, packed{typ: plumbing.BlobObject, size: 100, content: zeros})
+			},
+			want: "inflates to more than the 100 bytes it declares",
+		},
+		"InflatesShort": {
+			reason: "An object inflating to less than it declares is refused.",
+			pack: func(t *testing.T) []byte {
+				return pack(t, 0, packed{typ: plumbing.BlobObject, size: 100, content: []byte("x")})
+			},
+			want: "inflates to 1 bytes, not the 100",
+		},
+		"ManySmallTooMuch": {
+			reason: "Objects each within the budget but together past it are refused.",
+			pack: func(t *testing.T) []byte {
+				var objs []packed
+				for i := 0; i < 3; i++ {
+					objs = append(objs, blob(zeros[:budget/2]))
+				}
+				return pack(t, 0, objs...)
+			},
+			want: "more than 4 MiB",
+		},
+		"DeltaAmplifies": {
+			reason: "A delta whose copies build more than its target is refused; go-git would apply every copy.",
+			pack: func(t *testing.T) []byte {
+				// 0x80 alone copies 64 KiB from the base's start: a
+				// million of them would build 64 GiB from a 1 MiB delta.
+				d := delta(0x10000, 0x10001, bytes.Repeat([]byte{0x80}, 1<<19)...)
+				return pack(t, 0, blob(base), packed{typ: plumbing.OFSDeltaObject, size: int64(len(d)), content: d, base: 0})
+			},
+			want: "builds more than its target size",
+		},
+		"DeltaTargetTooLarge": {
+			reason: "A delta declaring a target past the budget is refused.",
+			pack: func(t *testing.T) []byte {
+				d := delta(0x10000, 64<<20, 0x80)
+				return pack(t, 0, blob(base), packed{typ: plumbing.OFSDeltaObject, size: int64(len(d)), content: d, base: 0})
+			},
+			want: "more than 4 MiB",
+		},
+		"DeltaShort": {
+			reason: "A delta building less than its target is refused.",
+			pack: func(t *testing.T) []byte {
+				d := delta(0x10000, 0x20000, 0x80)
+				return pack(t, 0, blob(base), packed{typ: plumbing.OFSDeltaObject, size: int64(len(d)), content: d, base: 0})
+			},
+			want: "builds less than its target size",
+		},
+		"DeltaOutsideBase": {
+			reason: "A copy from beyond the base's end is refused.",
+			pack: func(t *testing.T) []byte {
+				d := delta(0x10000, 0x10000, 0x91, 0x01, 0x00) // offset 1, 64 KiB
+				return pack(t, 0, blob(base), packed{typ: plumbing.OFSDeltaObject, size: int64(len(d)), content: d, base: 0})
+			},
+			want: "copies from outside its base",
+		},
+		"DeltaWrongBase": {
+			reason: "A delta declaring another base size than its base's is refused.",
+			pack: func(t *testing.T) []byte {
+				d := delta(0x20000, 0x10000, 0x80)
+				return pack(t, 0, blob(base), blob(base), packed{typ: plumbing.OFSDeltaObject, size: int64(len(d)), content: d, base: 1})
+			},
+			want: "does not fit its base",
+		},
+		"DeltaReserved": {
+			reason: "Instruction 0 is reserved; go-git would stop there and call the object good.",
+			pack: func(t *testing.T) []byte {
+				d := delta(0x10000, 1, 0x00)
+				return pack(t, 0, blob(base), packed{typ: plumbing.OFSDeltaObject, size: int64(len(d)), content: d, base: 0})
+			},
+			want: "reserved instruction",
+		},
+		"CountTooLarge": {
+			reason: "A pack claiming more objects than a build file's repository may have is refused before anything is sized by it.",
+			pack:   func(t *testing.T) []byte { return pack(t, 1<<32-1, blob([]byte("x"))) },
+			want:   "holds 4294967295 files and folders",
+		},
+		"CountLies": {
+			reason: "A pack claiming more objects than it holds is broken.",
+			pack:   func(t *testing.T) []byte { return pack(t, 1000, blob([]byte("x"))) },
+			want:   "broken Git pack",
+		},
+		"NotAPack": {
+			reason: "Anything else is no pack.",
+			pack:   func(t *testing.T) []byte { return []byte("<html>login</html>") },
+			want:   "no Git pack",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			p := tc.pack(t)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			err := checkPack(p, budget, 1000)
+			runtime.ReadMemStats(&after)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("%s\ncheckPack: want an error containing %q, got %v", tc.reason, tc.want, err)
+			}
+			if a := after.TotalAlloc - before.TotalAlloc; a > 8<<20 {
+				t.Errorf("%s\ncheckPack allocated %d MiB to refuse a %d KiB pack", tc.reason, a>>20, len(p)>>10)
+			}
+		})
+	}
+}
+
+// TestUnpackGitPacks holds checkPack and unpack to packs real Git writes,
+// with deltas by offset and by reference: they are accepted, and every
+// file reads back as committed.
+func TestUnpackGitPacks(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("git is not installed")
+		}
+		t.Skip("skipped outside CI: git is not installed")
+	}
+	dir := t.TempDir()
+	run := func(stdin []byte, args ...string) []byte {
+		t.Helper()
+		c := exec.Command("git", args...)
+		c.Dir = dir
+		c.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+		c.Stdin = bytes.NewReader(stdin)
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("git %s: %v", strings.Join(args, " "), err)
+		}
+		return out
+	}
+	run(nil, "init", "-q", "-b", "main")
+	files := map[string]string{}
+	var lines []string
+	for i := 0; i < 400; i++ {
+		lines = append(lines, strings.Repeat("stage build step ", 3)+string(rune('a'+i%26)))
+	}
+	text := strings.Join(lines, "\n")
+	for i := 0; i < 6; i++ {
+		name := filepath.Join(".devops", "pipeline-"+string(rune('0'+i))+".yaml")
+		files[name] = text + "\n# variant " + string(rune('0'+i)) + "\n"
+		if err := os.MkdirAll(filepath.Join(dir, ".devops"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(files[name]), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(nil, "add", ".")
+	run(nil, "commit", "-q", "-m", "pipelines")
+	head := plumbing.NewHash(strings.TrimSpace(string(run(nil, "rev-parse", "HEAD"))))
+	objects := run(nil, "rev-list", "--objects", "HEAD")
+	for name, args := range map[string][]string{
+		"ByOffset":    {"pack-objects", "--stdout", "--delta-base-offset", "--window=10"},
+		"ByReference": {"pack-objects", "--stdout", "--window=10"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := run(objects, args...)
+			if n := deltas(t, p); n == 0 {
+				t.Fatal("git wrote no delta; the test would not test deltas")
+			}
+			if err := checkPack(p, 32<<20, 1000); err != nil {
+				t.Fatalf("checkPack refused git's own pack: %v", err)
+			}
+			st, err := unpack(p)
+			if err != nil {
+				t.Fatalf("unpack: %v", err)
+			}
+			c, err := object.GetCommit(st, head)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tree, err := c.Tree()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for path, want := range files {
+				f, err := tree.File(path)
+				if err != nil {
+					t.Fatalf("%s: %v", path, err)
+				}
+				if got, _ := f.Contents(); got != want {
+					t.Errorf("%s reads back otherwise than committed", path)
+				}
+			}
+		})
+	}
+}
+
+// deltas counts the deltas in a pack.
+func deltas(t *testing.T, p []byte) int {
+	t.Helper()
+	sc := packfile.NewScanner(bytes.NewReader(p))
+	_, count, err := sc.Header()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for i := uint32(0); i < count; i++ {
+		oh, err := sc.NextObjectHeader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if oh.Type.IsDelta() {
+			n++
+		}
+		if _, _, err := sc.NextObject(&bytes.Buffer{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return n
+}
+
+// TestReadRefusesHostilePack serves a pack whose one delta would build
+// 32 GiB in go-git, through the Reader's whole path: refs, fetch, unpack.
+func TestReadRefusesHostilePack(t *testing.T) {
+	base := bytes.Repeat([]byte("a"), 0x10000)
+	d := delta(0x10000, 0x10001, bytes.Repeat([]byte{0x80}, 1<<19)...)
+	hostile := pack(t, 0, blob(base), packed{typ: plumbing.OFSDeltaObject, size: int64(len(d)), content: d, base: 0})
+	head := strings.Repeat("ab", 20)
+	pkt := func(s string) string { return fmt.Sprintf("%04x%s", len(s)+4, s) }
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/info/refs"):
+			w.Header().Set("Content-Type", "application/x-git-upload-pack-advertisement")
+			_, _ = io.WriteString(w, pkt("# service=git-upload-pack\n")+"0000"+pkt(head+" refs/heads/main\x00shallow no-progress ofs-delta\n")+"0000")
+		case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-upload-pack"):
+			w.Header().Set("Content-Type", "application/x-git-upload-pack-result")
+			_, _ = io.WriteString(w, pkt("shallow "+head+"\n")+"0000"+pkt("NAK\n"))
+			_, _ = w.Write(hostile)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	loopback, err := netguard.New(nil, []string{"127.0.0.0/8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := NewReader(httpapi.TLS{CABundle: ca, Tenant: true, Guard: loopback}, 1024)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = rd.Read(context.Background(), Request{URL: srv.URL + "/team/shop.git", Branch: "main", Path: "f"})
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "builds more than its target size") {
+		t.Fatalf("Read: want the hostile delta refused, got %v", err)
+	}
+	if a := after.TotalAlloc - before.TotalAlloc; a > 32<<20 {
+		t.Errorf("Read allocated %d MiB to refuse a %d KiB pack", a>>20, len(hostile)>>10)
+	}
+}

@@ -19,6 +19,13 @@ limitations under the License.
 // agree on, and those the provider puts on backend objects.
 package contract
 
+import (
+	"net/url"
+	"path"
+	"strings"
+	"unicode"
+)
+
 // On every resource the DevOpsProject function composes.
 const (
 	// LabelProject is the DevOpsProject's name.
@@ -118,8 +125,18 @@ const (
 	// lists what a namespace lets be sent to git servers.
 	LabelGitRepository = "devops.freeleaps.io/git-repository"
 	// ValueGitRepository is the only value that consents. It names no
-	// URL: a URL does not fit a label value (63 characters).
+	// URL: a URL does not fit a label value (63 characters); the
+	// annotation AnnotationGitRepositoryURLs does.
 	ValueGitRepository = "true"
+	// AnnotationGitRepositoryURLs, on a Secret labelled
+	// LabelGitRepository, narrows its consent to the repositories it
+	// lists, separated by commas or white space: a URL ending in "/"
+	// admits every repository below it, any other admits itself only.
+	// Scheme and host must match exactly; an SSH URL may be written as
+	// git@host:path. Without the annotation the consent is to any
+	// repository the namespace's resources name; with it empty, to none.
+	//   kubectl annotate secret -n team git devops.freeleaps.io/git-repository-urls=https://git.example.com/team/
+	AnnotationGitRepositoryURLs = "devops.freeleaps.io/git-repository-urls"
 )
 
 // On the objects that record why they exist or what they carry.
@@ -148,4 +165,53 @@ const (
 // use of the label, so a narrower consent changes in one place.
 func GitRepositoryConsented(labels map[string]string) bool {
 	return labels[LabelGitRepository] == ValueGitRepository
+}
+
+// GitRepositoryURLConsented reports whether a Secret with these
+// annotations consents to being sent to the repository at repoURL: true
+// without AnnotationGitRepositoryURLs, else only for a URL it lists. Ask
+// it after GitRepositoryConsented, and of the URL the Secret is sent to.
+func GitRepositoryURLConsented(annotations map[string]string, repoURL string) bool {
+	list, ok := annotations[AnnotationGitRepositoryURLs]
+	if !ok {
+		return true
+	}
+	u, ok := repositoryURL(repoURL)
+	if !ok {
+		return false
+	}
+	for _, entry := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
+		e, ok := repositoryURL(entry)
+		if !ok || e.Scheme != u.Scheme || e.Host != u.Host {
+			continue
+		}
+		if e.Path == u.Path || (strings.HasSuffix(entry, "/") && strings.HasPrefix(u.Path, strings.TrimSuffix(e.Path, "/")+"/")) {
+			return true
+		}
+	}
+	return false
+}
+
+// repositoryURL parses a repository URL for comparison: scheme and host
+// lower-cased, the user dropped, the path cleaned; git@host:path is
+// ssh://git@host/path. A URL with a query, a fragment or a path that
+// climbs is not compared at all.
+func repositoryURL(raw string) (*url.URL, bool) {
+	if i, j := strings.Index(raw, ":"), strings.Index(raw, "@"); !strings.Contains(raw, "://") && j > 0 && i > j {
+		raw = "ssh://" + raw[:i] + "/" + strings.TrimPrefix(raw[i+1:], "/")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+		return nil, false
+	}
+	for _, seg := range strings.Split(u.Path, "/") {
+		if seg == ".." || seg == "." {
+			return nil, false
+		}
+	}
+	p := path.Clean("/" + u.Path)
+	if p == "/" {
+		p = ""
+	}
+	return &url.URL{Scheme: strings.ToLower(u.Scheme), Host: strings.ToLower(u.Host), Path: p}, true
 }

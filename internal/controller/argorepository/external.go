@@ -51,6 +51,8 @@ const (
 	errFmtNotOptedIn = "spec.forProvider.credentialsSecretRef: Secret %[2]q in namespace %[1]q has not consented to being registered in Argo CD, which sends it to the repository URL: " +
 		"whoever owns the Secret (someone allowed to read it, not the author of this resource) must label it: " +
 		"kubectl label secret -n %[1]s %[2]s %[3]s=%[4]s. Nothing was sent to Argo CD; a repository already registered is left as it is"
+	errFmtURLNotListed = "spec.forProvider.credentialsSecretRef: Secret %[2]q in namespace %[1]q consents to being sent only to the repositories its annotation %[3]s lists, and this one is not among them: " +
+		"whoever owns the Secret may add it. Nothing was sent to Argo CD; a repository already registered is left as it is"
 )
 
 // Secrets reads a Secret of the resource's namespace.
@@ -119,6 +121,9 @@ func (e *external) credentialsOf(ctx context.Context, cr *v1alpha1.ArgoRepositor
 	}
 	if !OptedIn(s) {
 		return nil, errors.Errorf(errFmtNotOptedIn, ns, ref.Name, contract.LabelGitRepository, contract.ValueGitRepository)
+	}
+	if !contract.GitRepositoryURLConsented(s.GetAnnotations(), meta.GetExternalName(cr)) {
+		return nil, errors.Errorf(errFmtURLNotListed, ns, ref.Name, contract.AnnotationGitRepositoryURLs)
 	}
 	c := &credentials{
 		username:      string(s.Data[v1alpha1.RepositoryKeyUsername]),

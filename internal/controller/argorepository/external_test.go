@@ -141,6 +141,17 @@ func labelled(v string) func(*corev1.Secret) {
 	}
 }
 
+// urls annotates the Secret with the repositories it consents to.
+func urls(list string) func(*corev1.Secret) {
+	return func(s *corev1.Secret) {
+		s.Annotations = map[string]string{contract.AnnotationGitRepositoryURLs: list}
+	}
+}
+
+// errNotListed is the refusal of a Secret whose annotation does not list
+// the repository.
+const errNotListed = `Secret "git" in namespace "team-a" consents to being sent only to the repositories its annotation devops.freeleaps.io/git-repository-urls lists, and this one is not among them`
+
 // errNotOptedIn is the refusal of a Secret without the label: it names the
 // Secret, the label and who adds it.
 const errNotOptedIn = `Secret "git" in namespace "team-a" has not consented to being registered in Argo CD, which sends it to the repository URL: ` +
@@ -296,6 +307,13 @@ func TestObserve(t *testing.T) {
 			secrets: secrets{"team-a/git": secret(map[string]string{"username": "ci", "password": "s3cret"}, "7", labelled(""))},
 			want:    want{err: errNotOptedIn, ready: corev1.ConditionTrue, refresh: []bool{false}},
 		},
+		"URLNotListed": {
+			reason:  "A Secret whose annotation does not list the repository is refused before a value is read; the registered repository is left as it is.",
+			cr:      repository(httpsURL),
+			repos:   map[string]*argocd.Repository{"team-a-shop " + httpsURL: ours(httpsURL, argocd.ConnectionSuccessful)},
+			secrets: secrets{"team-a/git": secret(map[string]string{"username": "ci", "password": "s3cret"}, "7", urls(""))},
+			want:    want{err: errNotListed, ready: corev1.ConditionTrue, refresh: []bool{false}},
+		},
 		"OptInOtherValue": {
 			reason:  "Only the value \"true\" consents.",
 			cr:      repository(httpsURL),
@@ -396,6 +414,18 @@ func TestWrite(t *testing.T) {
 			reason: "The same holds for an update.",
 			cr:     repository(sshURL), secrets: ssh, projects: other, tenancy: &argoaccess.Tenancy{Namespace: "team-a"}, update: true,
 			err: `belongs to namespace "team-b"`,
+		},
+		"CreateURLNotListed": {
+			reason:  "Nothing is registered with a Secret whose annotation lists other repositories.",
+			cr:      repository(sshURL),
+			secrets: secrets{"team-a/git": secret(map[string]string{"sshPrivateKey": "KEY"}, "3", urls("https://git.example.com/other/"))},
+			err:     errNotListed,
+		},
+		"CreateURLListed": {
+			reason:  "A Secret whose annotation lists the repository registers it.",
+			cr:      repository(sshURL),
+			secrets: secrets{"team-a/git": secret(map[string]string{"sshPrivateKey": "KEY"}, "3", urls("https://git.example.com/other/ "+sshURL))},
+			want:    []argocd.Repository{{Repo: sshURL, Type: "git", Name: "provider-devops team-a/shop", Project: "team-a-shop", SSHPrivateKey: "KEY"}},
 		},
 		"CreateNotOptedIn": {
 			reason:  "Nothing is registered with a Secret without the opt-in label.",

@@ -61,6 +61,9 @@ const errFmtBuildFileNotOptedIn = "cannot read %[1]s: credentialsSecretRef: Secr
 	"whoever owns the Secret (someone allowed to read it, not the author of this resource) must label it: " +
 	"kubectl label secret -n %[2]s %[3]s %[4]s=%[5]s. Nothing was read; the job keeps its pipeline"
 
+const errFmtBuildFileURLNotListed = "cannot read %[1]s: credentialsSecretRef: Secret %[3]q in namespace %[2]q consents to being sent only to the repositories its annotation %[4]s lists, and this one is not among them: " +
+	"whoever owns the Secret may add it. Nothing was read; the job keeps its pipeline"
+
 // readBuildFile reads, parses and checks cr's build file. Every problem
 // is in the returned err, worded for the resource's condition: where the
 // file is and what is wrong with it. Credentials never appear in it.
@@ -80,6 +83,9 @@ func (e *external) readBuildFile(ctx context.Context, cr *v1alpha1.JenkinsPipeli
 		}
 		if !contract.GitRepositoryConsented(s.GetLabels()) {
 			return buildFile{err: errors.Errorf(errFmtBuildFileNotOptedIn, where, cr.GetNamespace(), ref.Name, contract.LabelGitRepository, contract.ValueGitRepository)}
+		}
+		if !contract.GitRepositoryURLConsented(s.GetAnnotations(), src.URL) {
+			return buildFile{err: errors.Errorf(errFmtBuildFileURLNotListed, where, cr.GetNamespace(), ref.Name, contract.AnnotationGitRepositoryURLs)}
 		}
 		for _, k := range []string{orDefault(ref.UsernameKey, "username"), orDefault(ref.PasswordKey, "password")} {
 			if len(s.Data[k]) == 0 {

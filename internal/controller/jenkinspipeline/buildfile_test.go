@@ -108,6 +108,8 @@ func TestBuildFile(t *testing.T) {
 		{ObjectMeta: metav1.ObjectMeta{Namespace: "team-b", Name: "git", Labels: optIn}, Data: map[string][]byte{"username": []byte("bot"), "password": []byte("not-this-one")}},
 		{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "unlabelled"}, Data: map[string][]byte{"username": []byte("bot"), "password": []byte(gitPassword)}},
 		{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "nokey", Labels: optIn}, Data: map[string][]byte{"username": []byte("bot")}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "elsewhere", Labels: optIn, Annotations: map[string]string{contract.AnnotationGitRepositoryURLs: "https://git.example.com/team/"}},
+			Data: map[string][]byte{"username": []byte("bot"), "password": []byte(gitPassword)}},
 	} {
 		if err := kc.Create(context.Background(), s); err != nil {
 			t.Fatal(err)
@@ -183,6 +185,11 @@ func TestBuildFile(t *testing.T) {
 				cr.Spec.ForProvider.Source.BuildFile.CredentialsSecretRef.Name = "unlabelled"
 			},
 			want: want{exists: true, script: scriptOf(t, goodFile), errs: []string{`Secret "unlabelled" in namespace "team-a" has not consented`, "kubectl label secret -n team-a unlabelled devops.freeleaps.io/git-repository=true"}}},
+		{name: "URLNotListed", reason: "A Secret whose annotation lists other repositories is not sent to this one.",
+			mutate: func(cr *v1alpha1.JenkinsPipeline) {
+				cr.Spec.ForProvider.Source.BuildFile.CredentialsSecretRef.Name = "elsewhere"
+			},
+			want: want{exists: true, script: scriptOf(t, goodFile), errs: []string{`Secret "elsewhere" in namespace "team-a" consents to being sent only to the repositories its annotation devops.freeleaps.io/git-repository-urls lists`}}},
 		{name: "MissingKey", reason: "A Secret without its password key is named, not read as anonymous access.",
 			mutate: func(cr *v1alpha1.JenkinsPipeline) {
 				cr.Spec.ForProvider.Source.BuildFile.CredentialsSecretRef.Name = "nokey"

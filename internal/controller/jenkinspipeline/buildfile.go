@@ -19,6 +19,7 @@ package jenkinspipeline
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -106,7 +107,9 @@ func (e *external) readBuildFile(ctx context.Context, cr *v1alpha1.JenkinsPipeli
 	eff := withBuild(cr, b)
 	if e.limits != nil {
 		if err := allowed(eff, e.limits); err != nil {
-			return buildFile{commit: f.Commit, refused: true, err: errors.Errorf("%s at commit %.12s is refused by the ProviderConfig: %v", where, f.Commit, err)}
+			// The file's fields are the build's: name them as it does.
+			msg := strings.ReplaceAll(err.Error(), "spec.forProvider.source.build.", "")
+			return buildFile{commit: f.Commit, refused: true, err: errors.Errorf("%s at commit %.12s is refused by the ProviderConfig: %s", where, f.Commit, msg)}
 		}
 	}
 	if _, err := declarative.Script(*b); err != nil {

@@ -163,7 +163,7 @@ func TestBuildFile(t *testing.T) {
 		{name: "OutsideRootFolder", reason: "The ProviderConfig's limits hold for the file's build as for an inline one, and a requested build does not run on the kept script, which may hold what the platform has withdrawn.",
 			before: commit("stages:\n- name: Deploy\n  deploy: {job: other/team/deploy}\n"),
 			mutate: func(cr *v1alpha1.JenkinsPipeline) { cr.Spec.ForProvider.BuildRequest = "deploy-2" },
-			want:   want{exists: true, script: scriptOf(t, changedFile), errs: []string{"refused by the ProviderConfig", "outside the root folder"}}},
+			want:   want{exists: true, script: scriptOf(t, changedFile), errs: []string{"is refused by the ProviderConfig: stages[0].deploy.job", "outside the root folder"}}},
 		{name: "Missing", reason: "A missing file is reported as such; the build the refused file held back now runs on the kept pipeline.", before: commit(""),
 			want: want{exists: true, script: scriptOf(t, changedFile), errs: []string{"no file .devops/pipeline.yaml"}, builds: 1}},
 		{name: "Fixed", reason: "A good file again updates the job.", before: commit(goodFile),

@@ -21,6 +21,7 @@ import (
 	"context"
 	_ "embed" // the JenkinsPipeline CRD
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -96,6 +97,9 @@ func newBuildSchema(crd []byte) (*buildSchema, error) {
 	return &buildSchema{structural: st, validator: v, cel: cel.NewValidator(st, false, celconfig.PerCallLimit)}, nil
 }
 
+// maxProblems bounds the problems of a file ParseFile names.
+const maxProblems = 10
+
 // ParseFile reads a build file: YAML of the shape of a JenkinsPipeline's
 // spec.forProvider.source.build. Unknown fields are refused, what d fills
 // in and the CRD's defaults are applied, and it is validated against the
@@ -133,8 +137,14 @@ func ParseFile(data []byte, d *v1alpha1.BuildFileDefaults) (*v1alpha1.PipelineBu
 		errs, _ = s.cel.Validate(context.Background(), nil, s.structural, obj, nil, celconfig.RuntimeCELCostBudget)
 	}
 	if len(errs) > 0 {
-		msgs := make([]string, 0, len(errs))
-		for _, e := range errs {
+		// A condition is read, not searched: the first few problems, and
+		// how many more.
+		msgs := make([]string, 0, maxProblems+1)
+		for i, e := range errs {
+			if i == maxProblems {
+				msgs = append(msgs, fmt.Sprintf("and %d more", len(errs)-maxProblems))
+				break
+			}
 			msgs = append(msgs, e.Error())
 		}
 		return nil, errors.Errorf("invalid build: %s", strings.Join(msgs, "; "))

@@ -54,6 +54,11 @@ func TestParseFile(t *testing.T) {
 				{Name: "Image", Image: &v1alpha1.ImageStage{Registry: "harbor.example.com", Repository: "team/own", Tag: "${BUILD_NUMBER}", Dockerfile: "Dockerfile", Context: "."}},
 			}},
 		},
+		"ManyProblems": {
+			reason:  "A file with many problems names the first ten and counts the rest: a condition is read, not searched.",
+			file:    "stages:\n" + strings.Repeat("- name: Test\n  sh: [make]\n  deploy: {}\n", 15),
+			wantErr: []string{"invalid build", "stages[9]", "and 5 more"},
+		},
 		"NoDefaults": {
 			reason:  "Without defaults, a checkout without url is refused as the CRD refuses it.",
 			file:    "stages:\n- name: Checkout\n  checkout: {}\n",

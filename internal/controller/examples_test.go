@@ -33,6 +33,7 @@ import (
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
 	"github.com/freeleaps/provider-devops/internal/testing/bind"
@@ -102,6 +103,9 @@ func TestExamplesReconcile(t *testing.T) {
 			switch u.GetKind() {
 			case "Secret":
 				controlplane.Must(t, unstructured.SetNestedField(u.Object, "examples-password", "stringData", "password"))
+				// The example binds the Secret to its repositories: to
+				// the served one here, so Argo CD gets it.
+				controlplane.Must(t, unstructured.SetNestedField(u.Object, private.URL, "metadata", "annotations", contract.AnnotationGitRepositoryURLs))
 			case "ArgoRepository":
 				controlplane.Must(t, unstructured.SetNestedField(u.Object, private.URL, "spec", "forProvider", "url"))
 			}

@@ -24,19 +24,22 @@ limitations under the License.
 package gitfile
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 
@@ -48,8 +51,8 @@ import (
 // Timeout bounds one request to the Git server.
 const Timeout = 30 * time.Second
 
-// cacheSize bounds how many files are kept by commit.
-const cacheSize = 512
+// cacheBytes bounds the files kept by commit, together.
+const cacheBytes = 8 << 20
 
 // Request names a file: repository URL (https), branch and path.
 type Request struct {
@@ -89,6 +92,8 @@ type Reader struct {
 	unpacking  chan struct{}
 	mu         sync.Mutex
 	cache      map[string][]byte
+	// held is the size of the files in cache.
+	held int64
 }
 
 // NewReader returns a Reader connecting as tls says, reading files of at
@@ -103,6 +108,7 @@ func (rd *Reader) Read(ctx context.Context, r Request) (File, error) {
 	if err != nil {
 		return File{}, err
 	}
+	c.Transport = refsBound{next: c.Transport}
 	ep, err := transport.NewEndpoint(r.URL)
 	if err != nil || ep.Protocol != "https" {
 		return File{}, errors.Errorf("%q is no https URL of a Git repository", r.URL)
@@ -110,6 +116,14 @@ func (rd *Reader) Read(ctx context.Context, r Request) (File, error) {
 	var auth transport.AuthMethod
 	if r.Username != "" || r.Password != "" {
 		auth = &githttp.BasicAuth{Username: r.Username, Password: r.Password}
+	}
+	// Everything a server sends is bounded per read, and so are the
+	// reads at once: the branch list as much as the pack.
+	select {
+	case rd.unpacking <- struct{}{}:
+		defer func() { <-rd.unpacking }()
+	case <-ctx.Done():
+		return File{}, errors.Wrap(ctx.Err(), "cannot read the repository")
 	}
 	s, err := githttp.NewClient(c).NewUploadPackSession(ep, auth)
 	if err != nil {
@@ -133,20 +147,49 @@ func (rd *Reader) Read(ctx context.Context, r Request) (File, error) {
 	if b, ok := rd.cached(key); ok {
 		return File{Commit: commit.String(), Content: b}, nil
 	}
-	// The download and what it unpacks to are bounded per fetch, and
-	// so are the fetches at once.
-	select {
-	case rd.unpacking <- struct{}{}:
-	case <-ctx.Done():
-		return File{}, errors.Wrap(ctx.Err(), "cannot fetch the branch's head commit")
+	pack, err := rd.fetch(ctx, s, refs, commit)
+	if err != nil {
+		return File{}, err
 	}
-	b, err := rd.fetchFile(ctx, s, refs, commit, r.Path)
-	<-rd.unpacking
+	b, err := readFile(pack, commit, r.Path, rd.MaxSize)
 	if err != nil {
 		return File{}, err
 	}
 	rd.keep(key, b)
 	return File{Commit: commit.String(), Content: b}, nil
+}
+
+// MaxRefs bounds the branch and tag list a server may send.
+const MaxRefs = 4 << 20
+
+// refsBound holds the answer listing the branches to MaxRefs: it is
+// parsed whole, before a pack is asked for.
+type refsBound struct{ next http.RoundTripper }
+
+func (b refsBound) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := b.next.RoundTrip(r)
+	if err != nil || resp.Body == nil || !strings.HasSuffix(r.URL.Path, "/info/refs") {
+		return resp, err
+	}
+	resp.Body = &limitedBody{ReadCloser: resp.Body, left: MaxRefs}
+	return resp, nil
+}
+
+type limitedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, errors.Errorf("the server lists more than %d MiB of branches and tags", MaxRefs>>20)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // fetch fetches commit alone, returning the pack.
@@ -182,44 +225,118 @@ func (rd *Reader) fetch(ctx context.Context, s transport.UploadPackSession, refs
 	return b, nil
 }
 
-// fetchFile fetches commit and reads path in its tree.
-func (rd *Reader) fetchFile(ctx context.Context, s transport.UploadPackSession, refs *packp.AdvRefs, commit plumbing.Hash, path string) ([]byte, error) {
-	pack, err := rd.fetch(ctx, s, refs, commit)
-	if err != nil {
-		return nil, err
-	}
-	return readFile(pack, commit, path, rd.MaxSize)
-}
-
-// readFile reads path in commit's tree, from the pack fetched for it.
+// readFile reads path in commit's tree, from the pack fetched for it. It
+// reads the commit's first line and the trees on the path as they are
+// stored, one entry at a time: decoding them whole (go-git's object
+// package) would hold a tree of a million entries several times over.
 func readFile(pack []byte, commit plumbing.Hash, path string, maxSize int64) ([]byte, error) {
 	st, err := unpack(pack)
 	if err != nil {
 		return nil, err
 	}
-	c, err := object.GetCommit(st, commit)
+	tree, err := treeOf(st, commit)
 	if err != nil {
 		return nil, errors.Wrap(err, "cannot read the fetched commit")
 	}
-	tree, err := c.Tree()
-	if err != nil {
-		return nil, errors.Wrap(err, "cannot read the fetched commit's tree")
+	notFound := &NotFoundError{What: "no file " + path + " at the head of the branch (commit " + commit.String()[:12] + ")"}
+	segs := strings.Split(path, "/")
+	h := tree
+	for i, seg := range segs {
+		mode, next, found, err := entry(st, h, seg)
+		if err != nil {
+			return nil, errors.Wrapf(err, "cannot read %s", path)
+		}
+		if !found {
+			return nil, notFound
+		}
+		if i < len(segs)-1 {
+			if mode != filemode.Dir {
+				return nil, notFound
+			}
+			h = next
+			continue
+		}
+		if mode != filemode.Regular && mode != filemode.Executable && mode != filemode.Deprecated {
+			return nil, errors.Errorf("%s is not a regular file", path)
+		}
+		h = next
 	}
-	f, err := tree.File(path)
-	if errors.Is(err, object.ErrFileNotFound) || errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrEntryNotFound) {
-		return nil, &NotFoundError{What: "no file " + path + " at the head of the branch (commit " + commit.String()[:12] + ")"}
-	}
+	o, err := st.EncodedObject(plumbing.BlobObject, h)
 	if err != nil {
 		return nil, errors.Wrapf(err, "cannot read %s", path)
 	}
-	if !f.Mode.IsFile() {
-		return nil, errors.Errorf("%s is not a regular file", path)
+	if o.Size() > maxSize {
+		return nil, errors.Errorf("%s has %d bytes, more than the %d a file read here may have", path, o.Size(), maxSize)
 	}
-	if f.Size > maxSize {
-		return nil, errors.Errorf("%s has %d bytes, more than the %d a file read here may have", path, f.Size, maxSize)
+	r, err := o.Reader()
+	if err != nil {
+		return nil, errors.Wrapf(err, "cannot read %s", path)
 	}
-	text, err := f.Contents()
-	return []byte(text), errors.Wrapf(err, "cannot read %s", path)
+	defer r.Close()
+	b, err := io.ReadAll(io.LimitReader(r, maxSize))
+	return b, errors.Wrapf(err, "cannot read %s", path)
+}
+
+// treeOf reads a commit's tree from its first line, "tree <id>".
+func treeOf(st storer.EncodedObjectStorer, commit plumbing.Hash) (plumbing.Hash, error) {
+	o, err := st.EncodedObject(plumbing.CommitObject, commit)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	r, err := o.Reader()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	defer r.Close()
+	line := make([]byte, len("tree ")+40+1)
+	if _, err := io.ReadFull(r, line); err != nil || string(line[:5]) != "tree " || line[45] != '\n' {
+		return plumbing.ZeroHash, errors.New("the commit names no tree")
+	}
+	id := string(line[5:45])
+	if _, err := hex.DecodeString(id); err != nil {
+		return plumbing.ZeroHash, errors.New("the commit names no tree")
+	}
+	return plumbing.NewHash(id), nil
+}
+
+// entry finds name in a stored tree, reading it entry by entry:
+// "<octal mode> <name>\0<20-byte id>".
+func entry(st storer.EncodedObjectStorer, tree plumbing.Hash, name string) (filemode.FileMode, plumbing.Hash, bool, error) {
+	o, err := st.EncodedObject(plumbing.TreeObject, tree)
+	if err != nil {
+		return 0, plumbing.ZeroHash, false, err
+	}
+	rc, err := o.Reader()
+	if err != nil {
+		return 0, plumbing.ZeroHash, false, err
+	}
+	defer rc.Close()
+	r := bufio.NewReader(rc)
+	var id plumbing.Hash
+	for {
+		mode, err := r.ReadString(' ')
+		if errors.Is(err, io.EOF) && mode == "" {
+			return 0, plumbing.ZeroHash, false, nil
+		}
+		if err != nil || len(mode) > 8 {
+			return 0, plumbing.ZeroHash, false, errors.New("a tree is broken")
+		}
+		n, err := r.ReadString(0)
+		if err != nil || len(n) > 4096 {
+			return 0, plumbing.ZeroHash, false, errors.New("a tree is broken")
+		}
+		if _, err := io.ReadFull(r, id[:]); err != nil {
+			return 0, plumbing.ZeroHash, false, errors.New("a tree is broken")
+		}
+		if n[:len(n)-1] != name {
+			continue
+		}
+		m, err := filemode.New(mode[:len(mode)-1])
+		if err != nil {
+			return 0, plumbing.ZeroHash, false, errors.New("a tree is broken")
+		}
+		return m, id, true, nil
+	}
 }
 
 // key names a file at a commit, for the credentials that read it: a
@@ -239,13 +356,18 @@ func (rd *Reader) cached(key string) ([]byte, bool) {
 func (rd *Reader) keep(key string, b []byte) {
 	rd.mu.Lock()
 	defer rd.mu.Unlock()
-	if len(rd.cache) >= cacheSize {
-		// Any entry: a commit no longer at a branch's head is not asked
-		// for again, and one that is costs one fetch.
-		for k := range rd.cache {
-			delete(rd.cache, k)
+	if _, ok := rd.cache[key]; ok || int64(len(b)) > cacheBytes {
+		return
+	}
+	// Any entries: a commit no longer at a branch's head is not asked
+	// for again, and one that is costs one fetch.
+	for k, v := range rd.cache {
+		if rd.held+int64(len(b)) <= cacheBytes {
 			break
 		}
+		delete(rd.cache, k)
+		rd.held -= int64(len(v))
 	}
 	rd.cache[key] = b
+	rd.held += int64(len(b))
 }

@@ -35,7 +35,8 @@ import (
 //   - each object inflates to exactly the size it declares,
 //   - each delta's instructions stay inside its base and build exactly
 //     the target it declares, and
-//   - everything the commit holds, resolved, comes to at most MaxInflated.
+//   - everything the commit holds, resolved, comes to at most MaxInflated,
+//     and the bases the deltas are applied to, each time, to MaxDeltaWork.
 //
 // The parser then holds at most that much, plus its cache of bases, and
 // a Reader unpacks at most MaxUnpacking packs at a time.
@@ -49,6 +50,11 @@ const (
 	MaxInflated = 32 << 20
 	// MaxObjects bounds how many files and folders the commit holds.
 	MaxObjects = 100000
+	// MaxDeltaWork bounds the bases the pack's deltas are applied to,
+	// together: go-git reads a delta's whole base again for each delta,
+	// so a big base with many small deltas costs memory and time the
+	// resolved sizes do not show.
+	MaxDeltaWork = 128 << 20
 )
 
 // unpack checks pack and reads its objects into memory.
@@ -80,7 +86,7 @@ func checkPack(pack []byte, budget int64, maxObjects uint32) error {
 	if count > maxObjects {
 		return errors.Errorf("the fetched commit holds %d files and folders, more than the %d a build file's repository may have", count, maxObjects)
 	}
-	p := &packCheck{sc: sc, budget: budget, left: budget, sizes: make(map[int64]int64, count)}
+	p := &packCheck{sc: sc, budget: budget, left: budget, work: MaxDeltaWork, sizes: make(map[int64]int64, count)}
 	for i := uint32(0); i < count; i++ {
 		if err := p.next(); err != nil {
 			return err
@@ -94,7 +100,9 @@ func checkPack(pack []byte, budget int64, maxObjects uint32) error {
 type packCheck struct {
 	sc           *packfile.Scanner
 	budget, left int64
-	sizes        map[int64]int64
+	// work is what is left of MaxDeltaWork.
+	work  int64
+	sizes map[int64]int64
 }
 
 // next checks the next object.
@@ -128,9 +136,17 @@ func (p *packCheck) next() error {
 	if err != nil {
 		return errors.Wrapf(err, "the server sent a broken Git pack: the delta at byte %d", oh.Offset)
 	}
-	if base, ok := p.sizes[oh.OffsetReference]; oh.Type == plumbing.OFSDeltaObject && (!ok || base != src) {
-		return errors.Errorf("the server sent a broken Git pack: the delta at byte %d does not fit its base", oh.Offset)
+	if oh.Type == plumbing.OFSDeltaObject {
+		// A base comes before its delta (go-git would look for one at
+		// or after it in vain), and has the size the delta expects.
+		if base, ok := p.sizes[oh.OffsetReference]; oh.OffsetReference >= oh.Offset || !ok || base != src {
+			return errors.Errorf("the server sent a broken Git pack: the delta at byte %d does not fit its base", oh.Offset)
+		}
 	}
+	if src > p.work {
+		return errors.Errorf("the fetched commit's deltas are applied to more than %d MiB of bases; a build file is read only from a repository whose head commit is smaller", MaxDeltaWork>>20)
+	}
+	p.work -= src
 	p.left -= target
 	p.sizes[oh.Offset] = target
 	return nil

@@ -201,6 +201,26 @@ func TestCheckPackRefuses(t *testing.T) {
 			},
 			want: "reserved instruction",
 		},
+		"DeltaOwnBase": {
+			reason: "A delta whose base offset is its own (or after it) is refused: a base comes first.",
+			pack: func(t *testing.T) []byte {
+				d := delta(0x10000, 1, 0x01, 'x')
+				return pack(t, 0, blob(base), packed{typ: plumbing.OFSDeltaObject, size: int64(len(d)), content: d, base: 1})
+			},
+			want: "does not fit its base",
+		},
+		"DeltaFanOut": {
+			reason: "Many small deltas of one big base are refused: go-git reads the whole base again for each, which the resolved sizes do not show.",
+			pack: func(t *testing.T) []byte {
+				objs := []packed{blob(zeros[:1<<20])}
+				for i := 0; i < 200; i++ {
+					d := delta(1<<20, 1, 0x01, byte('a'+i%26))
+					objs = append(objs, packed{typ: plumbing.OFSDeltaObject, size: int64(len(d)), content: d, base: 0})
+				}
+				return pack(t, 0, objs...)
+			},
+			want: "applied to more than 128 MiB of bases",
+		},
 		"CountTooLarge": {
 			reason: "A pack claiming more objects than a build file's repository may have is refused before anything is sized by it.",
 			pack:   func(t *testing.T) []byte { return pack(t, 1<<32-1, blob([]byte("x"))) },
@@ -376,5 +396,91 @@ func TestReadRefusesHostilePack(t *testing.T) {
 	}
 	if a := after.TotalAlloc - before.TotalAlloc; a > 32<<20 {
 		t.Errorf("Read allocated %d MiB to refuse a %d KiB pack", a>>20, len(hostile)>>10)
+	}
+}
+
+// TestReadFileHugeTree reads a path through a tree of a million entries
+// (31 MiB): the walk reads the stored tree entry by entry and allocates
+// next to nothing beyond unpacking, where decoding the tree would hold
+// it several times over.
+func TestReadFileHugeTree(t *testing.T) {
+	var tree []byte
+	var zero [20]byte
+	for i := 0; len(tree)+26 <= 31<<20; i++ {
+		tree = append(tree, '0', ' ', byte(1+i%250), byte(1+(i/250)%250), byte(1+(i/62500)%250), 0)
+		tree = append(tree, zero[:]...)
+	}
+	th := plumbing.ComputeHash(plumbing.TreeObject, tree)
+	commit := []byte("tree " + th.String() + "\nauthor a <a> 0 +0000\ncommitter a <a> 0 +0000\n\nm\n")
+	ch := plumbing.ComputeHash(plumbing.CommitObject, commit)
+	p := pack(t, 0,
+		packed{typ: plumbing.CommitObject, size: int64(len(commit)), content: commit},
+		packed{typ: plumbing.TreeObject, size: int64(len(tree)), content: tree})
+	alloc := func(f func()) uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		f()
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	unpacking := alloc(func() {
+		if _, err := unpack(p); err != nil {
+			t.Fatal(err)
+		}
+	})
+	var err error
+	reading := alloc(func() { _, err = readFile(p, ch, ".devops/pipeline.yaml", 1024) })
+	if !IsNotFound(err) {
+		t.Fatalf("readFile: want NotFound, got %v", err)
+	}
+	if extra := int64(reading) - int64(unpacking); extra > 8<<20 {
+		t.Errorf("walking the path allocated %d MiB beyond unpacking's %d MiB", extra>>20, unpacking>>20)
+	}
+}
+
+// TestReadRefusesManyRefs serves a branch list past MaxRefs: it is
+// refused as it is read, not parsed whole.
+func TestReadRefusesManyRefs(t *testing.T) {
+	head := strings.Repeat("ab", 20)
+	pkt := func(s string) string { return fmt.Sprintf("%04x%s", len(s)+4, s) }
+	var adv bytes.Buffer
+	adv.WriteString(pkt("# service=git-upload-pack\n") + "0000" + pkt(head+" refs/heads/main\x00shallow no-progress ofs-delta\n"))
+	for i := 0; adv.Len() < 2*MaxRefs; i++ {
+		adv.WriteString(pkt(fmt.Sprintf("%s refs/tags/v%d\n", head, i)))
+	}
+	adv.WriteString("0000")
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-git-upload-pack-advertisement")
+		_, _ = w.Write(adv.Bytes())
+	}))
+	defer srv.Close()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	loopback, err := netguard.New(nil, []string{"127.0.0.0/8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := NewReader(httpapi.TLS{CABundle: ca, Tenant: true, Guard: loopback}, 1024)
+	_, err = rd.Read(context.Background(), Request{URL: srv.URL + "/team/shop.git", Branch: "main", Path: "f"})
+	if err == nil || !strings.Contains(err.Error(), "more than 4 MiB of branches and tags") {
+		t.Fatalf("Read: want the branch list refused, got %v", err)
+	}
+}
+
+// TestCacheBounded keeps files past the cache's bound: the oldest go,
+// and the cache holds at most cacheBytes.
+func TestCacheBounded(t *testing.T) {
+	rd := NewReader(httpapi.TLS{}, 1<<20)
+	for i := 0; i < 40; i++ {
+		rd.keep(fmt.Sprint(i), make([]byte, 1<<20))
+	}
+	if rd.held > cacheBytes || len(rd.cache) > cacheBytes>>20 {
+		t.Errorf("the cache holds %d files, %d bytes; want at most %d bytes", len(rd.cache), rd.held, cacheBytes)
+	}
+	if _, ok := rd.cached("39"); !ok {
+		t.Error("the file kept last is not in the cache")
+	}
+	rd.keep("big", make([]byte, cacheBytes+1))
+	if _, ok := rd.cached("big"); ok {
+		t.Error("a file larger than the cache was kept")
 	}
 }

@@ -330,6 +330,11 @@ func TestInvalidObjectsRefused(t *testing.T) {
 			file:   ex("argocd/argorepository.yaml"), kind: "ArgoRepository", mutate: set("spec.forProvider.url", "https://ci:hunter2@git.example.com/team/shop.git"),
 			field: "spec.forProvider.url", message: "should match",
 		},
+		"RepositoryEscapedHost": {
+			reason: "git decodes a URL before it dials: an escaped / before the host would make it dial evil.example.net",
+			file:   ex("argocd/argorepository.yaml"), kind: "ArgoRepository", mutate: set("spec.forProvider.url", "ssh://git@evil.example.net%2F@git.example.com/team/shop.git"),
+			field: "spec.forProvider.url", message: "should match",
+		},
 		"RepositoryHelmOverSSH": {
 			reason: "Argo CD reads helm repositories over https only",
 			file:   ex("argocd/argorepository.yaml"), kind: "ArgoRepository", mutate: multi(set("spec.forProvider.type", "helm"), set("spec.forProvider.url", "ssh://git@git.example.com/team/charts.git")),

@@ -194,9 +194,15 @@ func GitRepositoryURLConsented(annotations map[string]string, repoURL string) bo
 
 // repositoryURL parses a repository URL for comparison: scheme and host
 // lower-cased, the user dropped, the path cleaned; git@host:path is
-// ssh://git@host/path. A URL with a query, a fragment or a path that
-// climbs is not compared at all.
+// ssh://git@host/path. A URL is not compared at all if it has anything
+// a client could read otherwise than net/url does: a byte outside
+// printable ASCII (a look-alike host), a percent escape or a second @
+// before the host (git decodes the URL before it dials), a query, a
+// fragment, or a path that climbs.
 func repositoryURL(raw string) (*url.URL, bool) {
+	if !plainURL(raw) {
+		return nil, false
+	}
 	if i, j := strings.Index(raw, ":"), strings.Index(raw, "@"); !strings.Contains(raw, "://") && j > 0 && i > j {
 		raw = "ssh://" + raw[:i] + "/" + strings.TrimPrefix(raw[i+1:], "/")
 	}
@@ -213,5 +219,23 @@ func repositoryURL(raw string) (*url.URL, bool) {
 	if p == "/" {
 		p = ""
 	}
+	// Only ASCII is left to fold.
 	return &url.URL{Scheme: strings.ToLower(u.Scheme), Host: strings.ToLower(u.Host), Path: p}, true
+}
+
+// plainURL is false for a URL holding a byte outside printable ASCII, or
+// a percent escape, backslash or second @ before its host.
+func plainURL(raw string) bool {
+	for i := 0; i < len(raw); i++ {
+		if raw[i] <= ' ' || raw[i] > '~' {
+			return false
+		}
+	}
+	// The part before the host ends: the path of a URL, the : of an
+	// scp-like one.
+	authority, _, _ := strings.Cut(raw, ":")
+	if _, rest, ok := strings.Cut(raw, "://"); ok {
+		authority, _, _ = strings.Cut(rest, "/")
+	}
+	return !strings.ContainsAny(authority, "%\\") && strings.Count(authority, "@") <= 1
 }

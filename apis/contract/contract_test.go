@@ -46,6 +46,11 @@ func TestGitRepositoryURLConsented(t *testing.T) {
 		"SSHNotHTTPS":     {"An SSH entry does not admit the https URL.", with("git@git.example.com:team/"), "https://git.example.com/team/shop.git", false},
 		"Query":           {"A URL with a query is not compared.", with("https://git.example.com/team/"), "https://git.example.com/team/shop.git?x=1", false},
 		"Unparseable":     {"An unparseable URL is refused.", with("https://git.example.com/"), "https://git.example.com:bad port/x", false},
+		"LookAlikeHost":   {"A host with a letter strings.ToLower folds into ASCII (U+0130) is another host to every client.", with("https://github.com/"), "https://g\u0130thub.com/acme/x.git", false},
+		"NonASCIIPath":    {"Any byte outside printable ASCII is not compared.", with("https://git.example.com/"), "https://git.example.com/t\u00e9am/x.git", false},
+		"EscapedUser":     {"A percent escape before the host is refused: git decodes it and dials another host.", with("ssh://git@git.example.com/team/"), "ssh://git@evil.example.net%2F@git.example.com/team/x.git", false},
+		"TwoAts":          {"A second @ before the host is refused.", with("ssh://git@git.example.com/team/"), "ssh://a@b@git.example.com/team/x.git", false},
+		"Backslash":       {"A backslash before the host is refused.", with("https://git.example.com/"), "https://evil.example.net\\@git.example.com/x.git", false},
 		"UnparseableItem": {"An unparseable entry admits nothing.", with("::::"), "https://git.example.com/x.git", false},
 	}
 	for name, tc := range cases {

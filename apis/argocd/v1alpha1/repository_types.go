@@ -54,7 +54,10 @@ type RepositorySecretReference struct {
 type ArgoRepositoryParameters struct {
 	// URL of the repository: https://… (user and password) or ssh://… and
 	// user@host:path (SSH key); a helm repository is https only. Immutable.
-	// +kubebuilder:validation:Pattern=`^(https://[^\s/?#@]+/[^\s]*|ssh://[^\s/?#]+/[^\s]+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+)$`
+	// The host part holds no percent escape and at most one @: git
+	// decodes a URL before it dials, so an escaped / or @ would name
+	// another host than the one every check here reads.
+	// +kubebuilder:validation:Pattern=`^(https://[^\s/?#@%]+/[^\s]*|ssh://([^\s/?#@%]+@)?[^\s/?#@%]+/[^\s]+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+)$`
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="url is immutable: create another ArgoRepository"
 	URL string `json:"url"`

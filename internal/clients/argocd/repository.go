@@ -66,11 +66,25 @@ type RepositoryList struct {
 // compares them: case, a trailing slash and ".git" do not matter.
 func SameRepoURL(a, b string) bool {
 	norm := func(s string) string {
-		s = strings.ToLower(strings.TrimSpace(s))
+		// ASCII letters only: strings.ToLower folds some non-ASCII
+		// letters into ASCII ones (U+0130 to i), which would make a
+		// look-alike host the same repository.
+		s = asciiLower(strings.TrimSpace(s))
 		s = strings.TrimSuffix(s, "/")
 		return strings.TrimSuffix(s, ".git")
 	}
 	return norm(a) == norm(b)
+}
+
+// asciiLower lower-cases the ASCII letters of s and nothing else.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + ('a' - 'A')
+		}
+	}
+	return string(b)
 }
 
 // GetRepository returns the repository repo registered for project ("":

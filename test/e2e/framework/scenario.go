@@ -90,6 +90,8 @@ var Environments = map[string]string{
 type Report struct {
 	// Ready is the time from creating the DevOpsProject to its Ready.
 	Ready time.Duration
+	// Watch is what woke the XR controller until then.
+	Watch WatchTally
 	// Table is the environment table printed once the project was Ready;
 	// ArgoTable the applications as Argo CD reports them; Ingresses the
 	// Ingress Argo CD created for each environment (host, class, TLS
@@ -187,11 +189,19 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 	if err := c.armCrash(ctx); err != nil {
 		return r, err
 	}
+	stopTally, err := c.tallyWatchEvents(ctx)
+	if err != nil {
+		return r, err
+	}
 	if err := team.Create(ctx, c.project()); err != nil {
+		stopTally()
 		return r, fmt.Errorf("the team's DevOpsProject: %w", err)
 	}
 	created := time.Now()
 	stopWatch := c.watchEnvironments(ctx)
+	stopWatch = func(stop func() map[string]time.Time) func() map[string]time.Time {
+		return func() map[string]time.Time { r.Watch = stopTally(); return stop() }
+	}(stopWatch)
 	// The leader crashes in its first job's create; then the replica that
 	// took over is deleted while the creation goes on. The last one
 	// finishes the job.
@@ -228,6 +238,7 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 		return r, err
 	}
 	c.logf("when each backend object became ready and each resource, environment and the project reported Ready (seconds since the project was created); environment gaps p50 %.1fs, project gap %s:\n%sCrossplane's XR circuit breaker: %s", r.Readiness.P50().Seconds(), r.Readiness.XRGap, r.Readiness.Table, r.Readiness.Breaker)
+	c.logf("%d watch events woke the project's XR controller until it was Ready (its circuit breaker allows 100, then 1 a second):\n%s", r.Watch.Total, r.Watch.Table)
 	if r.Table, err = c.environmentTable(ctx, true); err != nil {
 		return r, err
 	}

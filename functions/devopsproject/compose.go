@@ -217,14 +217,27 @@ func (c *composer) envUsages(env string, withApp, withPipeline bool) error {
 		if !withApp && (by == KindApp || of == KindApp) || !withPipeline && (by == KindPipeline || of == KindPipeline) {
 			continue
 		}
-		if err := c.add(usageName(env, of, by), c.p.usage(env, of, by)); err != nil {
+		u := c.p.usage(env, usageEnd{kind: of, name: c.nameOf(nameOf(env, of))}, usageEnd{kind: by, name: c.nameOf(nameOf(env, by))})
+		if err := c.add(usageName(env, of, by), u); err != nil {
 			return err
 		}
 	}
 	if withApp {
-		return c.add(usageName(env, KindProject, KindApp), c.p.projectUsage(env))
+		// The project's ArgoProject, kept while env's application exists:
+		// Argo CD refuses to delete an AppProject its applications use.
+		u := c.p.usage(env, usageEnd{kind: KindProject, name: c.nameOf(nameArgoProject), project: true}, usageEnd{kind: KindApp, name: c.nameOf(nameApp(env))})
+		return c.add(usageName(env, KindProject, KindApp), u)
 	}
 	return nil
+}
+
+// nameOf is the name of the composed resource n: the observed one's,
+// else the one add gives it ("" when generated: unknown until created).
+func (c *composer) nameOf(n resource.Name) string {
+	if o, ok := c.observed[n]; ok {
+		return pbAt(o, "metadata", "name").GetStringValue()
+	}
+	return c.p.composedName(n)
 }
 
 // argoReady is true when the project's AppProject, and its repository

@@ -302,10 +302,11 @@ func TestFirstRun(t *testing.T) {
 		"UsageOf":               {"prod-usage-argoapplication-by-dnsrecord", []string{"spec", "of", "kind"}, "ArgoApplication"},
 		"UsageBy":               {"prod-usage-argoapplication-by-dnsrecord", []string{"spec", "by", "kind"}, "DNSRecord"},
 		"UsageReplay":           {"prod-usage-jenkinspipeline-by-argoapplication", []string{"spec", "replayDeletion"}, true},
-		"ProjectUsageOf": {"prod-usage-argoproject-by-argoapplication", []string{"spec", "of", "resourceSelector"}, map[string]any{
-			"matchControllerRef": true, "matchLabels": map[string]any{contract.LabelProject: "shop"},
-		}},
-		"ProjectUsageBy": {"prod-usage-argoproject-by-argoapplication", []string{"spec", "by", "resourceSelector", "matchLabels"}, map[string]any{contract.LabelProject: "shop", contract.LabelEnvironment: "prod"}},
+		// By name, not by selector: the Usage controller writes a
+		// selector's match back, waking the XR once more per selector.
+		"ProjectUsageOf": {"prod-usage-argoproject-by-argoapplication", []string{"spec", "of", "resourceRef"}, map[string]any{"name": "x"}}, // the observed name
+		"ProjectUsageBy": {"prod-usage-argoproject-by-argoapplication", []string{"spec", "by", "resourceRef"}, map[string]any{"name": "shop.prod-app"}},
+		"UsageDetails":   {"prod-usage-argoapplication-by-dnsrecord", []string{"metadata", "annotations", "crossplane.io/usage-details"}, "DNSRecord is deleted before ArgoApplication"},
 	}
 	for name, c := range checks {
 		t.Run(name, func(t *testing.T) {

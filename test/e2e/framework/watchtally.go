@@ -18,6 +18,7 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -26,11 +27,12 @@ import (
 	"sync"
 	"text/tabwriter"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/watch"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	toolscache "k8s.io/client-go/tools/cache"
 )
 
 // WatchTally is what Crossplane's XR controller is woken by while a
@@ -44,69 +46,71 @@ type WatchTally struct {
 }
 
 // tallyWatchEvents watches the project and its composed resources until
-// stop is called.
+// stop is called. Informers, not bare watches: they list, watch and
+// start again after an error (a young watch cache answers "too large
+// resource version"), as Crossplane's own do.
 func (c *Cluster) tallyWatchEvents(ctx context.Context) (stop func() WatchTally, err error) {
-	wc, err := client.NewWithWatch(c.REST, client.Options{})
+	dyn, err := dynamic.NewForConfig(c.REST)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
 	var (
 		mu     sync.Mutex
 		counts = map[string]int{}
-		wg     sync.WaitGroup
 	)
+	count := func(kind, what string) {
+		mu.Lock()
+		counts[kind+"\t"+what]++
+		mu.Unlock()
+	}
 	kinds := append([][2]string{
 		{xrAPIVersion, "DevOpsProject"},
 		{"jenkins.devops.freeleaps.io/v1alpha1", "JenkinsCredential"},
 		{"protection.crossplane.io/v1beta1", "Usage"},
 	}, mrKinds...)
+	ctx, cancel := context.WithCancel(ctx)
+	var synced []toolscache.InformerSynced
 	for _, k := range kinds {
-		l := &unstructured.UnstructuredList{}
-		l.SetGroupVersionKind(schema.FromAPIVersionAndKind(k[0], k[1]+"List"))
-		opts := []client.ListOption{client.InNamespace(ProjectNamespace)}
-		if k[1] == "DevOpsProject" {
-			opts = append(opts, client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", Project)})
-		} else {
-			opts = append(opts, client.MatchingLabels{"crossplane.io/composite": Project})
+		kind := k[1]
+		sel := func(o *metav1.ListOptions) { o.LabelSelector = "crossplane.io/composite=" + Project }
+		if kind == "DevOpsProject" {
+			sel = func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + Project }
 		}
-		w, err := wc.Watch(ctx, l, opts...)
+		gv, err := schema.ParseGroupVersion(k[0])
 		if err != nil {
 			cancel()
-			return nil, fmt.Errorf("watching %s: %w", k[1], err)
+			return nil, err
 		}
-		wg.Add(1)
-		go func(kind string) {
-			defer wg.Done()
-			defer w.Stop()
-			last := map[string]*unstructured.Unstructured{}
-			for {
-				select {
-				case <-ctx.Done():
+		m, err := c.Kube.RESTMapper().RESTMapping(gv.WithKind(kind).GroupKind(), gv.Version)
+		if err != nil {
+			cancel()
+			return nil, fmt.Errorf("watching %s: %w", kind, err)
+		}
+		f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, 0, ProjectNamespace, sel)
+		inf := f.ForResource(m.Resource).Informer()
+		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+			AddFunc: func(any) { count(kind, "ADDED") },
+			UpdateFunc: func(o, n any) {
+				old, _ := o.(*unstructured.Unstructured)
+				cur, _ := n.(*unstructured.Unstructured)
+				if old == nil || cur == nil || old.GetResourceVersion() == cur.GetResourceVersion() {
 					return
-				case ev, ok := <-w.ResultChan():
-					if !ok {
-						return
-					}
-					u, isU := ev.Object.(*unstructured.Unstructured)
-					if !isU {
-						continue
-					}
-					what := string(ev.Type)
-					if ev.Type == watch.Modified {
-						what = changed(last[u.GetName()], u)
-					}
-					last[u.GetName()] = u
-					mu.Lock()
-					counts[kind+"\t"+what]++
-					mu.Unlock()
 				}
-			}
-		}(k[1])
+				count(kind, changed(old, cur))
+			},
+		}); err != nil {
+			cancel()
+			return nil, err
+		}
+		go inf.Run(ctx.Done())
+		synced = append(synced, inf.HasSynced)
+	}
+	if !toolscache.WaitForCacheSync(ctx.Done(), synced...) {
+		cancel()
+		return nil, errors.New("the watches of the project's resources never synced")
 	}
 	return func() WatchTally {
 		cancel()
-		wg.Wait()
 		mu.Lock()
 		defer mu.Unlock()
 		keys := make([]string, 0, len(counts))

@@ -163,12 +163,14 @@ func (rd *Reader) Read(ctx context.Context, r Request) (File, error) {
 const MaxRefs = 4 << 20
 
 // refsBound holds the answer listing the branches to MaxRefs: it is
-// parsed whole, before a pack is asked for.
+// parsed whole, before a pack is asked for. Every GET, not only one to
+// .../info/refs: smart HTTP GETs nothing else (the pack is a POST), and
+// a redirect could take the list to any path of the same server.
 type refsBound struct{ next http.RoundTripper }
 
 func (b refsBound) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := b.next.RoundTrip(r)
-	if err != nil || resp.Body == nil || !strings.HasSuffix(r.URL.Path, "/info/refs") {
+	if err != nil || resp.Body == nil || r.Method != http.MethodGet {
 		return resp, err
 	}
 	resp.Body = &limitedBody{ReadCloser: resp.Body, left: MaxRefs}
@@ -314,17 +316,21 @@ func entry(st storer.EncodedObjectStorer, tree plumbing.Hash, name string) (file
 	r := bufio.NewReader(rc)
 	var id plumbing.Hash
 	for {
-		mode, err := r.ReadString(' ')
-		if errors.Is(err, io.EOF) && mode == "" {
+		// ReadSlice, not ReadString: a field longer than the buffer is
+		// refused, never gathered whole.
+		b, err := r.ReadSlice(' ')
+		if errors.Is(err, io.EOF) && len(b) == 0 {
 			return 0, plumbing.ZeroHash, false, nil
 		}
-		if err != nil || len(mode) > 8 {
+		if err != nil || len(b) > 8 {
 			return 0, plumbing.ZeroHash, false, errors.New("a tree is broken")
 		}
-		n, err := r.ReadString(0)
-		if err != nil || len(n) > 4096 {
+		mode := string(b)
+		b, err = r.ReadSlice(0)
+		if err != nil {
 			return 0, plumbing.ZeroHash, false, errors.New("a tree is broken")
 		}
+		n := string(b)
 		if _, err := io.ReadFull(r, id[:]); err != nil {
 			return 0, plumbing.ZeroHash, false, errors.New("a tree is broken")
 		}

@@ -438,8 +438,8 @@ func TestReadFileHugeTree(t *testing.T) {
 	}
 }
 
-// TestReadRefusesManyRefs serves a branch list past MaxRefs: it is
-// refused as it is read, not parsed whole.
+// TestReadRefusesManyRefs serves a branch list past MaxRefs, behind a
+// same-origin redirect: it is refused as it is read, not parsed whole.
 func TestReadRefusesManyRefs(t *testing.T) {
 	head := strings.Repeat("ab", 20)
 	pkt := func(s string) string { return fmt.Sprintf("%04x%s", len(s)+4, s) }
@@ -450,6 +450,12 @@ func TestReadRefusesManyRefs(t *testing.T) {
 	}
 	adv.WriteString("0000")
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A redirect to another path of the same server is followed,
+		// and the bound still holds there.
+		if strings.HasSuffix(r.URL.Path, "/info/refs") {
+			http.Redirect(w, r, "/elsewhere?service=git-upload-pack", http.StatusFound)
+			return
+		}
 		w.Header().Set("Content-Type", "application/x-git-upload-pack-advertisement")
 		_, _ = w.Write(adv.Bytes())
 	}))

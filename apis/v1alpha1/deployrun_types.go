@@ -155,6 +155,13 @@ type DeployBuild struct {
 	// its description); empty when it reported none.
 	// +optional
 	Revision string `json:"revision,omitempty"`
+	// StartedAt is when Jenkins started the build (its timestamp); with
+	// the deployment's startedAt it says how long the build was queued.
+	// +optional
+	StartedAt *metav1.Time `json:"startedAt,omitempty"`
+	// FinishedAt is when the build ended, by Jenkins' own duration.
+	// +optional
+	FinishedAt *metav1.Time `json:"finishedAt,omitempty"`
 }
 
 // DeploySync is the Argo CD sync of a deployment.
@@ -186,6 +193,14 @@ type DeploySync struct {
 	// Health of the application at the last look.
 	// +optional
 	Health string `json:"health,omitempty"`
+	// OperationStartedAt and OperationFinishedAt are when Argo CD started
+	// and ended the sync operation, as Argo CD reports them: what lies
+	// between startedAt and OperationStartedAt, and after
+	// OperationFinishedAt, is the deployment's own time.
+	// +optional
+	OperationStartedAt *metav1.Time `json:"operationStartedAt,omitempty"`
+	// +optional
+	OperationFinishedAt *metav1.Time `json:"operationFinishedAt,omitempty"`
 }
 
 // DeployTransition is one phase change.

@@ -71,6 +71,8 @@ type BuildInfo struct {
 	Description string
 	// Timestamp is when the build was scheduled to start.
 	Timestamp time.Time
+	// Duration is how long the build ran; 0 while it runs.
+	Duration time.Duration
 	// QueueID is the id of the queue item the build came from.
 	QueueID int64
 }
@@ -127,12 +129,13 @@ func (c *Client) GetBuild(ctx context.Context, path string, number int64) (*Buil
 		URL         string  `json:"url"`
 		Description *string `json:"description"`
 		Timestamp   int64   `json:"timestamp"`
+		Duration    int64   `json:"duration"`
 		QueueID     int64   `json:"queueId"`
 	}
-	if err := c.getJSON(ctx, buildEndpoint(path, number), "number,result,building,url,description,timestamp,queueId", &b); err != nil {
+	if err := c.getJSON(ctx, buildEndpoint(path, number), "number,result,building,url,description,timestamp,duration,queueId", &b); err != nil {
 		return nil, errors.Wrapf(err, errReadBuild, path, number)
 	}
-	info := &BuildInfo{Number: b.Number, Building: b.Building, URL: b.URL, Timestamp: time.UnixMilli(b.Timestamp).UTC(), QueueID: b.QueueID}
+	info := &BuildInfo{Number: b.Number, Building: b.Building, URL: b.URL, Timestamp: time.UnixMilli(b.Timestamp).UTC(), Duration: time.Duration(b.Duration) * time.Millisecond, QueueID: b.QueueID}
 	if b.Result != nil {
 		info.Result = *b.Result
 	}

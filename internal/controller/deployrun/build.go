@@ -25,6 +25,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -143,7 +144,21 @@ func (r *Reconciler) followBuild(ctx context.Context, d *v1alpha1.DeployRun, e *
 		return waiting(fmt.Sprintf("build #%d running", b.Number)), nil
 	}
 	b.Result = info.Result
+	b.StartedAt, b.FinishedAt = buildTimes(info)
 	return r.built(ctx, d, e, b, info)
+}
+
+// buildTimes are when Jenkins started and, by its duration, ended a
+// build; nil where it did not say.
+func buildTimes(info *jenkins.BuildInfo) (started, finished *metav1.Time) {
+	if info.Timestamp.Unix() <= 0 {
+		return nil, nil
+	}
+	started = &metav1.Time{Time: info.Timestamp}
+	if info.Duration > 0 {
+		finished = &metav1.Time{Time: info.Timestamp.Add(info.Duration)}
+	}
+	return started, finished
 }
 
 // built decides what follows a build that ended: a failed deployment, a

@@ -582,7 +582,8 @@ func TestPhaseBuilding(t *testing.T) {
 	numbered := queued
 	numbered.Number = 7
 	finished := func(result, description string) *jenkins.BuildInfo {
-		return &jenkins.BuildInfo{Number: 7, Result: result, URL: "https://ci.example.test/job/shop/7", Description: description, QueueID: 11}
+		return &jenkins.BuildInfo{Number: 7, Result: result, URL: "https://ci.example.test/job/shop/7", Description: description, QueueID: 11,
+			Timestamp: testNow.Add(-time.Minute), Duration: 45 * time.Second}
 	}
 	const (
 		getBuild = "build " + testJob + " #7"
@@ -760,6 +761,11 @@ func TestPhaseBuilding(t *testing.T) {
 			if s := d.Status.Sync; s == nil || s.Application != "shop-dev" || s.Revision != testBuilt || d.Status.Build.Revision != testBuilt {
 				t.Errorf("sync %+v build %+v, want the built revision", s, d.Status.Build)
 			}
+			// Jenkins' own times: when the build started and, by its
+			// duration, ended.
+			if b := d.Status.Build; b.StartedAt == nil || !b.StartedAt.Time.Equal(testNow.Add(-time.Minute)) || b.FinishedAt == nil || !b.FinishedAt.Time.Equal(testNow.Add(-15*time.Second)) {
+				t.Errorf("build started %v finished %v, want Jenkins' -1m and -15s", b.StartedAt, b.FinishedAt)
+			}
 		},
 	}})
 }
@@ -886,11 +892,19 @@ func TestPhaseDeploying(t *testing.T) {
 		argo: fakeSyncs{app: argoAnswer(func(app *argocd.Application) {
 			app.Status.OperationState = ownOp("Succeeded", "")
 			app.Status.OperationState.SyncResult = &argocd.SyncOperationResult{Revision: testSynced}
+			app.Status.OperationState.StartedAt = ptrTo(testNow.Add(-20 * time.Second))
+			app.Status.OperationState.FinishedAt = ptrTo(testNow.Add(-5 * time.Second))
 		})},
 		next: v1alpha1.DeployVerifying, msg: "synced to abc1234def01; waiting for Argo CD to report the application Synced and Healthy", requeue: Poll, calls: get,
 		check: func(t *testing.T, d *v1alpha1.DeployRun, _ client.Client) {
 			if s := d.Status.Sync; s.SyncedRevision != testSynced || s.Phase != "Succeeded" {
 				t.Errorf("sync record %+v, want the synced revision", s)
+			}
+			// Argo CD's own times, which tell its part of the deployment
+			// from ours.
+			s := d.Status.Sync
+			if s.OperationStartedAt == nil || !s.OperationStartedAt.Time.Equal(testNow.Add(-20*time.Second)) || s.OperationFinishedAt == nil || !s.OperationFinishedAt.Time.Equal(testNow.Add(-5*time.Second)) {
+				t.Errorf("operation started %v finished %v, want Argo CD's -20s and -5s", s.OperationStartedAt, s.OperationFinishedAt)
 			}
 		},
 	}, {

@@ -124,6 +124,12 @@ func ownOperation(d *v1alpha1.DeployRun, s *v1alpha1.DeploySync, name string, ap
 // decides.
 func operationState(s *v1alpha1.DeploySync, name string, op *argocd.OperationState) transition {
 	s.Phase = op.Phase
+	if op.StartedAt != nil {
+		s.OperationStartedAt = &metav1.Time{Time: *op.StartedAt}
+	}
+	if op.FinishedAt != nil {
+		s.OperationFinishedAt = &metav1.Time{Time: *op.FinishedAt}
+	}
 	switch op.Phase {
 	case "Succeeded":
 		if op.SyncResult != nil {

@@ -256,7 +256,39 @@ func (c *Cluster) waitDeployRun(ctx context.Context, r *Report, sent time.Time) 
 	for _, l := range r.Timeline {
 		c.logf("    %s", l)
 	}
+	c.logf("  where its time went (whole seconds, as Kubernetes and Argo CD keep them): %s", deploymentParts(run))
 	return run, nil
+}
+
+// deploymentParts splits a finished deployment's time by who spent it:
+// Jenkins (queue and build), Argo CD (before and during its operation)
+// and the provider (between them and after).
+func deploymentParts(run *unstructured.Unstructured) string {
+	at := func(path ...string) time.Time {
+		v, _, _ := unstructured.NestedString(run.Object, path...)
+		t, _ := time.Parse(time.RFC3339, v)
+		return t
+	}
+	parts := []struct {
+		what     string
+		from, to time.Time
+	}{
+		{"asked → build started (Jenkins' queue)", at("status", "startedAt"), at("status", "build", "startedAt")},
+		{"build", at("status", "build", "startedAt"), at("status", "build", "finishedAt")},
+		{"build ended → sync asked (ours)", at("status", "build", "finishedAt"), at("status", "sync", "startedAt")},
+		{"sync asked → operation started (Argo CD)", at("status", "sync", "startedAt"), at("status", "sync", "operationStartedAt")},
+		{"operation (Argo CD)", at("status", "sync", "operationStartedAt"), at("status", "sync", "operationFinishedAt")},
+		{"operation ended → Succeeded (ours: Healthy seen, written)", at("status", "sync", "operationFinishedAt"), at("status", "finishedAt")},
+	}
+	out := make([]string, 0, len(parts))
+	for _, p := range parts {
+		d := "-"
+		if !p.from.IsZero() && !p.to.IsZero() {
+			d = p.to.Sub(p.from).String()
+		}
+		out = append(out, p.what+" "+d)
+	}
+	return strings.Join(out, "; ")
 }
 
 // checkDeployed requires the deployment to have taken the build's commit

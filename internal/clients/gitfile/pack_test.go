@@ -106,6 +106,11 @@ func delta(src, target uint64, ops ...byte) []byte {
 	return append(d, ops...)
 }
 
+// ofsDelta is delta d of the object at index base.
+func ofsDelta(d []byte, base int) packed {
+	return packed{typ: plumbing.OFSDeltaObject, size: int64(len(d)), content: d, base: base}
+}
+
 func blob(content []byte) packed {
 	return packed{typ: plumbing.BlobObject, size: int64(len(content)), content: content}
 }
@@ -116,6 +121,10 @@ func TestCheckPackRefuses(t *testing.T) {
 	const budget = 4 << 20
 	zeros := make([]byte, 64<<20)
 	base := bytes.Repeat([]byte("a"), 0x10000)
+	// onBase is a pack of base and one delta d of it.
+	onBase := func(d []byte) func(*testing.T) []byte {
+		return func(t *testing.T) []byte { return pack(t, 0, blob(base), ofsDelta(d, 0)) }
+	}
 	cases := map[string]struct {
 		reason string
 		pack   func(t *testing.T) []byte
@@ -157,55 +166,43 @@ func TestCheckPackRefuses(t *testing.T) {
 				// 0x80 alone copies 64 KiB from the base's start: a
 				// million of them would build 64 GiB from a 1 MiB delta.
 				d := delta(0x10000, 0x10001, bytes.Repeat([]byte{0x80}, 1<<19)...)
-				return pack(t, 0, blob(base), packed{typ: plumbing.OFSDeltaObject, size: int64(len(d)), content: d, base: 0})
+				return pack(t, 0, blob(base), ofsDelta(d, 0))
 			},
 			want: "builds more than its target size",
 		},
 		"DeltaTargetTooLarge": {
 			reason: "A delta declaring a target past the budget is refused.",
-			pack: func(t *testing.T) []byte {
-				d := delta(0x10000, 64<<20, 0x80)
-				return pack(t, 0, blob(base), packed{typ: plumbing.OFSDeltaObject, size: int64(len(d)), content: d, base: 0})
-			},
-			want: "more than 4 MiB",
+			pack:   onBase(delta(0x10000, 64<<20, 0x80)),
+			want:   "more than 4 MiB",
 		},
 		"DeltaShort": {
 			reason: "A delta building less than its target is refused.",
-			pack: func(t *testing.T) []byte {
-				d := delta(0x10000, 0x20000, 0x80)
-				return pack(t, 0, blob(base), packed{typ: plumbing.OFSDeltaObject, size: int64(len(d)), content: d, base: 0})
-			},
-			want: "builds less than its target size",
+			pack:   onBase(delta(0x10000, 0x20000, 0x80)),
+			want:   "builds less than its target size",
 		},
 		"DeltaOutsideBase": {
 			reason: "A copy from beyond the base's end is refused.",
-			pack: func(t *testing.T) []byte {
-				d := delta(0x10000, 0x10000, 0x91, 0x01, 0x00) // offset 1, 64 KiB
-				return pack(t, 0, blob(base), packed{typ: plumbing.OFSDeltaObject, size: int64(len(d)), content: d, base: 0})
-			},
-			want: "copies from outside its base",
+			pack:   onBase(delta(0x10000, 0x10000, 0x91, 0x01, 0x00)), // offset 1, 64 KiB
+			want:   "copies from outside its base",
 		},
 		"DeltaWrongBase": {
 			reason: "A delta declaring another base size than its base's is refused.",
 			pack: func(t *testing.T) []byte {
 				d := delta(0x20000, 0x10000, 0x80)
-				return pack(t, 0, blob(base), blob(base), packed{typ: plumbing.OFSDeltaObject, size: int64(len(d)), content: d, base: 1})
+				return pack(t, 0, blob(base), blob(base), ofsDelta(d, 1))
 			},
 			want: "does not fit its base",
 		},
 		"DeltaReserved": {
 			reason: "Instruction 0 is reserved; go-git would stop there and call the object good.",
-			pack: func(t *testing.T) []byte {
-				d := delta(0x10000, 1, 0x00)
-				return pack(t, 0, blob(base), packed{typ: plumbing.OFSDeltaObject, size: int64(len(d)), content: d, base: 0})
-			},
-			want: "reserved instruction",
+			pack:   onBase(delta(0x10000, 1, 0x00)),
+			want:   "reserved instruction",
 		},
 		"DeltaOwnBase": {
 			reason: "A delta whose base offset is its own (or after it) is refused: a base comes first.",
 			pack: func(t *testing.T) []byte {
 				d := delta(0x10000, 1, 0x01, 'x')
-				return pack(t, 0, blob(base), packed{typ: plumbing.OFSDeltaObject, size: int64(len(d)), content: d, base: 1})
+				return pack(t, 0, blob(base), ofsDelta(d, 1))
 			},
 			want: "does not fit its base",
 		},
@@ -215,7 +212,7 @@ func TestCheckPackRefuses(t *testing.T) {
 				objs := []packed{blob(zeros[:1<<20])}
 				for i := 0; i < 200; i++ {
 					d := delta(1<<20, 1, 0x01, byte('a'+i%26))
-					objs = append(objs, packed{typ: plumbing.OFSDeltaObject, size: int64(len(d)), content: d, base: 0})
+					objs = append(objs, ofsDelta(d, 0))
 				}
 				return pack(t, 0, objs...)
 			},
@@ -364,7 +361,7 @@ func deltas(t *testing.T, p []byte) int {
 func TestReadRefusesHostilePack(t *testing.T) {
 	base := bytes.Repeat([]byte("a"), 0x10000)
 	d := delta(0x10000, 0x10001, bytes.Repeat([]byte{0x80}, 1<<19)...)
-	hostile := pack(t, 0, blob(base), packed{typ: plumbing.OFSDeltaObject, size: int64(len(d)), content: d, base: 0})
+	hostile := pack(t, 0, blob(base), ofsDelta(d, 0))
 	head := strings.Repeat("ab", 20)
 	pkt := func(s string) string { return fmt.Sprintf("%04x%s", len(s)+4, s) }
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -91,6 +91,15 @@ const (
 // Poll is how often a running deployment looks at Jenkins and Argo CD.
 const Poll = 5 * time.Second
 
+// FastPoll is how often it looks while its phase is younger than
+// fastFor: what a phase waits for (a queued build to start, a short
+// build to end, Argo CD's operation and the health after it) is often
+// seconds away, and a 5 s poll added 2–4 s to each deployment.
+const (
+	FastPoll = time.Second
+	fastFor  = 30 * time.Second
+)
+
 // MaxWaiting is how many deployments of one environment may wait their
 // turn: one more fails at once (a client looping on create must not queue
 // builds, and heartbeats, without end).
@@ -381,7 +390,24 @@ func (r *Reconciler) step(ctx context.Context, d *v1alpha1.DeployRun) (reconcile
 	}
 	t, err := r.decide(ctx, d)
 	r.apply(d, t)
-	return reconcile.Result{RequeueAfter: t.requeue}, err
+	return reconcile.Result{RequeueAfter: r.lookAgain(d, t.requeue)}, err
+}
+
+// lookAgain is when to look again after a decision asking for requeue:
+// FastPoll instead of Poll while the phase is young.
+func (r *Reconciler) lookAgain(d *v1alpha1.DeployRun, requeue time.Duration) time.Duration {
+	if requeue != Poll || d.Status.Phase.Final() {
+		return requeue
+	}
+	for i := len(d.Status.Timeline) - 1; i >= 0; i-- {
+		if e := d.Status.Timeline[i]; e.Phase == d.Status.Phase {
+			if r.o.Now().Sub(e.At.Time) < fastFor {
+				return FastPoll
+			}
+			break
+		}
+	}
+	return Poll
 }
 
 // decide is what the deployment's phase decides at this look: a phase

@@ -1204,8 +1204,9 @@ func TestPhaseStepOfANewDeployment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.RequeueAfter != Poll {
-		t.Errorf("requeue after %s, want %s", res.RequeueAfter, Poll)
+	// A phase just entered is looked at again soon.
+	if res.RequeueAfter != FastPoll {
+		t.Errorf("requeue after %s, want %s", res.RequeueAfter, FastPoll)
 	}
 	var phases []v1alpha1.DeployPhase
 	for _, x := range fx.d.Status.Timeline {
@@ -1213,5 +1214,54 @@ func TestPhaseStepOfANewDeployment(t *testing.T) {
 	}
 	if got := fmt.Sprint(phases); got != "[Pending Building]" {
 		t.Errorf("timeline %s, want [Pending Building]", got)
+	}
+}
+
+func TestLookAgain(t *testing.T) {
+	r := NewReconciler(nil, record.NewFakeRecorder(10), Options{Now: func() time.Time { return testNow }})
+	entered := func(phase v1alpha1.DeployPhase, ago time.Duration) v1alpha1.DeployRunStatus {
+		return v1alpha1.DeployRunStatus{Phase: phase, Timeline: []v1alpha1.DeployTransition{
+			{Phase: v1alpha1.DeployPending, At: metav1.NewTime(testNow.Add(-time.Hour))},
+			{Phase: phase, At: metav1.NewTime(testNow.Add(-ago))},
+		}}
+	}
+	cases := map[string]struct {
+		reason  string
+		status  v1alpha1.DeployRunStatus
+		requeue time.Duration
+		want    time.Duration
+	}{
+		"YoungPhase": {
+			reason: "A phase entered 3s ago is looked at every second: its build or sync is often seconds from done.",
+			status: entered(v1alpha1.DeployVerifying, 3*time.Second), requeue: Poll, want: FastPoll,
+		},
+		"OldPhase": {
+			reason: "A phase entered a minute ago waits on something slow: Poll.",
+			status: entered(v1alpha1.DeployBuilding, time.Minute), requeue: Poll, want: Poll,
+		},
+		"OtherRequeue": {
+			reason: "A decision's own wait other than Poll is kept.",
+			status: entered(v1alpha1.DeployBuilding, time.Second), requeue: 10 * time.Second, want: 10 * time.Second,
+		},
+		"NoWait": {
+			reason: "A decision that waits for a change stays so.",
+			status: entered(v1alpha1.DeployDeploying, time.Second), requeue: 0, want: 0,
+		},
+		"Final": {
+			reason: "A finished deployment is not polled faster.",
+			status: entered(v1alpha1.DeploySucceeded, time.Second), requeue: Poll, want: Poll,
+		},
+		"NoTimeline": {
+			reason: "Without a record of when the phase began: Poll.",
+			status: v1alpha1.DeployRunStatus{Phase: v1alpha1.DeployBuilding}, requeue: Poll, want: Poll,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			d := testRun(tc.status)
+			if got := r.lookAgain(d, tc.requeue); got != tc.want {
+				t.Errorf("%s\nlookAgain = %s, want %s", tc.reason, got, tc.want)
+			}
+		})
 	}
 }

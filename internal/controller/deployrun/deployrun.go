@@ -389,6 +389,11 @@ func (r *Reconciler) step(ctx context.Context, d *v1alpha1.DeployRun) (reconcile
 		r.apply(d, transition{next: v1alpha1.DeployPending, message: "waiting for its turn and its environment"})
 	}
 	t, err := r.decide(ctx, d)
+	if err != nil && t.next == "" && !t.fail && t.message == "" {
+		// Retried with back-off: say so, where the person waiting reads,
+		// instead of only in the provider's log.
+		t.message = "retrying after an error: " + truncateMsg(err.Error())
+	}
 	r.apply(d, t)
 	return reconcile.Result{RequeueAfter: r.lookAgain(d, t.requeue)}, err
 }

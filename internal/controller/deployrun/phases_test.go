@@ -1265,3 +1265,19 @@ func TestLookAgain(t *testing.T) {
 		})
 	}
 }
+
+// A look that fails is retried with back-off, and the deployment's
+// message says so: the person waiting reads the status, not the log.
+func TestStepSaysItRetries(t *testing.T) {
+	fx := newFixture(t, row{status: deploying(v1alpha1.DeploySync{Revision: testBuilt}, ""), noSyncs: true})
+	_, err := fx.r.step(context.Background(), fx.d)
+	if err == nil {
+		t.Fatal("step: want the error that Argo CD cannot be reached")
+	}
+	if m := fx.d.Status.Message; !strings.HasPrefix(m, "retrying after an error: cannot reach Argo CD for ArgoApplication shop-dev") {
+		t.Errorf("message %q, want it to say the look is retried, and why", m)
+	}
+	if fx.d.Status.Phase != v1alpha1.DeployDeploying {
+		t.Errorf("phase %s, want it kept", fx.d.Status.Phase)
+	}
+}

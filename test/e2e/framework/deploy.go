@@ -224,6 +224,11 @@ func (c *Cluster) checkCommit(b sandbox.Build, r *Report) error {
 // how long it took and its timeline.
 func (c *Cluster) waitDeployRun(ctx context.Context, r *Report, sent time.Time) (*unstructured.Unstructured, error) {
 	var run *unstructured.Unstructured
+	// Every message the deployment showed, with when it was first seen:
+	// the timeline keeps phases only, and a wait inside a phase (another
+	// operation, a retried error) is what a slow deployment needs told.
+	var seen []string
+	last := ""
 	err := c.Wait(ctx, "the DeployRun to succeed", 3*time.Minute, func(ctx context.Context) (bool, string, error) {
 		runs, err := c.List(ctx, "devops.freeleaps.io/v1alpha1", "DeployRun", client.InNamespace(ProjectNamespace),
 			client.MatchingLabels{"devops.freeleaps.io/project": Project, "devops.freeleaps.io/environment": deployEnv})
@@ -232,6 +237,10 @@ func (c *Cluster) waitDeployRun(ctx context.Context, r *Report, sent time.Time) 
 		}
 		phase, _, _ := unstructured.NestedString(runs[0].Object, "status", "phase")
 		msg, _, _ := unstructured.NestedString(runs[0].Object, "status", "message")
+		if m := phase + ": " + msg; m != last {
+			last = m
+			seen = append(seen, fmt.Sprintf("+%.1fs %s", time.Since(sent).Seconds(), m))
+		}
 		if phase == "Failed" {
 			return false, "", fmt.Errorf("DeployRun %s failed: %s", runs[0].GetName(), msg)
 		}
@@ -257,6 +266,10 @@ func (c *Cluster) waitDeployRun(ctx context.Context, r *Report, sent time.Time) 
 		c.logf("    %s", l)
 	}
 	c.logf("  where its time went (whole seconds, as Kubernetes and Argo CD keep them): %s", deploymentParts(run))
+	c.logf("  what it said while it ran (since the request, looked at every second):")
+	for _, l := range seen {
+		c.logf("    %s", l)
+	}
 	return run, nil
 }
 

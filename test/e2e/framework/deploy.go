@@ -293,7 +293,7 @@ func deploymentParts(run *unstructured.Unstructured) string {
 		{"operation (Argo CD)", at("status", "sync", "operationStartedAt"), at("status", "sync", "operationFinishedAt")},
 		{"operation ended → Succeeded (ours: Healthy seen, written)", at("status", "sync", "operationFinishedAt"), at("status", "finishedAt")},
 	}
-	out := make([]string, 0, len(parts))
+	out := make([]string, 0, len(parts)+1)
 	for _, p := range parts {
 		d := "-"
 		if !p.from.IsZero() && !p.to.IsZero() {
@@ -301,6 +301,10 @@ func deploymentParts(run *unstructured.Unstructured) string {
 		}
 		out = append(out, p.what+" "+d)
 	}
+	// A sync Argo CD could not run is asked for again: the attempts say
+	// whether the time went there.
+	attempt, _, _ := unstructured.NestedInt64(run.Object, "status", "sync", "attempt")
+	out = append(out, fmt.Sprintf("sync attempts %d", max(1, attempt)))
 	return strings.Join(out, "; ")
 }
 

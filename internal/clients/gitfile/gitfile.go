@@ -173,25 +173,8 @@ func (b refsBound) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil || resp.Body == nil || r.Method != http.MethodGet {
 		return resp, err
 	}
-	resp.Body = &limitedBody{ReadCloser: resp.Body, left: MaxRefs}
+	resp.Body = httpapi.LimitBody(resp.Body, MaxRefs, errors.Errorf("the server lists more than %d MiB of branches and tags", MaxRefs>>20))
 	return resp, nil
-}
-
-type limitedBody struct {
-	io.ReadCloser
-	left int64
-}
-
-func (b *limitedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		return 0, errors.Errorf("the server lists more than %d MiB of branches and tags", MaxRefs>>20)
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.ReadCloser.Read(p)
-	b.left -= int64(n)
-	return n, err
 }
 
 // fetch fetches commit alone, returning the pack.

@@ -304,6 +304,12 @@ func (b bounded) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// LimitBody stops body at max bytes: a read past them fails with err.
+// For a client that bounds some answers tighter than MaxResponseBody.
+func LimitBody(body io.ReadCloser, max int64, err error) io.ReadCloser {
+	return &boundedBody{ReadCloser: body, left: max, err: err}
+}
+
 type boundedBody struct {
 	io.ReadCloser
 	left int64

@@ -27,13 +27,9 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
-	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -50,6 +46,7 @@ import (
 	"github.com/freeleaps/provider-devops/apis"
 	"github.com/freeleaps/provider-devops/internal/backendconfig"
 	devops "github.com/freeleaps/provider-devops/internal/controller"
+	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/events/stream"
 	"github.com/freeleaps/provider-devops/internal/version"
 )
@@ -83,15 +80,10 @@ func main() {
 	writes := devops.NewWrites()
 	mgr, err := ctrl.NewManager(devops.RESTConfig(cfg, f.maxReconcileRate), ctrl.Options{
 		NewClient: writes.NewClient,
-		// With --watch-credential-secrets, Secrets' metadata is watched;
-		// their annotations are dropped before caching, since kubectl's
-		// last-applied-configuration annotation holds a Secret's data.
-		Cache: cache.Options{SyncPeriod: &f.syncInterval, ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Transform: withoutAnnotations}}},
-		// Credentials are read straight from the API server when a resource
-		// connects: a cache would list and watch every Secret in the
-		// cluster, holding all tenants' secrets in the provider's memory
-		// and needing list/watch on all of them.
-		Client:                 client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
+		// Secrets are read straight from the API server, and cached only by
+		// their metadata (--watch-credential-secrets).
+		Cache:                  mrcontroller.CacheOptions(&f.syncInterval),
+		Client:                 mrcontroller.ClientOptions(),
 		Metrics:                metricsserver.Options{BindAddress: f.metricsAddr},
 		HealthProbeBindAddress: f.healthAddr,
 		// Leases only, and by default longer than controller-runtime's:
@@ -160,14 +152,4 @@ func splitAll(values []string) []string {
 		out = append(out, strings.Split(v, ",")...)
 	}
 	return out
-}
-
-// withoutAnnotations drops an object's annotations and managed fields
-// before it is cached.
-func withoutAnnotations(o any) (any, error) {
-	if m, ok := o.(metav1.Object); ok {
-		m.SetAnnotations(nil)
-		m.SetManagedFields(nil)
-	}
-	return o, nil
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 )
 
 var setLoggerOnce sync.Once
@@ -75,8 +76,9 @@ func StartManagerWith(t testing.TB, cfg *rest.Config, e *Env, o controller.Optio
 	setLoggerOnce.Do(func() { ctrl.SetLogger(logr.Discard()) })
 	// Tests in one package start several managers in one process; their
 	// controllers share names, which controller-runtime refuses by default.
+	// Secrets are read and cached as the provider does.
 	skip := true
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: e.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, Controller: config.Controller{SkipNameValidation: &skip}})
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: e.Scheme, Cache: mrcontroller.CacheOptions(nil), Client: mrcontroller.ClientOptions(), Metrics: metricsserver.Options{BindAddress: "0"}, Controller: config.Controller{SkipNameValidation: &skip}})
 	if err != nil {
 		t.Fatal(err)
 	}

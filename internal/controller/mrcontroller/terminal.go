@@ -47,13 +47,41 @@ const TerminalBackoff = 2 * time.Minute
 // every second. The longest is retryafter.MaxWait.
 const MinRetryAfter = 30 * time.Second
 
+// AfterCreate is how soon a resource is looked at again after its backend
+// accepted a Create; after an accepted Delete, it is afterDeletion. The managed reconciler asks for both looks as an
+// immediate requeue, which the controller's rate limiter turns into its
+// error back-off: after a few failed reconciles (a Secret not yet labelled,
+// a backend briefly down) that is 8, 16, up to 60 seconds, so a credential
+// written at once would show Ready a minute later, and a repository Argo
+// CD has deleted would keep its finalizer as long.
+const AfterCreate = time.Second
+
+// afterDeletion is how soon a resource being deleted is looked at again
+// while its deletion waits or its backend deletes: a sixth of the time
+// since its deletion was asked for, from AfterCreate up to
+// NotReadyPollInterval.
+func afterDeletion(mg resource.Managed, now time.Time) time.Duration {
+	d := mg.GetDeletionTimestamp()
+	if d == nil {
+		return AfterCreate
+	}
+	return min(max(now.Sub(d.Time)/notReadyPollFraction, AfterCreate), NotReadyPollInterval)
+}
+
 // terminals carries, per resource, how long to wait after its last
-// external call failed, from the external client (which sees the error) to
-// the reconciler wrapper (which decides when to requeue): TerminalBackoff
+// external call, from the external client (which sees the answer) to the
+// reconciler wrapper (which decides when to requeue): TerminalBackoff
 // after a terminal failure, the server's Retry-After after a transient one
 // that asked for a wait (retrying sooner would only meet the gate that
-// holds requests to that server).
+// holds requests to that server), and the time to look again after an
+// accepted Create or Delete (lookAgain).
 type terminals struct{ m sync.Map } // types.NamespacedName -> time.Duration
+
+// lookAgain notes, after the backend accepted a Create or Delete, when to
+// look at mg again (AfterCreate, afterDeletion).
+func (t *terminals) lookAgain(mg resource.Managed, now time.Time) {
+	t.m.Store(types.NamespacedName{Namespace: mg.GetNamespace(), Name: mg.GetName()}, afterDeletion(mg, now))
+}
 
 func (t *terminals) note(mg resource.Managed, err error) error {
 	key := types.NamespacedName{Namespace: mg.GetNamespace(), Name: mg.GetName()}
@@ -106,6 +134,9 @@ func (c classified[T]) Observe(ctx context.Context, cr T) (managed.ExternalObser
 
 func (c classified[T]) Create(ctx context.Context, cr T) (managed.ExternalCreation, error) {
 	o, err := c.TypedExternalClient.Create(ctx, cr)
+	if err == nil {
+		c.t.lookAgain(cr, time.Now())
+	}
 	return o, c.t.note(cr, err)
 }
 
@@ -116,12 +147,17 @@ func (c classified[T]) Update(ctx context.Context, cr T) (managed.ExternalUpdate
 
 func (c classified[T]) Delete(ctx context.Context, cr T) (managed.ExternalDelete, error) {
 	o, err := c.TypedExternalClient.Delete(ctx, cr)
+	if err == nil {
+		c.t.lookAgain(cr, time.Now())
+	}
 	return o, c.t.note(cr, err)
 }
 
 // backOffTerminal requeues a resource whose reconcile ended in a terminal
-// failure after TerminalBackoff, and one whose backend asked for a wait
-// after that wait, instead of the rate limiter's seconds.
+// failure after TerminalBackoff, one whose backend asked for a wait after
+// that wait, instead of the rate limiter's seconds, and one whose backend
+// accepted a Create or Delete when lookAgain says, instead of the rate
+// limiter's back-off.
 type backOffTerminal struct {
 	reconcile.Reconciler
 	t *terminals

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -34,7 +35,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 )
 
-// failing is an external client whose Observe fails with err.
+// failing is an external client whose Observe and Create fail with err.
 type failing struct {
 	managed.TypedExternalClient[*jenkinsv1alpha1.JenkinsPipeline]
 	err error
@@ -42,6 +43,10 @@ type failing struct {
 
 func (f failing) Observe(context.Context, *jenkinsv1alpha1.JenkinsPipeline) (managed.ExternalObservation, error) {
 	return managed.ExternalObservation{}, f.err
+}
+
+func (f failing) Create(context.Context, *jenkinsv1alpha1.JenkinsPipeline) (managed.ExternalCreation, error) {
+	return managed.ExternalCreation{}, f.err
 }
 
 // requeue is what the managed reconciler answers after an error: requeue
@@ -163,5 +168,77 @@ func TestTerminalPerResource(t *testing.T) {
 	res, err := backOffTerminal{Reconciler: &observing{ec: ec, cr: theirs}, t: ts}.Reconcile(context.Background(), reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "team-b", Name: "shop"}})
 	if err != nil || res != requeue {
 		t.Errorf("team-b/shop was held by team-a/shop's terminal failure: %+v, %v", res, err)
+	}
+}
+
+// accepting is an external client whose Create and Delete succeed.
+type accepting struct {
+	managed.TypedExternalClient[*jenkinsv1alpha1.JenkinsPipeline]
+}
+
+func (accepting) Create(context.Context, *jenkinsv1alpha1.JenkinsPipeline) (managed.ExternalCreation, error) {
+	return managed.ExternalCreation{}, nil
+}
+
+func (accepting) Delete(context.Context, *jenkinsv1alpha1.JenkinsPipeline) (managed.ExternalDelete, error) {
+	return managed.ExternalDelete{}, nil
+}
+
+// writing is a reconciler that, like the managed reconciler, creates or
+// deletes cr through ec and asks to be requeued at once.
+type writing struct {
+	ec managed.TypedExternalClient[*jenkinsv1alpha1.JenkinsPipeline]
+	cr *jenkinsv1alpha1.JenkinsPipeline
+}
+
+func (w writing) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+	var err error
+	if w.cr.GetDeletionTimestamp() != nil {
+		_, err = w.ec.Delete(ctx, w.cr)
+	} else {
+		_, err = w.ec.Create(ctx, w.cr)
+	}
+	return requeue, err
+}
+
+// TestLookAgainAfterWrite: after an accepted Create or Delete, the next
+// look is not left to the rate limiter, whose back-off after earlier
+// failures reaches a minute.
+func TestLookAgainAfterWrite(t *testing.T) {
+	cases := map[string]struct {
+		deletedAgo time.Duration
+		want       time.Duration
+	}{
+		"Created":          {want: AfterCreate},
+		"JustDeleted":      {deletedAgo: time.Second, want: AfterCreate},
+		"DeletedMinuteAgo": {deletedAgo: time.Minute, want: 10 * time.Second},
+		"DeletedLongAgo":   {deletedAgo: time.Hour, want: NotReadyPollInterval},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ts := &terminals{}
+			cr := &jenkinsv1alpha1.JenkinsPipeline{}
+			cr.SetNamespace("team")
+			cr.SetName("shop")
+			if tc.deletedAgo > 0 {
+				cr.SetDeletionTimestamp(&metav1.Time{Time: time.Now().Add(-tc.deletedAgo)})
+			}
+			ec, _ := classifyConnector[*jenkinsv1alpha1.JenkinsPipeline]{TypedExternalConnector: connectorOf(accepting{}), t: ts}.Connect(context.Background(), cr)
+			res, err := backOffTerminal{Reconciler: writing{ec: ec, cr: cr}, t: ts}.Reconcile(context.Background(), reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "team", Name: "shop"}})
+			// A second's slack: the time since the deletion is read
+			// after the test set it.
+			if err != nil || res.Requeue || res.RequeueAfter < tc.want || res.RequeueAfter > tc.want+time.Second/notReadyPollFraction { //nolint:staticcheck // the managed reconciler still answers Requeue
+				t.Errorf("got %+v, %v; want a requeue after %s", res, err, tc.want)
+			}
+		})
+	}
+	ts := &terminals{}
+	cr := &jenkinsv1alpha1.JenkinsPipeline{}
+	ec, _ := classifyConnector[*jenkinsv1alpha1.JenkinsPipeline]{TypedExternalConnector: connectorOf(failing{err: errors.New("boom")}), t: ts}.Connect(context.Background(), cr)
+	if _, err := ec.Create(context.Background(), cr); err == nil {
+		t.Fatal("failing's Create succeeded")
+	}
+	if _, noted := ts.m.Load(types.NamespacedName{}); noted {
+		t.Error("a failed Create was noted to be looked at again soon: it must keep the rate limiter's back-off")
 	}
 }

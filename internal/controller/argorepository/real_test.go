@@ -87,7 +87,8 @@ func TestRealArgoRepository(t *testing.T) {
 	}}))
 
 	w := argocdserver.NewWriteCounter()
-	controlplane.StartManager(t, env, 2*time.Second, func(mgr ctrl.Manager, o controller.Options) error {
+	logs := &controlplane.Logs{}
+	controlplane.StartManagerLogging(t, env, 2*time.Second, logs, func(mgr ctrl.Manager, o controller.Options) error {
 		if err := mrcontroller.Setup(mgr, o, argorepository.Descriptor, argorepository.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), func(cfg argocd.Config) (argorepository.Client, error) {
 			cfg.Transport = w
 			return argocd.New(cfg)
@@ -363,8 +364,8 @@ func TestRealArgoRepository(t *testing.T) {
 	controlplane.Must(t, c.Delete(ctx, app))
 	controlplane.Eventually(t, "application deleted", func() bool { return !get(app) })
 	controlplane.Must(t, c.Delete(ctx, cr))
-	controlplane.Eventually(t, "repository deleted from Argo CD", func() bool {
+	controlplane.EventuallyExplained(t, time.Minute, "repository deleted from Argo CD", func() bool {
 		_, err := api.GetRepository(ctx, private.URL, "argo-repo-shop", false)
 		return !get(cr) && argocd.IsNotFound(err)
-	})
+	}, func() string { return logs.Lines(30, "argorepository", `"name":"`+cr.GetName()+`"`) })
 }

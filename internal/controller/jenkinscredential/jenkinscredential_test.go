@@ -17,11 +17,9 @@ limitations under the License.
 package jenkinscredential_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -44,23 +42,6 @@ import (
 )
 
 func TestMain(m *testing.M) { controlplane.Main(m) }
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestJenkinsCredentialAPIServer runs the controller as the provider does,
 // against a real API server (CRD schema, status subresource, finalizers)
@@ -88,7 +69,7 @@ func TestJenkinsCredentialAPIServer(t *testing.T) {
 		StringData: map[string]string{corev1.SSHAuthPrivateKey: password}}
 	controlplane.Must(t, c.Create(ctx, secret))
 
-	logs := &syncBuffer{}
+	logs := &controlplane.Logs{}
 	controlplane.StartManagerLogging(t, env, 2*time.Second, logs, func(mgr ctrl.Manager, o controller.Options) error {
 		return mrcontroller.Setup(mgr, o, jenkinscredential.Descriptor, jenkinscredential.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil))
 	})
@@ -197,12 +178,15 @@ func TestSecretWatch(t *testing.T) {
 	cr := &v1alpha1.JenkinsCredential{ObjectMeta: metav1.ObjectMeta{Name: "api-token", Namespace: ns}}
 	cr.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"}
 	cr.Spec.ForProvider = v1alpha1.JenkinsCredentialParameters{Folder: "team", Type: v1alpha1.CredentialSecretText, SecretRef: v1alpha1.CredentialSecretRef{Name: "token"}}
+	start := time.Now()
 	controlplane.Must(t, c.Create(ctx, cr))
 	stored := func() string { s, _ := srv.StoredCredential("team", "api-token"); return s }
 	controlplane.Eventually(t, "a Secret without the label refused", func() bool {
 		err := c.Get(ctx, client.ObjectKeyFromObject(cr), cr)
 		return err == nil && strings.Contains(cr.GetCondition(xpv2.TypeSynced).Message, "has not consented")
 	})
+	t.Logf("refused after %s", time.Since(start))
+	start = time.Now()
 
 	secret.Labels = map[string]string{contract.LabelJenkinsCredential: "true"}
 	controlplane.Must(t, c.Update(ctx, secret))
@@ -210,9 +194,12 @@ func TestSecretWatch(t *testing.T) {
 		err := c.Get(ctx, client.ObjectKeyFromObject(cr), cr)
 		return err == nil && cr.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue && strings.Contains(stored(), password)
 	})
+	t.Logf("labelled written after %s", time.Since(start))
+	start = time.Now()
 
 	controlplane.Must(t, c.Get(ctx, client.ObjectKeyFromObject(secret), secret))
 	secret.StringData = map[string]string{"secret": rotated}
 	controlplane.Must(t, c.Update(ctx, secret))
 	controlplane.EventuallyWithin(t, 20*time.Second, "rotated value written at once", func() bool { return strings.Contains(stored(), rotated) })
+	t.Logf("rotated written after %s", time.Since(start))
 }

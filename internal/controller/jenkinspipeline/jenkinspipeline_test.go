@@ -17,7 +17,6 @@ limitations under the License.
 package jenkinspipeline_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -25,7 +24,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -73,7 +71,7 @@ func TestJenkinsPipelineLifecycle(t *testing.T) {
 		Jenkins: &pcv1alpha1.JenkinsConfig{URL: srv.URL, Credentials: pcv1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &pcv1alpha1.SecretKeySelector{Name: "jenkins", Key: "credentials"}}},
 	}}))
 
-	logs := &syncBuffer{}
+	logs := &controlplane.Logs{}
 	controlplane.StartManagerLogging(t, env, 2*time.Second, logs, func(mgr ctrl.Manager, o controller.Options) error {
 		return mrcontroller.Setup(mgr, o, jenkinspipeline.Descriptor, jenkinspipeline.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil))
 	})
@@ -416,30 +414,6 @@ func synced(cr *v1alpha1.JenkinsPipeline) bool {
 func get(t *testing.T, c client.Client, cr *v1alpha1.JenkinsPipeline) bool {
 	t.Helper()
 	return c.Get(context.Background(), client.ObjectKeyFromObject(cr), cr) == nil
-}
-
-// syncBuffer collects logs written from many goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func (s *syncBuffer) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Len()
 }
 
 // TestJenkinsTenantLimits plays a team whose ProviderConfig pins the root

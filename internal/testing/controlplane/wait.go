@@ -36,10 +36,21 @@ func Eventually(t *testing.T, what string, fn func() bool) {
 // ago waits out crossplane-runtime's creation grace period first.
 func EventuallyWithin(t *testing.T, limit time.Duration, what string, fn func() bool) {
 	t.Helper()
+	EventuallyExplained(t, limit, what, fn, nil)
+}
+
+// EventuallyExplained is EventuallyWithin that, when it times out, also
+// prints what explain returns (nil: nothing): the controllers' log lines
+// about the resource waited for, say.
+func EventuallyExplained(t *testing.T, limit time.Duration, what string, fn func() bool, explain func() string) {
+	t.Helper()
 	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		if fn() {
 			return
 		}
+	}
+	if explain != nil {
+		t.Fatalf("timed out waiting for: %s\n%s", what, explain())
 	}
 	t.Fatalf("timed out waiting for: %s", what)
 }

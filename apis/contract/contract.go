@@ -36,6 +36,15 @@ const (
 	// environment with a ttl, is when the environment expires: the event
 	// stream reports a deletion at or after it as expired, not deleted.
 	AnnotationExpiresAt = "devops.freeleaps.io/expires-at"
+	// AnnotationDeleteAfter, on a managed resource, lists kinds of the
+	// provider's (comma-separated, such as "DNSRecord" or
+	// "ArgoApplication"): while it is being deleted, the provider leaves
+	// its external object alone until no resource of those kinds in its
+	// namespace, of its project (LabelProject), of its environment
+	// (LabelEnvironment, when it has one) and of the same composite
+	// (controller reference, when it has one) exists any more. It is how
+	// the function orders an environment's teardown.
+	AnnotationDeleteAfter = "devops.freeleaps.io/delete-after"
 )
 
 // AnnotationRenewPrefix + an environment's name, on a DevOpsProject, is the

@@ -210,7 +210,8 @@ func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Descrip
 			return w.Map(ctx, kube, o)
 		}))
 	}
-	return b.Complete(fairrate.Limit(name, backOffTerminal{Reconciler: r, t: t}, o.GlobalRateLimiter))
+	ordered := deleteInOrder[T]{Reconciler: r, kube: mgr.GetClient(), new: k.New, kinds: ownKinds(mgr.GetScheme()), now: time.Now}
+	return b.Complete(fairrate.Limit(name, backOffTerminal{Reconciler: ordered, t: t}, o.GlobalRateLimiter))
 }
 
 // letGoUnconfigured lets a resource being deleted go, touching nothing in

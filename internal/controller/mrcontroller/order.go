@@ -1,0 +1,159 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package mrcontroller
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	kmeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/apis/contract"
+)
+
+// ownGroup is the API group suffix of the kinds a resource may be deleted
+// after (contract.AnnotationDeleteAfter).
+const ownGroup = ".devops.freeleaps.io"
+
+// maxNamed is how many of the resources waited for a condition names.
+const maxNamed = 3
+
+// deleteInOrder holds a resource being deleted, before the managed
+// reconciler touches its external object, while resources it is to be
+// deleted after (contract.AnnotationDeleteAfter) exist: an environment's
+// DNS record goes before its application, the application before its
+// job, every application before the project's AppProject. The reconciler
+// says what it waits for in the Ready condition and looks again as
+// afterDeletion says; the resources waited for are read from the cache.
+//
+// This is what Crossplane's Usages did for the function. A Usage is an
+// object of its own, with a finalizer, a status and a label it writes on
+// the resource it protects: a dozen Usages per project were about sixty
+// writes, each waking the composite, enough to open Crossplane's circuit
+// breaker on every new project.
+type deleteInOrder[T resource.Managed] struct {
+	reconcile.Reconciler
+	kube  client.Client
+	new   func() T
+	kinds map[string]schema.GroupVersionKind
+	now   func() time.Time
+}
+
+// ownKinds are the kinds of the provider's API groups in s, by kind name.
+func ownKinds(s *runtime.Scheme) map[string]schema.GroupVersionKind {
+	out := map[string]schema.GroupVersionKind{}
+	for gvk := range s.AllKnownTypes() {
+		if strings.HasSuffix(gvk.Group, ownGroup) && !strings.HasSuffix(gvk.Kind, "List") {
+			out[gvk.Kind] = gvk
+		}
+	}
+	return out
+}
+
+func (d deleteInOrder[T]) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	cr := d.new()
+	if err := d.kube.Get(ctx, req.NamespacedName, cr); err != nil || !meta.WasDeleted(cr) || cr.GetAnnotations()[contract.AnnotationDeleteAfter] == "" {
+		return d.Reconciler.Reconcile(ctx, req)
+	}
+	first, err := d.waitingFor(ctx, cr)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if len(first) == 0 {
+		return d.Reconciler.Reconcile(ctx, req)
+	}
+	c := xpv2.Deleting().WithMessage(waitMessage(first))
+	if !cr.GetCondition(xpv2.TypeReady).Equal(c) {
+		cr.SetConditions(c)
+		if err := d.kube.Status().Update(ctx, cr); err != nil && !kerrors.IsConflict(err) && !kerrors.IsNotFound(err) {
+			return reconcile.Result{}, errors.Wrap(err, "cannot say in the status what the deletion waits for")
+		}
+	}
+	return reconcile.Result{RequeueAfter: afterDeletion(cr, d.now())}, nil
+}
+
+// waitingFor returns the resources cr is to be deleted after that exist,
+// as Kind/name, sorted. A kind that is not the provider's is ignored: it
+// could never be deleted by it.
+func (d deleteInOrder[T]) waitingFor(ctx context.Context, cr T) ([]string, error) {
+	sel := client.MatchingLabels{}
+	for _, l := range []string{contract.LabelProject, contract.LabelEnvironment} {
+		if v, ok := cr.GetLabels()[l]; ok {
+			sel[l] = v
+		}
+	}
+	owner := metav1.GetControllerOf(cr)
+	var out []string
+	for _, k := range strings.Split(cr.GetAnnotations()[contract.AnnotationDeleteAfter], ",") {
+		k = strings.TrimSpace(k)
+		gvk, ok := d.kinds[k]
+		if !ok {
+			continue
+		}
+		ro, err := d.kube.Scheme().New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err != nil {
+			return nil, errors.Wrapf(err, "cannot list %s", k)
+		}
+		l, ok := ro.(client.ObjectList)
+		if !ok {
+			continue
+		}
+		if err := d.kube.List(ctx, l, client.InNamespace(cr.GetNamespace()), sel); err != nil {
+			return nil, errors.Wrapf(err, "cannot list the %ss %s is to be deleted after (%s)", k, cr.GetName(), contract.AnnotationDeleteAfter)
+		}
+		items, err := kmeta.ExtractList(l)
+		if err != nil {
+			return nil, errors.Wrapf(err, "cannot list %s", k)
+		}
+		for _, it := range items {
+			o, ok := it.(client.Object)
+			if !ok || o.GetUID() == cr.GetUID() {
+				continue
+			}
+			if c := metav1.GetControllerOf(o); owner != nil && (c == nil || c.UID != owner.UID) {
+				continue
+			}
+			out = append(out, k+"/"+o.GetName())
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// waitMessage says which resources a deletion waits for.
+func waitMessage(first []string) string {
+	named := first[:min(len(first), maxNamed)]
+	more := ""
+	if n := len(first) - len(named); n > 0 {
+		more = fmt.Sprintf(" and %d more", n)
+	}
+	return fmt.Sprintf("waiting for %s%s to be deleted first (%s); the external object is left alone until then", strings.Join(named, ", "), more, contract.AnnotationDeleteAfter)
+}

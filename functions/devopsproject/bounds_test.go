@@ -67,9 +67,6 @@ func TestProviderConfigRef(t *testing.T) {
 			rsp := run(t, t0, newRequest(t, tc.xr, allObserved(true, "prod", "pr-7"), tc.input))
 			fatal(t, rsp)
 			for _, n := range names(rsp) {
-				if strings.Contains(n, "-usage-") {
-					continue // a Usage is Crossplane's, not the provider's
-				}
 				if got := configOf(t, rsp, n); got != tc.want {
 					t.Errorf("%s uses %s, want %s", n, got, tc.want)
 				}

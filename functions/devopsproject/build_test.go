@@ -131,12 +131,12 @@ func TestDeclaredBuildComposition(t *testing.T) {
 		wantStages any
 	}{
 		"RegistryHostUnknown": {
-			reason: "No job (nor the usages naming it) until the RegistryRepo reports its host.",
+			reason: "No job until the RegistryRepo reports its host.",
 			obs:    projectReady(),
 			wantNames: func() []string {
 				out := []string{"argo-project", "registry"}
 				for _, e := range []string{"pr-7", "prod"} {
-					out = append(out, e+"-app", e+"-dns", e+"-usage-argoapplication-by-dnsrecord", e+"-usage-argoproject-by-argoapplication")
+					out = append(out, e+"-app", e+"-dns")
 				}
 				sort.Strings(out)
 				return out

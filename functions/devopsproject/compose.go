@@ -131,11 +131,7 @@ func (c *composer) environment(ep envPlan) error {
 	if ep.phase == PhaseExpired {
 		return nil
 	}
-	withApp, err := c.envResources(ep, keptKinds(ep))
-	if err != nil {
-		return err
-	}
-	return c.envUsages(ep.env.Name, withApp, c.withPipeline(ep.env))
+	return c.envResources(ep, keptKinds(ep))
 }
 
 // withPipeline is false while a new environment's job must wait for the
@@ -165,9 +161,9 @@ func keptKinds(ep envPlan) map[string]bool {
 }
 
 // envResources adds an environment's pipeline, its application unless
-// that must wait (withApp false), and its DNS record, each annotated
-// with the expiry if it has one.
-func (c *composer) envResources(ep envPlan, keep map[string]bool) (withApp bool, err error) {
+// that must wait, and its DNS record, each annotated with the expiry if it
+// has one, and with the kind it is deleted after (teardownOrder).
+func (c *composer) envResources(ep envPlan, keep map[string]bool) error {
 	e, x := ep.env, ep.expiry
 	type res struct {
 		name resource.Name
@@ -182,11 +178,11 @@ func (c *composer) envResources(ep envPlan, keep map[string]bool) (withApp bool,
 	// waits for them, and with ingress on for its host to be proven
 	// (gateHosts); an existing one stays whatever they do.
 	_, appExists := c.observed[nameApp(e.Name)]
-	withApp = appExists || c.argoReady() && (c.handHost[e.Name] != "" || !ingressOf(c.p.spec.Ingress, e.Ingress).enabled)
+	withApp := appExists || c.argoReady() && (c.handHost[e.Name] != "" || !ingressOf(c.p.spec.Ingress, e.Ingress).enabled)
 	if withApp {
 		app, err := c.p.app(e, keep[KindApp], c.handHost[e.Name])
 		if err != nil {
-			return false, err
+			return err
 		}
 		all = append(all, res{nameApp(e.Name), app})
 	}
@@ -194,50 +190,26 @@ func (c *composer) envResources(ep envPlan, keep map[string]bool) (withApp bool,
 	for _, r := range all {
 		if !x.at.IsZero() {
 			// The provider reports a deletion at or after this as expired.
-			a := r.obj.GetAnnotations()
-			if a == nil {
-				a = map[string]string{}
-			}
-			a[contract.AnnotationExpiresAt] = x.at.Format(time.RFC3339)
-			r.obj.SetAnnotations(a)
+			annotate(r.obj, contract.AnnotationExpiresAt, x.at.Format(time.RFC3339))
+		}
+		if after := c.p.in.deleteAfter(r.obj.GetObjectKind().GroupVersionKind().Kind); after != "" {
+			annotate(r.obj, contract.AnnotationDeleteAfter, after)
 		}
 		if err := c.add(r.name, r.obj); err != nil {
-			return false, err
-		}
-	}
-	return withApp, nil
-}
-
-// envUsages add the Usages that hold an environment's resources to the
-// teardown order, and its application to the AppProject.
-func (c *composer) envUsages(env string, withApp, withPipeline bool) error {
-	order := c.p.in.teardown
-	for i := 0; i+1 < len(order); i++ {
-		by, of := order[i], order[i+1]
-		if !withApp && (by == KindApp || of == KindApp) || !withPipeline && (by == KindPipeline || of == KindPipeline) {
-			continue
-		}
-		u := c.p.usage(env, usageEnd{kind: of, name: c.nameOf(nameOf(env, of))}, usageEnd{kind: by, name: c.nameOf(nameOf(env, by))})
-		if err := c.add(usageName(env, of, by), u); err != nil {
 			return err
 		}
-	}
-	if withApp {
-		// The project's ArgoProject, kept while env's application exists:
-		// Argo CD refuses to delete an AppProject its applications use.
-		u := c.p.usage(env, usageEnd{kind: KindProject, name: c.nameOf(nameArgoProject), project: true}, usageEnd{kind: KindApp, name: c.nameOf(nameApp(env))})
-		return c.add(usageName(env, KindProject, KindApp), u)
 	}
 	return nil
 }
 
-// nameOf is the name of the composed resource n: the observed one's,
-// else the one add gives it ("" when generated: unknown until created).
-func (c *composer) nameOf(n resource.Name) string {
-	if o, ok := c.observed[n]; ok {
-		return pbAt(o, "metadata", "name").GetStringValue()
+// annotate sets o's annotation k to v.
+func annotate(o metav1.Object, k, v string) {
+	a := o.GetAnnotations()
+	if a == nil {
+		a = map[string]string{}
 	}
-	return c.p.composedName(n)
+	a[k] = v
+	o.SetAnnotations(a)
 }
 
 // argoReady is true when the project's AppProject, and its repository

@@ -100,9 +100,6 @@ func xr(opts ...xrOpt) map[string]any {
 // observed is a composed resource as Crossplane would show it.
 func observed(kind string, ready bool, extra map[string]any) map[string]any {
 	o := map[string]any{"apiVersion": apiVersionOf[kind], "kind": kind, "metadata": map[string]any{"name": "x"}, "spec": map[string]any{}}
-	if kind == "Usage" {
-		o["apiVersion"] = "protection.crossplane.io/v1beta1"
-	}
 	status := "False"
 	if ready {
 		status = "True"
@@ -212,11 +209,11 @@ func resourceField(t *testing.T, rsp *fnv1.RunFunctionResponse, name string, pat
 }
 
 var envResources = func(env string) []string {
-	return []string{env + "-app", env + "-dns", env + "-pipeline", env + "-usage-argoapplication-by-dnsrecord", env + "-usage-argoproject-by-argoapplication", env + "-usage-jenkinspipeline-by-argoapplication"}
+	return []string{env + "-app", env + "-dns", env + "-pipeline"}
 }
 
 // waiting is what is composed before the AppProject is observed Ready:
-// everything but the applications and the usages that name them.
+// everything but the applications.
 func waiting(envs ...string) []string {
 	out := []string{"argo-project", "registry"}
 	for _, e := range envs {
@@ -266,7 +263,7 @@ func TestFirstRun(t *testing.T) {
 		}
 	}
 
-	// The AppProject Ready: the applications and their usages follow.
+	// The AppProject Ready: the applications follow.
 	rsp = run(t, t0, newRequest(t, xr(), projectReady(), nil))
 	if diff := cmp.Diff(want("pr-7", "prod"), names(rsp)); diff != "" {
 		t.Errorf("AppProject Ready: desired resources -want +got:\n%s", diff)
@@ -299,14 +296,13 @@ func TestFirstRun(t *testing.T) {
 		"LabelEnv":              {"prod-dns", []string{"metadata", "labels", contract.LabelEnvironment}, "prod"},
 		"NoPolicies":            {"pr-7-dns", []string{"spec", "managementPolicies"}, nil},
 		"NamespaceFree":         {"prod-app", []string{"metadata", "namespace"}, nil},
-		"UsageOf":               {"prod-usage-argoapplication-by-dnsrecord", []string{"spec", "of", "kind"}, "ArgoApplication"},
-		"UsageBy":               {"prod-usage-argoapplication-by-dnsrecord", []string{"spec", "by", "kind"}, "DNSRecord"},
-		"UsageReplay":           {"prod-usage-jenkinspipeline-by-argoapplication", []string{"spec", "replayDeletion"}, true},
-		// By name, not by selector: the Usage controller writes a
-		// selector's match back, waking the XR once more per selector.
-		"ProjectUsageOf": {"prod-usage-argoproject-by-argoapplication", []string{"spec", "of", "resourceRef"}, map[string]any{"name": "x"}}, // the observed name
-		"ProjectUsageBy": {"prod-usage-argoproject-by-argoapplication", []string{"spec", "by", "resourceRef"}, map[string]any{"name": "shop.prod-app"}},
-		"UsageDetails":   {"prod-usage-argoapplication-by-dnsrecord", []string{"metadata", "annotations", "crossplane.io/usage-details"}, "DNSRecord is deleted before ArgoApplication"},
+		// The provider deletes an environment's resources in the
+		// teardown order, and the AppProject after the applications.
+		"AppAfterDNS":       {"prod-app", []string{"metadata", "annotations", contract.AnnotationDeleteAfter}, "DNSRecord"},
+		"PipelineAfterApp":  {"prod-pipeline", []string{"metadata", "annotations", contract.AnnotationDeleteAfter}, "ArgoApplication"},
+		"DNSFirst":          {"prod-dns", []string{"metadata", "annotations", contract.AnnotationDeleteAfter}, nil},
+		"ProjectAfterApps":  {"argo-project", []string{"metadata", "annotations", contract.AnnotationDeleteAfter}, "ArgoApplication"},
+		"RegistryUnordered": {"registry", []string{"metadata", "annotations", contract.AnnotationDeleteAfter}, nil},
 	}
 	for name, c := range checks {
 		t.Run(name, func(t *testing.T) {
@@ -946,5 +942,19 @@ func TestLogs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTeardownOrderAnnotated: input.teardownOrder becomes each
+// environment resource's delete-after annotation, which the provider
+// holds deletions by.
+func TestTeardownOrderAnnotated(t *testing.T) {
+	in := map[string]any{"teardownOrder": []any{"JenkinsPipeline", "ArgoApplication", "DNSRecord"}}
+	rsp := run(t, t0, newRequest(t, xr(), allObserved(true, "prod", "pr-7"), in))
+	fatal(t, rsp)
+	for n, want := range map[string]any{"pr-7-pipeline": nil, "pr-7-app": "JenkinsPipeline", "pr-7-dns": "ArgoApplication", "argo-project": "ArgoApplication"} {
+		if diff := cmp.Diff(want, resourceField(t, rsp, n, "metadata", "annotations", contract.AnnotationDeleteAfter)); diff != "" {
+			t.Errorf("%s's %s -want +got:\n%s", n, contract.AnnotationDeleteAfter, diff)
+		}
 	}
 }

@@ -258,6 +258,20 @@ func parsePreviewPattern(s *settings, in *v1beta1.Input) error {
 	return nil
 }
 
+// deleteAfter is the kind an environment's resource of kind is deleted
+// after: the one before it in the teardown order ("" for the first, and
+// for a kind not in the order). The provider holds the resource's deletion
+// while that kind's resource of the environment exists
+// (contract.AnnotationDeleteAfter).
+func (s *settings) deleteAfter(kind string) string {
+	for i, k := range s.teardown {
+		if k == kind && i > 0 {
+			return s.teardown[i-1]
+		}
+	}
+	return ""
+}
+
 func parseTeardownOrder(s *settings, in *v1beta1.Input) error {
 	if len(in.TeardownOrder) > 0 {
 		seen := map[string]bool{}

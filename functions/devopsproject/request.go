@@ -150,12 +150,11 @@ func projectOf(md *structpb.Struct, spec *ProjectSpec, s *settings) (*project, e
 	return p, nil
 }
 
-// observedReady says which observed resources are Ready. A Usage has no
-// Ready condition worth waiting for: it counts as Ready once observed.
+// observedReady says which observed resources are Ready.
 func observedReady(observed map[resource.Name]*structpb.Struct) map[resource.Name]bool {
 	ready := make(map[resource.Name]bool, len(observed))
 	for n, o := range observed {
-		ready[n] = pbAt(o, "kind").GetStringValue() == "Usage" || readyCondition(o)
+		ready[n] = readyCondition(o)
 	}
 	return ready
 }
@@ -190,8 +189,7 @@ func decodeEach[T any](v *structpb.Value) []T {
 }
 
 // lastChange is the latest creation among the XR and the observed
-// resources that are not Ready (Usages count as Ready): the API server sets those
-// times. Not a Ready condition's last transition, which a changing message
+// resources that are not Ready: the API server sets those times. Not a Ready condition's last transition, which a changing message
 // resets on every poll and whoever may write a status can set to the
 // future.
 func lastChange(xrMeta *structpb.Struct, observed map[resource.Name]*structpb.Struct, ready map[resource.Name]bool) time.Time {

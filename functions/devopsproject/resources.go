@@ -208,8 +208,10 @@ func (p *project) argoProject(keep bool, orphaned []OrphanedEnvironment) *argov1
 		dest(argov1alpha1.ProjectDestination{Server: o.Cluster, Namespace: o.Namespace})
 	}
 	return &argov1alpha1.ArgoProject{
-		TypeMeta:   metav1.TypeMeta{APIVersion: argov1alpha1.SchemeGroupVersion.String(), Kind: KindProject},
-		ObjectMeta: p.meta("", map[string]string{meta.AnnotationKeyExternalName: p.argoProjectName()}),
+		TypeMeta: metav1.TypeMeta{APIVersion: argov1alpha1.SchemeGroupVersion.String(), Kind: KindProject},
+		// Argo CD refuses to delete an AppProject its applications use: the
+		// provider deletes it once the project's applications are gone.
+		ObjectMeta: p.meta("", map[string]string{meta.AnnotationKeyExternalName: p.argoProjectName(), contract.AnnotationDeleteAfter: KindApp}),
 		Spec:       argov1alpha1.ArgoProjectSpec{ManagedResourceSpec: p.managed(keep), ForProvider: params},
 	}
 }

@@ -490,8 +490,7 @@ func (c *Cluster) CheckInstall(ctx context.Context) (string, error) {
 
 // Trace is `crossplane beta trace` (the real CLI) of the team's
 // DevOpsProject: its tree of composed resources with their Synced and
-// Ready conditions. It fails unless every resource is Synced and Ready
-// (but the Usages, which have no conditions).
+// Ready conditions. It fails unless every resource is Synced and Ready.
 func (c *Cluster) Trace(ctx context.Context) (string, error) {
 	return c.TraceOf(ctx, "devopsproject.platform.freeleaps.io", ProjectNamespace, Project)
 }
@@ -524,10 +523,6 @@ func (c *Cluster) TraceOf(ctx context.Context, resource, namespace, name string)
 			continue
 		}
 		rows++
-		// A Usage has no conditions: the CLI shows "-".
-		if strings.HasPrefix(f[0], "Usage/") && f[1] == "-" && f[2] == "-" {
-			continue
-		}
 		if f[1] != "True" || f[2] != "True" {
 			notReady = append(notReady, strings.TrimSpace(line))
 		}

@@ -292,7 +292,7 @@ func (c *Cluster) changedSince(ctx context.Context, before map[string]string) st
 		}
 	}
 	if len(out) == 0 {
-		return "none (a ProviderConfig, Usage or other write)"
+		return "none (a ProviderConfig or other write)"
 	}
 	return strings.Join(out, "; ")
 }

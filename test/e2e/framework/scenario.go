@@ -853,8 +853,10 @@ func (c *Cluster) deleteProject(ctx context.Context, r *Report) error {
 		{"registry.devops.freeleaps.io/v1alpha1", "RegistryRepo"},
 		{xrAPIVersion, "DevOpsProject"},
 	}
+	order := newTeardown()
 	err = c.Wait(ctx, "the project's resources to be deleted", 4*time.Minute, func(ctx context.Context) (bool, string, error) {
 		left := []string{}
+		var seen []unstructured.Unstructured
 		for _, k := range kinds {
 			items, err := c.List(ctx, k.apiVersion, k.kind, client.InNamespace(ProjectNamespace))
 			if err != nil {
@@ -863,7 +865,9 @@ func (c *Cluster) deleteProject(ctx context.Context, r *Report) error {
 			for _, it := range items {
 				left = append(left, k.kind+"/"+it.GetName())
 			}
+			seen = append(seen, items...)
 		}
+		order.saw(seen, time.Now())
 		s, err := c.sandboxState(ctx)
 		if err != nil {
 			return false, err.Error(), nil
@@ -891,6 +895,10 @@ func (c *Cluster) deleteProject(ctx context.Context, r *Report) error {
 	if err != nil {
 		return err
 	}
+	if err := order.check(); err != nil {
+		return err
+	}
+	c.logf("  %s", order)
 	absent := map[string]string{}
 	for env, name := range Environments {
 		if env != previewEnv && env != "prod" {

@@ -66,7 +66,6 @@ func (c *Cluster) tallyWatchEvents(ctx context.Context) (stop func() WatchTally,
 	kinds := append([][2]string{
 		{xrAPIVersion, "DevOpsProject"},
 		{"jenkins.devops.freeleaps.io/v1alpha1", "JenkinsCredential"},
-		{"protection.crossplane.io/v1beta1", "Usage"},
 	}, mrKinds...)
 	ctx, cancel := context.WithCancel(ctx)
 	var synced []toolscache.InformerSynced

@@ -118,8 +118,9 @@ type Input struct {
 	PollInterval string `json:"pollInterval,omitempty"`
 
 	// TeardownOrder lists an environment's kinds in the order they must be
-	// deleted; each kind is protected by a Usage until the one before it
-	// is gone.
+	// deleted: the provider leaves each kind's external object alone until
+	// the environment's resource of the kind before it is gone (the
+	// devops.freeleaps.io/delete-after annotation).
 	// +kubebuilder:default={"DNSRecord","ArgoApplication","JenkinsPipeline"}
 	// +kubebuilder:validation:items:Enum=DNSRecord;ArgoApplication;JenkinsPipeline
 	// +optional

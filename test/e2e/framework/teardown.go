@@ -28,7 +28,7 @@ import (
 )
 
 // teardownOrder is the function's default input.teardownOrder.
-var teardownOrder = []string{"DNSRecord", "ArgoApplication", "JenkinsPipeline"} //nolint:gochecknoglobals // read-only table
+var teardownOrder = []string{"DNSRecord", "ArgoApplication", "JenkinsPipeline"}
 
 // teardown records, from successive listings of a project's managed
 // resources while it is deleted, when each resource was first seen gone

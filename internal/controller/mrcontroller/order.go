@@ -46,6 +46,13 @@ const ownGroup = ".devops.freeleaps.io"
 // maxNamed is how many of the resources waited for a condition names.
 const maxNamed = 3
 
+// MaxDeleteWait is the longest a deletion waits for the resources it is to
+// be deleted after: past it, the resource is deleted anyway. Without a
+// bound, a resource that is never deleted (a stuck backend, a hand-written
+// annotation naming a kind that waits in turn for this one) would hold the
+// deletion, and its namespace's, forever.
+const MaxDeleteWait = 10 * time.Minute
+
 // deleteInOrder holds a resource being deleted, before the managed
 // reconciler touches its external object, while resources it is to be
 // deleted after (contract.AnnotationDeleteAfter) exist: an environment's
@@ -83,6 +90,10 @@ func (d deleteInOrder[T]) Reconcile(ctx context.Context, req reconcile.Request) 
 	if err := d.kube.Get(ctx, req.NamespacedName, cr); err != nil || !meta.WasDeleted(cr) || cr.GetAnnotations()[contract.AnnotationDeleteAfter] == "" {
 		return d.Reconciler.Reconcile(ctx, req)
 	}
+	deadline := cr.GetDeletionTimestamp().Add(MaxDeleteWait)
+	if !d.now().Before(deadline) {
+		return d.Reconciler.Reconcile(ctx, req)
+	}
 	first, err := d.waitingFor(ctx, cr)
 	if err != nil {
 		return reconcile.Result{}, err
@@ -90,7 +101,7 @@ func (d deleteInOrder[T]) Reconcile(ctx context.Context, req reconcile.Request) 
 	if len(first) == 0 {
 		return d.Reconciler.Reconcile(ctx, req)
 	}
-	c := xpv2.Deleting().WithMessage(waitMessage(first))
+	c := xpv2.Deleting().WithMessage(waitMessage(first, deadline))
 	if !cr.GetCondition(xpv2.TypeReady).Equal(c) {
 		cr.SetConditions(c)
 		if err := d.kube.Status().Update(ctx, cr); err != nil && !kerrors.IsConflict(err) && !kerrors.IsNotFound(err) {
@@ -135,7 +146,7 @@ func (d deleteInOrder[T]) waitingFor(ctx context.Context, cr T) ([]string, error
 		}
 		for _, it := range items {
 			o, ok := it.(client.Object)
-			if !ok || o.GetUID() == cr.GetUID() {
+			if !ok || o.GetUID() == cr.GetUID() && o.GetName() == cr.GetName() {
 				continue
 			}
 			if c := metav1.GetControllerOf(o); owner != nil && (c == nil || c.UID != owner.UID) {
@@ -148,12 +159,13 @@ func (d deleteInOrder[T]) waitingFor(ctx context.Context, cr T) ([]string, error
 	return out, nil
 }
 
-// waitMessage says which resources a deletion waits for.
-func waitMessage(first []string) string {
+// waitMessage says which resources a deletion waits for, and until when
+// at most.
+func waitMessage(first []string, deadline time.Time) string {
 	named := first[:min(len(first), maxNamed)]
 	more := ""
 	if n := len(first) - len(named); n > 0 {
 		more = fmt.Sprintf(" and %d more", n)
 	}
-	return fmt.Sprintf("waiting for %s%s to be deleted first (%s); the external object is left alone until then", strings.Join(named, ", "), more, contract.AnnotationDeleteAfter)
+	return fmt.Sprintf("waiting for %s%s to be deleted first (%s); the external object is left alone until then, or until %s", strings.Join(named, ", "), more, contract.AnnotationDeleteAfter, deadline.UTC().Format(time.RFC3339))
 }

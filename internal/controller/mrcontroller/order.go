@@ -121,7 +121,6 @@ func (d deleteInOrder[T]) waitingFor(ctx context.Context, cr T) ([]string, error
 			sel[l] = v
 		}
 	}
-	owner := metav1.GetControllerOf(cr)
 	var out []string
 	for _, k := range strings.Split(cr.GetAnnotations()[contract.AnnotationDeleteAfter], ",") {
 		k = strings.TrimSpace(k)
@@ -129,33 +128,46 @@ func (d deleteInOrder[T]) waitingFor(ctx context.Context, cr T) ([]string, error
 		if !ok {
 			continue
 		}
-		ro, err := d.kube.Scheme().New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		items, err := d.list(ctx, gvk, client.InNamespace(cr.GetNamespace()), sel)
 		if err != nil {
-			return nil, errors.Wrapf(err, "cannot list %s", k)
-		}
-		l, ok := ro.(client.ObjectList)
-		if !ok {
-			continue
-		}
-		if err := d.kube.List(ctx, l, client.InNamespace(cr.GetNamespace()), sel); err != nil {
 			return nil, errors.Wrapf(err, "cannot list the %ss %s is to be deleted after (%s)", k, cr.GetName(), contract.AnnotationDeleteAfter)
 		}
-		items, err := kmeta.ExtractList(l)
-		if err != nil {
-			return nil, errors.Wrapf(err, "cannot list %s", k)
-		}
-		for _, it := range items {
-			o, ok := it.(client.Object)
-			if !ok || o.GetUID() == cr.GetUID() && o.GetName() == cr.GetName() {
-				continue
-			}
-			if c := metav1.GetControllerOf(o); owner != nil && (c == nil || c.UID != owner.UID) {
+		owner := metav1.GetControllerOf(cr)
+		for _, o := range items {
+			self := o.GetUID() == cr.GetUID() && o.GetName() == cr.GetName()
+			if c := metav1.GetControllerOf(o); self || owner != nil && (c == nil || c.UID != owner.UID) {
 				continue
 			}
 			out = append(out, k+"/"+o.GetName())
 		}
 	}
 	sort.Strings(out)
+	return out, nil
+}
+
+// list lists the resources of kind gvk, from the cache.
+func (d deleteInOrder[T]) list(ctx context.Context, gvk schema.GroupVersionKind, opts ...client.ListOption) ([]client.Object, error) {
+	ro, err := d.kube.Scheme().New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	if err != nil {
+		return nil, err
+	}
+	l, ok := ro.(client.ObjectList)
+	if !ok {
+		return nil, errors.Errorf("%T is not a list", ro)
+	}
+	if err := d.kube.List(ctx, l, opts...); err != nil {
+		return nil, err
+	}
+	items, err := kmeta.ExtractList(l)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]client.Object, 0, len(items))
+	for _, it := range items {
+		if o, ok := it.(client.Object); ok {
+			out = append(out, o)
+		}
+	}
 	return out, nil
 }
 

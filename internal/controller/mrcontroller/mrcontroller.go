@@ -210,7 +210,7 @@ func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Descrip
 			return w.Map(ctx, kube, o)
 		}))
 	}
-	ordered := deleteInOrder[T]{Reconciler: r, kube: mgr.GetClient(), new: k.New, kinds: ownKinds(mgr.GetScheme()), now: time.Now}
+	ordered := deleteInOrder[T]{Reconciler: r, kube: mgr.GetClient(), new: k.New, kind: k.GroupVersionKind.Kind, kinds: ownKinds(mgr.GetScheme()), now: time.Now}
 	return b.Complete(fairrate.Limit(name, backOffTerminal{Reconciler: ordered, t: t}, o.GlobalRateLimiter))
 }
 

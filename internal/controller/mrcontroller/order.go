@@ -19,6 +19,7 @@ package mrcontroller
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -43,8 +44,12 @@ import (
 // after (contract.AnnotationDeleteAfter).
 const ownGroup = ".devops.freeleaps.io"
 
-// maxNamed is how many of the resources waited for a condition names.
-const maxNamed = 3
+// maxNamed is how many of the resources waited for a condition names;
+// maxKinds how many kinds an annotation may list (the provider has seven).
+const (
+	maxNamed = 3
+	maxKinds = 10
+)
 
 // MaxDeleteWait is the longest a deletion waits for the resources it is to
 // be deleted after: past it, the resource is deleted anyway. Without a
@@ -68,26 +73,47 @@ const MaxDeleteWait = 10 * time.Minute
 // breaker on every new project.
 type deleteInOrder[T resource.Managed] struct {
 	reconcile.Reconciler
-	kube  client.Client
-	new   func() T
+	kube client.Client
+	new  func() T
+	// kind is T's kind; kinds are the provider's managed kinds by name.
+	kind  string
 	kinds map[string]schema.GroupVersionKind
 	now   func() time.Time
 }
 
-// ownKinds are the kinds of the provider's API groups in s, by kind name.
+// ownKinds are the managed-resource kinds of the provider's API groups in
+// s, by kind name (not the options and events every group also holds).
 func ownKinds(s *runtime.Scheme) map[string]schema.GroupVersionKind {
 	out := map[string]schema.GroupVersionKind{}
 	for gvk := range s.AllKnownTypes() {
-		if strings.HasSuffix(gvk.Group, ownGroup) && !strings.HasSuffix(gvk.Kind, "List") {
-			out[gvk.Kind] = gvk
+		if !strings.HasSuffix(gvk.Group, ownGroup) {
+			continue
+		}
+		if o, err := s.New(gvk); err == nil {
+			if _, ok := o.(resource.Managed); ok {
+				out[gvk.Kind] = gvk
+			}
 		}
 	}
 	return out
 }
 
+// deletesExternal is false for a resource whose management policies keep
+// its external object: its deletion touches nothing in the backend, so
+// it waits for nothing.
+func deletesExternal(mg resource.Managed) bool {
+	pols := mg.GetManagementPolicies()
+	for _, p := range pols {
+		if p == xpv2.ManagementActionAll || p == xpv2.ManagementActionDelete {
+			return true
+		}
+	}
+	return len(pols) == 0
+}
+
 func (d deleteInOrder[T]) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	cr := d.new()
-	if err := d.kube.Get(ctx, req.NamespacedName, cr); err != nil || !meta.WasDeleted(cr) || cr.GetAnnotations()[contract.AnnotationDeleteAfter] == "" {
+	if err := d.kube.Get(ctx, req.NamespacedName, cr); err != nil || !meta.WasDeleted(cr) || cr.GetAnnotations()[contract.AnnotationDeleteAfter] == "" || !deletesExternal(cr) {
 		return d.Reconciler.Reconcile(ctx, req)
 	}
 	deadline := cr.GetDeletionTimestamp().Add(MaxDeleteWait)
@@ -112,8 +138,12 @@ func (d deleteInOrder[T]) Reconcile(ctx context.Context, req reconcile.Request) 
 }
 
 // waitingFor returns the resources cr is to be deleted after that exist,
-// as Kind/name, sorted. A kind that is not the provider's is ignored: it
-// could never be deleted by it.
+// as Kind/name, sorted. A kind that is not one of the provider's managed
+// kinds is ignored: no resource of it could ever be deleted by the
+// provider. So is one whose CRD is not installed (not activated under
+// safe-start): none exists. A resource that is itself being deleted and
+// waits for cr's kind is not waited for: the two would wait for each
+// other until MaxDeleteWait.
 func (d deleteInOrder[T]) waitingFor(ctx context.Context, cr T) ([]string, error) {
 	sel := client.MatchingLabels{}
 	for _, l := range []string{contract.LabelProject, contract.LabelEnvironment} {
@@ -122,20 +152,24 @@ func (d deleteInOrder[T]) waitingFor(ctx context.Context, cr T) ([]string, error
 		}
 	}
 	var out []string
-	for _, k := range strings.Split(cr.GetAnnotations()[contract.AnnotationDeleteAfter], ",") {
-		k = strings.TrimSpace(k)
+	for _, k := range kindsIn(cr.GetAnnotations()[contract.AnnotationDeleteAfter]) {
 		gvk, ok := d.kinds[k]
 		if !ok {
 			continue
 		}
-		items, err := d.list(ctx, gvk, client.InNamespace(cr.GetNamespace()), sel)
+		// Only names are read: the cache's objects need no copies.
+		items, err := d.list(ctx, gvk, client.InNamespace(cr.GetNamespace()), sel, client.UnsafeDisableDeepCopy)
+		if kmeta.IsNoMatchError(err) {
+			continue
+		}
 		if err != nil {
 			return nil, errors.Wrapf(err, "cannot list the %ss %s is to be deleted after (%s)", k, cr.GetName(), contract.AnnotationDeleteAfter)
 		}
 		owner := metav1.GetControllerOf(cr)
 		for _, o := range items {
 			self := o.GetUID() == cr.GetUID() && o.GetName() == cr.GetName()
-			if c := metav1.GetControllerOf(o); self || owner != nil && (c == nil || c.UID != owner.UID) {
+			mutual := meta.WasDeleted(o) && slices.Contains(kindsIn(o.GetAnnotations()[contract.AnnotationDeleteAfter]), d.kind)
+			if c := metav1.GetControllerOf(o); self || mutual || owner != nil && (c == nil || c.UID != owner.UID) {
 				continue
 			}
 			out = append(out, k+"/"+o.GetName())
@@ -143,6 +177,21 @@ func (d deleteInOrder[T]) waitingFor(ctx context.Context, cr T) ([]string, error
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// kindsIn are the kinds an annotation value lists, each once and at most
+// maxKinds.
+func kindsIn(v string) []string {
+	var out []string
+	for _, k := range strings.Split(v, ",") {
+		if k = strings.TrimSpace(k); k != "" && !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+		if len(out) == maxKinds {
+			break
+		}
+	}
+	return out
 }
 
 // list lists the resources of kind gvk, from the cache.

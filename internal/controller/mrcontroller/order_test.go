@@ -115,6 +115,37 @@ func TestDeleteInOrder(t *testing.T) {
 			reason: "A resource whose annotation names its own kind does not wait for itself.",
 			app:    app("ArgoApplication", time.Second),
 		},
+		"NotAManagedKind": {
+			reason: "Every group also holds WatchEvent and the options kinds: they are not kinds a resource could wait for.",
+			app:    app("WatchEvent,ListOptions", time.Second),
+			others: []client.Object{dns("team", xr, "prod")},
+		},
+		"Mutual": {
+			reason: "A record being deleted that waits for applications in turn is not waited for: neither would ever go first.",
+			app:    app("DNSRecord", time.Second),
+			others: []client.Object{func() client.Object {
+				d := dns("team", xr, "prod")
+				d.Annotations = map[string]string{contract.AnnotationDeleteAfter: "ArgoApplication"}
+				d.Finalizers = []string{"finalizer.managedresource.crossplane.io"}
+				d.DeletionTimestamp = &metav1.Time{Time: now.Add(-time.Second)}
+				return d
+			}()},
+		},
+		"KeepsExternal": {
+			reason: "A resource whose policies keep its external object deletes nothing in the backend: it waits for nothing.",
+			app: func() *argov1alpha1.ArgoApplication {
+				a := app("DNSRecord", time.Second)
+				a.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate}
+				return a
+			}(),
+			others: []client.Object{dns("team", xr, "prod")},
+		},
+		"Duplicates": {
+			reason:  "A kind listed many times is listed once.",
+			app:     app(strings.Repeat("DNSRecord,", 2000), time.Second),
+			others:  []client.Object{dns("team", xr, "prod")},
+			waitFor: "DNSRecord/dns-team-prod-xr-1",
+		},
 		"WaitedLongEnough": {
 			reason: "Past MaxDeleteWait the deletion goes on: a blocker that never goes (or waits for this one) cannot hold it forever.",
 			app:    app("DNSRecord", MaxDeleteWait),
@@ -125,7 +156,7 @@ func TestDeleteInOrder(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			kube := fake.NewClientBuilder().WithScheme(s).WithObjects(append(tc.others, tc.app)...).WithStatusSubresource(tc.app).Build()
 			inner := &counting{}
-			d := deleteInOrder[*argov1alpha1.ArgoApplication]{Reconciler: inner, kube: kube, new: func() *argov1alpha1.ArgoApplication { return &argov1alpha1.ArgoApplication{} }, kinds: ownKinds(s), now: func() time.Time { return now }}
+			d := deleteInOrder[*argov1alpha1.ArgoApplication]{Reconciler: inner, kube: kube, new: func() *argov1alpha1.ArgoApplication { return &argov1alpha1.ArgoApplication{} }, kind: "ArgoApplication", kinds: ownKinds(s), now: func() time.Time { return now }}
 			res, err := d.Reconcile(context.Background(), reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "team", Name: "prod-app"}})
 			if err != nil {
 				t.Fatal(err)
@@ -141,7 +172,7 @@ func TestDeleteInOrder(t *testing.T) {
 				}
 				return
 			}
-			if inner.n != 0 || !strings.Contains(msg, "waiting for "+tc.waitFor+" to be deleted first") || res.RequeueAfter != AfterCreate {
+			if inner.n != 0 || !strings.Contains(msg, "waiting for "+tc.waitFor+" to be deleted first") || strings.Contains(msg, "more") || res.RequeueAfter != AfterCreate {
 				t.Errorf("%s\nnot held: reconciled %d times, requeued after %s, Ready says %q", tc.reason, inner.n, res.RequeueAfter, msg)
 			}
 		})

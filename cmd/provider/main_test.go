@@ -27,7 +27,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -103,7 +102,7 @@ func TestBinarySecretsUncached(t *testing.T) {
 	// reach only when the platform allows it.
 	cmd := exec.CommandContext(runCtx, bin, "--metrics-bind-address="+freeAddr(t), "--health-probe-bind-address="+freeAddr(t), "--poll=2s", "--tenant-backend-networks=127.0.0.0/8")
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kcPath)
-	logs := &lockedBuffer{}
+	logs := &controlplane.Logs{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	controlplane.Must(t, cmd.Start())
 	defer func() { cancel(); _ = cmd.Wait() }()
@@ -241,7 +240,7 @@ func TestBinaryEventsBrokerDown(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(cctx, bin, "--metrics-bind-address="+metrics, "--health-probe-bind-address="+health, "--events-secret=events-down/rabbitmq", "--debug")
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kcPath)
-	logs := &lockedBuffer{}
+	logs := &controlplane.Logs{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -267,23 +266,6 @@ func TestBinaryEventsBrokerDown(t *testing.T) {
 	} else if !strings.Contains(out, "amqp://provider@"+closed) {
 		t.Errorf("want the redacted broker URL in the reconnect log:\n%s", out)
 	}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func freeAddr(t *testing.T) string {

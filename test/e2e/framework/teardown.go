@@ -41,10 +41,14 @@ type teardown struct {
 	gone    map[string]time.Time
 	env     map[string]string
 	waited  map[string]string
+	// keeps: resources whose management policies keep their external
+	// objects (an orphaned environment's): their deletion touches no
+	// backend, so they wait for nothing.
+	keeps map[string]bool
 }
 
 func newTeardown() *teardown {
-	return &teardown{start: time.Now(), present: map[string]bool{}, gone: map[string]time.Time{}, env: map[string]string{}, waited: map[string]string{}}
+	return &teardown{start: time.Now(), present: map[string]bool{}, gone: map[string]time.Time{}, env: map[string]string{}, waited: map[string]string{}, keeps: map[string]bool{}}
 }
 
 // saw records a listing made at now.
@@ -55,6 +59,7 @@ func (t *teardown) saw(items []unstructured.Unstructured, now time.Time) {
 		k := u.GetKind() + "/" + u.GetName()
 		listed[k] = true
 		t.env[k] = u.GetLabels()[contract.LabelEnvironment]
+		t.keeps[k] = keepsExternal(u)
 		if _, _, msg := Condition(u, "Ready"); strings.Contains(msg, "to be deleted first") {
 			t.waited[k] = msg
 		}
@@ -69,27 +74,28 @@ func (t *teardown) saw(items []unstructured.Unstructured, now time.Time) {
 	t.present = listed
 }
 
-// check fails if, in an environment, a resource went before the one it
-// is deleted after was gone, and if any resource seen is still there.
+// check fails if, in an environment, a resource that deletes its
+// external object went before the one it is deleted after was gone.
 func (t *teardown) check() error {
-	byEnv := map[string]map[string]time.Time{}
-	for k, at := range t.gone {
+	byEnv := map[string]map[string]string{} // environment, kind: resource
+	for k := range t.gone {
 		kind, _, _ := strings.Cut(k, "/")
 		if e := t.env[k]; e != "" {
 			if byEnv[e] == nil {
-				byEnv[e] = map[string]time.Time{}
+				byEnv[e] = map[string]string{}
 			}
-			byEnv[e][kind] = at
+			byEnv[e][kind] = k
 		}
 	}
 	var bad []string
 	for e, kinds := range byEnv {
 		for i := 1; i < len(teardownOrder); i++ {
-			before, after := teardownOrder[i-1], teardownOrder[i]
-			b, okB := kinds[before]
-			a, okA := kinds[after]
-			if okB && okA && a.Before(b) {
-				bad = append(bad, fmt.Sprintf("%s's %s went %s before its %s", e, after, b.Sub(a).Round(100*time.Millisecond), before))
+			before, after := kinds[teardownOrder[i-1]], kinds[teardownOrder[i]]
+			if before == "" || after == "" || t.keeps[after] {
+				continue
+			}
+			if b, a := t.gone[before], t.gone[after]; a.Before(b) {
+				bad = append(bad, fmt.Sprintf("%s's %s went %s before its %s", e, teardownOrder[i], b.Sub(a).Round(100*time.Millisecond), teardownOrder[i-1]))
 			}
 		}
 	}
@@ -114,4 +120,15 @@ func (t *teardown) String() string {
 	}
 	sort.Strings(waited)
 	return fmt.Sprintf("teardown order held: %s; seen waiting: %s", strings.Join(lines, ", "), strings.Join(waited, ", "))
+}
+
+// keepsExternal is true when u's management policies leave out Delete.
+func keepsExternal(u *unstructured.Unstructured) bool {
+	pols, _, _ := unstructured.NestedStringSlice(u.Object, "spec", "managementPolicies")
+	for _, p := range pols {
+		if p == "*" || p == "Delete" {
+			return false
+		}
+	}
+	return len(pols) > 0
 }

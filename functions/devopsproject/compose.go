@@ -24,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/function-sdk-go/errors"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
@@ -190,26 +191,16 @@ func (c *composer) envResources(ep envPlan, keep map[string]bool) error {
 	for _, r := range all {
 		if !x.at.IsZero() {
 			// The provider reports a deletion at or after this as expired.
-			annotate(r.obj, contract.AnnotationExpiresAt, x.at.Format(time.RFC3339))
+			meta.AddAnnotations(r.obj, map[string]string{contract.AnnotationExpiresAt: x.at.Format(time.RFC3339)})
 		}
 		if after := c.p.in.deleteAfter(r.obj.GetObjectKind().GroupVersionKind().Kind); after != "" {
-			annotate(r.obj, contract.AnnotationDeleteAfter, after)
+			meta.AddAnnotations(r.obj, map[string]string{contract.AnnotationDeleteAfter: after})
 		}
 		if err := c.add(r.name, r.obj); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// annotate sets o's annotation k to v.
-func annotate(o metav1.Object, k, v string) {
-	a := o.GetAnnotations()
-	if a == nil {
-		a = map[string]string{}
-	}
-	a[k] = v
-	o.SetAnnotations(a)
 }
 
 // argoReady is true when the project's AppProject, and its repository

@@ -112,8 +112,11 @@ func deletesExternal(mg resource.Managed) bool {
 }
 
 func (d deleteInOrder[T]) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	// Every reconcile of every resource passes here, and almost none is
+	// being deleted: read the cached object without copying it, and copy
+	// it only to write its status.
 	cr := d.new()
-	if err := d.kube.Get(ctx, req.NamespacedName, cr); err != nil || !meta.WasDeleted(cr) || cr.GetAnnotations()[contract.AnnotationDeleteAfter] == "" || !deletesExternal(cr) {
+	if err := d.kube.Get(ctx, req.NamespacedName, cr, client.UnsafeDisableDeepCopy); err != nil || !meta.WasDeleted(cr) || cr.GetAnnotations()[contract.AnnotationDeleteAfter] == "" || !deletesExternal(cr) {
 		return d.Reconciler.Reconcile(ctx, req)
 	}
 	deadline := cr.GetDeletionTimestamp().Add(MaxDeleteWait)
@@ -129,8 +132,12 @@ func (d deleteInOrder[T]) Reconcile(ctx context.Context, req reconcile.Request) 
 	}
 	c := xpv2.Deleting().WithMessage(waitMessage(first, deadline))
 	if !cr.GetCondition(xpv2.TypeReady).Equal(c) {
-		cr.SetConditions(c)
-		if err := d.kube.Status().Update(ctx, cr); err != nil && !kerrors.IsConflict(err) && !kerrors.IsNotFound(err) {
+		w, ok := cr.DeepCopyObject().(T)
+		if !ok {
+			return reconcile.Result{}, errors.Errorf("unexpected managed resource type %T", cr)
+		}
+		w.SetConditions(c)
+		if err := d.kube.Status().Update(ctx, w); err != nil && !kerrors.IsConflict(err) && !kerrors.IsNotFound(err) {
 			return reconcile.Result{}, errors.Wrap(err, "cannot say in the status what the deletion waits for")
 		}
 	}

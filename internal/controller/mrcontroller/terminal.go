@@ -48,9 +48,9 @@ const TerminalBackoff = 2 * time.Minute
 const MinRetryAfter = 30 * time.Second
 
 // AfterCreate is how soon a resource is looked at again after its backend
-// accepted a Create; after an accepted Delete, it is afterDeletion. The managed reconciler asks for both looks as an
-// immediate requeue, which the controller's rate limiter turns into its
-// error back-off: after a few failed reconciles (a Secret not yet labelled,
+// accepted a Create; after an accepted Delete, it is afterDeletion. The
+// managed reconciler asks for both looks as an immediate requeue, which
+// the controller's rate limiter turns into its error back-off: after a few failed reconciles (a Secret not yet labelled,
 // a backend briefly down) that is 8, 16, up to 60 seconds, so a credential
 // written at once would show Ready a minute later, and a repository Argo
 // CD has deleted would keep its finalizer as long.

@@ -56,7 +56,7 @@ type Connector[C any] struct {
 func NewConnector[C any](kube client.Client, guard *netguard.Guard, newClient func(argocd.Config) (C, error)) *Connector[C] {
 	return &Connector[C]{
 		kube:       kube,
-		configs:    backendconfig.Resolver{Kube: kube, Usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), Guard: guard},
+		configs:    backendconfig.Resolver{Kube: kube, Usage: backendconfig.NewUsageTracker(kube), Guard: guard},
 		newClient:  newClient,
 		retryAfter: retryafter.New(nil),
 		transports: httpapi.NewTransports(),

@@ -82,7 +82,7 @@ func NewConnector(kube client.Client, guard *netguard.Guard, newClient func(dns.
 	}
 	return &connector{
 		kube:       kube,
-		configs:    backendconfig.Resolver{Kube: kube, Usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), Guard: guard},
+		configs:    backendconfig.Resolver{Kube: kube, Usage: backendconfig.NewUsageTracker(kube), Guard: guard},
 		newClient:  newClient,
 		ownerID:    ownerID,
 		zones:      dns.NewZoneCache(),

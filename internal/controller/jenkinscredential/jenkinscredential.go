@@ -80,7 +80,7 @@ func NewConnector(kube client.Client, guard *netguard.Guard, newClient func(jenk
 	}
 	return &connector{
 		kube:       kube,
-		configs:    backendconfig.Resolver{Kube: kube, Usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), Guard: guard},
+		configs:    backendconfig.Resolver{Kube: kube, Usage: backendconfig.NewUsageTracker(kube), Guard: guard},
 		newClient:  newClient,
 		retryAfter: retryafter.New(nil),
 		transports: httpapi.NewTransports(),

@@ -86,7 +86,7 @@ func NewConnector(kube client.Client, guard *netguard.Guard, newClient func(jenk
 		// A build file's repository is the tenant's to name, whatever
 		// ProviderConfig the resource uses: always guarded.
 		files:      gitfile.NewReader(httpapi.TLS{Tenant: true, Guard: guard}, declarative.MaxFileSize),
-		configs:    backendconfig.Resolver{Kube: kube, Usage: resource.NewProviderConfigUsageTracker(kube, &pcv1alpha1.ProviderConfigUsage{}), Guard: guard},
+		configs:    backendconfig.Resolver{Kube: kube, Usage: backendconfig.NewUsageTracker(kube), Guard: guard},
 		newClient:  newClient,
 		retryAfter: retryafter.New(nil),
 		transports: httpapi.NewTransports(),

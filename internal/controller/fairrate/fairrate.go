@@ -29,6 +29,7 @@ package fairrate
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -205,7 +206,34 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{RequeueAfter: d}, nil
 	}
 	defer r.l.leave(req.Namespace)
-	return r.inner.Reconcile(ctx, req)
+	var follow atomic.Bool
+	res, err := r.inner.Reconcile(context.WithValue(ctx, followKey{}, &follow), req)
+	if follow.Load() {
+		r.l.passNext(item)
+	}
+	return res, err
+}
+
+type followKey struct{}
+
+// FollowUp says, from within a reconcile the Limiter let pass, that the
+// resource's next reconcile is the look that confirms what this one did
+// (a Create or Delete its backend accepted): it passes without a token,
+// once. A change and the look that sees it done then cost one token, not
+// two, so a burst of new resources is Ready twice as fast at the same
+// rate; since only an accepted change earns it, the rate of reconciles
+// stays within twice the limit. Outside such a reconcile it does nothing.
+func FollowUp(ctx context.Context) {
+	if f, ok := ctx.Value(followKey{}).(*atomic.Bool); ok {
+		f.Store(true)
+	}
+}
+
+// passNext lets item's next reconcile pass without a token.
+func (l *Limiter) passNext(item string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.waiting[item] = wait{stage: waitedGlobal, until: l.now()}
 }
 
 // The workqueue.TypedRateLimiter[string] crossplane-runtime's controller

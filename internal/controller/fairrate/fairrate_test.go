@@ -151,3 +151,28 @@ func TestInFlightPerNamespace(t *testing.T) {
 	}
 	close(block)
 }
+
+// TestFollowUpPassesOnce: the reconcile after one whose backend accepted a
+// change passes without a token, once; the one after it waits as any.
+func TestFollowUpPassesOnce(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	l := New(1, 1, 1)
+	l.now = func() time.Time { return now }
+	created := true
+	inner := reconcile.Func(func(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+		if created {
+			FollowUp(ctx)
+			created = false
+		}
+		return reconcile.Result{}, nil
+	})
+	r := NewReconciler("jenkinspipeline", inner, l)
+	req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "team-a", Name: "web"}}
+	for i, want := range []bool{true, true, false} {
+		res, _ := r.Reconcile(context.Background(), req)
+		if passed := res.RequeueAfter == 0; passed != want {
+			t.Errorf("reconcile %d within the namespace's second: passed %t, want %t (%+v)", i+1, passed, want, res)
+		}
+	}
+	FollowUp(context.Background()) // outside a reconcile: nothing, no panic
+}

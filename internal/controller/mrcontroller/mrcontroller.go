@@ -162,11 +162,13 @@ func SetupGated(mgr ctrl.Manager, o controller.Options, r Registration) {
 // Setup adds a controller for kind k, connecting to external systems with c.
 func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Descriptor[T], c managed.TypedExternalConnector[T]) error {
 	name := managed.ControllerName(k.GroupKind)
-	t := &terminals{}
+	w := newWritten()
+	t := &terminals{w: w}
+	kube := writtenClient{Client: mgr.GetClient(), w: w}
 	opts := []managed.ReconcilerOption{
 		managed.WithTypedExternalConnector[T](persistConnector[T]{
-			TypedExternalConnector: classifyConnector[T]{TypedExternalConnector: letGoUnconfigured[T]{c}, t: t},
-			kube:                   mgr.GetClient(),
+			TypedExternalConnector: classifyConnector[T]{TypedExternalConnector: letGoUnconfigured[T]{c}, t: t, kind: k.GroupVersionKind.Kind},
+			kube:                   kube,
 		}),
 		managed.WithLogger(o.Logger.WithValues("controller", name)),
 		managed.WithPollInterval(o.PollInterval),
@@ -199,19 +201,20 @@ func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Descrip
 		}
 	}
 
-	r := managed.NewReconciler(skipNoopStatus{mgr}, resource.ManagedKind(k.GroupVersionKind), opts...)
+	r := managed.NewReconciler(skipNoopStatus{Manager: mgr, w: w}, resource.ManagedKind(k.GroupVersionKind), opts...)
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).
 		For(k.New(), builder.WithPredicates(resource.DesiredStateChanged()))
-	if w := k.Watch; w != nil {
-		kube := mgr.GetClient()
-		b = b.WatchesMetadata(w.Object, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
-			return w.Map(ctx, kube, o)
+	if watch := k.Watch; watch != nil {
+		cached := mgr.GetClient()
+		b = b.WatchesMetadata(watch.Object, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			return watch.Map(ctx, cached, o)
 		}))
 	}
-	ordered := deleteInOrder[T]{Reconciler: r, kube: mgr.GetClient(), new: k.New, kind: k.GroupVersionKind.Kind, kinds: ownKinds(mgr.GetScheme()), now: time.Now}
-	return b.Complete(fairrate.Limit(name, backOffTerminal{Reconciler: ordered, t: t}, o.GlobalRateLimiter))
+	ordered := deleteInOrder[T]{Reconciler: r, kube: kube, new: k.New, kind: k.GroupVersionKind.Kind, kinds: ownKinds(mgr.GetScheme()), now: time.Now}
+	caughtUp := catchUp[T]{Reconciler: ordered, kube: mgr.GetClient(), new: k.New, w: w}
+	return b.Complete(fairrate.Limit(name, backOffTerminal{Reconciler: caughtUp, t: t}, o.GlobalRateLimiter))
 }
 
 // letGoUnconfigured lets a resource being deleted go, touching nothing in

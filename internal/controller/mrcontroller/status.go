@@ -37,11 +37,12 @@ import (
 // nothing or, against a newer version, fail with a conflict.
 type skipNoopStatus struct {
 	manager.Manager
+	w *written
 }
 
-// GetClient returns the filtering client.
+// GetClient returns the filtering client, which notes what it writes.
 func (m skipNoopStatus) GetClient() client.Client {
-	return noopStatusClient{Client: m.Manager.GetClient()}
+	return noopStatusClient{Client: writtenClient{Client: m.Manager.GetClient(), w: m.w}}
 }
 
 type noopStatusClient struct {

@@ -30,6 +30,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
+	"github.com/freeleaps/provider-devops/internal/controller/fairrate"
 )
 
 // TerminalBackoff is how long a resource waits after its backend refused
@@ -47,13 +48,19 @@ const TerminalBackoff = 2 * time.Minute
 // every second. The longest is retryafter.MaxWait.
 const MinRetryAfter = 30 * time.Second
 
-// AfterCreate is how soon a resource is looked at again after its backend
-// accepted a Create; after an accepted Delete, it is afterDeletion. The
-// managed reconciler asks for both looks as an immediate requeue, which
-// the controller's rate limiter turns into its error back-off: after a few failed reconciles (a Secret not yet labelled,
-// a backend briefly down) that is 8, 16, up to 60 seconds, so a credential
-// written at once would show Ready a minute later, and a repository Argo
-// CD has deleted would keep its finalizer as long.
+// AfterCreate is the shortest time a resource is looked at again after its
+// backend accepted a Delete (afterDeletion). The managed reconciler asks
+// for that look as an immediate requeue, which the controller's rate
+// limiter turns into its error back-off: after a few failed reconciles
+// that is 8, 16, up to 60 seconds, so a repository Argo CD has deleted
+// would keep its finalizer as long.
+//
+// After an accepted Create it asks the same, but no requeue is needed:
+// the create-succeeded annotation it writes next changes the resource,
+// and that watch event is the look (with the cache caught up, see
+// written.go). A requeue as well would observe the new object a second
+// time, a second after the first, taking a second rate-limit token per
+// new resource.
 const AfterCreate = time.Second
 
 // afterDeletion is how soon a resource being deleted is looked at again
@@ -75,7 +82,15 @@ func afterDeletion(mg resource.Managed, now time.Time) time.Duration {
 // that asked for a wait (retrying sooner would only meet the gate that
 // holds requests to that server), and the time to look again after an
 // accepted Create or Delete (lookAgain).
-type terminals struct{ m sync.Map } // types.NamespacedName -> time.Duration
+type terminals struct {
+	m sync.Map // types.NamespacedName -> time.Duration
+	// created holds when the backend accepted a resource's Create, until
+	// its reconcile ends.
+	created sync.Map // types.NamespacedName -> time.Time
+	// w knows whether the create-succeeded write followed; nil in tests
+	// of the waits alone.
+	w *written
+}
 
 // lookAgain notes, after the backend accepted a Create or Delete, when to
 // look at mg again (AfterCreate, afterDeletion).
@@ -111,7 +126,8 @@ func (e terminalError) Unwrap() error { return e.error }
 // terminal failures.
 type classifyConnector[T resource.Managed] struct {
 	managed.TypedExternalConnector[T]
-	t *terminals
+	t    *terminals
+	kind string
 }
 
 func (c classifyConnector[T]) Connect(ctx context.Context, cr T) (managed.TypedExternalClient[T], error) {
@@ -119,23 +135,26 @@ func (c classifyConnector[T]) Connect(ctx context.Context, cr T) (managed.TypedE
 	if err != nil {
 		return nil, err
 	}
-	return classified[T]{TypedExternalClient: ec, t: c.t}, nil
+	return classified[T]{TypedExternalClient: ec, t: c.t, kind: c.kind}, nil
 }
 
 type classified[T resource.Managed] struct {
 	managed.TypedExternalClient[T]
-	t *terminals
+	t    *terminals
+	kind string
 }
 
 func (c classified[T]) Observe(ctx context.Context, cr T) (managed.ExternalObservation, error) {
 	o, err := c.TypedExternalClient.Observe(ctx, cr)
+	observed(c.kind, o.ResourceExists, err)
 	return o, c.t.note(cr, err)
 }
 
 func (c classified[T]) Create(ctx context.Context, cr T) (managed.ExternalCreation, error) {
 	o, err := c.TypedExternalClient.Create(ctx, cr)
 	if err == nil {
-		c.t.lookAgain(cr, time.Now())
+		c.t.created.Store(types.NamespacedName{Namespace: cr.GetNamespace(), Name: cr.GetName()}, time.Now())
+		fairrate.FollowUp(ctx)
 	}
 	return o, c.t.note(cr, err)
 }
@@ -149,6 +168,7 @@ func (c classified[T]) Delete(ctx context.Context, cr T) (managed.ExternalDelete
 	o, err := c.TypedExternalClient.Delete(ctx, cr)
 	if err == nil {
 		c.t.lookAgain(cr, time.Now())
+		fairrate.FollowUp(ctx)
 	}
 	return o, c.t.note(cr, err)
 }
@@ -156,8 +176,9 @@ func (c classified[T]) Delete(ctx context.Context, cr T) (managed.ExternalDelete
 // backOffTerminal requeues a resource whose reconcile ended in a terminal
 // failure after TerminalBackoff, one whose backend asked for a wait after
 // that wait, instead of the rate limiter's seconds, and one whose backend
-// accepted a Create or Delete when lookAgain says, instead of the rate
-// limiter's back-off.
+// accepted a Delete when lookAgain says, instead of the rate limiter's
+// back-off; one whose backend accepted a Create, and whose create-succeeded
+// annotation was written, not at all (see AfterCreate).
 type backOffTerminal struct {
 	reconcile.Reconciler
 	t *terminals
@@ -167,7 +188,11 @@ func (b backOffTerminal) Reconcile(ctx context.Context, req reconcile.Request) (
 	// Cleared even when the reconcile panics, so a stale wait never
 	// applies to a later reconcile or outlives a deleted resource.
 	defer b.t.m.Delete(req.NamespacedName)
+	defer b.t.created.Delete(req.NamespacedName)
 	res, err := b.Reconciler.Reconcile(ctx, req)
+	if at, ok := b.t.created.Load(req.NamespacedName); ok && err == nil && res.Requeue && b.t.w != nil && b.t.w.wroteSince(req.NamespacedName, at.(time.Time)) { //nolint:staticcheck,forcetypeassert // the managed reconciler still answers Requeue; only times are stored
+		return reconcile.Result{}, nil
+	}
 	v, noted := b.t.m.Load(req.NamespacedName)
 	if wait, _ := v.(time.Duration); noted && err == nil && (res.Requeue || res.RequeueAfter > 0) && res.RequeueAfter < wait { //nolint:staticcheck // the managed reconciler still answers Requeue
 		return reconcile.Result{RequeueAfter: wait}, nil

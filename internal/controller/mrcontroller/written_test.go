@@ -1,0 +1,95 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package mrcontroller
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+)
+
+// TestCatchUp: a reconcile that finds in the cache a version its own write
+// superseded waits until the cache holds the write, then runs; one with
+// nothing superseded runs at once; one whose cache never catches up runs
+// after catchUpWait, as before.
+func TestCatchUp(t *testing.T) {
+	s := runtime.NewScheme()
+	if err := jenkinsv1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		written  bool
+		catchUp  time.Duration // when the cache gets the write; 0 never
+		minWait  time.Duration
+		maxWait  time.Duration
+		sawFresh bool
+	}{
+		"NothingWritten":    {maxWait: catchUpWait / 2},
+		"CacheCatchesUp":    {written: true, catchUp: 100 * time.Millisecond, minWait: 100 * time.Millisecond, maxWait: catchUpWait * 3 / 4, sawFresh: true},
+		"CacheNeverCatches": {written: true, minWait: catchUpWait},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := &jenkinsv1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: "shop-dev", Namespace: "team"}}
+			cache := fake.NewClientBuilder().WithScheme(s).WithObjects(p).Build()
+			controlled := &jenkinsv1alpha1.JenkinsPipeline{}
+			if err := cache.Get(context.Background(), client.ObjectKeyFromObject(p), controlled); err != nil {
+				t.Fatal(err)
+			}
+			stale := controlled.GetResourceVersion()
+			w := newWritten()
+			if tc.written {
+				// The provider wrote the resource: the cache is now behind.
+				newer := controlled.DeepCopy()
+				newer.SetResourceVersion(stale + "1")
+				w.wrote(newer, stale)
+			}
+			if tc.catchUp > 0 {
+				go func() {
+					time.Sleep(tc.catchUp)
+					controlled.SetLabels(map[string]string{"written": "yes"})
+					_ = cache.Update(context.Background(), controlled)
+				}()
+			}
+			var saw string
+			inner := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+				got := &jenkinsv1alpha1.JenkinsPipeline{}
+				err := cache.Get(ctx, req.NamespacedName, got)
+				saw = got.GetResourceVersion()
+				return reconcile.Result{}, err
+			})
+			start := time.Now()
+			if _, err := (catchUp[*jenkinsv1alpha1.JenkinsPipeline]{Reconciler: inner, kube: cache, new: func() *jenkinsv1alpha1.JenkinsPipeline { return &jenkinsv1alpha1.JenkinsPipeline{} }, w: w}).Reconcile(context.Background(), reconcile.Request{NamespacedName: client.ObjectKeyFromObject(p)}); err != nil {
+				t.Fatal(err)
+			}
+			took := time.Since(start)
+			if took < tc.minWait || (tc.maxWait > 0 && took > tc.maxWait) {
+				t.Errorf("the reconcile ran after %s, want between %s and %s", took, tc.minWait, tc.maxWait)
+			}
+			if fresh := saw != stale; fresh != tc.sawFresh {
+				t.Errorf("the reconcile read version %s (the superseded one %s): fresh %t, want %t", saw, stale, fresh, tc.sawFresh)
+			}
+		})
+	}
+}

@@ -18,7 +18,6 @@ package controller_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -33,20 +32,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
-
-	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
-
-	"github.com/freeleaps/provider-devops/apis/v1alpha1"
-	devops "github.com/freeleaps/provider-devops/internal/controller"
-	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 )
 
 // countingTransport counts the provider's requests to the API server, by
@@ -183,181 +168,15 @@ func newCountingProxy(b testing.TB, target string) *countingProxy {
 // object, but ArgoApplication's, which is its metadata name.
 var externalNameField = map[string]string{"JenkinsPipeline": "name", "DNSRecord": "name", "RegistryRepo": "name"}
 
-// reconciles is how many reconciles controller-runtime counted for the
-// provider's managed-resource controllers so far.
-func reconciles(b testing.TB) float64 {
-	mfs, err := ctrlmetrics.Registry.Gather()
-	if err != nil {
-		b.Fatal(err)
-	}
-	var n float64
-	for _, mf := range mfs {
-		if mf.GetName() != "controller_runtime_reconcile_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "controller" && strings.HasPrefix(l.GetValue(), "managed/") {
-					n += m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return n
-}
-
-// BenchmarkScale1000 creates 1,000 managed resources — 250 of each kind,
-// against the fake Jenkins, Argo CD, GoDaddy and Docker Hub (behind
-// counting proxies) — for the provider wired as cmd/provider wires it at
-// its default flags (--max-reconcile-rate, --poll) and measures:
-//
-//   - until all are Ready: the time, the provider's API requests (GETs
-//     incl. watches, and writes, by verb and resource) and the process's
-//     peak RSS (provider, fakes and test client together, so an upper
-//     bound of the provider's);
-//   - then, in steady state, until each resource has been polled about
-//     once (one --poll), the API requests and backend requests per poll
-//     (SCALE_STEADY=0 skips this part, which waits about 5 minutes).
-func BenchmarkScale1000(b *testing.B) {
-	perKind := 250
-	if v := os.Getenv("SCALE_MRS"); v != "" {
-		// SCALE_MRS=10000 runs the same at ten times the size.
-		m, err := strconv.Atoi(v)
-		if err != nil || m < 4 {
-			b.Fatalf("SCALE_MRS: %q is not a number of at least 4", v)
-		}
-		perKind = m / 4
-	}
-	n := 4 * perKind
-	env := controlplane.Shared(b)
-	f := startFakes(b)
-	proxies := map[string]*countingProxy{
-		f.jenkins.URL: newCountingProxy(b, f.jenkins.URL), f.argo.URL: newCountingProxy(b, f.argo.URL),
-		f.godaddy.URL: newCountingProxy(b, f.godaddy.URL), f.hub.URL: newCountingProxy(b, f.hub.URL),
-	}
-	backend := func() int64 {
-		var t int64
-		for _, p := range proxies {
-			t += p.n.Load()
-		}
-		return t
-	}
-
-	counter := &countingTransport{}
-	cfg := devops.RESTConfig(env.Config, devops.DefaultMaxReconcileRate)
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.rt = rt; return counter })
-	o := devops.Options(logging.NewNopLogger(), devops.DefaultMaxReconcileRate, devops.DefaultPollInterval, true)
-	controlplane.StartManagerWith(b, cfg, env, o, func(mgr ctrl.Manager, o controller.Options) error {
-		if err := customresourcesgate.Setup(mgr, o); err != nil {
-			return err
-		}
-		return devops.SetupGated(mgr, o, devops.Config{Guard: controlplane.TenantGuard()})
-	})
-	fmt.Printf("provider at --max-reconcile-rate=%d --poll=%s\n", devops.DefaultMaxReconcileRate, devops.DefaultPollInterval)
-
-	c := env.Client
-	ctx := context.Background()
-	for i := 0; b.Loop(); i++ {
-		ns := fmt.Sprintf("scale-%d", i)
-		for _, o := range f.objects(ns) {
-			if pc, ok := o.(*v1alpha1.ProviderConfig); ok {
-				// The provider talks to the fakes through the proxies.
-				pc.Spec.Jenkins.URL = proxies[pc.Spec.Jenkins.URL].URL
-				pc.Spec.ArgoCD.URL = proxies[pc.Spec.ArgoCD.URL].URL
-				pc.Spec.DNS.GoDaddy.URL = proxies[pc.Spec.DNS.GoDaddy.URL].URL
-				pc.Spec.Registry.URL = proxies[pc.Spec.Registry.URL].URL
-			}
-			if err := c.Create(ctx, o); err != nil {
-				b.Fatal(err)
-			}
-		}
-		templates := map[string]*unstructured.Unstructured{}
-		for _, f := range []string{"jenkins/jenkinspipeline.yaml", "argocd/argoapplication.yaml", "dns/dnsrecord.yaml", "registry/registryrepo.yaml"} {
-			u := loadExample(b, f)[0]
-			unstructured.RemoveNestedField(u.Object, "spec", "forProvider", "buildRequest")
-			templates[u.GetKind()] = u
-		}
-		reads0, writes0, by0 := counter.reads.Load(), counter.write.Load(), counter.snapshot()
-		start := time.Now()
-		for k := 0; k < perKind; k++ {
-			for kind, tmpl := range templates {
-				u := tmpl.DeepCopy()
-				u.SetNamespace(ns)
-				u.SetName(fmt.Sprintf("%s-%d-%d", strings.ToLower(kind), i, k))
-				// Each object its own external name (ArgoApplication's is
-				// its metadata name).
-				if field, ok := externalNameField[kind]; ok {
-					controlplane.Must(b, unstructured.SetNestedField(u.Object, fmt.Sprintf("x%d-%d", i, k), "spec", "forProvider", field))
-				}
-				if err := c.Create(ctx, u); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-		ready := 0
-		for deadline := time.Now().Add(10*time.Minute + time.Duration(n)*60*time.Millisecond); ready < n; time.Sleep(time.Second) {
-			if time.Now().After(deadline) {
-				b.Fatalf("only %d of %d managed resources Ready by %s", ready, n, deadline)
-			}
-			for _, name := range f.argo.Apps() {
-				if app := f.argo.App(name); !strings.Contains(fmt.Sprint(app["status"]), "Synced") {
-					f.argo.SetStatus(name, "Synced", "4f2a9c1", "Healthy", "", "Succeeded")
-				}
-			}
-			ready = 0
-			for kind, tmpl := range templates {
-				l := &unstructured.UnstructuredList{}
-				l.SetAPIVersion(tmpl.GetAPIVersion())
-				l.SetKind(kind + "List")
-				if err := c.List(ctx, l, client.InNamespace(ns)); err != nil {
-					b.Fatal(err)
-				}
-				for i := range l.Items {
-					if condition(&l.Items[i], "Ready") == "True" {
-						ready++
-					}
-				}
-			}
-		}
-		toReady := time.Since(start)
-		writes := counter.write.Load() - writes0
-		b.ReportMetric(toReady.Seconds(), "s-to-ready")
-		b.ReportMetric(float64(counter.reads.Load()-reads0)/float64(n), "api-gets/MR")
-		b.ReportMetric(float64(writes)/float64(n), "api-writes/MR")
-		b.ReportMetric(float64(peakRSS())/(1<<20), "peak-RSS-MiB")
-		// Printed, not logged: a benchmark's log is cut to a few lines.
-		fmt.Printf("%d managed resources Ready in %s; API requests by verb and resource until then:\n%s", n, toReady.Round(100*time.Millisecond), breakdown(by0, counter.snapshot(), float64(n)))
-
-		if os.Getenv("SCALE_STEADY") == "0" {
-			continue
-		}
-		// Steady state: from now on every resource is polled once per
-		// --poll (± jitter). Wait for about one poll of each.
-		r0, g0, w0, be0, by1, steady := reconciles(b), counter.reads.Load(), counter.write.Load(), backend(), counter.snapshot(), time.Now()
-		deadline := time.Now().Add(devops.DefaultPollInterval + 2*time.Minute)
-		for reconciles(b)-r0 < float64(n) && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Second)
-		}
-		polls := reconciles(b) - r0
-		if polls < float64(n)/2 {
-			b.Fatalf("only %.0f reconciles in steady state by %s", polls, deadline)
-		}
-		b.ReportMetric(polls, "steady-polls")
-		b.ReportMetric(float64(counter.reads.Load()-g0)/polls, "steady-api-gets/poll")
-		b.ReportMetric(float64(counter.write.Load()-w0)/polls, "steady-api-writes/poll")
-		b.ReportMetric(float64(backend()-be0)/polls, "steady-backend-requests/poll")
-		fmt.Printf("steady state, %.0f polls in %s: API requests:\n%s", polls, time.Since(steady).Round(time.Second), breakdown(by1, counter.snapshot(), polls))
-	}
-}
-
-// peakRSS is the process's VmHWM in bytes.
-func peakRSS() int64 {
-	b, err := os.ReadFile("/proc/self/status")
+// procStatusBytes is the field of a /proc status file, in bytes; 0 when it
+// cannot be read.
+func procStatusBytes(file, field string) int64 {
+	b, err := os.ReadFile(file)
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			return kb * 1024
 		}

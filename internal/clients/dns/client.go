@@ -90,6 +90,15 @@ type RRsetRef struct{ Name, Type string }
 // Get reads the zone once and returns the record set name/typ and its
 // ownership record.
 func (c *Client) Get(ctx context.Context, zone, name, typ string) (*Observed, error) {
+	if c.cache != nil {
+		// A read that begins after this call, shared with the others
+		// waiting for one (zonecache.go).
+		r, err := c.readFresh(ctx, zone)
+		if err != nil {
+			return nil, err
+		}
+		return observe(r.recs, name, typ), nil
+	}
 	recs, err := c.p.GetRecords(ctx, zone)
 	if err != nil {
 		return nil, classify(err, "cannot read zone "+zone)
@@ -146,7 +155,7 @@ func (o *Observed) relate(name, rn, data string) {
 // naming owner. Providers that support it (RFC 2136) do both in one atomic
 // update; for the others the ownership record is written first.
 func (c *Client) Set(ctx context.Context, zone string, want RRset, owner Owner) error {
-	defer c.forget(zone)
+	defer c.forget(zone, want.Name)
 	set, own := c.records(want), c.ownership(want, owner)
 	if c.b.atomic {
 		set, own = append(set, own...), nil
@@ -177,7 +186,7 @@ func (c *Client) Create(ctx context.Context, zone string, want RRset, owner Owne
 	if !ok || !c.b.atomic {
 		return c.Set(ctx, zone, want, owner)
 	}
-	defer c.forget(zone)
+	defer c.forget(zone, want.Name)
 	if err := p.CreateRecords(ctx, zone, append(c.records(want), c.ownership(want, owner)...)); err != nil {
 		return classify(err, "cannot create the record set")
 	}
@@ -187,7 +196,7 @@ func (c *Client) Create(ctx context.Context, zone string, want RRset, owner Owne
 // Delete removes exactly the values of have and then the ownership record
 // (in one atomic update where the provider supports it).
 func (c *Client) Delete(ctx context.Context, zone string, have RRset, owner Owner) error {
-	defer c.forget(zone)
+	defer c.forget(zone, have.Name)
 	set, own := c.records(have), c.ownership(have, owner)
 	if c.b.atomic {
 		set, own = append(set, own...), nil

@@ -19,6 +19,8 @@ package dns
 import (
 	"context"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -191,5 +193,108 @@ func TestZoneCacheBytesBounded(t *testing.T) {
 	_, _, _ = s.GetCached(ctx, "small.example.com", "www", "A")
 	if small.reads != 1 {
 		t.Errorf("another tenant's zone was read %d times within its TTL beside the big ones, want 1", small.reads)
+	}
+}
+
+// TestGetCachedOtherNamesAfterWrite: a write through a client marks its
+// name only: the other names of the zone are still served from the read
+// that began before it; the written one is read again.
+func TestGetCachedOtherNamesAfterWrite(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	z := &zone{}
+	c := &Client{p: z, b: backends["rfc2136"], id: identity(Config{Provider: "rfc2136", Server: "127.0.0.1:53", Secret: "names"}), now: func() time.Time { return now }, cache: NewZoneCache()}
+	for _, name := range []string{"www", "mail"} {
+		if _, _, err := c.GetCached(ctx, "names.example.com", name, "A"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now = now.Add(time.Second)
+	if err := c.Set(ctx, "names.example.com", RRset{Name: "WWW", Type: "A", TTL: time.Minute, Values: []string{"192.0.2.1"}}, Owner{ID: "cp1", Resource: "team/www"}); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(time.Second)
+	if _, fresh, _ := c.GetCached(ctx, "names.example.com", "mail", "A"); fresh || z.reads != 1 {
+		t.Errorf("another name after a write: fresh=%t after %d reads, want it served from the first read", fresh, z.reads)
+	}
+	obs, fresh, _ := c.GetCached(ctx, "names.example.com", "www", "A")
+	if !fresh || z.reads != 2 || obs.RRset == nil {
+		t.Errorf("the written name: %+v fresh=%t after %d reads, want a second, fresh read showing the write", obs, fresh, z.reads)
+	}
+}
+
+// gatedZone blocks each zone read until released, and answers with the
+// number of the read, so a caller can tell which read it got.
+type gatedZone struct {
+	mu      sync.Mutex
+	reads   int
+	started chan int
+	release chan struct{}
+}
+
+func (g *gatedZone) GetRecords(context.Context, string) ([]libdns.Record, error) {
+	g.mu.Lock()
+	g.reads++
+	n := g.reads
+	g.mu.Unlock()
+	g.started <- n
+	<-g.release
+	return []libdns.Record{libdns.TXT{Name: "read", Text: fmt.Sprint(n)}}, nil
+}
+
+func (g *gatedZone) SetRecords(_ context.Context, _ string, recs []libdns.Record) ([]libdns.Record, error) {
+	return recs, nil
+}
+
+func (g *gatedZone) DeleteRecords(_ context.Context, _ string, recs []libdns.Record) ([]libdns.Record, error) {
+	return recs, nil
+}
+
+// TestFreshReadsShared: callers asking for a fresh read while one is in
+// flight do not get that one, which began before they asked, but all
+// share the next; reads of one zone by one identity never overlap.
+func TestFreshReadsShared(t *testing.T) {
+	ctx := context.Background()
+	g := &gatedZone{started: make(chan int, 10), release: make(chan struct{})}
+	// Every caller reads the clock once when it asks; the first once more
+	// when its read begins.
+	var asked atomic.Int64
+	clock := func() time.Time { asked.Add(1); return time.Now() }
+	c := &Client{p: g, b: backends["rfc2136"], id: identity(Config{Provider: "rfc2136", Server: "127.0.0.1:53", Secret: "shared"}), now: clock, cache: NewZoneCache()}
+	got := make(chan string, 11)
+	get := func() {
+		obs, err := c.Get(ctx, "shared.example.com", "read", "TXT")
+		if err != nil || obs.RRset == nil {
+			got <- fmt.Sprintf("error %v", err)
+			return
+		}
+		got <- obs.RRset.Values[0]
+	}
+	go get()
+	<-g.started // the first read is in flight
+	for range 10 {
+		go get()
+	}
+	// Wait until the ten have asked, after the first read began.
+	for deadline := time.Now().Add(time.Minute); asked.Load() < 12; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d clock reads", asked.Load())
+		}
+	}
+	g.release <- struct{}{}
+	if first := <-got; first != `"1"` && first != "1" {
+		t.Errorf("the first caller got %s, want read 1", first)
+	}
+	if n := <-g.started; n != 2 {
+		t.Fatalf("read %d started, want 2", n)
+	}
+	close(g.release)
+	for range 10 {
+		if v := <-got; v != `"2"` && v != "2" {
+			t.Errorf("a caller that asked during read 1 got %s, want read 2", v)
+		}
+	}
+	if g.reads != 2 {
+		t.Errorf("%d zone reads for 11 callers, want 2", g.reads)
 	}
 }

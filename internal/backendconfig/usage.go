@@ -44,7 +44,7 @@ import (
 // resource's UID, and a later connect, with the cache caught up, checks it
 // as usual (controlled by the resource, of its config).
 func NewUsageTracker(kube client.Client) Tracker {
-	return &usageTracker{Tracker: resource.NewProviderConfigUsageTracker(kube, &v1alpha1.ProviderConfigUsage{}), recent: map[usageKey]time.Time{}, now: time.Now}
+	return &usageTracker{Tracker: resource.NewProviderConfigUsageTracker(kube, &v1alpha1.ProviderConfigUsage{}), recent: map[types.UID]recorded{}, now: time.Now}
 }
 
 // cacheLag is how long a recorded usage is not recorded again.
@@ -53,16 +53,19 @@ const cacheLag = 30 * time.Second
 // maxRecent bounds the usages remembered; past it, the expired go.
 const maxRecent = 10_000
 
-type usageKey struct {
-	uid types.UID
+// recorded is the config a resource's usage was last recorded for, and
+// when. Keyed by the resource's UID alone, so that a reference changed
+// back and forth within cacheLag is recorded again each time.
+type recorded struct {
 	ref xpv2.ProviderConfigReference
+	at  time.Time
 }
 
 type usageTracker struct {
 	Tracker
 	now    func() time.Time
 	mu     sync.Mutex
-	recent map[usageKey]time.Time
+	recent map[types.UID]recorded
 }
 
 func (u *usageTracker) Track(ctx context.Context, mg resource.ModernManaged) error {
@@ -70,11 +73,11 @@ func (u *usageTracker) Track(ctx context.Context, mg resource.ModernManaged) err
 	if ref == nil {
 		return u.Tracker.Track(ctx, mg)
 	}
-	key := usageKey{uid: mg.GetUID(), ref: *ref}
+	key := mg.GetUID()
 	u.mu.Lock()
-	at, ok := u.recent[key]
+	r, ok := u.recent[key]
 	u.mu.Unlock()
-	if ok && u.now().Sub(at) < cacheLag {
+	if ok && r.ref == *ref && u.now().Sub(r.at) < cacheLag {
 		return nil
 	}
 	if err := u.Tracker.Track(ctx, mg); err != nil && !kerrors.IsAlreadyExists(err) {
@@ -84,14 +87,14 @@ func (u *usageTracker) Track(ctx context.Context, mg resource.ModernManaged) err
 	defer u.mu.Unlock()
 	now := u.now()
 	if len(u.recent) >= maxRecent {
-		for k, at := range u.recent {
-			if now.Sub(at) >= cacheLag {
+		for k, r := range u.recent {
+			if now.Sub(r.at) >= cacheLag {
 				delete(u.recent, k)
 			}
 		}
 	}
-	if len(u.recent) < maxRecent {
-		u.recent[key] = now
+	if _, ok := u.recent[key]; ok || len(u.recent) < maxRecent {
+		u.recent[key] = recorded{ref: *ref, at: now}
 	}
 	return nil
 }

@@ -87,3 +87,28 @@ func TestUsageTrackerCacheBehind(t *testing.T) {
 		})
 	}
 }
+
+// TestUsageTrackerRefChangedBack: a reference changed from A to B and back
+// to A within cacheLag is recorded as A again, not left at B.
+func TestUsageTrackerRefChangedBack(t *testing.T) {
+	s := runtime.NewScheme()
+	_ = v1alpha1.SchemeBuilder.AddToScheme(s)
+	_ = registryv1alpha1.SchemeBuilder.AddToScheme(s)
+	mr := &registryv1alpha1.RegistryRepo{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "web", UID: "u-1"}}
+	mr.SetGroupVersionKind(registryv1alpha1.RegistryRepoGroupVersionKind)
+	kube := fake.NewClientBuilder().WithScheme(s).Build()
+	tr := NewUsageTracker(kube)
+	for _, pc := range []string{"a", "b", "a"} {
+		mr.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: pc})
+		if err := tr.Track(context.Background(), mr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pcu := &v1alpha1.ProviderConfigUsage{}
+	if err := kube.Get(context.Background(), client.ObjectKey{Namespace: "team-a", Name: "u-1"}, pcu); err != nil {
+		t.Fatal(err)
+	}
+	if got := pcu.GetProviderConfigReference().Name; got != "a" {
+		t.Errorf("usage records ProviderConfig %q, the resource uses %q", got, "a")
+	}
+}

@@ -68,6 +68,9 @@ type Limiter struct {
 type wait struct {
 	stage int
 	until time.Time
+	// free marks a pass FollowUp granted: the reconcile it lets through
+	// earns no pass of its own, so follow-ups never chain.
+	free bool
 }
 
 // Stages an item waits at.
@@ -106,6 +109,12 @@ const maxWaiting = 100_000
 // run it now. An item told to wait is let through the stage it waited at
 // when it comes back.
 func (l *Limiter) WhenIn(namespace, item string) time.Duration {
+	d, _ := l.whenIn(namespace, item)
+	return d
+}
+
+// whenIn is WhenIn, and whether the pass is one FollowUp granted.
+func (l *Limiter) whenIn(namespace, item string) (time.Duration, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
@@ -114,34 +123,34 @@ func (l *Limiter) WhenIn(namespace, item string) time.Duration {
 	}
 	w := l.waiting[item]
 	if w.stage != 0 && now.Before(w.until) {
-		return w.until.Sub(now)
+		return w.until.Sub(now), false
 	}
 	switch w.stage {
 	case waitedGlobal:
 		delete(l.waiting, item)
-		return 0
+		return 0, w.free
 	case 0:
 		if d := l.bucket(namespace, now).ReserveN(now, 1).DelayFrom(now); d > 0 {
 			l.waiting[item] = wait{stage: waitedNamespace, until: now.Add(d)}
-			return d
+			return d, false
 		}
 	}
 	if d := l.global.ReserveN(now, 1).DelayFrom(now); d > 0 {
 		l.waiting[item] = wait{stage: waitedGlobal, until: now.Add(d)}
-		return d
+		return d, false
 	}
 	delete(l.waiting, item)
-	return 0
+	return 0, false
 }
 
 // enter counts a reconcile of namespace as running, unless inFlight are;
 // then item is told to come back after busyRetry, and passes the rate
 // limits then (it has its tokens).
-func (l *Limiter) enter(namespace, item string) (time.Duration, bool) {
+func (l *Limiter) enter(namespace, item string, free bool) (time.Duration, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.running[namespace] >= l.inFlight {
-		l.waiting[item] = wait{stage: waitedGlobal, until: l.now().Add(busyRetry)}
+		l.waiting[item] = wait{stage: waitedGlobal, until: l.now().Add(busyRetry), free: free}
 		return busyRetry, false
 	}
 	l.running[namespace]++
@@ -198,17 +207,18 @@ func Limit(name string, r reconcile.Reconciler, l ratelimiter.RateLimiter) recon
 // Reconcile waits its turn by asking to be requeued, then reconciles.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	item := r.name + "/" + req.String()
-	if d := r.l.WhenIn(req.Namespace, item); d > 0 {
+	d, free := r.l.whenIn(req.Namespace, item)
+	if d > 0 {
 		return reconcile.Result{RequeueAfter: d}, nil
 	}
-	d, ok := r.l.enter(req.Namespace, item)
+	d, ok := r.l.enter(req.Namespace, item, free)
 	if !ok {
 		return reconcile.Result{RequeueAfter: d}, nil
 	}
 	defer r.l.leave(req.Namespace)
 	var follow atomic.Bool
 	res, err := r.inner.Reconcile(context.WithValue(ctx, followKey{}, &follow), req)
-	if follow.Load() {
+	if follow.Load() && !free {
 		r.l.passNext(item)
 	}
 	return res, err
@@ -222,7 +232,10 @@ type followKey struct{}
 // once. A change and the look that sees it done then cost one token, not
 // two, so a burst of new resources is Ready twice as fast at the same
 // rate; since only an accepted change earns it, the rate of reconciles
-// stays within twice the limit. Outside such a reconcile it does nothing.
+// stays within twice the limit: a reconcile that passed on such a pass
+// earns none (a Delete its backend accepts while the object stays, on
+// every reconcile, would otherwise never take a token again). Outside
+// such a reconcile it does nothing.
 func FollowUp(ctx context.Context) {
 	if f, ok := ctx.Value(followKey{}).(*atomic.Bool); ok {
 		f.Store(true)
@@ -233,7 +246,7 @@ func FollowUp(ctx context.Context) {
 func (l *Limiter) passNext(item string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.waiting[item] = wait{stage: waitedGlobal, until: l.now()}
+	l.waiting[item] = wait{stage: waitedGlobal, until: l.now(), free: true}
 }
 
 // The workqueue.TypedRateLimiter[string] crossplane-runtime's controller

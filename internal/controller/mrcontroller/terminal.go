@@ -190,7 +190,7 @@ func (b backOffTerminal) Reconcile(ctx context.Context, req reconcile.Request) (
 	defer b.t.m.Delete(req.NamespacedName)
 	defer b.t.created.Delete(req.NamespacedName)
 	res, err := b.Reconciler.Reconcile(ctx, req)
-	if at, ok := b.t.created.Load(req.NamespacedName); ok && err == nil && res.Requeue && b.t.w != nil && b.t.w.wroteSince(req.NamespacedName, at.(time.Time)) { //nolint:staticcheck,forcetypeassert // the managed reconciler still answers Requeue; only times are stored
+	if at, ok := b.t.created.Load(req.NamespacedName); ok && err == nil && res.Requeue && b.t.w != nil && b.t.w.updatedSince(req.NamespacedName, at.(time.Time)) { //nolint:staticcheck,forcetypeassert // the managed reconciler still answers Requeue; only times are stored
 		return reconcile.Result{}, nil
 	}
 	v, noted := b.t.m.Load(req.NamespacedName)

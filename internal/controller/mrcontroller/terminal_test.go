@@ -203,7 +203,7 @@ func (w writing) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.
 		if w.annotated != nil {
 			written := w.cr.DeepCopy()
 			written.SetResourceVersion("8")
-			w.annotated.wrote(written, "7")
+			w.annotated.wrote(written, "7", false)
 		}
 	}
 	return requeue, err

@@ -60,14 +60,19 @@ type written struct {
 type superseded struct {
 	versions []string
 	at       time.Time
+	// updated is when the object itself (not its status) was last
+	// written: a change of its metadata or spec, which, unlike a status
+	// write, the controller's DesiredStateChanged filter may let through.
+	updated time.Time
 }
 
 func newWritten() *written {
 	return &written{m: map[types.NamespacedName]superseded{}, now: time.Now}
 }
 
-// wrote notes that a write replaced version old of obj.
-func (w *written) wrote(obj client.Object, old string) {
+// wrote notes that a write replaced version old of obj; status tells a
+// status write from one of the object itself.
+func (w *written) wrote(obj client.Object, old string, status bool) {
 	if old == "" || old == obj.GetResourceVersion() {
 		return
 	}
@@ -92,6 +97,9 @@ func (w *written) wrote(obj client.Object, old string) {
 	// A create writes three times at most in one reconcile.
 	s.versions = append(s.versions[max(len(s.versions)-3, 0):], old)
 	s.at = now
+	if !status {
+		s.updated = now
+	}
 	w.m[key] = s
 }
 
@@ -115,12 +123,15 @@ func (w *written) stale(key types.NamespacedName, version string) bool {
 	return false
 }
 
-// wroteSince is true when the resource was written after t.
-func (w *written) wroteSince(key types.NamespacedName, t time.Time) bool {
+// updatedSince is true when the resource itself, not only its status, was
+// written after t. After an accepted Create that write can only be the
+// create-succeeded annotation, whose watch event passes the controller's
+// filter; a status write's does not.
+func (w *written) updatedSince(key types.NamespacedName, t time.Time) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	s, ok := w.m[key]
-	return ok && s.at.After(t)
+	return ok && s.updated.After(t)
 }
 
 // writtenClient notes the versions its updates supersede.
@@ -133,7 +144,7 @@ func (c writtenClient) Update(ctx context.Context, obj client.Object, opts ...cl
 	old := obj.GetResourceVersion()
 	err := c.Client.Update(ctx, obj, opts...)
 	if err == nil {
-		c.w.wrote(obj, old)
+		c.w.wrote(obj, old, false)
 	}
 	return err
 }
@@ -151,7 +162,7 @@ func (s writtenStatus) Update(ctx context.Context, obj client.Object, opts ...cl
 	old := obj.GetResourceVersion()
 	err := s.SubResourceWriter.Update(ctx, obj, opts...)
 	if err == nil {
-		s.w.wrote(obj, old)
+		s.w.wrote(obj, old, true)
 	}
 	return err
 }

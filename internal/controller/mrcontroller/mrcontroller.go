@@ -214,7 +214,15 @@ func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Descrip
 	}
 	ordered := deleteInOrder[T]{Reconciler: r, kube: kube, new: k.New, kind: k.GroupVersionKind.Kind, kinds: ownKinds(mgr.GetScheme()), now: time.Now}
 	caughtUp := catchUp[T]{Reconciler: ordered, kube: mgr.GetClient(), new: k.New, w: w}
-	return b.Complete(fairrate.Limit(name, backOffTerminal{Reconciler: caughtUp, t: t}, o.GlobalRateLimiter))
+	if k.Watch == nil {
+		// A kind woken by another object's change too is never skipped.
+		caughtUp.seen = newSeen()
+	}
+	limited := fairrate.Limit(name, backOffTerminal{Reconciler: caughtUp, t: t}, o.GlobalRateLimiter)
+	if caughtUp.seen == nil {
+		return b.Complete(limited)
+	}
+	return b.Complete(skipSeen[T]{Reconciler: limited, kube: mgr.GetClient(), new: k.New, seen: caughtUp.seen})
 }
 
 // letGoUnconfigured lets a resource being deleted go, touching nothing in

@@ -17,6 +17,7 @@ limitations under the License.
 package mrcontroller
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -59,7 +60,9 @@ type written struct {
 
 type superseded struct {
 	versions []string
-	at       time.Time
+	// latest is the version the last write made.
+	latest string
+	at     time.Time
 	// updated is when the object itself (not its status) was last
 	// written: a change of its metadata or spec, which, unlike a status
 	// write, the controller's DesiredStateChanged filter may let through.
@@ -96,6 +99,7 @@ func (w *written) wrote(obj client.Object, old string, status bool) {
 	}
 	// A create writes three times at most in one reconcile.
 	s.versions = append(s.versions[max(len(s.versions)-3, 0):], old)
+	s.latest = obj.GetResourceVersion()
 	s.at = now
 	if !status {
 		s.updated = now
@@ -132,6 +136,18 @@ func (w *written) updatedSince(key types.NamespacedName, t time.Time) bool {
 	defer w.mu.Unlock()
 	s, ok := w.m[key]
 	return ok && s.updated.After(t)
+}
+
+// latestSince is the version the resource's last write made, if that
+// write was after t.
+func (w *written) latestSince(key types.NamespacedName, t time.Time) (string, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s, ok := w.m[key]
+	if !ok || !s.at.After(t) {
+		return "", false
+	}
+	return s.latest, true
 }
 
 // writtenClient notes the versions its updates supersede.
@@ -174,14 +190,24 @@ type catchUp[T client.Object] struct {
 	kube client.Reader
 	new  func() T
 	w    *written
+	// seen, when set, is told what each reconcile saw and planned.
+	seen *seen
 }
 
 func (c catchUp[T]) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	deadline := time.Now().Add(catchUpWait)
 	for {
 		cr := c.new()
-		if err := c.kube.Get(ctx, req.NamespacedName, cr, client.UnsafeDisableDeepCopy); err != nil || !c.w.stale(req.NamespacedName, cr.GetResourceVersion()) || time.Now().After(deadline) {
-			return c.Reconciler.Reconcile(ctx, req)
+		err := c.kube.Get(ctx, req.NamespacedName, cr, client.UnsafeDisableDeepCopy)
+		if err != nil || !c.w.stale(req.NamespacedName, cr.GetResourceVersion()) || time.Now().After(deadline) {
+			if err != nil || c.seen == nil {
+				return c.Reconciler.Reconcile(ctx, req)
+			}
+			start, version := time.Now(), cr.GetResourceVersion()
+			res, err := c.Reconciler.Reconcile(ctx, req)
+			latest, _ := c.w.latestSince(req.NamespacedName, start)
+			c.seen.ended(req.NamespacedName, res, err, version, latest)
+			return res, err
 		}
 		select {
 		case <-ctx.Done():
@@ -189,4 +215,95 @@ func (c catchUp[T]) Reconcile(ctx context.Context, req reconcile.Request) (recon
 		case <-time.After(catchUpPoll):
 		}
 	}
+}
+
+// The write that ends a create wakes the reconcile that observes the new
+// object; that reconcile waits for the cache to hold the write, and the
+// write's own watch event, arriving meanwhile, queues the resource once
+// more. That third reconcile saw nothing new, but took a rate-limit token
+// and read the backend again: at 2,000 new resources, two in three had it.
+// So a reconcile that ends planning its next look remembers the versions
+// it started from and wrote, and a reconcile within seenFor after it that
+// finds the resource at one of them is not run: the planned look stands.
+// Anything that changes the resource (a spec, label or annotation edit,
+// its deletion) makes a new version and runs at once; kinds that are also
+// woken by other objects (a credential's Secret) do not skip.
+const (
+	// seenFor is how long after a reconcile a wake-up with nothing new is
+	// skipped.
+	seenFor = 2 * time.Second
+	// maxSeen bounds the resources remembered; past it, the expired go.
+	maxSeen = 10_000
+)
+
+// seen remembers, per resource, what its last reconcile saw and planned.
+type seen struct {
+	mu  sync.Mutex
+	m   map[types.NamespacedName]look
+	now func() time.Time
+}
+
+type look struct {
+	versions [2]string
+	ended    time.Time
+	next     time.Time
+}
+
+func newSeen() *seen { return &seen{m: map[types.NamespacedName]look{}, now: time.Now} }
+
+// ended notes a reconcile of key that started from version and wrote
+// latest ("" if nothing): when it planned its next look, a wake-up before
+// then that finds one of them is skipped for seenFor.
+func (s *seen) ended(key types.NamespacedName, res reconcile.Result, err error, version, latest string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	if err != nil || res.Requeue || res.RequeueAfter <= 0 { //nolint:staticcheck // the managed reconciler still answers Requeue
+		delete(s.m, key)
+		return
+	}
+	if _, ok := s.m[key]; !ok && len(s.m) >= maxSeen {
+		for k, l := range s.m {
+			if now.Sub(l.ended) > seenFor {
+				delete(s.m, k)
+			}
+		}
+		if len(s.m) >= maxSeen {
+			return
+		}
+	}
+	s.m[key] = look{versions: [2]string{version, cmp.Or(latest, version)}, ended: now, next: now.Add(res.RequeueAfter)}
+}
+
+// wait is how long until the planned look of key, when a reconcile now
+// would find version, which the last reconcile saw or wrote, within
+// seenFor of it; 0 otherwise.
+func (s *seen) wait(key types.NamespacedName, version string) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, ok := s.m[key]
+	now := s.now()
+	if !ok || version == "" || now.Sub(l.ended) > seenFor || !now.Before(l.next) || (version != l.versions[0] && version != l.versions[1]) {
+		return 0
+	}
+	return l.next.Sub(now)
+}
+
+// skipSeen skips a reconcile that would find nothing new: see seen. It
+// runs before the rate limiter, so a skipped wake-up takes no token.
+type skipSeen[T client.Object] struct {
+	reconcile.Reconciler
+	kube client.Reader
+	new  func() T
+	seen *seen
+}
+
+func (s skipSeen[T]) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	cr := s.new()
+	if err := s.kube.Get(ctx, req.NamespacedName, cr, client.UnsafeDisableDeepCopy); err == nil {
+		if d := s.seen.wait(req.NamespacedName, cr.GetResourceVersion()); d > 0 {
+			return reconcile.Result{RequeueAfter: d}, nil
+		}
+	}
+	return s.Reconciler.Reconcile(ctx, req)
 }

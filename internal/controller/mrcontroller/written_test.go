@@ -18,11 +18,13 @@ package mrcontroller
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -89,6 +91,42 @@ func TestCatchUp(t *testing.T) {
 			}
 			if fresh := saw != stale; fresh != tc.sawFresh {
 				t.Errorf("the reconcile read version %s (the superseded one %s): fresh %t, want %t", saw, stale, fresh, tc.sawFresh)
+			}
+		})
+	}
+}
+
+// TestSeen: a wake-up soon after a reconcile that planned its next look,
+// finding the resource as that reconcile saw or left it, is skipped until
+// the planned look; a new version, a later wake-up, a reconcile that
+// failed or asked to be requeued, are not.
+func TestSeen(t *testing.T) {
+	key := types.NamespacedName{Namespace: "team", Name: "shop-dev"}
+	planned := reconcile.Result{RequeueAfter: 5 * time.Minute}
+	for name, tc := range map[string]struct {
+		res     reconcile.Result
+		err     error
+		later   time.Duration
+		version string
+		skip    bool
+	}{
+		"SawIt":             {res: planned, version: "5", skip: true},
+		"WroteIt":           {res: planned, version: "6", skip: true},
+		"ChangedSince":      {res: planned, version: "7"},
+		"LongAfter":         {res: planned, version: "5", later: seenFor + time.Millisecond},
+		"Failed":            {res: planned, err: errors.New("boom"), version: "5"},
+		"AskedToBeRequeued": {res: reconcile.Result{Requeue: true}, version: "5"}, //nolint:staticcheck // what the managed reconciler answers
+		"PlannedLookIsDue":  {res: reconcile.Result{RequeueAfter: time.Second}, version: "5", later: time.Second},
+		"GoneFromTheCache":  {res: planned, version: ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			now := time.Unix(1_700_000_000, 0)
+			s := newSeen()
+			s.now = func() time.Time { return now }
+			s.ended(key, tc.res, tc.err, "5", "6")
+			now = now.Add(tc.later)
+			if d := s.wait(key, tc.version); (d > 0) != tc.skip || (tc.skip && d != tc.res.RequeueAfter-tc.later) {
+				t.Errorf("wait = %s, want skipped %t until the planned look", d, tc.skip)
 			}
 		})
 	}

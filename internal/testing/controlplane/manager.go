@@ -66,14 +66,17 @@ func StartManagerLogging(t testing.TB, e *Env, poll time.Duration, logs io.Write
 	StartManagerWith(t, e.Config, e, o, setup)
 }
 
+// Quiet discards controller-runtime's own logs, which are not the
+// provider's (instead of a warning with a stack trace that no logger was
+// set), for tests that use its caches or managers.
+func Quiet() { setLoggerOnce.Do(func() { ctrl.SetLogger(logr.Discard()) }) }
+
 // StartManagerWith runs a controller manager against e, talking to its API
 // server with cfg (limited or counted as the caller wants), with the
 // controllers setup adds given o. It stops when the test ends.
 func StartManagerWith(t testing.TB, cfg *rest.Config, e *Env, o controller.Options, setup func(ctrl.Manager, controller.Options) error) {
 	t.Helper()
-	// controller-runtime's own logs are not the provider's: discard them
-	// (instead of a warning with a stack trace that no logger was set).
-	setLoggerOnce.Do(func() { ctrl.SetLogger(logr.Discard()) })
+	Quiet()
 	// Tests in one package start several managers in one process; their
 	// controllers share names, which controller-runtime refuses by default.
 	// Secrets are read and cached as the provider does.

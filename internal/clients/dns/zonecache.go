@@ -213,11 +213,21 @@ func (c *Client) readFresh(ctx context.Context, zone string) (zoneRead, error) {
 
 // fly makes the read f of zone k for everyone waiting for it.
 func (c *Client) fly(ctx context.Context, zone, k string, f *flight) (zoneRead, error) {
-	f.recs, f.err = c.p.GetRecords(ctx, zone)
-	c.cache.mu.Lock()
-	delete(c.cache.flights, k)
-	c.cache.mu.Unlock()
-	close(f.done)
+	// The flight lands whatever GetRecords does: were it to panic (and
+	// controller-runtime recover), a flight left in the map would make
+	// every later read of the zone wait for it until its context ended.
+	f.err = errReadAborted
+	func() {
+		defer func() {
+			c.cache.mu.Lock()
+			if c.cache.flights[k] == f {
+				delete(c.cache.flights, k)
+			}
+			c.cache.mu.Unlock()
+			close(f.done)
+		}()
+		f.recs, f.err = c.p.GetRecords(ctx, zone)
+	}()
 	if f.err != nil {
 		return zoneRead{}, classify(f.err, "cannot read zone "+zone)
 	}
@@ -225,6 +235,10 @@ func (c *Client) fly(ctx context.Context, zone, k string, f *flight) (zoneRead, 
 	c.keep(k, r)
 	return r, nil
 }
+
+// errReadAborted is what the callers sharing a zone read get when the
+// read ended without an answer (its GetRecords panicked).
+var errReadAborted = errors.New("the zone read was aborted")
 
 // served is false for a caller that asked when the done read f had
 // begun already, or that f failed only because its own caller's context

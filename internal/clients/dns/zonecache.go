@@ -99,6 +99,9 @@ type flight struct {
 	done  chan struct{}
 	recs  []libdns.Record
 	err   error
+	// ownerGone is true when the read failed after its caller's context
+	// ended: the error is that caller's, not the zone's.
+	ownerGone bool
 }
 
 // NewZoneCache returns an empty cache. The zero ZoneCache is ready to use
@@ -227,6 +230,7 @@ func (c *Client) fly(ctx context.Context, zone, k string, f *flight) (zoneRead, 
 			close(f.done)
 		}()
 		f.recs, f.err = c.p.GetRecords(ctx, zone)
+		f.ownerGone = f.err != nil && ctx.Err() != nil
 	}()
 	if f.err != nil {
 		return zoneRead{}, classify(f.err, "cannot read zone "+zone)
@@ -244,7 +248,10 @@ var errReadAborted = errors.New("the zone read was aborted")
 // begun already, or that f failed only because its own caller's context
 // ended: the next read is that caller's.
 func (f *flight) served(ctx context.Context, asked time.Time) bool {
-	ended := errors.Is(f.err, context.Canceled) || errors.Is(f.err, context.DeadlineExceeded)
+	// A backend may report its caller's ended context as whatever the
+	// closed connection said (an AXFR's "use of closed network
+	// connection"), so the caller's context is asked, not the error.
+	ended := f.ownerGone || errors.Is(f.err, context.Canceled) || errors.Is(f.err, context.DeadlineExceeded)
 	return f.start.After(asked) && (!ended || ctx.Err() != nil)
 }
 

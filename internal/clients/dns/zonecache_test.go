@@ -298,3 +298,56 @@ func TestFreshReadsShared(t *testing.T) {
 		t.Errorf("%d zone reads for 11 callers, want 2", g.reads)
 	}
 }
+
+// closingZone's first read waits for its caller's context to end and then
+// fails as an AXFR whose connection was closed does; later reads answer.
+type closingZone struct {
+	mu      sync.Mutex
+	reads   int
+	started chan struct{}
+}
+
+func (z *closingZone) GetRecords(ctx context.Context, _ string) ([]libdns.Record, error) {
+	z.mu.Lock()
+	z.reads++
+	first := z.reads == 1
+	z.mu.Unlock()
+	if first {
+		close(z.started)
+		<-ctx.Done()
+		return nil, fmt.Errorf("start zone transfer: use of closed network connection")
+	}
+	return []libdns.Record{libdns.TXT{Name: "read", Text: "fresh"}}, nil
+}
+
+func (z *closingZone) SetRecords(_ context.Context, _ string, recs []libdns.Record) ([]libdns.Record, error) {
+	return recs, nil
+}
+
+func (z *closingZone) DeleteRecords(_ context.Context, _ string, recs []libdns.Record) ([]libdns.Record, error) {
+	return recs, nil
+}
+
+// TestFreshReadOwnerGone: a shared read fails because the caller making
+// it went away (its context ended), with an error that does not say so (an
+// AXFR's closed connection): the callers still waiting for it read again
+// instead of taking that error; one whose own context ended takes it.
+func TestFreshReadOwnerGone(t *testing.T) {
+	z := &closingZone{started: make(chan struct{})}
+	c := &Client{p: z, b: backends["rfc2136"], id: identity(Config{Provider: "rfc2136", Server: "127.0.0.1:53", Secret: "gone"}), now: time.Now, cache: NewZoneCache()}
+	asked := time.Now()
+	ownerCtx, leave := context.WithCancel(context.Background())
+	f := &flight{start: time.Now().Add(time.Millisecond), done: make(chan struct{})}
+	go func() { <-z.started; leave() }()
+	if _, err := c.fly(ownerCtx, "gone.example.com", c.zoneKey("gone.example.com"), f); err == nil || !f.ownerGone {
+		t.Fatalf("the owner's read: %v, ownerGone %t; want its error, marked as its owner's", err, f.ownerGone)
+	}
+	if f.served(context.Background(), asked) {
+		t.Error("a waiter whose context is live took the read its owner abandoned")
+	}
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	if !f.served(ended, asked) {
+		t.Error("a waiter whose own context ended was sent to read again")
+	}
+}

@@ -25,7 +25,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -33,12 +32,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
-	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
-	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
-	"github.com/freeleaps/provider-devops/apis/contract"
-	dnsv1alpha1 "github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
-	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	devops "github.com/freeleaps/provider-devops/internal/controller"
@@ -100,39 +94,7 @@ func BenchmarkDeploy(b *testing.B) {
 	ns, appPath := "deploybench", "deploy-bench"
 	_, err := s.Apps.Commit(map[string]string{appPath + "/configmap.yaml": configMap("v0")}, "bench v0")
 	controlplane.Must(b, err)
-	for _, o := range []client.Object{
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "creds", Namespace: ns}, StringData: map[string]string{
-			"argocd": s.Token, "jenkins": `{"username": "ci", "token": "` + token + `"}`}},
-		&v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: v1alpha1.ProviderConfigSpec{
-			ArgoCD:  &v1alpha1.ArgoCDConfig{URL: s.URL, Namespace: argocdserver.Namespace, Credentials: secret("argocd")},
-			Jenkins: &v1alpha1.JenkinsConfig{URL: jenkins.URL, Credentials: secret("jenkins")},
-		}},
-	} {
-		controlplane.Must(b, c.Create(ctx, o))
-	}
-	labels := map[string]string{contract.LabelProject: "bench", contract.LabelEnvironment: "dev"}
-	p := &jenkinsv1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: "bench-dev", Namespace: ns, Labels: labels},
-		Spec: jenkinsv1alpha1.JenkinsPipelineSpec{ForProvider: jenkinsv1alpha1.JenkinsPipelineParameters{
-			Source:     jenkinsv1alpha1.PipelineSource{Script: ptr("node { echo 'build and commit' }")},
-			Parameters: []jenkinsv1alpha1.Parameter{{Name: "REVISION", Type: "string", Default: ptr("main")}},
-		}}}
-	a := &argov1alpha1.ArgoApplication{ObjectMeta: metav1.ObjectMeta{Name: "bench-dev", Namespace: ns, Labels: labels}}
-	a.Spec.ForProvider = argov1alpha1.ArgoApplicationParameters{
-		Source:      argov1alpha1.ApplicationSource{RepoURL: s.Apps.URL, Path: appPath, TargetRevision: "main"},
-		Destination: argov1alpha1.ApplicationDestination{Server: argocdserver.InClusterServer, Namespace: "bench-dev"},
-		SyncPolicy:  &argov1alpha1.SyncPolicy{SyncOptions: []string{"CreateNamespace=true"}},
-	}
-	rec := &dnsv1alpha1.DNSRecord{ObjectMeta: metav1.ObjectMeta{Name: "bench-dev", Namespace: ns, Labels: labels}}
-	rec.Spec.ForProvider = dnsv1alpha1.DNSRecordParameters{Zone: "example.test", Name: "bench-dev", Type: "A", Values: []string{"192.0.2.1"}}
-	for _, o := range []xpv2ref{p, a, rec} {
-		o.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"})
-		controlplane.Must(b, c.Create(ctx, o))
-	}
-	// The DNS record's controller does not run here: its status is set as
-	// it would.
-	rec.Status.AtProvider.FQDN = "bench-dev.example.test."
-	controlplane.Must(b, c.Status().Update(ctx, rec))
+	a := createEnvironment(b, c, s, jenkins.URL, ns, "bench", appPath, nil).app
 
 	rate := devops.DefaultMaxReconcileRate
 	controlplane.StartManagerWith(b, devops.RESTConfig(env.Config, rate), env, devops.Options(logging.NewNopLogger(), rate, devops.DefaultPollInterval, true),
@@ -175,12 +137,6 @@ func BenchmarkDeploy(b *testing.B) {
 	b.ReportMetric(median.Seconds(), "ours-p50-s")
 	b.ReportMetric(p95.Seconds(), "ours-p95-s")
 	fmt.Printf("%d deployments: the provider's own time (total less build and Argo CD's operation) p50 %.2fs, p95 %.2fs\n", len(all), median.Seconds(), p95.Seconds())
-}
-
-// xpv2ref is a managed resource whose ProviderConfig can be set.
-type xpv2ref interface {
-	client.Object
-	SetProviderConfigReference(*xpv2.ProviderConfigReference)
 }
 
 // deployOnce runs one deployment and times its parts.

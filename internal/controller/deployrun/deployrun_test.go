@@ -74,50 +74,17 @@ func TestDeployRun(t *testing.T) {
 	_, err := s.Apps.Commit(map[string]string{appPath + "/configmap.yaml": configMap("v0")}, "shop v0")
 	controlplane.Must(t, err)
 
-	for _, o := range []client.Object{
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "deployrun-other"}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "creds", Namespace: ns}, StringData: map[string]string{
-			"argocd": s.Token, "jenkins": `{"username": "ci", "token": "` + token + `"}`}},
-		&v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: v1alpha1.ProviderConfigSpec{
-			ArgoCD:  &v1alpha1.ArgoCDConfig{URL: s.URL, Namespace: argocdserver.Namespace, Credentials: secret("argocd")},
-			Jenkins: &v1alpha1.JenkinsConfig{URL: jenkins.URL, Credentials: secret("jenkins")},
-		}},
-	} {
-		controlplane.Must(t, c.Create(ctx, o))
-	}
-	labels := map[string]string{contract.LabelProject: "shop", contract.LabelEnvironment: "dev"}
-	p := &jenkinsv1alpha1.JenkinsPipeline{
-		ObjectMeta: metav1.ObjectMeta{Name: "shop-dev", Namespace: ns, Labels: labels},
-		Spec: jenkinsv1alpha1.JenkinsPipelineSpec{ForProvider: jenkinsv1alpha1.JenkinsPipelineParameters{
-			Source:     jenkinsv1alpha1.PipelineSource{Script: ptr("node { echo 'build and commit' }")},
-			Parameters: []jenkinsv1alpha1.Parameter{{Name: "REVISION", Type: "string", Default: ptr("main")}},
-		}},
-	}
-	p.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"})
-	// The pipeline's controller (a DevOpsProject where a Composition made
-	// it; a ConfigMap stands in) becomes each deployment's owner: that
-	// patch must not lose the Pending line of the timeline.
-	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shop-project", Namespace: ns}}
-	controlplane.Must(t, c.Create(ctx, owner))
-	p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID, Controller: ptr(true)}}
-	a := &argov1alpha1.ArgoApplication{ObjectMeta: metav1.ObjectMeta{Name: "shop-dev", Namespace: ns, Labels: labels}}
-	a.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"})
-	a.Spec.ForProvider = argov1alpha1.ArgoApplicationParameters{
-		Source:      argov1alpha1.ApplicationSource{RepoURL: s.Apps.URL, Path: appPath, TargetRevision: "main"},
-		Destination: argov1alpha1.ApplicationDestination{Server: argocdserver.InClusterServer, Namespace: "shop-dev"},
-		SyncPolicy:  &argov1alpha1.SyncPolicy{SyncOptions: []string{"CreateNamespace=true"}},
-	}
-	// The DNS record's controller does not run here: its status is set as
-	// it would.
-	rec := &dnsv1alpha1.DNSRecord{ObjectMeta: metav1.ObjectMeta{Name: "shop-dev", Namespace: ns, Labels: labels}}
-	rec.Spec.ForProvider = dnsv1alpha1.DNSRecordParameters{Zone: "example.test", Name: "shop-dev", Type: "A", Values: []string{"192.0.2.1"}}
-	rec.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"})
-	for _, o := range []client.Object{p, a, rec} {
-		controlplane.Must(t, c.Create(ctx, o))
-	}
-	rec.Status.AtProvider.FQDN = "shop-dev.example.test."
-	controlplane.Must(t, c.Status().Update(ctx, rec))
+	controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "deployrun-other"}}))
+	var owner *corev1.ConfigMap
+	e := createEnvironment(t, c, s, jenkins.URL, ns, "shop", appPath, func(p *jenkinsv1alpha1.JenkinsPipeline) {
+		// The pipeline's controller (a DevOpsProject where a Composition
+		// made it; a ConfigMap stands in) becomes each deployment's owner:
+		// that patch must not lose the Pending line of the timeline.
+		owner = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shop-project", Namespace: ns}}
+		controlplane.Must(t, c.Create(ctx, owner))
+		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID, Controller: ptr(true)}}
+	})
+	p, a := e.pipeline, e.app
 
 	controlplane.StartManagerLogging(t, env, 2*time.Second, testLog{t}, func(mgr ctrl.Manager, o controller.Options) error {
 		if err := mrcontroller.Setup(mgr, o, jenkinspipeline.Descriptor, jenkinspipeline.NewConnector(mgr.GetClient(), controlplane.TenantGuard(), nil)); err != nil {
@@ -401,6 +368,65 @@ func TestDeployRun(t *testing.T) {
 	if d := get(sixth); d.Status.FailedPhase != v1alpha1.DeployDeploying || !strings.Contains(d.Status.Message, `syncs itself (automated) to its target revision "main", so it cannot be deployed at release-1`) {
 		t.Errorf("sixth: failed in %s: %s", d.Status.FailedPhase, d.Status.Message)
 	}
+}
+
+// environment is a project's dev environment ready to deploy.
+type environment struct {
+	pipeline *jenkinsv1alpha1.JenkinsPipeline
+	app      *argov1alpha1.ArgoApplication
+	record   *dnsv1alpha1.DNSRecord
+}
+
+// createEnvironment creates namespace ns with credentials and a
+// ProviderConfig for Argo CD server s and the Jenkins at jenkinsURL, and
+// project's dev environment in it: a pipeline with a REVISION parameter,
+// an application of appPath in s's repository, and a DNS record whose
+// status is set as its controller (which does not run here) would.
+// configure, when set, changes the pipeline before it is created.
+func createEnvironment(t testing.TB, c client.Client, s *argocdserver.Server, jenkinsURL, ns, project, appPath string, configure func(*jenkinsv1alpha1.JenkinsPipeline)) environment {
+	t.Helper()
+	ctx := context.Background()
+	for _, o := range []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "creds", Namespace: ns}, StringData: map[string]string{
+			"argocd": s.Token, "jenkins": `{"username": "ci", "token": "` + token + `"}`}},
+		&v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}, Spec: v1alpha1.ProviderConfigSpec{
+			ArgoCD:  &v1alpha1.ArgoCDConfig{URL: s.URL, Namespace: argocdserver.Namespace, Credentials: secret("argocd")},
+			Jenkins: &v1alpha1.JenkinsConfig{URL: jenkinsURL, Credentials: secret("jenkins")},
+		}},
+	} {
+		controlplane.Must(t, c.Create(ctx, o))
+	}
+	name := project + "-dev"
+	labels := map[string]string{contract.LabelProject: project, contract.LabelEnvironment: "dev"}
+	e := environment{
+		pipeline: &jenkinsv1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels},
+			Spec: jenkinsv1alpha1.JenkinsPipelineSpec{ForProvider: jenkinsv1alpha1.JenkinsPipelineParameters{
+				Source:     jenkinsv1alpha1.PipelineSource{Script: ptr("node { echo 'build and commit' }")},
+				Parameters: []jenkinsv1alpha1.Parameter{{Name: "REVISION", Type: "string", Default: ptr("main")}},
+			}}},
+		app:    &argov1alpha1.ArgoApplication{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels}},
+		record: &dnsv1alpha1.DNSRecord{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels}},
+	}
+	e.app.Spec.ForProvider = argov1alpha1.ArgoApplicationParameters{
+		Source:      argov1alpha1.ApplicationSource{RepoURL: s.Apps.URL, Path: appPath, TargetRevision: "main"},
+		Destination: argov1alpha1.ApplicationDestination{Server: argocdserver.InClusterServer, Namespace: name},
+		SyncPolicy:  &argov1alpha1.SyncPolicy{SyncOptions: []string{"CreateNamespace=true"}},
+	}
+	e.record.Spec.ForProvider = dnsv1alpha1.DNSRecordParameters{Zone: "example.test", Name: name, Type: "A", Values: []string{"192.0.2.1"}}
+	if configure != nil {
+		configure(e.pipeline)
+	}
+	ref := &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"}
+	e.pipeline.SetProviderConfigReference(ref)
+	e.app.SetProviderConfigReference(ref)
+	e.record.SetProviderConfigReference(ref)
+	for _, o := range []client.Object{e.pipeline, e.app, e.record} {
+		controlplane.Must(t, c.Create(ctx, o))
+	}
+	e.record.Status.AtProvider.FQDN = name + ".example.test."
+	controlplane.Must(t, c.Status().Update(ctx, e.record))
+	return e
 }
 
 func configMap(version string) string {

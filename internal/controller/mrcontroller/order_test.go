@@ -172,7 +172,7 @@ func TestDeleteInOrder(t *testing.T) {
 				}
 				return
 			}
-			if inner.n != 0 || !strings.Contains(msg, "waiting for "+tc.waitFor+" to be deleted first") || strings.Contains(msg, "more") || res.RequeueAfter != AfterCreate {
+			if inner.n != 0 || !strings.Contains(msg, "waiting for "+tc.waitFor+" to be deleted first") || strings.Contains(msg, "more") || res.RequeueAfter != MinAfterDeletion {
 				t.Errorf("%s\nnot held: reconciled %d times, requeued after %s, Ready says %q", tc.reason, inner.n, res.RequeueAfter, msg)
 			}
 		})

@@ -48,7 +48,7 @@ const TerminalBackoff = 2 * time.Minute
 // every second. The longest is retryafter.MaxWait.
 const MinRetryAfter = 30 * time.Second
 
-// AfterCreate is the shortest time a resource is looked at again after its
+// MinAfterDeletion is the shortest time a resource is looked at again after its
 // backend accepted a Delete (afterDeletion). The managed reconciler asks
 // for that look as an immediate requeue, which the controller's rate
 // limiter turns into its error back-off: after a few failed reconciles
@@ -61,18 +61,18 @@ const MinRetryAfter = 30 * time.Second
 // written.go). A requeue as well would observe the new object a second
 // time, a second after the first, taking a second rate-limit token per
 // new resource.
-const AfterCreate = time.Second
+const MinAfterDeletion = time.Second
 
 // afterDeletion is how soon a resource being deleted is looked at again
 // while its deletion waits or its backend deletes: a sixth of the time
-// since its deletion was asked for, from AfterCreate up to
+// since its deletion was asked for, from MinAfterDeletion up to
 // NotReadyPollInterval.
 func afterDeletion(mg resource.Managed, now time.Time) time.Duration {
 	d := mg.GetDeletionTimestamp()
 	if d == nil {
-		return AfterCreate
+		return MinAfterDeletion
 	}
-	return min(max(now.Sub(d.Time)/notReadyPollFraction, AfterCreate), NotReadyPollInterval)
+	return min(max(now.Sub(d.Time)/notReadyPollFraction, MinAfterDeletion), NotReadyPollInterval)
 }
 
 // terminals carries, per resource, how long to wait after its last
@@ -93,7 +93,7 @@ type terminals struct {
 }
 
 // lookAgain notes, after the backend accepted a Create or Delete, when to
-// look at mg again (AfterCreate, afterDeletion).
+// look at mg again (MinAfterDeletion, afterDeletion).
 func (t *terminals) lookAgain(mg resource.Managed, now time.Time) {
 	t.m.Store(types.NamespacedName{Namespace: mg.GetNamespace(), Name: mg.GetName()}, afterDeletion(mg, now))
 }
@@ -178,7 +178,7 @@ func (c classified[T]) Delete(ctx context.Context, cr T) (managed.ExternalDelete
 // that wait, instead of the rate limiter's seconds, and one whose backend
 // accepted a Delete when lookAgain says, instead of the rate limiter's
 // back-off; one whose backend accepted a Create, and whose create-succeeded
-// annotation was written, not at all (see AfterCreate).
+// annotation was written, not at all (see MinAfterDeletion).
 type backOffTerminal struct {
 	reconcile.Reconciler
 	t *terminals

@@ -237,7 +237,7 @@ func TestLookAgainAfterWrite(t *testing.T) {
 		deletedAgo time.Duration
 		want       time.Duration
 	}{
-		"JustDeleted":      {deletedAgo: time.Second, want: AfterCreate},
+		"JustDeleted":      {deletedAgo: time.Second, want: MinAfterDeletion},
 		"DeletedMinuteAgo": {deletedAgo: time.Minute, want: 10 * time.Second},
 		"DeletedLongAgo":   {deletedAgo: time.Hour, want: NotReadyPollInterval},
 	}

@@ -30,6 +30,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
@@ -192,7 +193,7 @@ func (r *Reconciler) built(ctx context.Context, d *v1alpha1.DeployRun, e *env, b
 
 func syncedNote(p *jenkinsv1alpha1.JenkinsPipeline) string {
 	for _, c := range p.Status.Conditions {
-		if c.Type == "Synced" && c.Status == corev1.ConditionFalse && c.Message != "" {
+		if c.Type == xpv2.TypeSynced && c.Status == corev1.ConditionFalse && c.Message != "" {
 			return " (it reports: " + truncateMsg(c.Message) + ")"
 		}
 	}

@@ -945,6 +945,20 @@ func reports(rev, sync, health string) func(*argocd.Application) {
 	}
 }
 
+// movedOn is an application whose target moved on to another commit
+// after the deployment's own sync to testSynced ended; Argo CD compared it
+// there that long after that end, reporting sync and health.
+func movedOn(sync, health string, compared time.Duration) func(*argocd.Application) {
+	return func(app *argocd.Application) {
+		reports("0123456789abcdef0123456789abcdef01234567", sync, health)(app)
+		op := ownOp("Succeeded", "")
+		op.SyncResult = &argocd.SyncOperationResult{Revision: testSynced}
+		op.FinishedAt = ptrTo(testNow.Add(-10 * time.Second))
+		app.Status.OperationState = op
+		app.Status.ReconciledAt = ptrTo(op.FinishedAt.Add(compared))
+	}
+}
+
 func TestPhaseVerifying(t *testing.T) {
 	const get = "get " + testArgoApp
 	runRows(t, []row{{
@@ -976,6 +990,29 @@ func TestPhaseVerifying(t *testing.T) {
 			app.Status.ReconciledAt = ptrTo(testNow.Add(-time.Minute))
 		})},
 		next: v1alpha1.DeployFailed, msg: `Argo CD compares application team-shop-dev with its target revision "main", now at 0123456789ab, not with abc1234def01`, calls: get,
+	}, {
+		name: "TargetMovedOnWithoutThisApplication", status: verifying(""), others: []client.Object{dnsRecord()},
+		argo: fakeSyncs{app: argoAnswer(movedOn("Synced", "Healthy", time.Second))},
+		next: v1alpha1.DeploySucceeded, msg: `deployed abc1234def01: Synced and Healthy; live at ` + testURL + ` (Argo CD now compares it with its target revision "main" at 0123456789ab, which holds the same manifests)`, calls: get,
+	}, {
+		name: "TargetMovedOnStillProgressing", status: verifying(""),
+		argo: fakeSyncs{app: argoAnswer(movedOn("Synced", "Progressing", time.Second))},
+		msg:  "Argo CD reports application team-shop-dev Progressing", requeue: Poll, calls: get,
+	}, {
+		name: "TargetMovedOnComparedInTheSyncsSecond", status: verifying(""),
+		argo: fakeSyncs{app: argoAnswer(movedOn("Synced", "Healthy", 0))},
+		msg:  "Argo CD reports application team-shop-dev at 0123456789ab, waiting for abc1234def01", requeue: Poll, calls: get,
+	}, {
+		name: "TargetMovedOnChangingThisApplication", status: verifying(""),
+		argo: fakeSyncs{app: argoAnswer(movedOn("OutOfSync", "Healthy", time.Second))},
+		msg:  "Argo CD reports application team-shop-dev at 0123456789ab, waiting for abc1234def01", requeue: Poll, calls: get,
+	}, {
+		name: "TargetMovedOnAfterAnotherOperation", status: verifying(""),
+		argo: fakeSyncs{app: argoAnswer(func(app *argocd.Application) {
+			movedOn("Synced", "Healthy", time.Second)(app)
+			app.Status.OperationState.Operation.Info = nil
+		})},
+		msg: "Argo CD reports application team-shop-dev at 0123456789ab, waiting for abc1234def01", requeue: Poll, calls: get,
 	}, {
 		name: "AtAnotherRevisionForNow", status: verifying(""),
 		argo: fakeSyncs{app: argoAnswer(reports("0123456789abcdef0123456789abcdef01234567", "OutOfSync", "Healthy"))},

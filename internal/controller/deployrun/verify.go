@@ -35,6 +35,12 @@ import (
 	"github.com/freeleaps/provider-devops/internal/controller/argoaccess"
 )
 
+// What Argo CD reports of an application in sync, and of a healthy one.
+const (
+	syncStatusSynced = "Synced"
+	healthHealthy    = "Healthy"
+)
+
 // settleAfterSync is how long after its sync ended Argo CD's comparison of
 // an application is taken as final: its repo server may resolve the
 // target revision from a cache for a while.
@@ -93,6 +99,11 @@ func (r *Reconciler) verify(ctx context.Context, d *v1alpha1.DeployRun, e *env, 
 // compare decides on what Argo CD reports of the application against the
 // revision the deployment synced (want).
 func (r *Reconciler) compare(ctx context.Context, d *v1alpha1.DeployRun, name string, app *argocd.Application, want string) (transition, error) {
+	if app.Status.Sync.Revision != want && sameManifests(app, d, want) {
+		// The target moved on (another project's commit to a shared
+		// repository, most often) without a change for this application.
+		return r.healthyAfterMove(ctx, d, name, app, want)
+	}
 	switch {
 	case app.Status.Sync.Revision != want && comparedSince(app, d):
 		// Argo CD compares an application with its target revision: one
@@ -100,12 +111,42 @@ func (r *Reconciler) compare(ctx context.Context, d *v1alpha1.DeployRun, name st
 		return failed(fmt.Sprintf("Argo CD compares application %s with its target revision %q, now at %s, not with %s which this deployment synced: deploy a revision the target points at, or change the target", name, app.Spec.Source.TargetRevision, short(app.Status.Sync.Revision), short(want))), nil
 	case app.Status.Sync.Revision != want:
 		return waiting(fmt.Sprintf("Argo CD reports application %s at %s, waiting for %s", name, short(app.Status.Sync.Revision), short(want))), nil
-	case app.Status.Sync.Status != "Synced":
+	case app.Status.Sync.Status != syncStatusSynced:
 		return waiting(fmt.Sprintf("Argo CD reports application %s %s at %s", name, cmp.Or(app.Status.Sync.Status, "Unknown"), short(want))), nil
-	case app.Status.Health.Status != "Healthy":
+	case app.Status.Health.Status != healthHealthy:
 		return waiting(fmt.Sprintf("Argo CD reports application %s %s%s", name, cmp.Or(app.Status.Health.Status, "Unknown"), why(app.Status.Health.Message))), nil
 	}
 	return r.healthy(ctx, d, want)
+}
+
+// sameManifests is true when Argo CD, comparing the application with its
+// target at another commit than want after this deployment's sync to want
+// ended, finds it Synced, and no later operation touched it: what the
+// sync to want made live is what the target now holds, so that commit
+// left this application's manifests as they were.
+func sameManifests(app *argocd.Application, d *v1alpha1.DeployRun, want string) bool {
+	op, at := app.Status.OperationState, app.Status.ReconciledAt
+	if op == nil || !op.Operation.HasInfo(contract.InfoDeployRun, infoValue(d)) || op.Phase != "Succeeded" || op.FinishedAt == nil ||
+		op.SyncResult == nil || op.SyncResult.Revision != want || at == nil || app.Status.Sync.Revision == "" {
+		return false
+	}
+	// Argo CD keeps times to the second: a comparison in the same second
+	// as the sync's end may be the one from before it.
+	return app.Status.Sync.Status == syncStatusSynced && at.After(*op.FinishedAt)
+}
+
+// healthyAfterMove is Verifying's end for an application whose target
+// moved on without changing it (sameManifests): it waits for health
+// alone.
+func (r *Reconciler) healthyAfterMove(ctx context.Context, d *v1alpha1.DeployRun, name string, app *argocd.Application, want string) (transition, error) {
+	if app.Status.Health.Status != healthHealthy {
+		return waiting(fmt.Sprintf("Argo CD reports application %s %s%s", name, cmp.Or(app.Status.Health.Status, "Unknown"), why(app.Status.Health.Message))), nil
+	}
+	t, err := r.healthy(ctx, d, want)
+	if t.next == v1alpha1.DeploySucceeded {
+		t.message += fmt.Sprintf(" (Argo CD now compares it with its target revision %q at %s, which holds the same manifests)", app.Spec.Source.TargetRevision, short(app.Status.Sync.Revision))
+	}
+	return t, err
 }
 
 // healthy ends a deployment Synced and Healthy at want: it succeeds, with its

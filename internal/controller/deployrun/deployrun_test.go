@@ -76,13 +76,13 @@ func TestDeployRun(t *testing.T) {
 
 	controlplane.Must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "deployrun-other"}}))
 	var owner *corev1.ConfigMap
-	e := createEnvironment(t, c, s, jenkins.URL, ns, "shop", appPath, func(p *jenkinsv1alpha1.JenkinsPipeline) {
+	e := createEnvironment(t, c, s, jenkins.URL, ns, "shop", appPath, func(e environment) {
 		// The pipeline's controller (a DevOpsProject where a Composition
 		// made it; a ConfigMap stands in) becomes each deployment's owner:
 		// that patch must not lose the Pending line of the timeline.
 		owner = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shop-project", Namespace: ns}}
 		controlplane.Must(t, c.Create(ctx, owner))
-		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID, Controller: ptr(true)}}
+		e.pipeline.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID, Controller: ptr(true)}}
 	})
 	p, a := e.pipeline, e.app
 
@@ -382,8 +382,8 @@ type environment struct {
 // project's dev environment in it: a pipeline with a REVISION parameter,
 // an application of appPath in s's repository, and a DNS record whose
 // status is set as its controller (which does not run here) would.
-// configure, when set, changes the pipeline before it is created.
-func createEnvironment(t testing.TB, c client.Client, s *argocdserver.Server, jenkinsURL, ns, project, appPath string, configure func(*jenkinsv1alpha1.JenkinsPipeline)) environment {
+// configure, when set, changes the resources before they are created.
+func createEnvironment(t testing.TB, c client.Client, s *argocdserver.Server, jenkinsURL, ns, project, appPath string, configure func(environment)) environment {
 	t.Helper()
 	ctx := context.Background()
 	for _, o := range []client.Object{
@@ -415,7 +415,7 @@ func createEnvironment(t testing.TB, c client.Client, s *argocdserver.Server, je
 	}
 	e.record.Spec.ForProvider = dnsv1alpha1.DNSRecordParameters{Zone: "example.test", Name: name, Type: "A", Values: []string{"192.0.2.1"}}
 	if configure != nil {
-		configure(e.pipeline)
+		configure(e)
 	}
 	ref := &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"}
 	e.pipeline.SetProviderConfigReference(ref)

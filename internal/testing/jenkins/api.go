@@ -101,7 +101,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		s.lose = ""
 		if lose == "after" {
 			s.item(httptest.NewRecorder(), r, path, action, session == "")
-			s.runQueue()
+			s.runQueue(nil)
 		}
 		hangUp(w)
 		return

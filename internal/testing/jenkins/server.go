@@ -446,10 +446,19 @@ func (s *Server) Queued(path string) int {
 func (s *Server) RunQueue() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.runQueue()
+	s.runQueue(nil)
 }
 
-func (s *Server) runQueue() {
+// RunQueueOf starts the queued builds of one job only, as an executor
+// that job's label ties it to: executors of other jobs run theirs apart.
+func (s *Server) RunQueueOf(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runQueue(func(job string) bool { return job == path })
+}
+
+// runQueue starts the queued builds of the jobs match accepts (nil: all).
+func (s *Server) runQueue(match func(job string) bool) {
 	ids := make([]int, 0, len(s.queue))
 	for id := range s.queue {
 		ids = append(ids, id)
@@ -458,7 +467,7 @@ func (s *Server) runQueue() {
 	for _, id := range ids {
 		q := s.queue[id]
 		it, ok := s.items[q.job]
-		if !q.waiting() || !ok {
+		if !q.waiting() || !ok || match != nil && !match(q.job) {
 			continue
 		}
 		b := &Build{Number: it.nextBuild, Building: true, Timestamp: time.Now().Truncate(time.Millisecond), Params: q.sent,

@@ -181,8 +181,11 @@ func (f fakes) advanceJob(ctx context.Context, job string, now time.Time, delay 
 			seen[job] = now
 		}
 		if now.Sub(seen[job]) >= delay {
-			f.jenkins.RunQueue()
-			delete(seen, job)
+			// As Jenkins' executors: only what is past its quiet period.
+			f.jenkins.RunBuildable()
+			if f.jenkins.Queued(job) == 0 {
+				delete(seen, job)
+			}
 		}
 	}
 	due, result := false, "SUCCESS"

@@ -453,6 +453,10 @@ func (c *Client) Build(ctx context.Context, path string, parameterized bool, par
 	if parameterized {
 		ep = endpoint(path) + "/buildWithParameters"
 	}
+	// Without a delay Jenkins holds the build for the job's quiet period
+	// (5s by default), which exists to gather SCM commits into one build:
+	// a deployment asked for now would wait it out for nothing.
+	ep += "?delay=0sec"
 	form := url.Values{}
 	for k, v := range params {
 		form.Set(k, v)

@@ -161,6 +161,9 @@ func TestBuild(t *testing.T) {
 	if srv.Queued("alpha") != 1 {
 		t.Errorf("want exactly one queued build, got %d", srv.Queued("alpha"))
 	}
+	if srv.Buildable("alpha") != 1 {
+		t.Error("the build must skip the job's quiet period (delay=0sec): an executor may start it at once")
+	}
 	if job, _ := c.Get(ctx, "alpha"); !job.Status.InQueue {
 		t.Error("status must show the queued build")
 	}

@@ -415,7 +415,7 @@ func (s *Server) build(w http.ResponseWriter, r *http.Request, path string, it *
 	}
 	_ = r.ParseForm()
 	if defs == nil {
-		q, _ := s.schedule(path, r.Form, nil)
+		q, _ := s.schedule(path, withoutDelay(r.Form), nil, delayOf(r.Form))
 		redirect(w, http.StatusCreated, s.queueItemURL(q))
 		return
 	}
@@ -433,7 +433,7 @@ func (s *Server) build(w http.ResponseWriter, r *http.Request, path string, it *
 		errorPage(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	q, created := s.schedule(path, sent, values)
+	q, created := s.schedule(path, sent, values, delayOf(r.Form))
 	if !created {
 		// Queue.schedule (not schedule2) returns nothing for a duplicate.
 		redirect(w, http.StatusFound, s.jobURL(path))
@@ -508,7 +508,7 @@ func (s *Server) buildWithParameters(w http.ResponseWriter, r *http.Request, pat
 		}
 		values = append(values, paramValue{def: d, value: v})
 	}
-	q, created := s.schedule(path, r.Form, values)
+	q, created := s.schedule(path, withoutDelay(r.Form), values, delayOf(r.Form))
 	if !created {
 		redirect(w, http.StatusSeeOther, s.queueItemURL(q))
 		return
@@ -519,16 +519,36 @@ func (s *Server) buildWithParameters(w http.ResponseWriter, r *http.Request, pat
 // schedule is Queue.schedule2: an item of the job still in the queue with
 // the same parameters (ParametersAction.shouldSchedule) absorbs the
 // request, and created is false.
-func (s *Server) schedule(path string, sent url.Values, values []paramValue) (q *queueItem, created bool) {
+// A request with a shorter quiet period pulls the item's in.
+func (s *Server) schedule(path string, sent url.Values, values []paramValue, quiet time.Duration) (q *queueItem, created bool) {
+	now := time.Now()
 	for _, q := range s.waitingFor(path) {
 		if (q.values == nil) == (values == nil) && paramsString(q.values) == paramsString(values) {
+			if due := now.Add(quiet); due.Before(q.due) {
+				q.due = due
+			}
 			return q, false
 		}
 	}
-	q = &queueItem{id: s.nextQ, job: path, sent: sent, values: values, since: time.Now()}
+	q = &queueItem{id: s.nextQ, job: path, sent: sent, values: values, since: now, due: now.Add(quiet)}
 	s.nextQ++
 	s.queue[q.id] = q
 	return q, true
+}
+
+// withoutDelay is a request's form less its delay, which Jenkins reads as
+// the quiet period, not as a build parameter.
+func withoutDelay(form url.Values) url.Values {
+	if _, ok := form["delay"]; !ok {
+		return form
+	}
+	out := url.Values{}
+	for k, v := range form {
+		if k != "delay" {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 func (s *Server) queueItemURL(q *queueItem) string {

@@ -376,7 +376,7 @@ func (s *Server) runBean(path string, it *item, b *Build) *bean {
 // or cancelled). Queue.Item has defaultVisibility 999: nested, it shows
 // whole.
 func (s *Server) queueItemBean(q *queueItem) *bean {
-	ready := q.since.Add(quietPeriod)
+	ready := q.due
 	now := time.Now()
 	class, why := "hudson.model.Queue$LeftItem", any(nil)
 	switch {

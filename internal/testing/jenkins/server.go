@@ -40,9 +40,11 @@ limitations under the License.
 //     parameters, so buildWithParameters with the same parameters answers
 //     303 to it; 409 for a disabled job, 400 for build on a parameterized
 //     job without a form, 500 for buildWithParameters without parameters.
-//   - Queue items wait in the quiet period (Queue$WaitingItem, 5s), then for
-//     an executor (Queue$BuildableItem) until the test starts them
-//     (Queue$LeftItem with executable). POST /queue/cancelItem?id=N cancels
+//   - Queue items wait in the quiet period (Queue$WaitingItem, 5s, or the
+//     request's delay: "0sec", "3secs", a number of milliseconds), then
+//     for an executor (Queue$BuildableItem) until the test starts them
+//     (Queue$LeftItem with executable); a request merged into a queued
+//     item pulls a later end of its quiet period in. POST /queue/cancelItem?id=N cancels
 //     a waiting item (204; it stays readable as a cancelled LeftItem), 404
 //     for an id the queue does not hold, 500 for an item that already left.
 //     Builds have api/json (description, queueId), consoleText and
@@ -67,6 +69,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -143,8 +146,27 @@ var emptyConfig = map[string]string{
 }
 
 // quietPeriod is Jenkins' default: a queued build waits this long before
-// it may start.
+// it may start, unless the request says otherwise (delay).
 const quietPeriod = 5 * time.Second
+
+// delayOf is the quiet period a build request asks for: its delay
+// parameter as Jenkins' TimeDuration reads it ("3sec", "3secs", or a
+// number of milliseconds), else the default.
+func delayOf(form url.Values) time.Duration {
+	v := strings.TrimSpace(form.Get("delay"))
+	if v == "" {
+		return quietPeriod
+	}
+	unit := time.Millisecond
+	if i := strings.LastIndex(v, "sec"); i >= 0 && (strings.HasSuffix(v, "sec") || strings.HasSuffix(v, "secs")) {
+		v, unit = strings.TrimSpace(v[:i]), time.Second
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return quietPeriod
+	}
+	return time.Duration(n) * unit
+}
 
 // Server is a running fake Jenkins.
 type Server struct {
@@ -274,14 +296,20 @@ type queueItem struct {
 	sent url.Values // the request's parameters, as Build.Params
 	// values is the ParametersAction, every parameter with the defaults
 	// filled in; nil for a job without parameters (no ParametersAction).
-	values    []paramValue
-	since     time.Time
+	values []paramValue
+	since  time.Time
+	// due is when its quiet period ends: since plus the request's delay,
+	// else the quiet period's default.
+	due       time.Time
 	build     *Build
 	cancelled bool
 }
 
 // waiting is true until the item leaves the queue.
 func (q *queueItem) waiting() bool { return q.build == nil && !q.cancelled }
+
+// buildable is true for a waiting item past its quiet period.
+func (q *queueItem) buildable(now time.Time) bool { return q.waiting() && !now.Before(q.due) }
 
 type paramValue struct {
 	def   paramDef
@@ -442,23 +470,49 @@ func (s *Server) Queued(path string) int {
 	return len(s.waitingFor(path))
 }
 
-// RunQueue starts every queued build, as executors picking them up.
+// Buildable reports how many of a job's queue items are past their quiet
+// period, waiting for an executor (Queue$BuildableItem).
+func (s *Server) Buildable(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, q := range s.waitingFor(path) {
+		if q.buildable(time.Now()) {
+			n++
+		}
+	}
+	return n
+}
+
+// RunQueue starts every queued build, as executors picking them up; a test
+// calling it plays an executor that does not wait out quiet periods.
 func (s *Server) RunQueue() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.runQueue(nil)
 }
 
-// RunQueueOf starts the queued builds of one job only, as an executor
-// that job's label ties it to: executors of other jobs run theirs apart.
+// RunBuildable starts the queued builds past their quiet period, as
+// Jenkins' executors do.
+func (s *Server) RunBuildable() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	s.runQueue(func(q *queueItem) bool { return q.buildable(now) })
+}
+
+// RunQueueOf starts the queued builds of one job only, past their quiet
+// period, as an executor that job's label ties it to: executors of other
+// jobs run theirs apart.
 func (s *Server) RunQueueOf(path string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.runQueue(func(job string) bool { return job == path })
+	now := time.Now()
+	s.runQueue(func(q *queueItem) bool { return q.job == path && q.buildable(now) })
 }
 
-// runQueue starts the queued builds of the jobs match accepts (nil: all).
-func (s *Server) runQueue(match func(job string) bool) {
+// runQueue starts the queued builds match accepts (nil: all).
+func (s *Server) runQueue(match func(q *queueItem) bool) {
 	ids := make([]int, 0, len(s.queue))
 	for id := range s.queue {
 		ids = append(ids, id)
@@ -467,7 +521,7 @@ func (s *Server) runQueue(match func(job string) bool) {
 	for _, id := range ids {
 		q := s.queue[id]
 		it, ok := s.items[q.job]
-		if !q.waiting() || !ok || match != nil && !match(q.job) {
+		if !q.waiting() || !ok || match != nil && !match(q) {
 			continue
 		}
 		b := &Build{Number: it.nextBuild, Building: true, Timestamp: time.Now().Truncate(time.Millisecond), Params: q.sent,

@@ -54,7 +54,7 @@ import (
 // application every deployer.argoEvery): what the build and Argo CD took,
 // and what is left, which is the provider's.
 type deployParts struct {
-	queued    time.Duration // request → the build queued in Jenkins
+	queued    time.Duration // request → the build queued in Jenkins, past its quiet period
 	build     time.Duration // queued → the build finished (the executor's)
 	toAsk     time.Duration // build finished → the sync seen asked of Argo CD
 	argoQueue time.Duration // asked → Argo CD's operation seen running
@@ -319,12 +319,16 @@ func (x *deployer) once(name string) (deployParts, error) {
 			}
 		}
 	}
-	queued, err := until("a build queued", time.Minute, x.every, func() (bool, error) { return x.jenkins.Queued(x.job) == 1, nil })
+	// Queued and past its quiet period: what the request's delay decides.
+	queued, err := until("a build queued for an executor", time.Minute, x.every, func() (bool, error) { return x.jenkins.Buildable(x.job) == 1, nil })
 	if err != nil {
 		return parts, err
 	}
 	x.jenkins.RunQueueOf(x.job)
 	builds := x.jenkins.Builds(x.job)
+	if len(builds) == 0 || !builds[len(builds)-1].Building {
+		return parts, fmt.Errorf("%s/%s: the executor started no build of %s", x.ns, name, x.job)
+	}
 	number := builds[len(builds)-1].Number
 	sha, err := x.repo.Commit(map[string]string{x.appPath + "/configmap.yaml": configMap(name)}, name)
 	if err != nil {

@@ -121,9 +121,10 @@ func NewClient(o Options) (*http.Client, error) {
 	}
 	if o.Gate != nil {
 		sum := sha256.Sum256([]byte(o.Identity))
-		rt = gated{next: rt, gate: o.Gate, backend: o.Backend, section: o.Section, id: hex.EncodeToString(sum[:8])}
+		rt = gated{next: rt, gate: o.Gate, backend: o.Backend, section: o.Section, metric: metricBackend(o), id: hex.EncodeToString(sum[:8])}
 	}
 	rt = bounded{next: rt, backend: o.Backend, max: MaxResponseBody}
+	rt = measured{next: rt, backend: metricBackend(o)}
 	timeout := o.Timeout
 	if timeout == 0 {
 		timeout = DefaultTimeout
@@ -239,17 +240,22 @@ type gated struct {
 	next             http.RoundTripper
 	gate             *retryafter.Gate
 	backend, section string
+	metric           string // the backend label of its metrics
 	id               string // digest of Options.Identity
 }
 
 func (g gated) RoundTrip(req *http.Request) (*http.Response, error) {
 	k := g.key(req)
+	ns := LabelsOf(req.Context()).Namespace
 	if err := g.gate.Check(g.backend, k); err != nil {
+		held.WithLabelValues(g.metric, ns).Inc()
 		return nil, &Error{Backend: g.backend, Section: g.section, Status: http.StatusTooManyRequests, Message: err.Error()}
 	}
 	resp, err := g.next.RoundTrip(req)
 	if err == nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
-		g.gate.Note(k, retryafter.Parse(resp.Header.Get("Retry-After"), time.Now()))
+		wait := retryafter.Parse(resp.Header.Get("Retry-After"), time.Now())
+		asked.WithLabelValues(g.metric, ns).Add(min(wait, retryafter.MaxWait).Seconds())
+		g.gate.Note(k, wait)
 	}
 	return resp, err
 }

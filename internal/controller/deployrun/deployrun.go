@@ -304,6 +304,8 @@ type env struct {
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, reconcileTimeout)
 	defer cancel()
+	// Its Jenkins and Argo CD requests are counted for its namespace.
+	ctx = httpapi.WithLabels(ctx, httpapi.Labels{Namespace: req.Namespace})
 	res, err := r.reconcile(ctx, req)
 	if err != nil {
 		r.log.Debug("Cannot reconcile the DeployRun", "request", req, "error", err)

@@ -26,6 +26,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 )
 
 // A reconcile that starts from a cached object older than the provider's
@@ -300,10 +304,28 @@ type skipSeen[T client.Object] struct {
 
 func (s skipSeen[T]) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	cr := s.new()
+	l := httpapi.Labels{Namespace: req.Namespace}
 	if err := s.kube.Get(ctx, req.NamespacedName, cr, client.UnsafeDisableDeepCopy); err == nil {
 		if d := s.seen.wait(req.NamespacedName, cr.GetResourceVersion()); d > 0 {
 			return reconcile.Result{RequeueAfter: d}, nil
 		}
+		l.Config = configLabel(cr)
 	}
-	return s.Reconciler.Reconcile(ctx, req)
+	// The backend requests of this reconcile are counted for its
+	// namespace and ProviderConfig.
+	return s.Reconciler.Reconcile(httpapi.WithLabels(ctx, l), req)
+}
+
+// configLabel is the metrics' config label of o's ProviderConfig.
+func configLabel(o client.Object) string {
+	mg, ok := o.(interface {
+		GetProviderConfigReference() *xpv2.ProviderConfigReference
+	})
+	if !ok {
+		return ""
+	}
+	if ref := mg.GetProviderConfigReference(); ref != nil {
+		return httpapi.ConfigLabel(ref.Kind, ref.Name)
+	}
+	return ""
 }

@@ -29,7 +29,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 )
 
 // TestCatchUp: a reconcile that finds in the cache a version its own write
@@ -129,5 +132,38 @@ func TestSeen(t *testing.T) {
 				t.Errorf("wait = %s, want skipped %t until the planned look", d, tc.skip)
 			}
 		})
+	}
+}
+
+// TestSkipSeenLabelsBackendRequests: the reconcile skipSeen runs carries
+// the resource's namespace and ProviderConfig for the backend metrics;
+// a namespace's ProviderConfig by kind only (its name is the tenant's).
+func TestSkipSeenLabelsBackendRequests(t *testing.T) {
+	s := runtime.NewScheme()
+	if err := jenkinsv1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	platform := &jenkinsv1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "team"}}
+	platform.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: "platform"})
+	own := &jenkinsv1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: "b", Namespace: "team"}}
+	own.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "whatever-the-team-chose"})
+	cache := fake.NewClientBuilder().WithScheme(s).WithObjects(platform, own).Build()
+	var got httpapi.Labels
+	inner := reconcile.Func(func(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+		got = httpapi.LabelsOf(ctx)
+		return reconcile.Result{}, nil
+	})
+	r := skipSeen[*jenkinsv1alpha1.JenkinsPipeline]{Reconciler: inner, kube: cache, new: func() *jenkinsv1alpha1.JenkinsPipeline { return &jenkinsv1alpha1.JenkinsPipeline{} }, seen: newSeen()}
+	for name, want := range map[string]httpapi.Labels{
+		"a":    {Namespace: "team", Config: "ClusterProviderConfig/platform"},
+		"b":    {Namespace: "team", Config: "ProviderConfig"},
+		"gone": {Namespace: "team"},
+	} {
+		if _, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "team", Name: name}}); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%s: labels %+v, want %+v", name, got, want)
+		}
 	}
 }

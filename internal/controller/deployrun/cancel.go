@@ -59,7 +59,13 @@ func (r *Reconciler) cancel(ctx context.Context, d *v1alpha1.DeployRun) (reconci
 	}
 	orig := d.DeepCopy()
 	controllerutil.RemoveFinalizer(d, Finalizer)
-	return reconcile.Result{}, client.IgnoreNotFound(r.kube.Patch(ctx, d, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})))
+	if err := r.kube.Patch(ctx, d, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if !d.Status.Phase.Final() {
+		ended(d, OutcomeCanceled, r.o.Now())
+	}
+	return reconcile.Result{}, nil
 }
 
 // abort stops what a deployment deleted while it runs has under way: its

@@ -177,6 +177,7 @@ func Setup(mgr manager.Manager, o controller.Options, opts Options) error {
 	}
 	opts.Indexed = true
 	r := NewReconciler(mgr.GetClient(), mgr.GetEventRecorderFor("deployrun"), opts) //nolint:staticcheck // the same events API as the managed resources' (crossplane-runtime's recorder).
+	ages.use(mgr.GetClient(), r.o.Now)
 	// A change of an environment's pipeline (its build request handled)
 	// or application (its sync) wakes the deployments of that environment
 	// at once instead of at the next poll.
@@ -343,6 +344,9 @@ func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (reco
 	if !equalStatus(orig, d) {
 		if uerr := r.kube.Status().Update(ctx, d); uerr != nil {
 			return reconcile.Result{}, errors.Wrap(uerr, "cannot update status")
+		}
+		if d.Status.Phase.Final() {
+			ended(d, string(d.Status.Phase), r.o.Now())
 		}
 	}
 	if err != nil {

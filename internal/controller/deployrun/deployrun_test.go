@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -368,6 +369,49 @@ func TestDeployRun(t *testing.T) {
 	if d := get(sixth); d.Status.FailedPhase != v1alpha1.DeployDeploying || !strings.Contains(d.Status.Message, `syncs itself (automated) to its target revision "main", so it cannot be deployed at release-1`) {
 		t.Errorf("sixth: failed in %s: %s", d.Status.FailedPhase, d.Status.Message)
 	}
+
+	// What an operator's Prometheus reads: the namespace's deployments by
+	// outcome, and Jenkins and Argo CD requests counted for it.
+	counts := gathered(t, ns)
+	for _, series := range []string{
+		`provider_devops_deployruns_finished_total{namespace="deployrun",outcome="Succeeded"}`,
+		`provider_devops_deployruns_finished_total{namespace="deployrun",outcome="Failed"}`,
+		`provider_devops_deployruns_finished_total{namespace="deployrun",outcome="Canceled"}`,
+		`provider_devops_backend_requests_total{backend="argocd",config="ProviderConfig",namespace="deployrun",result="ok"}`,
+		`provider_devops_backend_requests_total{backend="jenkins",config="ProviderConfig",namespace="deployrun",result="ok"}`,
+	} {
+		if counts[series] < 1 {
+			t.Errorf("%s: %v, want at least 1; the namespace's series: %v", series, counts[series], counts)
+		}
+	}
+}
+
+// gathered are the counters of controller-runtime's registry with a
+// namespace label of ns, by their series as Prometheus writes it.
+func gathered(t *testing.T, ns string) map[string]float64 {
+	t.Helper()
+	mfs, err := metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			if m.GetCounter() == nil {
+				continue
+			}
+			var labels []string
+			in := false
+			for _, l := range m.GetLabel() {
+				labels = append(labels, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
+				in = in || l.GetName() == "namespace" && l.GetValue() == ns
+			}
+			if in {
+				out[mf.GetName()+"{"+strings.Join(labels, ",")+"}"] = m.GetCounter().GetValue()
+			}
+		}
+	}
+	return out
 }
 
 // environment is a project's dev environment ready to deploy.

@@ -198,7 +198,9 @@ func TestAdvanceJob(t *testing.T) {
 			srv := jenkins.New("u", "t")
 			defer srv.Close()
 			srv.SetConfig(tc.job, parameterized)
-			u := srv.URL + "/job/" + strings.ReplaceAll(tc.job, "/", "/job/") + "/buildWithParameters"
+			// As the provider asks: past the quiet period, which the
+			// sandbox's executor waits out.
+			u := srv.URL + "/job/" + strings.ReplaceAll(tc.job, "/", "/job/") + "/buildWithParameters?delay=0sec"
 			req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(tc.params.Encode()))
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			req.SetBasicAuth("u", "t")

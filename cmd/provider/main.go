@@ -18,6 +18,7 @@ limitations under the License.
 package main
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -28,6 +29,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -37,6 +41,7 @@ import (
 
 	changelogsv1alpha1 "github.com/crossplane/crossplane-runtime/v2/apis/changelogs/proto/v1alpha1"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
@@ -48,6 +53,7 @@ import (
 	devops "github.com/freeleaps/provider-devops/internal/controller"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/events/stream"
+	"github.com/freeleaps/provider-devops/internal/health"
 	"github.com/freeleaps/provider-devops/internal/version"
 )
 
@@ -90,7 +96,7 @@ func main() {
 		// leader loss under load was seen with 15 s leases in other
 		// Crossplane providers.
 		LeaderElection:             f.leaderElection,
-		LeaderElectionID:           "crossplane-leader-election-provider-devops",
+		LeaderElectionID:           leaseName,
 		LeaderElectionResourceLock: resourcelock.LeasesResourceLock,
 		LeaseDuration:              ptr(f.leaseDuration),
 		RenewDeadline:              ptr(renewDeadline(f.leaseDuration)),
@@ -103,7 +109,7 @@ func main() {
 	kingpin.FatalIfError(apis.AddToScheme(mgr.GetScheme()), "cannot add the provider's APIs to the scheme")
 	kingpin.FatalIfError(apiextensionsv1.AddToScheme(mgr.GetScheme()), "cannot add CustomResourceDefinitions to the scheme")
 	kingpin.FatalIfError(mgr.AddHealthzCheck("healthz", healthz.Ping), "cannot add the health check")
-	kingpin.FatalIfError(mgr.AddReadyzCheck("readyz", healthz.Ping), "cannot add the readiness check")
+	kingpin.FatalIfError(addReadyzChecks(mgr, cfg, f.leaderElection), "cannot add the readiness checks")
 
 	mrMetrics := managed.NewMRMetricRecorder()
 	stateMetrics := statemetrics.NewMRStateMetrics()
@@ -136,6 +142,41 @@ func main() {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// leaseName is the leader election's Lease.
+const leaseName = "crossplane-leader-election-provider-devops"
+
+// addReadyzChecks makes /readyz say the replica can do its work: it
+// reaches the API server (asked at most every 5s), its caches have synced,
+// and with leader election it leads or a leader holds the lease.
+func addReadyzChecks(mgr ctrl.Manager, cfg *rest.Config, leaderElection bool) error {
+	// Its own client, out of the controllers' rate limit: a busy replica
+	// must not look unready for waiting on its own limiter.
+	pc := rest.CopyConfig(cfg)
+	pc.RateLimiter, pc.QPS, pc.Burst, pc.Timeout = nil, 5, 10, 2*time.Second
+	dc, err := discovery.NewDiscoveryClientForConfig(pc)
+	if err != nil {
+		return err
+	}
+	ping := func(ctx context.Context) error {
+		return dc.RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
+	}
+	if err := mgr.AddReadyzCheck("apiserver", health.APIServer(ping, 5*time.Second, time.Now)); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("informers", health.CacheSynced(mgr.GetCache())); err != nil {
+		return err
+	}
+	if !leaderElection {
+		return nil
+	}
+	// The namespace controller-runtime's leader election uses in a cluster.
+	ns, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+	if err != nil {
+		return errors.Wrap(err, "leader election needs the Pod's namespace")
+	}
+	return mgr.AddReadyzCheck("leader", health.Leader(mgr.Elected(), mgr.GetAPIReader(), types.NamespacedName{Namespace: strings.TrimSpace(string(ns)), Name: leaseName}, time.Now))
+}
 
 // renewDeadline is how long a leader keeps trying to renew its lease
 // before it gives up leading: five sixths of the lease, but leaving a

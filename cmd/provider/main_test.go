@@ -176,6 +176,10 @@ func TestBinary(t *testing.T) {
 				t.Errorf("%s: unexpected body %q", path, body)
 			}
 		}
+		// Ready means it reaches the API server and its caches synced.
+		if body, err := waitOK("http://" + health + "/readyz?verbose"); err != nil || !strings.Contains(body, "[+]apiserver ok") || !strings.Contains(body, "[+]informers ok") {
+			t.Errorf("/readyz?verbose: %v %q, want the apiserver and informers checks passed", err, body)
+		}
 		// The safe-start gate starts each managed-resource controller once
 		// its CRD is established; all four must appear.
 		want := []string{

@@ -84,9 +84,11 @@ func APIServer(ping Pinger, every time.Duration, now func() time.Time) healthz.C
 }
 
 // Leader is ready on the replica that leads (elected closed) and on a
-// standby while the lease names a holder that renewed it within its
-// duration: a standby that sees no leader, or cannot read the lease, is
-// not ready. Without leader election there is no check.
+// standby while the lease names a holder that renewed it within twice its
+// duration: once the lease has run out a standby takes it over within
+// seconds, and a takeover must not make every replica unready at once (a
+// disruption budget would then refuse to drain any). A standby that sees
+// no leader for that long, or cannot read the lease, is not ready.
 func Leader(elected <-chan struct{}, kube client.Reader, lease types.NamespacedName, now func() time.Time) healthz.Checker {
 	return func(req *http.Request) error {
 		select {
@@ -104,7 +106,7 @@ func Leader(elected <-chan struct{}, kube client.Reader, lease types.NamespacedN
 		if s.HolderIdentity == nil || *s.HolderIdentity == "" || s.RenewTime == nil || s.LeaseDurationSeconds == nil {
 			return errors.Errorf("standby: lease %s names no leader", lease)
 		}
-		if now().After(s.RenewTime.Add(time.Duration(*s.LeaseDurationSeconds) * time.Second)) {
+		if now().After(s.RenewTime.Add(2 * time.Duration(*s.LeaseDurationSeconds) * time.Second)) {
 			return errors.Errorf("standby: leader %s has not renewed lease %s since %s", *s.HolderIdentity, lease, s.RenewTime.UTC().Format(time.RFC3339))
 		}
 		return nil

@@ -77,8 +77,9 @@ func TestAPIServer(t *testing.T) {
 	}
 }
 
-// TestLeader: the leader is ready; a standby while a holder renews the
-// lease within its duration, not when none does or it cannot read it.
+// TestLeader: the leader is ready; a standby while a holder renewed the
+// lease within twice its duration (a takeover in between), not when none
+// did or it cannot read it.
 func TestLeader(t *testing.T) {
 	s := runtime.NewScheme()
 	if err := coordinationv1.AddToScheme(s); err != nil {
@@ -103,7 +104,8 @@ func TestLeader(t *testing.T) {
 		want  string
 	}{
 		"StandbyOfALeader": {lease: lease("replica-a", 10*time.Second)},
-		"LeaderGone":       {lease: lease("replica-a", 2*time.Minute), want: "has not renewed"},
+		"TakeoverUnderWay": {lease: lease("replica-a", 90*time.Second)},
+		"LeaderGone":       {lease: lease("replica-a", 121*time.Second), want: "has not renewed"},
 		"NoHolder":         {lease: lease("", 0), want: "names no leader"},
 		"LeaseNotReadable": {want: "cannot read the leader's lease"},
 	} {

@@ -70,7 +70,8 @@ type rfc2136Provider struct {
 }
 
 // GetRecords transfers the zone (AXFR, signed with the TSIG key).
-func (p *rfc2136Provider) GetRecords(ctx context.Context, zone string) ([]libdns.Record, error) {
+func (p *rfc2136Provider) GetRecords(ctx context.Context, zone string) (_ []libdns.Record, err error) {
+	defer measure(ctx, time.Now(), &err)
 	zone = dns.Fqdn(zone)
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -175,7 +176,8 @@ func (e errRaced) Error() string {
 // their record sets exists (RFC 2136 prerequisites, "RRset does not
 // exist"): a create decided on a read never overwrites what another
 // writer made in between.
-func (p *rfc2136Provider) CreateRecords(ctx context.Context, zone string, records []libdns.Record) error {
+func (p *rfc2136Provider) CreateRecords(ctx context.Context, zone string, records []libdns.Record) (err error) {
+	defer measure(ctx, time.Now(), &err)
 	zone = dns.Fqdn(zone)
 	m := &dns.Msg{}
 	m.SetUpdate(zone)

@@ -20,9 +20,12 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"time"
 
 	"github.com/libdns/libdns"
 	"github.com/libdns/rfc2136"
+
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 )
 
 // server is the address to send this call to: the configured one, or
@@ -62,6 +65,16 @@ func refused(err error) error {
 	return &Error{msg: "refused to reach the DNS server: " + err.Error(), terminal: true, cause: err}
 }
 
+// measure counts one RFC 2136 exchange with the backend metrics (dns),
+// classified as the reconciler will see it.
+func measure(ctx context.Context, start time.Time, err *error) {
+	var c error
+	if *err != nil {
+		c = classify(*err, "")
+	}
+	httpapi.Record(ctx, "dns", time.Since(start), c)
+}
+
 // pinned is libdns/rfc2136's provider sending to server(ctx).
 func (p *rfc2136Provider) pinned(ctx context.Context) (*rfc2136.Provider, error) {
 	s, err := p.server(ctx)
@@ -74,7 +87,8 @@ func (p *rfc2136Provider) pinned(ctx context.Context) (*rfc2136.Provider, error)
 }
 
 // SetRecords replaces the record sets, through the checked address.
-func (p *rfc2136Provider) SetRecords(ctx context.Context, zone string, records []libdns.Record) ([]libdns.Record, error) {
+func (p *rfc2136Provider) SetRecords(ctx context.Context, zone string, records []libdns.Record) (_ []libdns.Record, err error) {
+	defer measure(ctx, time.Now(), &err)
 	c, err := p.pinned(ctx)
 	if err != nil {
 		return nil, err
@@ -83,7 +97,8 @@ func (p *rfc2136Provider) SetRecords(ctx context.Context, zone string, records [
 }
 
 // DeleteRecords deletes the records, through the checked address.
-func (p *rfc2136Provider) DeleteRecords(ctx context.Context, zone string, records []libdns.Record) ([]libdns.Record, error) {
+func (p *rfc2136Provider) DeleteRecords(ctx context.Context, zone string, records []libdns.Record) (_ []libdns.Record, err error) {
+	defer measure(ctx, time.Now(), &err)
 	c, err := p.pinned(ctx)
 	if err != nil {
 		return nil, err
@@ -92,7 +107,8 @@ func (p *rfc2136Provider) DeleteRecords(ctx context.Context, zone string, record
 }
 
 // AppendRecords adds the records, through the checked address.
-func (p *rfc2136Provider) AppendRecords(ctx context.Context, zone string, records []libdns.Record) ([]libdns.Record, error) {
+func (p *rfc2136Provider) AppendRecords(ctx context.Context, zone string, records []libdns.Record) (_ []libdns.Record, err error) {
+	defer measure(ctx, time.Now(), &err)
 	c, err := p.pinned(ctx)
 	if err != nil {
 		return nil, err

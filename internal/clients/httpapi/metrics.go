@@ -110,6 +110,28 @@ func ConfigLabel(kind, name string) string {
 	return "ProviderConfig"
 }
 
+// Record counts one request of a backend that is not HTTP (DNS updates
+// and zone transfers over RFC 2136) with the same metrics: err nil is ok,
+// else classified as transient or terminal (IsTransient, IsTerminal), a
+// caller's cancellation as canceled.
+func Record(ctx context.Context, backend string, took time.Duration, err error) {
+	l := LabelsOf(ctx)
+	result := ResultOK
+	switch {
+	case err == nil:
+	case errors.Is(err, context.Canceled):
+		result = ResultCanceled
+	case IsTerminal(err):
+		result = ResultTerminal
+	default:
+		result = ResultTransient
+	}
+	if result != ResultCanceled {
+		durations.WithLabelValues(backend, l.Namespace).Observe(took.Seconds())
+	}
+	requests.WithLabelValues(backend, l.Namespace, l.Config, result).Inc()
+}
+
 // metricBackend is the backend label of o: its ProviderConfig section.
 func metricBackend(o Options) string {
 	if o.Section == "buildFile" {

@@ -38,6 +38,9 @@ type Function struct {
 	debug bool
 	// patterns are the preview patterns this function compiled.
 	patterns patternCache
+	// metrics keeps what each project's last run planned; nil keeps
+	// nothing.
+	metrics *environmentMetrics
 }
 
 // RunFunction composes one project in three steps: read and validate the
@@ -69,6 +72,10 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		f.info(req, "Cannot compose the project", err)
 		response.Fatal(rsp, err)
 		return rsp, nil
+	}
+	if f.metrics != nil {
+		ns, name := xrName(req)
+		f.metrics.record(ns, name, pl, rs.observed, now)
 	}
 	if f.debug && f.log != nil {
 		ns, name := xrName(req)

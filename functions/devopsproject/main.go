@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/crossplane/function-sdk-go"
 )
@@ -51,7 +52,10 @@ func main() {
 	}
 	log, err := function.NewLogger(*debug)
 	kingpin.FatalIfError(err, "cannot make the logger")
-	err = function.Serve(&Function{now: now, log: log, debug: *debug},
+	// The SDK's metrics server serves the default registry.
+	em := newEnvironmentMetrics(now)
+	prometheus.MustRegister(em)
+	err = function.Serve(&Function{now: now, log: log, debug: *debug, metrics: em},
 		function.Listen("tcp", trimScheme(*address)),
 		function.MTLSCertificates(*certs),
 		function.Insecure(*insecure),

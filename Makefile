@@ -92,7 +92,10 @@ envtest-assets: apt-deps ## Install etcd, build kube-apiserver and the one-node 
 
 # The servers the integration tests run: etcd + kube-apiserver (+ the garbage collector), a kubelet
 # (a one-node cluster, internal/testing/node) and Argo CD.
-TEST_ENV = KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh kube-controller-manager kube-scheduler kubelet kube-proxy coredns)" ARGOCD="$$(hack/argocd.sh)"
+SERVERS_ENV = KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh kube-controller-manager kube-scheduler kubelet kube-proxy coredns)" ARGOCD="$$(hack/argocd.sh)"
+# make test also runs promtool on the alert rules (package/monitoring); the
+# benchmarks, the end-to-end test and the demo do not need it.
+TEST_ENV = $(SERVERS_ENV) PROMTOOL="$$(hack/promtool.sh)"
 
 .PHONY: test
 test: envtest-assets ## Every test: unit and integration (real kube-apiserver + etcd, real Argo CD), then make e2e.
@@ -104,7 +107,7 @@ test: envtest-assets ## Every test: unit and integration (real kube-apiserver + 
 # built at the CLI's release, with the version stamped in (an unversioned core
 # refuses every package as incompatible).
 CROSSPLANE_CORE = $$(TOOL_LDFLAGS="-X $(CROSSPLANE_MODULE)/internal/version.version=$(CROSSPLANE_VERSION)" hack/tool.sh $(CROSSPLANE_MODULE) $(CROSSPLANE_VERSION) $(CROSSPLANE_MODULE)/cmd/crossplane crossplane-core)
-E2E_ENV = $(TEST_ENV) CROSSPLANE="$(CROSSPLANE_CORE)" \
+E2E_ENV = $(SERVERS_ENV) CROSSPLANE="$(CROSSPLANE_CORE)" \
 	  CROSSPLANE_CLI="$(CROSSPLANE_CLI)" CROSSPLANE_VERSION=$(CROSSPLANE_VERSION) PKG_VERSION=$(PKG_VERSION) PKG_UPGRADE_VERSION=$(PKG_UPGRADE_VERSION) E2E_RUNTIME=$(E2E_RUNTIME)
 
 .PHONY: e2e-deps
@@ -142,7 +145,7 @@ render: ## Render and validate every DevOpsProject example with the real crosspl
 
 .PHONY: bench
 bench: envtest-assets ## Benchmarks, including 1,000 managed resources on a real API server.
-	$(TEST_ENV) go test -run '^$$' -bench . -benchmem ./...
+	$(SERVERS_ENV) go test -run '^$$' -bench . -benchmem ./...
 
 .PHONY: reviewable
 reviewable: check-generated lint test ## Everything CI checks.

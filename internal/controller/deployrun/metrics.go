@@ -47,7 +47,7 @@ var (
 		Buckets: []float64{0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600},
 	}, []string{"phase", "outcome"})
 	ages = &phaseAges{desc: prometheus.NewDesc("provider_devops_deployrun_phase_age_seconds",
-		"The longest any running deployment has been in its phase, by phase; 0 when none is in it.", []string{"phase"}, nil)}
+		"The longest any running deployment of the namespace has been in its phase, by namespace and phase; 0 when none is in it.", []string{"namespace", "phase"}, nil)}
 )
 
 func init() { metrics.Registry.MustRegister(finishedRuns, phaseDurations, ages) }
@@ -102,21 +102,30 @@ func (p *phaseAges) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	l := &v1alpha1.DeployRunList{}
-	if err := kube.List(ctx, l); err != nil {
+	// Read only, so the cache's own objects: no copy of every DeployRun
+	// at each scrape.
+	if err := kube.List(ctx, l, client.UnsafeDisableDeepCopy); err != nil {
 		return
 	}
-	oldest := map[v1alpha1.DeployPhase]time.Duration{}
+	oldest := map[string]map[v1alpha1.DeployPhase]time.Duration{}
 	for i := range l.Items {
 		d := &l.Items[i]
+		if oldest[d.Namespace] == nil {
+			oldest[d.Namespace] = map[v1alpha1.DeployPhase]time.Duration{}
+		}
 		if d.Status.Phase.Final() || len(d.Status.Timeline) == 0 {
 			continue
 		}
 		last := d.Status.Timeline[len(d.Status.Timeline)-1]
 		if last.Phase == d.Status.Phase {
-			oldest[last.Phase] = max(oldest[last.Phase], now().Sub(last.At.Time))
+			oldest[d.Namespace][last.Phase] = max(oldest[d.Namespace][last.Phase], now().Sub(last.At.Time))
 		}
 	}
-	for _, ph := range runningPhases {
-		ch <- prometheus.MustNewConstMetric(p.desc, prometheus.GaugeValue, oldest[ph].Seconds(), string(ph))
+	// Every namespace with DeployRuns, every running phase: a series that
+	// goes to 0 rather than away when the stuck one ends.
+	for ns, byPhase := range oldest {
+		for _, ph := range runningPhases {
+			ch <- prometheus.MustNewConstMetric(p.desc, prometheus.GaugeValue, byPhase[ph].Seconds(), ns, string(ph))
+		}
 	}
 }

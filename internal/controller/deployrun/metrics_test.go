@@ -74,9 +74,9 @@ func TestEnded(t *testing.T) {
 	}
 }
 
-// TestPhaseAges: the gauge says, per running phase, the longest any
-// deployment has been in it, 0 for a phase none is in, and leaves ended
-// deployments out.
+// TestPhaseAges: the gauge says, per namespace and running phase, the
+// longest any deployment has been in it, 0 for a phase none is in, and
+// leaves ended deployments out.
 func TestPhaseAges(t *testing.T) {
 	s := runtime.NewScheme()
 	if err := v1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
@@ -88,18 +88,24 @@ func TestPhaseAges(t *testing.T) {
 		d.Status.Timeline = []v1alpha1.DeployTransition{at(v1alpha1.DeployPending, -1000), at(phase, since)}
 		return d
 	}
+	other := run("ended", v1alpha1.DeploySucceeded, -10)
+	other.Namespace = "other"
 	kube := fake.NewClientBuilder().WithScheme(s).WithObjects(
 		run("a", v1alpha1.DeployBuilding, -30), run("b", v1alpha1.DeployBuilding, -90),
-		run("c", v1alpha1.DeployVerifying, -5), run("done", v1alpha1.DeployFailed, -5000)).Build()
+		run("c", v1alpha1.DeployVerifying, -5), run("done", v1alpha1.DeployFailed, -5000), other).Build()
 	p := &phaseAges{desc: ages.desc}
 	p.use(kube, func() time.Time { return testNow })
 	want := `
-# HELP provider_devops_deployrun_phase_age_seconds The longest any running deployment has been in its phase, by phase; 0 when none is in it.
+# HELP provider_devops_deployrun_phase_age_seconds The longest any running deployment of the namespace has been in its phase, by namespace and phase; 0 when none is in it.
 # TYPE provider_devops_deployrun_phase_age_seconds gauge
-provider_devops_deployrun_phase_age_seconds{phase="Building"} 90
-provider_devops_deployrun_phase_age_seconds{phase="Deploying"} 0
-provider_devops_deployrun_phase_age_seconds{phase="Pending"} 0
-provider_devops_deployrun_phase_age_seconds{phase="Verifying"} 5
+provider_devops_deployrun_phase_age_seconds{namespace="other",phase="Building"} 0
+provider_devops_deployrun_phase_age_seconds{namespace="other",phase="Deploying"} 0
+provider_devops_deployrun_phase_age_seconds{namespace="other",phase="Pending"} 0
+provider_devops_deployrun_phase_age_seconds{namespace="other",phase="Verifying"} 0
+provider_devops_deployrun_phase_age_seconds{namespace="team",phase="Building"} 90
+provider_devops_deployrun_phase_age_seconds{namespace="team",phase="Deploying"} 0
+provider_devops_deployrun_phase_age_seconds{namespace="team",phase="Pending"} 0
+provider_devops_deployrun_phase_age_seconds{namespace="team",phase="Verifying"} 5
 `
 	if err := testutil.CollectAndCompare(p, strings.NewReader(want)); err != nil {
 		t.Error(err)

@@ -39,6 +39,10 @@ import (
 // checkTimeout bounds one check: a probe that hangs is a failed probe.
 const checkTimeout = 2 * time.Second
 
+// released is how long a released lease counts as a takeover under way:
+// a standby retries acquiring every 2s or so.
+const released = 15 * time.Second
+
 // Synced is what CacheSynced asks: the manager's cache.
 type Synced interface {
 	WaitForCacheSync(ctx context.Context) bool
@@ -103,11 +107,19 @@ func Leader(elected <-chan struct{}, kube client.Reader, lease types.NamespacedN
 			return errors.Wrapf(err, "standby: cannot read the leader's lease %s", lease)
 		}
 		s := l.Spec
-		if s.HolderIdentity == nil || *s.HolderIdentity == "" || s.RenewTime == nil || s.LeaseDurationSeconds == nil {
+		if s.RenewTime == nil || s.LeaseDurationSeconds == nil {
 			return errors.Errorf("standby: lease %s names no leader", lease)
 		}
-		if now().After(s.RenewTime.Add(2 * time.Duration(*s.LeaseDurationSeconds) * time.Second)) {
-			return errors.Errorf("standby: leader %s has not renewed lease %s since %s", *s.HolderIdentity, lease, s.RenewTime.UTC().Format(time.RFC3339))
+		// A leader that stops in order releases the lease (no holder, a
+		// 1s duration) for a standby to take at once: that is a takeover
+		// under way too, timed from the release by the holder's duration.
+		d := max(time.Duration(*s.LeaseDurationSeconds)*time.Second, released)
+		if now().After(s.RenewTime.Add(2 * d)) {
+			holder := "none"
+			if s.HolderIdentity != nil && *s.HolderIdentity != "" {
+				holder = *s.HolderIdentity
+			}
+			return errors.Errorf("standby: no leader has renewed lease %s since %s (holder: %s)", lease, s.RenewTime.UTC().Format(time.RFC3339), holder)
 		}
 		return nil
 	}

@@ -97,6 +97,14 @@ func TestLeader(t *testing.T) {
 		}
 		return l
 	}
+	// What client-go writes when a leader stops in order.
+	released := func(ago time.Duration) *coordinationv1.Lease {
+		l := lease("", 0)
+		d, empty := int32(1), ""
+		l.Spec.HolderIdentity, l.Spec.LeaseDurationSeconds = &empty, &d
+		l.Spec.RenewTime = &metav1.MicroTime{Time: now.Add(-ago)}
+		return l
+	}
 	req := httptest.NewRequest("GET", "/readyz", nil)
 	elected := make(chan struct{})
 	for name, tc := range map[string]struct {
@@ -105,8 +113,10 @@ func TestLeader(t *testing.T) {
 	}{
 		"StandbyOfALeader": {lease: lease("replica-a", 10*time.Second)},
 		"TakeoverUnderWay": {lease: lease("replica-a", 90*time.Second)},
-		"LeaderGone":       {lease: lease("replica-a", 121*time.Second), want: "has not renewed"},
-		"NoHolder":         {lease: lease("", 0), want: "names no leader"},
+		"LeaderGone":       {lease: lease("replica-a", 121*time.Second), want: "no leader has renewed"},
+		"Released":         {lease: released(5 * time.Second)},
+		"ReleasedLongAgo":  {lease: released(time.Minute), want: "no leader has renewed"},
+		"NeverHeld":        {lease: lease("", 0), want: "names no leader"},
 		"LeaseNotReadable": {want: "cannot read the leader's lease"},
 	} {
 		t.Run(name, func(t *testing.T) {

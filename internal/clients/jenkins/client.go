@@ -455,8 +455,12 @@ func (c *Client) Build(ctx context.Context, path string, parameterized bool, par
 	}
 	// Without a delay Jenkins holds the build for the job's quiet period
 	// (5s by default), which exists to gather SCM commits into one build:
-	// a deployment asked for now would wait it out for nothing.
-	ep += "?delay=0sec"
+	// a deployment asked for now would wait it out for nothing. Jenkins
+	// reads the query and the form as one list, so a build given a
+	// parameter named delay keeps its value alone (two would be refused).
+	if _, own := params["delay"]; !own {
+		ep += "?delay=0sec"
+	}
 	form := url.Values{}
 	for k, v := range params {
 		form.Set(k, v)

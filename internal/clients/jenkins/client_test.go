@@ -20,6 +20,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -446,5 +447,27 @@ func TestCreateAnswerHeld(t *testing.T) {
 	srv.ReleaseHeld()
 	if err := <-done; err != nil {
 		t.Errorf("released, the create failed: %v", err)
+	}
+}
+
+// TestBuildDelayParameter: Jenkins reads the query and the form as one
+// list of parameters, so a build given a parameter named delay is asked
+// for without the quiet-period delay, and one without it with delay=0sec.
+func TestBuildDelayParameter(t *testing.T) {
+	var queries []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		queries = append(queries, r.URL.RawQuery)
+		w.Header().Set("Location", "http://"+r.Host+"/queue/item/7/")
+		w.WriteHeader(http.StatusCreated)
+	}))
+	defer srv.Close()
+	c := newClient(t, srv.URL, token)
+	for _, params := range []map[string]string{{"REVISION": "main"}, {"delay": "30", "REVISION": "main"}} {
+		if _, err := c.Build(context.Background(), "alpha", true, params); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{"delay=0sec", ""}; !slices.Equal(queries, want) {
+		t.Errorf("queries %q, want %q", queries, want)
 	}
 }

@@ -29,6 +29,7 @@ import (
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	"github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 )
 
@@ -309,23 +310,33 @@ func (s skipSeen[T]) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		if d := s.seen.wait(req.NamespacedName, cr.GetResourceVersion()); d > 0 {
 			return reconcile.Result{RequeueAfter: d}, nil
 		}
-		l.Config = configLabel(cr)
+		l.Config = configLabel(ctx, s.kube, cr)
 	}
 	// The backend requests of this reconcile are counted for its
 	// namespace and ProviderConfig.
 	return s.Reconciler.Reconcile(httpapi.WithLabels(ctx, l), req)
 }
 
-// configLabel is the metrics' config label of o's ProviderConfig.
-func configLabel(o client.Object) string {
+// configLabel is the metrics' config label of o's ProviderConfig. A
+// ClusterProviderConfig is named only when it exists: the name in the
+// reference is the tenant's to write, and one changed between this read
+// and the reconcile's own must not become a label.
+func configLabel(ctx context.Context, kube client.Reader, o client.Object) string {
 	mg, ok := o.(interface {
 		GetProviderConfigReference() *xpv2.ProviderConfigReference
 	})
 	if !ok {
 		return ""
 	}
-	if ref := mg.GetProviderConfigReference(); ref != nil {
-		return httpapi.ConfigLabel(ref.Kind, ref.Name)
+	ref := mg.GetProviderConfigReference()
+	if ref == nil {
+		return ""
 	}
-	return ""
+	if ref.Kind == clusterProviderConfig && kube.Get(ctx, types.NamespacedName{Name: ref.Name}, &v1alpha1.ClusterProviderConfig{}) != nil {
+		return clusterProviderConfig
+	}
+	return httpapi.ConfigLabel(ref.Kind, ref.Name)
 }
+
+// clusterProviderConfig is the platform's ProviderConfig kind.
+const clusterProviderConfig = "ClusterProviderConfig"

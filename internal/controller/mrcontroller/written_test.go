@@ -32,6 +32,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	"github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
 )
 
@@ -143,11 +144,18 @@ func TestSkipSeenLabelsBackendRequests(t *testing.T) {
 	if err := jenkinsv1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
+	if err := v1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
 	platform := &jenkinsv1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "team"}}
 	platform.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: "platform"})
 	own := &jenkinsv1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: "b", Namespace: "team"}}
 	own.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "whatever-the-team-chose"})
-	cache := fake.NewClientBuilder().WithScheme(s).WithObjects(platform, own).Build()
+	// A name the tenant wrote that names no ClusterProviderConfig.
+	made := &jenkinsv1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "team"}}
+	made.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: "random-4f2a"})
+	cpc := &v1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "platform"}}
+	cache := fake.NewClientBuilder().WithScheme(s).WithObjects(platform, own, made, cpc).Build()
 	var got httpapi.Labels
 	inner := reconcile.Func(func(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
 		got = httpapi.LabelsOf(ctx)
@@ -157,6 +165,7 @@ func TestSkipSeenLabelsBackendRequests(t *testing.T) {
 	for name, want := range map[string]httpapi.Labels{
 		"a":    {Namespace: "team", Config: "ClusterProviderConfig/platform"},
 		"b":    {Namespace: "team", Config: "ProviderConfig"},
+		"c":    {Namespace: "team", Config: "ClusterProviderConfig"},
 		"gone": {Namespace: "team"},
 	} {
 		if _, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "team", Name: name}}); err != nil {

@@ -24,13 +24,14 @@ import (
 
 // TestDelayOf holds delayOf to Jenkins' TimeDuration.fromString (its
 // TimeDurationTest): a bare number is milliseconds, "sec" and "secs"
-// seconds, spaces allowed; what does not parse is no delay, so the
-// default quiet period.
+// seconds, spaces allowed, truncated to the whole seconds the queue uses;
+// what does not parse is no delay, so the default quiet period.
 func TestDelayOf(t *testing.T) {
 	for in, want := range map[string]time.Duration{
 		"":           quietPeriod,
 		"0sec":       0,
-		"1":          time.Millisecond,
+		"1":          0,
+		"1500":       time.Second,
 		"1sec":       time.Second,
 		"1secs":      time.Second,
 		"1 secs ":    time.Second,

@@ -151,7 +151,8 @@ const quietPeriod = 5 * time.Second
 
 // delayOf is the quiet period a build request asks for: its delay
 // parameter as Jenkins' TimeDuration reads it ("3sec", "3secs", or a
-// number of milliseconds), else the default.
+// number of milliseconds) and its build scheduling uses it (whole
+// seconds), else the default.
 func delayOf(form url.Values) time.Duration {
 	v := strings.TrimSpace(form.Get("delay"))
 	if v == "" {
@@ -165,7 +166,8 @@ func delayOf(form url.Values) time.Duration {
 	if err != nil {
 		return quietPeriod
 	}
-	return time.Duration(n) * unit
+	// The quiet period is whole seconds (TimeDuration.getTimeInSeconds).
+	return (time.Duration(n) * unit).Truncate(time.Second)
 }
 
 // Server is a running fake Jenkins.

@@ -75,7 +75,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	}
 	if f.metrics != nil {
 		ns, name := xrName(req)
-		f.metrics.record(ns, name, pl, rs.observed, now)
+		f.metrics.record(ns, name, pl, now)
 	}
 	if f.debug && f.log != nil {
 		ns, name := xrName(req)

@@ -21,9 +21,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"google.golang.org/protobuf/types/known/structpb"
-
-	"github.com/crossplane/function-sdk-go/resource"
 )
 
 // forgetAfter is how long a project's last run counts in the metrics:
@@ -32,18 +29,19 @@ import (
 // long is gone.
 const forgetAfter = 15 * time.Minute
 
-// environmentMetrics are the projects' environments as the last run of
-// each planned them, summed by namespace when scraped: how many are in
-// each phase, and how long the most overdue one has been past its expiry
-// with its resources still there (an environment failing to expire: its
-// deletion stuck on a finalizer, a backend refusing it). The labels are
-// the namespace and the phase, never a project's or an environment's name.
+// environmentMetrics are the projects' environments by phase as the last
+// run of each planned them, summed by namespace when scraped. The labels
+// are the namespace and the phase, never a project's or an environment's
+// name. (Resources an expired environment leaves behind, held by a
+// finalizer, are the provider's provider_devops_managed_deleting_seconds:
+// once an environment is Expired its resources are no longer composed,
+// and Crossplane no longer shows them to the function.)
 type environmentMetrics struct {
 	mu       sync.Mutex
 	projects map[string]projectSeen // by namespace/name
 	now      func() time.Time
 
-	phases, overdue *prometheus.Desc
+	phases *prometheus.Desc
 }
 
 // projectSeen is what one project's last run planned.
@@ -51,9 +49,6 @@ type projectSeen struct {
 	at        time.Time
 	namespace string
 	phases    map[Phase]int
-	// expiredAt is the earliest expiry of its environments that are past
-	// it and still have resources; zero when none.
-	expiredAt time.Time
 }
 
 func newEnvironmentMetrics(now func() time.Time) *environmentMetrics {
@@ -62,71 +57,51 @@ func newEnvironmentMetrics(now func() time.Time) *environmentMetrics {
 		now:      now,
 		phases: prometheus.NewDesc("function_devopsproject_environments",
 			"Environments of the projects run in the last 15 minutes, by namespace and phase (Provisioning, Ready, ExpiringSoon, Expiring, Expired).", []string{"namespace", "phase"}, nil),
-		overdue: prometheus.NewDesc("function_devopsproject_environment_expiry_overdue_seconds",
-			"How long the most overdue environment of the namespace has been past its expiry with its resources still composed or observed; 0 when none is.", []string{"namespace"}, nil),
 	}
 }
 
-// record keeps what a run of the project planned.
-func (m *environmentMetrics) record(namespace, name string, pl plan, observed map[resource.Name]*structpb.Struct, now time.Time) {
+// record keeps what a run of the project planned, and forgets the
+// projects not run for forgetAfter.
+func (m *environmentMetrics) record(namespace, name string, pl plan, now time.Time) {
 	p := projectSeen{at: now, namespace: namespace, phases: map[Phase]int{}}
 	for _, ep := range pl.envs {
 		p.phases[ep.phase]++
-		at := ep.expiry.at
-		if at.IsZero() || now.Before(at) || !anyObserved(ep.env.Name, observed) {
-			continue
-		}
-		if p.expiredAt.IsZero() || at.Before(p.expiredAt) {
-			p.expiredAt = at
-		}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.projects[namespace+"/"+name] = p
+	m.forget(now)
 }
 
-// anyObserved is true while one of env's resources is observed.
-func anyObserved(env string, observed map[resource.Name]*structpb.Struct) bool {
-	for _, n := range []resource.Name{namePipeline(env), nameApp(env), nameDNS(env)} {
-		if _, ok := observed[n]; ok {
-			return true
-		}
-	}
-	return false
-}
-
-func (m *environmentMetrics) Describe(ch chan<- *prometheus.Desc) {
-	ch <- m.phases
-	ch <- m.overdue
-}
-
-func (m *environmentMetrics) Collect(ch chan<- prometheus.Metric) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	now := m.now()
-	count := map[string]map[Phase]int{}
-	overdue := map[string]time.Duration{}
+// forget drops the projects not run for forgetAfter; m.mu is held.
+func (m *environmentMetrics) forget(now time.Time) {
 	for k, p := range m.projects {
 		if now.Sub(p.at) > forgetAfter {
 			delete(m.projects, k)
-			continue
 		}
+	}
+}
+
+func (m *environmentMetrics) Describe(ch chan<- *prometheus.Desc) { ch <- m.phases }
+
+func (m *environmentMetrics) Collect(ch chan<- prometheus.Metric) {
+	// Summed under the lock, sent after it: a slow scrape must not hold
+	// the runs.
+	m.mu.Lock()
+	m.forget(m.now())
+	count := map[string]map[Phase]int{}
+	for _, p := range m.projects {
 		if count[p.namespace] == nil {
 			count[p.namespace] = map[Phase]int{}
 		}
 		for ph, n := range p.phases {
 			count[p.namespace][ph] += n
 		}
-		o := overdue[p.namespace]
-		if !p.expiredAt.IsZero() {
-			o = max(o, now.Sub(p.expiredAt))
-		}
-		overdue[p.namespace] = o
 	}
+	m.mu.Unlock()
 	for ns, byPhase := range count {
 		for _, ph := range []Phase{PhaseProvisioning, PhaseReady, PhaseExpiringSoon, PhaseExpiring, PhaseExpired} {
 			ch <- prometheus.MustNewConstMetric(m.phases, prometheus.GaugeValue, float64(byPhase[ph]), ns, string(ph))
 		}
-		ch <- prometheus.MustNewConstMetric(m.overdue, prometheus.GaugeValue, overdue[ns].Seconds(), ns)
 	}
 }

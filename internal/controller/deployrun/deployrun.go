@@ -177,7 +177,7 @@ func Setup(mgr manager.Manager, o controller.Options, opts Options) error {
 	}
 	opts.Indexed = true
 	r := NewReconciler(mgr.GetClient(), mgr.GetEventRecorderFor("deployrun"), opts) //nolint:staticcheck // the same events API as the managed resources' (crossplane-runtime's recorder).
-	ages.use(mgr.GetClient(), r.o.Now)
+	ages.use(mgr.GetClient(), r.o.Now, mgr.Elected())
 	// A change of an environment's pipeline (its build request handled)
 	// or application (its sync) wakes the deployments of that environment
 	// at once instead of at the next poll.

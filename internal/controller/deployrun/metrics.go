@@ -76,27 +76,35 @@ func ended(d *v1alpha1.DeployRun, outcome string, now time.Time) {
 // been in their phases, from the manager's cache: a deployment stuck in a
 // phase shows before its timeout ends it.
 type phaseAges struct {
-	desc *prometheus.Desc
-	mu   sync.Mutex
-	kube client.Reader
-	now  func() time.Time
+	desc    *prometheus.Desc
+	mu      sync.Mutex
+	kube    client.Reader
+	now     func() time.Time
+	elected <-chan struct{}
 }
 
-// use makes the collector read kube; the last manager set up wins (one
-// per process outside tests).
-func (p *phaseAges) use(kube client.Reader, now func() time.Time) {
+// use makes the collector read kube once its manager leads (elected
+// closed): a standby's cache holds no DeployRuns, and a list would make
+// it start watching them. The last manager set up wins (one per process
+// outside tests).
+func (p *phaseAges) use(kube client.Reader, now func() time.Time, elected <-chan struct{}) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.kube, p.now = kube, now
+	p.kube, p.now, p.elected = kube, now, elected
 }
 
 func (p *phaseAges) Describe(ch chan<- *prometheus.Desc) { ch <- p.desc }
 
 func (p *phaseAges) Collect(ch chan<- prometheus.Metric) {
 	p.mu.Lock()
-	kube, now := p.kube, p.now
+	kube, now, elected := p.kube, p.now, p.elected
 	p.mu.Unlock()
 	if kube == nil {
+		return
+	}
+	select {
+	case <-elected:
+	default:
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -94,7 +94,12 @@ func TestPhaseAges(t *testing.T) {
 		run("a", v1alpha1.DeployBuilding, -30), run("b", v1alpha1.DeployBuilding, -90),
 		run("c", v1alpha1.DeployVerifying, -5), run("done", v1alpha1.DeployFailed, -5000), other).Build()
 	p := &phaseAges{desc: ages.desc}
-	p.use(kube, func() time.Time { return testNow })
+	elected := make(chan struct{})
+	p.use(kube, func() time.Time { return testNow }, elected)
+	if n := testutil.CollectAndCount(p); n != 0 {
+		t.Errorf("a standby reported %d series, want none", n)
+	}
+	close(elected)
 	want := `
 # HELP provider_devops_deployrun_phase_age_seconds The longest any running deployment of the namespace has been in its phase, by namespace and phase; 0 when none is in it.
 # TYPE provider_devops_deployrun_phase_age_seconds gauge

@@ -162,6 +162,7 @@ func SetupGated(mgr ctrl.Manager, o controller.Options, r Registration) {
 // Setup adds a controller for kind k, connecting to external systems with c.
 func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Descriptor[T], c managed.TypedExternalConnector[T]) error {
 	name := managed.ControllerName(k.GroupKind)
+	deleting.add(k.GroupVersionKind.Kind, mgr.GetClient(), k.NewList, mgr.Elected())
 	w := newWritten()
 	t := &terminals{w: w}
 	kube := writtenClient{Client: mgr.GetClient(), w: w}

@@ -128,6 +128,13 @@ func (c *Client) Get(ctx context.Context, name string) (*Application, error) {
 	return nil, notFound(fmt.Sprintf("application %q not found", name))
 }
 
+// Refresh asks Argo CD to compare the application with its target again
+// now (a normal refresh: the repository read anew, manifests from cache
+// when the commit is known), instead of at its next periodic comparison.
+func (c *Client) Refresh(ctx context.Context, name string) error {
+	return c.do(ctx, http.MethodGet, "/api/v1/applications/"+url.PathEscape(name), url.Values{"refresh": {"normal"}, qAppNamespace: {c.ns}}, nil, &Application{})
+}
+
 // Create creates app; it fails if an application of that name exists
 // (upsert=false), so another team's app is never overwritten.
 func (c *Client) Create(ctx context.Context, app *Application) (*Application, error) {

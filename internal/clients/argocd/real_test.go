@@ -203,10 +203,36 @@ func TestRealSyncAndDelete(t *testing.T) {
 			t.Fatalf("Sync %s: %v", name, err)
 		}
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "guestbook", Namespace: name}}
+		var compared *time.Time
 		waitFor(t, name+" synced and Healthy", func() bool {
 			got, err := c.Get(ctx, name)
-			return err == nil && got.Status.Sync.Status == "Synced" && got.Status.Health.Status == "Healthy" && exists(t, s.Kube, cm)
+			if err == nil {
+				compared = got.Status.ReconciledAt
+			}
+			return err == nil && got.Status.Sync.Status == "Synced" && got.Status.Health.Status == "Healthy" && exists(t, s.Kube, cm) && compared != nil
 		})
+		// Asked to compare again, Argo CD does so before its periodic
+		// comparison: reconciledAt moves on (it keeps whole seconds).
+		time.Sleep(time.Until(compared.Add(1100 * time.Millisecond)))
+		if err := c.Refresh(ctx, name); err != nil {
+			t.Fatalf("Refresh %s: %v", name, err)
+		}
+		// Sooner than the test server's periodic comparison (30s), which
+		// would move it too.
+		for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(250 * time.Millisecond) {
+			got, err := c.Get(ctx, name)
+			if err == nil && got.Status.ReconciledAt != nil && got.Status.ReconciledAt.After(*compared) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s not compared again within 15s of the refresh asked for", name)
+			}
+		}
+		// Argo CD answers an app it does not hold as one the caller may
+		// not see (403 or 404): an error either way.
+		if err := c.Refresh(ctx, "real-no-such-app"); err == nil || httpapi.StatusOf(err) != http.StatusNotFound && httpapi.StatusOf(err) != http.StatusForbidden {
+			t.Errorf("Refresh of a missing app: want 403 or 404, got %v", err)
+		}
 		if err := c.Delete(ctx, name, "default", cascade); err != nil {
 			t.Fatalf("Delete %s (cascade %v): %v", name, cascade, err)
 		}

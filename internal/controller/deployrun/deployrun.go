@@ -119,6 +119,7 @@ type Syncs interface {
 	Get(ctx context.Context, name string) (*argocd.Application, error)
 	SyncWith(ctx context.Context, name, project, revision string, infos []argocd.Info) error
 	TerminateOperation(ctx context.Context, name, project string) error
+	Refresh(ctx context.Context, name string) error
 	argoaccess.ProjectGetter
 }
 

@@ -146,6 +146,11 @@ func (f *fakeSyncs) SyncWith(_ context.Context, name, project, revision string, 
 	return f.syncErr
 }
 
+func (f *fakeSyncs) Refresh(_ context.Context, name string) error {
+	f.calls = append(f.calls, "refresh "+name)
+	return nil
+}
+
 func (f *fakeSyncs) TerminateOperation(_ context.Context, name, project string) error {
 	f.calls = append(f.calls, fmt.Sprintf("terminate %s in %s", name, project))
 	return nil
@@ -945,10 +950,10 @@ func reports(rev, sync, health string) func(*argocd.Application) {
 	}
 }
 
-// movedOn is an application whose target moved on to another commit
+// targetMovedOn is an application whose target moved on to another commit
 // after the deployment's own sync to testSynced ended; Argo CD compared it
 // there that long after that end, reporting sync and health.
-func movedOn(sync, health string, compared time.Duration) func(*argocd.Application) {
+func targetMovedOn(sync, health string, compared time.Duration) func(*argocd.Application) {
 	return func(app *argocd.Application) {
 		reports("0123456789abcdef0123456789abcdef01234567", sync, health)(app)
 		op := ownOp("Succeeded", "")
@@ -992,24 +997,28 @@ func TestPhaseVerifying(t *testing.T) {
 		next: v1alpha1.DeployFailed, msg: `Argo CD compares application team-shop-dev with its target revision "main", now at 0123456789ab, not with abc1234def01`, calls: get,
 	}, {
 		name: "TargetMovedOnWithoutThisApplication", status: verifying(""), others: []client.Object{dnsRecord()},
-		argo: fakeSyncs{app: argoAnswer(movedOn("Synced", "Healthy", time.Second))},
+		argo: fakeSyncs{app: argoAnswer(targetMovedOn("Synced", "Healthy", 4*time.Second))},
 		next: v1alpha1.DeploySucceeded, msg: `deployed abc1234def01: Synced and Healthy; live at ` + testURL + ` (Argo CD now compares it with its target revision "main" at 0123456789ab, which holds the same manifests)`, calls: get,
 	}, {
 		name: "TargetMovedOnStillProgressing", status: verifying(""),
-		argo: fakeSyncs{app: argoAnswer(movedOn("Synced", "Progressing", time.Second))},
+		argo: fakeSyncs{app: argoAnswer(targetMovedOn("Synced", "Progressing", 4*time.Second))},
 		msg:  "Argo CD reports application team-shop-dev Progressing", requeue: Poll, calls: get,
 	}, {
+		name: "TargetMovedOnComparedTooSoonAfterTheSync", status: verifying(""),
+		argo: fakeSyncs{app: argoAnswer(targetMovedOn("Synced", "Healthy", time.Second))},
+		msg:  "Argo CD reports application team-shop-dev Synced at 0123456789ab, its target moved on from abc1234def01: comparing again to be sure", requeue: FastPoll, calls: get + " refresh " + testArgoApp,
+	}, {
 		name: "TargetMovedOnComparedInTheSyncsSecond", status: verifying(""),
-		argo: fakeSyncs{app: argoAnswer(movedOn("Synced", "Healthy", 0))},
+		argo: fakeSyncs{app: argoAnswer(targetMovedOn("Synced", "Healthy", 0))},
 		msg:  "Argo CD reports application team-shop-dev at 0123456789ab, waiting for abc1234def01", requeue: Poll, calls: get,
 	}, {
 		name: "TargetMovedOnChangingThisApplication", status: verifying(""),
-		argo: fakeSyncs{app: argoAnswer(movedOn("OutOfSync", "Healthy", time.Second))},
+		argo: fakeSyncs{app: argoAnswer(targetMovedOn("OutOfSync", "Healthy", 4*time.Second))},
 		msg:  "Argo CD reports application team-shop-dev at 0123456789ab, waiting for abc1234def01", requeue: Poll, calls: get,
 	}, {
 		name: "TargetMovedOnAfterAnotherOperation", status: verifying(""),
 		argo: fakeSyncs{app: argoAnswer(func(app *argocd.Application) {
-			movedOn("Synced", "Healthy", time.Second)(app)
+			targetMovedOn("Synced", "Healthy", 4*time.Second)(app)
 			app.Status.OperationState.Operation.Info = nil
 		})},
 		msg: "Argo CD reports application team-shop-dev at 0123456789ab, waiting for abc1234def01", requeue: Poll, calls: get,

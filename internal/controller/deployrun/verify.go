@@ -93,16 +93,18 @@ func (r *Reconciler) verify(ctx context.Context, d *v1alpha1.DeployRun, e *env, 
 	if b := d.Status.Build; b != nil && isCommitID(b.Revision) && want != "" && !strings.HasPrefix(want, b.Revision) {
 		return failed(fmt.Sprintf("Argo CD synced %s, not %s, which the build produced: the application's target revision %q does not point at the build's commit", short(want), short(b.Revision), app.Spec.Source.TargetRevision)), nil
 	}
-	return r.compare(ctx, d, name, app, want)
+	return r.compare(ctx, d, ac, name, app, want)
 }
 
 // compare decides on what Argo CD reports of the application against the
 // revision the deployment synced (want).
-func (r *Reconciler) compare(ctx context.Context, d *v1alpha1.DeployRun, name string, app *argocd.Application, want string) (transition, error) {
-	if app.Status.Sync.Revision != want && sameManifests(app, d, want) {
+func (r *Reconciler) compare(ctx context.Context, d *v1alpha1.DeployRun, ac Syncs, name string, app *argocd.Application, want string) (transition, error) {
+	if app.Status.Sync.Revision != want && movedOn(app, d, want) {
 		// The target moved on (another project's commit to a shared
-		// repository, most often) without a change for this application.
-		return r.healthyAfterMove(ctx, d, name, app, want)
+		// repository, most often) and Argo CD finds the application
+		// Synced there: the same manifests, if that comparison saw what
+		// the sync made live.
+		return r.afterMove(ctx, d, ac, name, app, want)
 	}
 	switch {
 	case app.Status.Sync.Revision != want && comparedSince(app, d):
@@ -119,20 +121,47 @@ func (r *Reconciler) compare(ctx context.Context, d *v1alpha1.DeployRun, name st
 	return r.healthy(ctx, d, want)
 }
 
-// sameManifests is true when Argo CD, comparing the application with its
+// movedOn is true when Argo CD, comparing the application with its
 // target at another commit than want after this deployment's sync to want
 // ended, finds it Synced, and no later operation touched it: what the
 // sync to want made live is what the target now holds, so that commit
-// left this application's manifests as they were.
-func sameManifests(app *argocd.Application, d *v1alpha1.DeployRun, want string) bool {
+// left this application's manifests as they were (settled says whether
+// that comparison can be trusted).
+func movedOn(app *argocd.Application, d *v1alpha1.DeployRun, want string) bool {
 	op, at := app.Status.OperationState, app.Status.ReconciledAt
-	if op == nil || !op.Operation.HasInfo(contract.InfoDeployRun, infoValue(d)) || op.Phase != "Succeeded" || op.FinishedAt == nil ||
+	if want == "" || op == nil || !op.Operation.HasInfo(contract.InfoDeployRun, infoValue(d)) || op.Phase != "Succeeded" || op.FinishedAt == nil ||
 		op.SyncResult == nil || op.SyncResult.Revision != want || at == nil || app.Status.Sync.Revision == "" {
 		return false
 	}
 	// Argo CD keeps times to the second: a comparison in the same second
 	// as the sync's end may be the one from before it.
 	return app.Status.Sync.Status == syncStatusSynced && at.After(*op.FinishedAt)
+}
+
+// settleMoved is how long after its sync ended a comparison at a moved
+// target is taken as final: Argo CD compares with the live state its
+// watches cached, which may lag the sync's last apply, and a target moved
+// back to what was live before the sync would then look Synced.
+const settleMoved = 3 * time.Second
+
+// afterMove is Verifying's end for an application whose target moved on
+// without changing it (movedOn): once a comparison made settleMoved after
+// the sync says so, it waits for health alone. Until then it asks Argo
+// CD to compare again rather than wait for its periodic comparison.
+func (r *Reconciler) afterMove(ctx context.Context, d *v1alpha1.DeployRun, ac Syncs, name string, app *argocd.Application, want string) (transition, error) {
+	op := app.Status.OperationState
+	settled := op.FinishedAt.Add(settleMoved)
+	if !app.Status.ReconciledAt.After(settled) {
+		if r.o.Now().After(settled) {
+			if err := ac.Refresh(ctx, name); err != nil {
+				return transition{}, errors.Wrapf(err, "cannot ask Argo CD to compare application %s again", name)
+			}
+		}
+		t := waiting(fmt.Sprintf("Argo CD reports application %s Synced at %s, its target moved on from %s: comparing again to be sure", name, short(app.Status.Sync.Revision), short(want)))
+		t.requeue = FastPoll
+		return t, nil
+	}
+	return r.healthyAfterMove(ctx, d, name, app, want)
 }
 
 // healthyAfterMove is Verifying's end for an application whose target

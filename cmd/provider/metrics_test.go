@@ -75,8 +75,8 @@ func TestBinaryMetricsScraped(t *testing.T) {
 			t.Fatalf("the pipeline never synced: %v", p.GetCondition(xpv2.TypeSynced))
 		}
 	}
-	composed := runFunction(t, fnAddr)
-	t.Logf("the function composed %d resources", composed)
+	composed, envs := runFunction(t, fnAddr)
+	t.Logf("the function composed %d resources for %d environments", composed, envs)
 
 	qctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
@@ -90,6 +90,10 @@ func TestBinaryMetricsScraped(t *testing.T) {
 		{`provider_devops_observations_total{kind="JenkinsPipeline",outcome="exists"} > 0`, promserver.NonEmpty},
 		// Both v1 and v1beta1 services are served; Crossplane v2 calls v1.
 		{`grpc_server_handled_total{job="function",grpc_service="apiextensions.fn.proto.v1.FunctionRunnerService",grpc_method="RunFunction",grpc_code="OK"} >= 1`, promserver.NonEmpty},
+		// The project's environments, by phase: every one is in one.
+		{`sum(function_devopsproject_environments{job="function",namespace="team-shop"})`, func(s []promserver.Sample) bool {
+			return len(s) == 1 && s[0].Value == float64(envs)
+		}},
 	} {
 		got, err := prom.WaitFor(qctx, q.promql, q.cond)
 		if err != nil {
@@ -195,11 +199,17 @@ func createPipeline(t *testing.T, c client.Client, ns, url string) *jenkinsv1alp
 
 // runFunction sends the function one RunFunctionRequest over gRPC, as
 // Crossplane would: the example DevOpsProject with the packaged
-// Composition's input. It returns how many resources it composed.
-func runFunction(t *testing.T, addr string) int {
+// Composition's input. It returns how many resources it composed, and how
+// many environments the project has.
+func runFunction(t *testing.T, addr string) (composed, envs int) {
 	t.Helper()
 	root := controlplane.RepoRoot()
-	xr, err := structpb.NewStruct(readYAML(t, filepath.Join(root, "examples", "devopsproject", "xr.yaml")))
+	x := readYAML(t, filepath.Join(root, "examples", "devopsproject", "xr.yaml"))
+	if x["metadata"].(map[string]any)["namespace"] != "team-shop" {
+		t.Fatal("examples/devopsproject/xr.yaml: the test expects namespace team-shop")
+	}
+	envList, _ := x["spec"].(map[string]any)["environments"].([]any)
+	xr, err := structpb.NewStruct(x)
 	controlplane.Must(t, err)
 	// The Composition's one step: spec.pipeline[0].input.
 	comp := readYAML(t, filepath.Join(root, "package", "configuration", "composition.yaml"))
@@ -222,11 +232,11 @@ func runFunction(t *testing.T, addr string) int {
 	if err != nil {
 		t.Fatalf("RunFunction: %v", err)
 	}
-	n := len(rsp.GetDesired().GetResources())
-	if n == 0 {
-		t.Fatalf("the function composed nothing: %v", rsp.GetResults())
+	composed = len(rsp.GetDesired().GetResources())
+	if composed == 0 || len(envList) == 0 {
+		t.Fatalf("the function composed %d resources for %d environments: %v", composed, len(envList), rsp.GetResults())
 	}
-	return n
+	return composed, len(envList)
 }
 
 func readYAML(t *testing.T, path string) map[string]any {

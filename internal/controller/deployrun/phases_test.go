@@ -964,6 +964,18 @@ func targetMovedOn(sync, health string, compared time.Duration) func(*argocd.App
 	}
 }
 
+// finishedAgo moves the sync's end, and the comparison after it, to d
+// before testNow.
+func finishedAgo(d time.Duration, f func(*argocd.Application)) func(*argocd.Application) {
+	return func(app *argocd.Application) {
+		f(app)
+		op := app.Status.OperationState
+		shift := testNow.Add(-d).Sub(*op.FinishedAt)
+		op.FinishedAt = ptrTo(op.FinishedAt.Add(shift))
+		app.Status.ReconciledAt = ptrTo(app.Status.ReconciledAt.Add(shift))
+	}
+}
+
 func TestPhaseVerifying(t *testing.T) {
 	const get = "get " + testArgoApp
 	runRows(t, []row{{
@@ -1005,8 +1017,16 @@ func TestPhaseVerifying(t *testing.T) {
 		msg:  "Argo CD reports application team-shop-dev Progressing", requeue: Poll, calls: get,
 	}, {
 		name: "TargetMovedOnComparedTooSoonAfterTheSync", status: verifying(""),
-		argo: fakeSyncs{app: argoAnswer(targetMovedOn("Synced", "Healthy", time.Second))},
+		argo: fakeSyncs{app: argoAnswer(finishedAgo(3*time.Second, targetMovedOn("Synced", "Healthy", time.Second)))},
 		msg:  "Argo CD reports application team-shop-dev Synced at 0123456789ab, its target moved on from abc1234def01: comparing again to be sure", requeue: FastPoll, calls: get + " refresh " + testArgoApp,
+	}, {
+		name: "TargetMovedOnRefreshAskedAlready", status: verifying(""),
+		argo: fakeSyncs{app: argoAnswer(finishedAgo(8*time.Second, targetMovedOn("Synced", "Healthy", time.Second)))},
+		msg:  "comparing again to be sure", requeue: FastPoll, calls: get,
+	}, {
+		name: "TargetMovedOnRefreshAskedAgain", status: verifying(""),
+		argo: fakeSyncs{app: argoAnswer(finishedAgo(13*time.Second, targetMovedOn("Synced", "Healthy", time.Second)))},
+		msg:  "comparing again to be sure", requeue: FastPoll, calls: get + " refresh " + testArgoApp,
 	}, {
 		name: "TargetMovedOnComparedInTheSyncsSecond", status: verifying(""),
 		argo: fakeSyncs{app: argoAnswer(targetMovedOn("Synced", "Healthy", 0))},

@@ -144,6 +144,10 @@ func movedOn(app *argocd.Application, d *v1alpha1.DeployRun, want string) bool {
 // back to what was live before the sync would then look Synced.
 const settleMoved = 3 * time.Second
 
+// refreshEvery is how often a deployment waiting for such a comparison
+// asks Argo CD for one.
+const refreshEvery = 10 * time.Second
+
 // afterMove is Verifying's end for an application whose target moved on
 // without changing it (movedOn): once a comparison made settleMoved after
 // the sync says so, it waits for health alone. Until then it asks Argo
@@ -152,7 +156,10 @@ func (r *Reconciler) afterMove(ctx context.Context, d *v1alpha1.DeployRun, ac Sy
 	op := app.Status.OperationState
 	settled := op.FinishedAt.Add(settleMoved)
 	if !app.Status.ReconciledAt.After(settled) {
-		if r.o.Now().After(settled) {
+		// Once, then every refreshEvery while Argo CD has not compared:
+		// twenty deployments asking each second would load the repo
+		// server that must render them.
+		if since := r.o.Now().Sub(settled); since >= 0 && since%refreshEvery < FastPoll {
 			if err := ac.Refresh(ctx, name); err != nil {
 				return transition{}, errors.Wrapf(err, "cannot ask Argo CD to compare application %s again", name)
 			}

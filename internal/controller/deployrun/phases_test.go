@@ -887,6 +887,12 @@ func TestPhaseDeploying(t *testing.T) {
 		argo: fakeSyncs{app: argoAnswer(func(app *argocd.Application) { app.Status.OperationState = ownOp("Running", "") })},
 		msg:  "Argo CD syncing application team-shop-dev (running)", requeue: Poll, calls: get,
 	}, {
+		name: "OwnSyncRunningSaysWhatFor", status: deploying(toBuilt, ""),
+		argo: fakeSyncs{app: argoAnswer(func(app *argocd.Application) {
+			app.Status.OperationState = ownOp("Running", "waiting for healthy state of apps/Deployment/web")
+		})},
+		msg: "Argo CD syncing application team-shop-dev (running): waiting for healthy state of apps/Deployment/web", requeue: Poll, calls: get,
+	}, {
 		name: "OthersSyncIsNotOurs", status: deploying(toBuilt, ""),
 		argo: fakeSyncs{app: argoAnswer(func(app *argocd.Application) {
 			app.Status.OperationState = &argocd.OperationState{Phase: "Succeeded", Operation: argocd.Operation{Info: []argocd.Info{{Name: contract.InfoDeployRun, Value: "team/other/u2"}}}}

@@ -151,7 +151,13 @@ func operationState(s *v1alpha1.DeploySync, name string, op *argocd.OperationSta
 	case "Failed":
 		return failed(fmt.Sprintf("Argo CD sync of application %s failed: %s", name, truncateMsg(op.Message)))
 	}
-	return waiting(fmt.Sprintf("Argo CD syncing application %s (%s)", name, strings.ToLower(cmp.Or(op.Phase, "Running"))))
+	// What Argo CD says it waits for (a hook, a resource's health, a
+	// retry) is what the person waiting wants to read.
+	msg := fmt.Sprintf("Argo CD syncing application %s (%s)", name, strings.ToLower(cmp.Or(op.Phase, "Running")))
+	if op.Message != "" {
+		msg += ": " + truncateMsg(op.Message)
+	}
+	return waiting(msg)
 }
 
 // sync asks Argo CD to sync the application to the revision, marking the

@@ -99,14 +99,16 @@ func (r *Reconciler) verify(ctx context.Context, d *v1alpha1.DeployRun, e *env, 
 // compare decides on what Argo CD reports of the application against the
 // revision the deployment synced (want).
 func (r *Reconciler) compare(ctx context.Context, d *v1alpha1.DeployRun, ac Syncs, name string, app *argocd.Application, want string) (transition, error) {
-	if app.Status.Sync.Revision != want && movedOn(app, d, want) {
-		// The target moved on (another project's commit to a shared
-		// repository, most often) and Argo CD finds the application
-		// Synced there: the same manifests, if that comparison saw what
-		// the sync made live.
-		return r.afterMove(ctx, d, ac, name, app, want)
+	// The target moved on (another project's commit to a shared
+	// repository, most often) and Argo CD finds the application Synced
+	// there: the same manifests, if that comparison saw what the sync made
+	// live (settled); then only its health is left to wait for.
+	moved := app.Status.Sync.Revision != want && movedOn(app, d, want)
+	if moved && !settled(app) {
+		return r.compareAgain(ctx, ac, name, app, want)
 	}
 	switch {
+	case moved:
 	case app.Status.Sync.Revision != want && comparedSince(app, d):
 		// Argo CD compares an application with its target revision: one
 		// synced to another commit stays OutOfSync at the target's.
@@ -115,10 +117,15 @@ func (r *Reconciler) compare(ctx context.Context, d *v1alpha1.DeployRun, ac Sync
 		return waiting(fmt.Sprintf("Argo CD reports application %s at %s, waiting for %s", name, short(app.Status.Sync.Revision), short(want))), nil
 	case app.Status.Sync.Status != syncStatusSynced:
 		return waiting(fmt.Sprintf("Argo CD reports application %s %s at %s", name, cmp.Or(app.Status.Sync.Status, "Unknown"), short(want))), nil
-	case app.Status.Health.Status != healthHealthy:
+	}
+	if app.Status.Health.Status != healthHealthy {
 		return waiting(fmt.Sprintf("Argo CD reports application %s %s%s", name, cmp.Or(app.Status.Health.Status, "Unknown"), why(app.Status.Health.Message))), nil
 	}
-	return r.healthy(ctx, d, want)
+	t, err := r.healthy(ctx, d, want)
+	if moved && t.next == v1alpha1.DeploySucceeded {
+		t.message += fmt.Sprintf(" (Argo CD now compares it with its target revision %q at %s, which holds the same manifests)", app.Spec.Source.TargetRevision, short(app.Status.Sync.Revision))
+	}
+	return t, err
 }
 
 // movedOn is true when Argo CD, comparing the application with its
@@ -148,41 +155,28 @@ const settleMoved = 3 * time.Second
 // asks Argo CD for one.
 const refreshEvery = 10 * time.Second
 
-// afterMove is Verifying's end for an application whose target moved on
-// without changing it (movedOn): once a comparison made settleMoved after
-// the sync says so, it waits for health alone. Until then it asks Argo
-// CD to compare again rather than wait for its periodic comparison.
-func (r *Reconciler) afterMove(ctx context.Context, d *v1alpha1.DeployRun, ac Syncs, name string, app *argocd.Application, want string) (transition, error) {
-	op := app.Status.OperationState
-	settled := op.FinishedAt.Add(settleMoved)
-	if !app.Status.ReconciledAt.After(settled) {
-		// Once, then every refreshEvery while Argo CD has not compared:
-		// twenty deployments asking each second would load the repo
-		// server that must render them.
-		if since := r.o.Now().Sub(settled); since >= 0 && since%refreshEvery < FastPoll {
-			if err := ac.Refresh(ctx, name); err != nil {
-				return transition{}, errors.Wrapf(err, "cannot ask Argo CD to compare application %s again", name)
-			}
-		}
-		t := waiting(fmt.Sprintf("Argo CD reports application %s Synced at %s, its target moved on from %s: comparing again to be sure", name, short(app.Status.Sync.Revision), short(want)))
-		t.requeue = FastPoll
-		return t, nil
-	}
-	return r.healthyAfterMove(ctx, d, name, app, want)
+// settled is true when Argo CD compared the application settleMoved or
+// more after the deployment's sync ended (movedOn holds).
+func settled(app *argocd.Application) bool {
+	return app.Status.ReconciledAt.After(app.Status.OperationState.FinishedAt.Add(settleMoved))
 }
 
-// healthyAfterMove is Verifying's end for an application whose target
-// moved on without changing it (sameManifests): it waits for health
-// alone.
-func (r *Reconciler) healthyAfterMove(ctx context.Context, d *v1alpha1.DeployRun, name string, app *argocd.Application, want string) (transition, error) {
-	if app.Status.Health.Status != healthHealthy {
-		return waiting(fmt.Sprintf("Argo CD reports application %s %s%s", name, cmp.Or(app.Status.Health.Status, "Unknown"), why(app.Status.Health.Message))), nil
+// compareAgain waits for a comparison of a moved target that can be
+// trusted (settled), asking Argo CD for one rather than waiting for its
+// periodic comparison.
+func (r *Reconciler) compareAgain(ctx context.Context, ac Syncs, name string, app *argocd.Application, want string) (transition, error) {
+	// Once, then every refreshEvery while Argo CD has not compared:
+	// twenty deployments asking each second would load the repo server
+	// that must render them.
+	due := app.Status.OperationState.FinishedAt.Add(settleMoved)
+	if since := r.o.Now().Sub(due); since >= 0 && since%refreshEvery < FastPoll {
+		if err := ac.Refresh(ctx, name); err != nil {
+			return transition{}, errors.Wrapf(err, "cannot ask Argo CD to compare application %s again", name)
+		}
 	}
-	t, err := r.healthy(ctx, d, want)
-	if t.next == v1alpha1.DeploySucceeded {
-		t.message += fmt.Sprintf(" (Argo CD now compares it with its target revision %q at %s, which holds the same manifests)", app.Spec.Source.TargetRevision, short(app.Status.Sync.Revision))
-	}
-	return t, err
+	t := waiting(fmt.Sprintf("Argo CD reports application %s Synced at %s, its target moved on from %s: comparing again to be sure", name, short(app.Status.Sync.Revision), short(want)))
+	t.requeue = FastPoll
+	return t, nil
 }
 
 // healthy ends a deployment Synced and Healthy at want: it succeeds, with its

@@ -205,6 +205,13 @@ func (c catchUp[T]) Reconcile(ctx context.Context, req reconcile.Request) (recon
 		cr := c.new()
 		err := c.kube.Get(ctx, req.NamespacedName, cr, client.UnsafeDisableDeepCopy)
 		if err != nil || !c.w.stale(req.NamespacedName, cr.GetResourceVersion()) || time.Now().After(deadline) {
+			// The backend requests of this reconcile are counted for its
+			// namespace and ProviderConfig.
+			l := httpapi.Labels{Namespace: req.Namespace}
+			if err == nil {
+				l.Config = configLabel(ctx, c.kube, cr)
+			}
+			ctx = httpapi.WithLabels(ctx, l)
 			if err != nil || c.seen == nil {
 				return c.Reconciler.Reconcile(ctx, req)
 			}
@@ -305,16 +312,12 @@ type skipSeen[T client.Object] struct {
 
 func (s skipSeen[T]) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	cr := s.new()
-	l := httpapi.Labels{Namespace: req.Namespace}
 	if err := s.kube.Get(ctx, req.NamespacedName, cr, client.UnsafeDisableDeepCopy); err == nil {
 		if d := s.seen.wait(req.NamespacedName, cr.GetResourceVersion()); d > 0 {
 			return reconcile.Result{RequeueAfter: d}, nil
 		}
-		l.Config = configLabel(ctx, s.kube, cr)
 	}
-	// The backend requests of this reconcile are counted for its
-	// namespace and ProviderConfig.
-	return s.Reconciler.Reconcile(httpapi.WithLabels(ctx, l), req)
+	return s.Reconciler.Reconcile(ctx, req)
 }
 
 // configLabel is the metrics' config label of o's ProviderConfig. A

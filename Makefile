@@ -94,9 +94,10 @@ envtest-assets: apt-deps ## Install etcd, build kube-apiserver and the one-node 
 # (a one-node cluster, internal/testing/node) and Argo CD.
 SERVERS_ENV = KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh kube-controller-manager kube-scheduler kubelet kube-proxy coredns)" ARGOCD="$$(hack/argocd.sh)"
 # make test also runs promtool on the alert rules (package/monitoring) and a
-# Prometheus scraping the provider and the function (TestBinaryMetricsScraped);
+# Prometheus scraping the provider and the function (TestBinaryMetricsScraped)
+# and a Jaeger receiving a deployment's trace (TestBinaryDeploymentTraced);
 # the benchmarks, the end-to-end test and the demo do not need them.
-TEST_ENV = $(SERVERS_ENV) PROMTOOL="$$(hack/promtool.sh)" PROMETHEUS="$$(hack/prometheus.sh)"
+TEST_ENV = $(SERVERS_ENV) PROMTOOL="$$(hack/promtool.sh)" PROMETHEUS="$$(hack/prometheus.sh)" JAEGER="$$(hack/jaeger.sh)"
 
 .PHONY: test
 test: envtest-assets ## Every test: unit and integration (real kube-apiserver + etcd, real Argo CD), then make e2e.

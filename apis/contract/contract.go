@@ -166,6 +166,15 @@ const (
 	// operator's UI says asked for it (its triggered_by): informative
 	// only; spec.requestedBy is who was authorised.
 	AnnotationTriggeredBy = "devops.freeleaps.io/triggered-by"
+	// AnnotationTraceParent, on a DeployRun, is the W3C traceparent its
+	// deployment's trace continues: the deploy request's span, which
+	// itself continues the traceparent the request carried. Without it
+	// the trace id derives from the DeployRun's uid.
+	AnnotationTraceParent = "devops.freeleaps.io/traceparent"
+	// AnnotationBuildTrace, on a JenkinsPipeline, is "TOKEN TRACEPARENT":
+	// the build that spec.forProvider.buildRequest TOKEN asks for is
+	// queued as a span of that trace (a DeployRun's Building phase).
+	AnnotationBuildTrace = "devops.freeleaps.io/build-trace"
 )
 
 // GitRepositoryConsented reports whether a Secret with these labels has

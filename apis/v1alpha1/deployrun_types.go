@@ -237,6 +237,11 @@ type DeployRunStatus struct {
 	// URL the environment is live at, once Succeeded.
 	// +optional
 	URL string `json:"url,omitempty"`
+	// TraceID is the id of the deployment's trace, when the provider
+	// exports traces (OTEL_EXPORTER_OTLP_ENDPOINT): the deploy request's
+	// trace when it carried a traceparent.
+	// +optional
+	TraceID string `json:"traceID,omitempty"`
 	// Timeline of the phases, oldest first.
 	// +kubebuilder:validation:MaxItems=16
 	// +listType=atomic

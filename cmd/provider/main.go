@@ -20,6 +20,7 @@ package main
 import (
 	"context"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,6 +55,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
 	"github.com/freeleaps/provider-devops/internal/events/stream"
 	"github.com/freeleaps/provider-devops/internal/health"
+	"github.com/freeleaps/provider-devops/internal/tracing"
 	"github.com/freeleaps/provider-devops/internal/version"
 )
 
@@ -83,8 +85,10 @@ func main() {
 	cfg, err := ctrl.GetConfig()
 	kingpin.FatalIfError(err, "cannot get the API server's REST config")
 
+	stopTracing, rc := setupTracing(log, cfg, f.maxReconcileRate)
+
 	writes := devops.NewWrites()
-	mgr, err := ctrl.NewManager(devops.RESTConfig(cfg, f.maxReconcileRate), ctrl.Options{
+	mgr, err := ctrl.NewManager(rc, ctrl.Options{
 		NewClient: writes.NewClient,
 		// Secrets are read straight from the API server, and cached only by
 		// their metadata (--watch-credential-secrets).
@@ -138,7 +142,14 @@ func main() {
 	kinds := devops.Kinds(kindsCfg)
 	kingpin.FatalIfError(devops.SetupKinds(mgr, o, kindsCfg, kinds), "cannot set up the controllers")
 	kingpin.FatalIfError(stream.Setup(mgr, o, *f.events, devops.Events(kinds), log), "cannot set up the event stream")
-	kingpin.FatalIfError(mgr.Start(ctrl.SetupSignalHandler()), "cannot start the controller manager")
+	err = mgr.Start(ctrl.SetupSignalHandler())
+	// The spans of what ended before the stop are sent before exiting.
+	flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if serr := stopTracing(flush); serr != nil {
+		log.Info("cannot send the last traces", "error", serr)
+	}
+	kingpin.FatalIfError(err, "cannot start the controller manager")
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -149,6 +160,20 @@ const leaseName = "crossplane-leader-election-provider-devops"
 // addReadyzChecks makes /readyz say the replica can do its work: it
 // reaches the API server (asked at most every 5s), its caches have synced,
 // and with leader election it leads or a leader holds the lease.
+// setupTracing exports traces when an OTLP endpoint is configured, and
+// returns the manager's REST config, whose requests in a deployment's
+// trace are spans of it.
+func setupTracing(log logging.Logger, cfg *rest.Config, maxReconcileRate int) (func(context.Context) error, *rest.Config) {
+	stop, err := tracing.Setup(context.Background(), "provider-devops", version.Version)
+	kingpin.FatalIfError(err, "cannot set up tracing")
+	if tracing.Enabled() {
+		log.Info("exporting deployment traces over OTLP")
+	}
+	rc := devops.RESTConfig(cfg, maxReconcileRate)
+	rc.Wrap(func(rt http.RoundTripper) http.RoundTripper { return tracing.Transport("kubernetes", rt) })
+	return stop, rc
+}
+
 func addReadyzChecks(mgr ctrl.Manager, cfg *rest.Config, leaderElection bool) error {
 	// Its own client, out of the controllers' rate limit: a busy replica
 	// must not look unready for waiting on its own limiter.

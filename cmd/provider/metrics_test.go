@@ -118,7 +118,7 @@ func TestBinaryMetricsScraped(t *testing.T) {
 // startProvider builds and runs the provider as an administrator, polling
 // every 2s and allowed to reach backends on loopback, and returns its
 // metrics address.
-func startProvider(t *testing.T, env *controlplane.Env, dir string) string {
+func startProvider(t *testing.T, env *controlplane.Env, dir string, extraEnv ...string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "provider")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
@@ -131,7 +131,7 @@ func startProvider(t *testing.T, env *controlplane.Env, dir string) string {
 	metrics := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, "--metrics-bind-address="+metrics, "--health-probe-bind-address="+freeAddr(t), "--poll=2s", "--tenant-backend-networks=127.0.0.0/8")
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kcPath)
+	cmd.Env = append(append(os.Environ(), "KUBECONFIG="+kcPath), extraEnv...)
 	logs := &controlplane.Logs{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	controlplane.Must(t, cmd.Start())

@@ -18,10 +18,12 @@ package events
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
+	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 )
@@ -91,4 +93,33 @@ func Truncate(s string) string {
 		return s
 	}
 	return s[:n] + "..."
+}
+
+// TraceContext is ctx continuing the W3C trace context a message carries
+// (the CloudEvents distributed-tracing extension): a structured
+// CloudEvent's traceparent and tracestate attributes, or the AMQP
+// application properties of that name, plain or with the CloudEvents AMQP
+// binding's prefix. Without one, or with a malformed one, it is ctx.
+func TraceContext(ctx context.Context, d amqp.Delivery) context.Context {
+	c := propagation.MapCarrier{}
+	for _, prefix := range []string{"", "cloudEvents:", "cloudEvents_"} {
+		if tp, ok := d.Headers[prefix+"traceparent"].(string); ok && c["traceparent"] == "" {
+			c["traceparent"] = tp
+			if ts, ok := d.Headers[prefix+"tracestate"].(string); ok {
+				c["tracestate"] = ts
+			}
+		}
+	}
+	var env struct {
+		SpecVersion string `json:"specversion"`
+		TraceParent string `json:"traceparent"`
+		TraceState  string `json:"tracestate"`
+	}
+	if c["traceparent"] == "" && len(d.Body) <= MaxRequestBody && json.Unmarshal(d.Body, &env) == nil && env.SpecVersion != "" && env.TraceParent != "" {
+		c["traceparent"], c["tracestate"] = env.TraceParent, env.TraceState
+	}
+	if c["traceparent"] == "" {
+		return ctx
+	}
+	return propagation.TraceContext{}.Extract(ctx, c)
 }

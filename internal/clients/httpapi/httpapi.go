@@ -42,6 +42,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/internal/clients/netguard"
 	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
+	"github.com/freeleaps/provider-devops/internal/tracing"
 )
 
 // DefaultTimeout bounds one request when Options.Timeout is zero.
@@ -125,6 +126,8 @@ func NewClient(o Options) (*http.Client, error) {
 	}
 	rt = bounded{next: rt, backend: o.Backend, max: MaxResponseBody}
 	rt = measured{next: rt, backend: metricBackend(o)}
+	// A request made for a traced deployment is a span of its trace.
+	rt = tracing.Transport(metricBackend(o), rt)
 	timeout := o.Timeout
 	if timeout == 0 {
 		timeout = DefaultTimeout

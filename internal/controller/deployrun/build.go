@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,9 +33,11 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	"github.com/freeleaps/provider-devops/apis/contract"
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
+	"github.com/freeleaps/provider-devops/internal/tracing"
 )
 
 // building asks the pipeline for the build, then follows it to its result.
@@ -213,6 +216,10 @@ func (r *Reconciler) requestBuild(ctx context.Context, d *v1alpha1.DeployRun, p 
 	orig := p.DeepCopy()
 	p.Spec.ForProvider.BuildRequest = Token(d)
 	p.Spec.ForProvider.BuildParameters = buildParameters(d)
+	// The build is queued as a span of this phase.
+	if tp := tracing.TraceParent(trace.SpanContextFromContext(ctx)); tp != "" && tracing.Enabled() {
+		meta.AddAnnotations(p, map[string]string{contract.AnnotationBuildTrace: Token(d) + " " + tp})
+	}
 	// Optimistic lock: decided on what was read.
 	if err := r.kube.Patch(ctx, p, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 		if kerrors.IsInvalid(err) {

@@ -64,6 +64,9 @@ func (r *Reconciler) cancel(ctx context.Context, d *v1alpha1.DeployRun) (reconci
 	}
 	if !d.Status.Phase.Final() {
 		ended(d, OutcomeCanceled, r.o.Now())
+		tr := traceOf(d)
+		tr.finished(ctx, d, OutcomeCanceled, r.o.Now())
+		tr.forget(r.starts)
 	}
 	return reconcile.Result{}, nil
 }

@@ -72,6 +72,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/controller/argoaccess"
 	"github.com/freeleaps/provider-devops/internal/controller/fairrate"
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
+	"github.com/freeleaps/provider-devops/internal/tracing"
 )
 
 // Finalizer lets a deployment deleted while it runs abort its build.
@@ -209,6 +210,8 @@ type Reconciler struct {
 	record record.EventRecorder
 	log    logging.Logger
 	o      Options
+	// starts times the running deployments' phases for their spans.
+	starts *phaseStarts
 }
 
 // NewReconciler returns a reconciler.
@@ -246,7 +249,7 @@ func NewReconciler(kube client.Client, rec record.EventRecorder, o Options) *Rec
 	if o.Live == nil {
 		o.Live = kube
 	}
-	return &Reconciler{kube: kube, live: o.Live, record: rec, log: o.Log, o: o}
+	return &Reconciler{kube: kube, live: o.Live, record: rec, log: o.Log, o: o, starts: newPhaseStarts()}
 }
 
 // EnvironmentIndex is the cache's index of DeployRuns by project and
@@ -320,6 +323,8 @@ func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.kube.Get(ctx, req.NamespacedName, d); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
+	tr := traceOf(d)
+	ctx = tr.within(ctx, d)
 	if meta.WasDeleted(d) {
 		return r.cancel(ctx, d)
 	}
@@ -343,11 +348,15 @@ func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (reco
 		r.apply(d, transition{message: "retrying: " + truncateMsg(err.Error())})
 	}
 	if !equalStatus(orig, d) {
+		// The new timeline entries keep their nanoseconds until written.
+		endedPhases, enteredPhase := tr.endedBy(r.starts, orig, d), entered(orig, d)
 		if uerr := r.kube.Status().Update(ctx, d); uerr != nil {
 			return reconcile.Result{}, errors.Wrap(uerr, "cannot update status")
 		}
+		tr.written(ctx, r.starts, d, endedPhases, enteredPhase)
 		if d.Status.Phase.Final() {
 			ended(d, string(d.Status.Phase), r.o.Now())
+			tr.finished(ctx, d, string(d.Status.Phase), r.o.Now())
 		}
 	}
 	if err != nil {
@@ -393,6 +402,9 @@ func equalStatus(a, b *v1alpha1.DeployRun) bool {
 // cannot is a failed deployment.
 func (r *Reconciler) step(ctx context.Context, d *v1alpha1.DeployRun) (reconcile.Result, error) {
 	if d.Status.Phase == "" {
+		if tracing.Enabled() {
+			d.Status.TraceID = traceOf(d).tid.String()
+		}
 		r.apply(d, transition{next: v1alpha1.DeployPending, message: "waiting for its turn and its environment"})
 	}
 	t, err := r.decide(ctx, d)

@@ -25,6 +25,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"go.opentelemetry.io/otel/trace"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -33,10 +34,12 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/clients/jenkins"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
+	"github.com/freeleaps/provider-devops/internal/tracing"
 )
 
 const (
@@ -199,7 +202,7 @@ func (e *external) build(ctx context.Context, cr *v1alpha1.JenkinsPipeline, path
 	}); err != nil {
 		return err
 	}
-	id, err := e.client.Build(ctx, path, len(cr.Spec.ForProvider.Parameters) > 0, cr.Spec.ForProvider.BuildParameters)
+	id, err := e.client.Build(buildTrace(ctx, cr, req), path, len(cr.Spec.ForProvider.Parameters) > 0, cr.Spec.ForProvider.BuildParameters)
 	if err != nil {
 		if jenkins.IsAmbiguous(err) {
 			return errors.Wrapf(err, errFmtAmbiguous, req)
@@ -294,4 +297,17 @@ func claim(cr *v1alpha1.JenkinsPipeline, path, owner string) (adopting bool, err
 	case mrcontroller.ClaimUnowned:
 	}
 	return false, errors.Errorf(errFmtNotOwned, path)
+}
+
+// buildTrace is ctx in the trace the build for req belongs to, when the
+// DeployRun that asked for it named one (contract.AnnotationBuildTrace).
+func buildTrace(ctx context.Context, cr *v1alpha1.JenkinsPipeline, req string) context.Context {
+	tp, ok := strings.CutPrefix(cr.GetAnnotations()[contract.AnnotationBuildTrace], req+" ")
+	if !ok || req == "" {
+		return ctx
+	}
+	if sc := tracing.ParseTraceParent(tp); sc.IsValid() {
+		return trace.ContextWithRemoteSpanContext(ctx, sc)
+	}
+	return ctx
 }

@@ -74,6 +74,9 @@ func TestApplyRevisionParameter(t *testing.T) {
 	if d.Spec.RequestedBy != "amqp:ci" {
 		t.Errorf("requestedBy %q", d.Spec.RequestedBy)
 	}
+	if tp, ok := d.Annotations[contract.AnnotationTraceParent]; ok {
+		t.Errorf("a request without a trace made a DeployRun with traceparent %q", tp)
+	}
 
 	// Another namespace's deployment id: the legacy heartbeats carry no
 	// namespace, so it is refused.
@@ -120,8 +123,17 @@ func TestApplyRevisionParameter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Apply(context.Background(), kube, req, Delivery{Token: "m-3", User: "ci"}); err != nil {
+	const tp = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+	if err := Apply(context.Background(), kube, req, Delivery{Token: "m-3", User: "ci", TraceParent: tp}); err != nil {
 		t.Errorf("a request after runs stamped in 2099: want applied, got %v", err)
+	}
+	// The request's span is the deployment's trace's parent.
+	traced := &pcv1alpha1.DeployRun{}
+	if err := kube.Get(context.Background(), client.ObjectKey{Namespace: "team", Name: RunName("shop", "dev", "m-3")}, traced); err != nil {
+		t.Fatal(err)
+	}
+	if got := traced.Annotations[contract.AnnotationTraceParent]; got != tp {
+		t.Errorf("traceparent %q, want the request span's %s", got, tp)
 	}
 }
 

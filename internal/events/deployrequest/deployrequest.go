@@ -42,6 +42,9 @@ import (
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -56,6 +59,7 @@ import (
 	pcv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/backendconfig"
 	"github.com/freeleaps/provider-devops/internal/events"
+	"github.com/freeleaps/provider-devops/internal/tracing"
 )
 
 // LegacyType is the AMQP type property of the replaced operator's deploy
@@ -109,6 +113,9 @@ type Delivery struct {
 	Token string
 	// User is the AMQP user_id, validated by RabbitMQ.
 	User string
+	// TraceParent is the W3C traceparent of the request's span, if any:
+	// the DeployRun's trace continues it.
+	TraceParent string
 }
 
 // Handler returns the consumer's handler: it patches the JenkinsPipeline
@@ -134,12 +141,23 @@ func Submit(ctx context.Context, kube client.Client, req *Request, d amqp.Delive
 	if err := events.CheckRequest(d, LegacyType, &req.RequestedAt); err != nil {
 		return err
 	}
+	// The request is the first span of the deployment's trace, continuing
+	// the caller's when it sent a traceparent; the DeployRun carries it on.
+	ctx, span := tracing.Tracer().Start(events.TraceContext(ctx, d), "deploy request", trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(attribute.String("messaging.system", "rabbitmq"), attribute.String("k8s.namespace.name", req.Namespace),
+			attribute.String("deployrun.project", req.Project), attribute.String("deployrun.environment", req.Environment)))
+	defer span.End()
+	del := Delivery{Token: Token(d), User: d.UserId, TraceParent: tracing.TraceParent(span.SpanContext())}
 	// A conflict means the cached pipeline was stale: list it again
 	// after a short back-off (the cache catches up) rather than put
 	// the message back behind the consumer's retry delay.
-	return retry.OnError(retry.DefaultBackoff, kerrors.IsConflict, func() error {
-		return Apply(ctx, kube, req, Delivery{Token: Token(d), User: d.UserId})
+	err := retry.OnError(retry.DefaultBackoff, kerrors.IsConflict, func() error {
+		return Apply(ctx, kube, req, del)
 	})
+	if err != nil {
+		span.SetStatus(codes.Error, err.Error())
+	}
+	return err
 }
 
 // Parse decodes and validates a request, plain or as a CloudEvent.
@@ -410,6 +428,9 @@ func newRun(req *Request, d Delivery, name string, params map[string]string) *pc
 	}
 	if req.TriggeredBy != "" {
 		run.Annotations[contract.AnnotationTriggeredBy] = truncate(req.TriggeredBy)
+	}
+	if d.TraceParent != "" {
+		run.Annotations[contract.AnnotationTraceParent] = d.TraceParent
 	}
 	if len(run.Spec.RequestID) > 253 {
 		run.Spec.RequestID = run.Spec.RequestID[:253]

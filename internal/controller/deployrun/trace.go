@@ -1,0 +1,214 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package deployrun
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/freeleaps/provider-devops/apis/contract"
+	"github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/tracing"
+)
+
+// A deployment's trace: a root span from its creation to its end, a child
+// per phase from the timeline, and under each phase the Jenkins, Argo CD
+// and Kubernetes calls made in it. The spans' ids derive from the
+// DeployRun's uid and timeline, so whichever replica reconciles it names
+// the same parents, and a phase's span is exported once, by the replica
+// whose status write ended it.
+type runTrace struct {
+	uid    string
+	tid    trace.TraceID
+	root   trace.SpanID
+	flags  trace.TraceFlags
+	parent trace.SpanContext // the deploy request's span, when recorded
+}
+
+func traceOf(d *v1alpha1.DeployRun) runTrace {
+	t := runTrace{uid: string(d.UID), root: tracing.SpanID("deployrun", string(d.UID)), flags: trace.FlagsSampled}
+	t.parent = tracing.ParseTraceParent(d.Annotations[contract.AnnotationTraceParent])
+	if t.parent.IsValid() {
+		t.tid, t.flags = t.parent.TraceID(), t.parent.TraceFlags()
+	} else {
+		t.tid = tracing.TraceID("deployrun", string(d.UID))
+	}
+	return t
+}
+
+// phaseID is the span id of a phase the timeline entered at e.At (which
+// the API server keeps to the second).
+func (t runTrace) phaseID(e v1alpha1.DeployTransition) trace.SpanID {
+	return tracing.SpanID("deployrun", t.uid, string(e.Phase), strconv.FormatInt(e.At.Unix(), 10))
+}
+
+func (t runTrace) remote(sid trace.SpanID) trace.SpanContext {
+	return trace.NewSpanContext(trace.SpanContextConfig{TraceID: t.tid, SpanID: sid, TraceFlags: t.flags, Remote: true})
+}
+
+// within is ctx with the current phase's span (the root's before the first
+// phase) as the parent of the calls made with it.
+func (t runTrace) within(ctx context.Context, d *v1alpha1.DeployRun) context.Context {
+	if !tracing.Enabled() {
+		return ctx
+	}
+	sid := t.root
+	if tl := d.Status.Timeline; len(tl) > 0 && !tl[len(tl)-1].Phase.Final() {
+		sid = t.phaseID(tl[len(tl)-1])
+	}
+	return trace.ContextWithRemoteSpanContext(ctx, t.remote(sid))
+}
+
+// phaseStarts keeps, per running deployment, when its current phase
+// began to the nanosecond: the timeline keeps only seconds once written.
+// Another replica taking over falls back to the timeline's second.
+type phaseStarts struct {
+	mu sync.Mutex
+	m  map[string]phaseStart
+}
+
+type phaseStart struct {
+	sid trace.SpanID
+	at  time.Time
+}
+
+func newPhaseStarts() *phaseStarts { return &phaseStarts{m: map[string]phaseStart{}} }
+
+// phaseSpan is a phase ended, as precisely timed as this replica knows.
+type phaseSpan struct {
+	e          v1alpha1.DeployTransition
+	start, end time.Time
+	failed     bool
+}
+
+// endedBy lists the phases that writing d's status over orig's ends. Call
+// it before the write: d's new entries still have their nanoseconds.
+func (t runTrace) endedBy(starts *phaseStarts, orig, d *v1alpha1.DeployRun) []phaseSpan {
+	if !tracing.Enabled() {
+		return nil
+	}
+	had := map[trace.SpanID]bool{}
+	for _, e := range orig.Status.Timeline {
+		had[t.phaseID(e)] = true
+	}
+	starts.mu.Lock()
+	known := starts.m[t.uid]
+	starts.mu.Unlock()
+	var out []phaseSpan
+	tl := d.Status.Timeline
+	for i := 0; i+1 < len(tl); i++ {
+		if had[t.phaseID(tl[i+1])] || tl[i].Phase.Final() {
+			continue
+		}
+		start := tl[i].At.Time
+		if known.sid == t.phaseID(tl[i]) && known.at.Unix() == start.Unix() {
+			start = known.at
+		}
+		out = append(out, phaseSpan{e: tl[i], start: start, end: tl[i+1].At.Time, failed: tl[i+1].Phase == v1alpha1.DeployFailed})
+	}
+	return out
+}
+
+// written exports the phases a status write ended and remembers when the
+// phase it entered began; entered is that phase's entry as it was before
+// the write (with its nanoseconds), nil when the write entered none.
+func (t runTrace) written(ctx context.Context, starts *phaseStarts, d *v1alpha1.DeployRun, ended []phaseSpan, entered *v1alpha1.DeployTransition) {
+	if !tracing.Enabled() {
+		return
+	}
+	for _, p := range ended {
+		t.phase(ctx, d, p.e, p.start, p.end, p.failed)
+	}
+	starts.mu.Lock()
+	defer starts.mu.Unlock()
+	switch {
+	case d.Status.Phase.Final():
+		delete(starts.m, t.uid)
+	case entered != nil:
+		starts.m[t.uid] = phaseStart{sid: t.phaseID(*entered), at: entered.At.Time}
+	}
+}
+
+// forget drops what starts holds of a deployment that is gone.
+func (t runTrace) forget(starts *phaseStarts) {
+	starts.mu.Lock()
+	delete(starts.m, t.uid)
+	starts.mu.Unlock()
+}
+
+// entered is the entry d's status write adds to the timeline over orig's,
+// copied before the write; nil when it adds none.
+func entered(orig, d *v1alpha1.DeployRun) *v1alpha1.DeployTransition {
+	o, n := orig.Status.Timeline, d.Status.Timeline
+	if len(n) == 0 || len(o) > 0 && o[len(o)-1].Phase == n[len(n)-1].Phase && o[len(o)-1].At.Equal(&n[len(n)-1].At) {
+		return nil
+	}
+	e := n[len(n)-1]
+	return &e
+}
+
+func (t runTrace) phase(ctx context.Context, d *v1alpha1.DeployRun, e v1alpha1.DeployTransition, start, end time.Time, failed bool) {
+	ctx = trace.ContextWithRemoteSpanContext(ctx, t.remote(t.root))
+	ctx = tracing.WithIDs(ctx, t.tid, t.phaseID(e))
+	_, span := tracing.Tracer().Start(ctx, string(e.Phase), trace.WithTimestamp(start),
+		trace.WithAttributes(attribute.String("deployrun.phase", string(e.Phase)), attribute.String("deployrun.message", e.Message),
+			attribute.String("k8s.namespace.name", d.Namespace), attribute.String("deployrun.name", d.Name)))
+	if failed {
+		span.SetStatus(codes.Error, d.Status.Message)
+	}
+	span.End(trace.WithTimestamp(end))
+}
+
+// finished exports the root span of a deployment that ended with outcome
+// (and, when it was canceled, the span of the phase it was in).
+func (t runTrace) finished(ctx context.Context, d *v1alpha1.DeployRun, outcome string, now time.Time) {
+	if !tracing.Enabled() {
+		return
+	}
+	// Not a child of the reconcile's phase span: of the request's, if any.
+	ctx = trace.ContextWithSpanContext(ctx, trace.SpanContext{})
+	if tl := d.Status.Timeline; len(tl) > 0 && !tl[len(tl)-1].Phase.Final() {
+		t.phase(ctx, d, tl[len(tl)-1], tl[len(tl)-1].At.Time, now, false)
+	}
+	if t.parent.IsValid() {
+		ctx = trace.ContextWithRemoteSpanContext(ctx, t.parent)
+	}
+	ctx = tracing.WithIDs(ctx, t.tid, t.root)
+	attrs := []attribute.KeyValue{
+		attribute.String("k8s.namespace.name", d.Namespace), attribute.String("deployrun.name", d.Name),
+		attribute.String("deployrun.project", d.Spec.Project), attribute.String("deployrun.environment", d.Spec.Environment),
+		attribute.String("deployrun.revision", d.Spec.Revision), attribute.String("deployrun.outcome", outcome),
+	}
+	if b := d.Status.Build; b != nil && b.Number > 0 {
+		attrs = append(attrs, attribute.Int64("deployrun.build", b.Number))
+	}
+	if s := d.Status.Sync; s != nil && s.SyncedRevision != "" {
+		attrs = append(attrs, attribute.String("deployrun.synced_revision", s.SyncedRevision))
+	}
+	_, span := tracing.Tracer().Start(ctx, "deploy "+d.Spec.Project+"/"+d.Spec.Environment, trace.WithTimestamp(d.CreationTimestamp.Time),
+		trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+	if outcome == string(v1alpha1.DeployFailed) {
+		span.SetStatus(codes.Error, d.Status.Message)
+	}
+	span.End(trace.WithTimestamp(now))
+}

@@ -19,4 +19,8 @@ limitations under the License.
 // a PrometheusRule for the Prometheus Operator, generated from rules.yaml
 // by go test -update) and rules_test.yaml (promtool's unit tests of every
 // alert). Its tests keep the three in step and run the real promtool.
+//
+// dashboard.json is a Grafana dashboard of the same series; its tests
+// parse every query with Prometheus's PromQL parser and fail when one reads
+// a metric the provider, the function or their libraries do not register.
 package monitoring

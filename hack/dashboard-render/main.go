@@ -349,7 +349,7 @@ func drawPanel(b *strings.Builder, p panel, ss []series, o options, x, y, w, h i
 	if len(ss) > maxLeg {
 		legendRows++
 	}
-	left, top := x+52, y+26
+	left, top := x+66, y+26
 	right, bot := x+w-pad, y+h-18-legendRows*legendH
 	lo, hi, ok := bounds(ss)
 	if !ok {

@@ -21,7 +21,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -93,88 +92,13 @@ func TestBinaryDeploymentTraced(t *testing.T) {
 	var spans []jaeger.Span
 	controlplane.EventuallyWithin(t, time.Minute, "the trace in Jaeger with its root span", func() bool {
 		spans, err = jg.Trace(ctx, tid)
-		return err == nil && rootOf(spans, parent) != nil
+		return err == nil && jaeger.DeploymentRoot(spans, parent) != nil
 	})
-	checkDeploymentTrace(t, spans, parent)
-}
-
-// checkDeploymentTrace holds a deployment's trace to its shape.
-func checkDeploymentTrace(t *testing.T, spans []jaeger.Span, parent string) {
-	t.Helper()
-	byID := map[string]jaeger.Span{}
-	var b strings.Builder
-	for _, s := range spans {
-		byID[s.SpanID] = s
+	drawn, problems := jaeger.CheckDeployment(spans, parent)
+	t.Logf("the deployment's trace:\n%s", drawn)
+	for _, p := range problems {
+		t.Error(p)
 	}
-	for _, s := range spans {
-		fmt.Fprintf(&b, "  %s +%v %s %s (parent %s) %v\n", s.Service, s.Start.Sub(spans[0].Start).Round(time.Millisecond), s.Duration.Round(time.Millisecond), s.Name, byID[s.ParentID].Name, s.Tags["url.path"])
-	}
-	t.Logf("the deployment's trace:\n%s", b.String())
-	root := rootOf(spans, parent)
-	if root.Service != "provider-devops" || root.Tags["deployrun.outcome"] != "Succeeded" {
-		t.Errorf("root span %+v: want service provider-devops, outcome Succeeded", root)
-	}
-	var phases []string
-	phaseOf := map[string]string{}
-	for _, s := range spans {
-		if s.ParentID == root.SpanID && s.Tags["deployrun.phase"] != nil {
-			phases = append(phases, s.Name)
-			phaseOf[s.SpanID] = s.Name
-			if s.Start.Before(root.Start.Truncate(time.Second)) || s.Start.Add(s.Duration).After(root.Start.Add(root.Duration)) {
-				t.Errorf("phase %s [%v, +%v] outside its deployment [%v, +%v]", s.Name, s.Start, s.Duration, root.Start, root.Duration)
-			}
-		}
-	}
-	if got := strings.Join(phases, ","); got != "Pending,Building,Deploying,Verifying" {
-		t.Errorf("phase spans %s, want Pending,Building,Deploying,Verifying in order under the root", got)
-	}
-	// Each backend's calls are under the phase that made them.
-	calls := map[string]map[string]bool{}
-	for _, s := range spans {
-		sys, _ := s.Tags["rpc.system"].(string)
-		if sys == "" {
-			continue
-		}
-		if calls[sys] == nil {
-			calls[sys] = map[string]bool{}
-		}
-		calls[sys][phaseOf[s.ParentID]] = true
-		// A call is made once its phase began (the replica that entered
-		// the phase knows when to the nanosecond).
-		if p, ok := byID[s.ParentID]; ok && s.Start.Before(p.Start) {
-			t.Errorf("%s at %v starts before its parent %s at %v", s.Name, s.Start, p.Name, p.Start)
-		}
-		for k := range s.Tags {
-			if strings.Contains(k, "query") || strings.Contains(strings.ToLower(k), "authorization") || strings.Contains(k, "header") {
-				t.Errorf("span %s records %s", s.Name, k)
-			}
-		}
-	}
-	// The build itself is queued by the JenkinsPipeline's controller, in
-	// the Building phase's trace.
-	queued := false
-	for _, s := range spans {
-		path, _ := s.Tags["url.path"].(string)
-		queued = queued || s.Name == "POST jenkins" && strings.Contains(path, "/build") && phaseOf[s.ParentID] == "Building"
-	}
-	if !queued {
-		t.Error("no POST to Jenkins queueing the build under the Building phase")
-	}
-	for sys, phase := range map[string]string{"jenkins": "Building", "argocd": "Deploying", "kubernetes": "Building"} {
-		if !calls[sys][phase] {
-			t.Errorf("no %s call under the %s phase; %s calls are under %v", sys, phase, sys, calls[sys])
-		}
-	}
-}
-
-// rootOf is the deployment's root span: the child of the request's span.
-func rootOf(spans []jaeger.Span, parent string) *jaeger.Span {
-	for i, s := range spans {
-		if s.ParentID == parent {
-			return &spans[i]
-		}
-	}
-	return nil
 }
 
 func randomHex(n int) string {

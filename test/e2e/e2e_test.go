@@ -61,6 +61,9 @@ func TestDevOpsProjectEndToEnd(t *testing.T) {
 	}
 	// A 15s lease: the crash's takeover in a quarter of the default.
 	cfg.ProviderArgs = []string{"--poll=30s", "--leader-election-lease-duration=15s"}
+	// A real Prometheus scrapes every provider and function replica, as a
+	// PodMonitor would, and a real Jaeger receives the provider's traces.
+	prom, _ := observe(t, &cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
 	c, err := framework.Start(ctx, cfg)
@@ -87,6 +90,7 @@ func TestDevOpsProjectEndToEnd(t *testing.T) {
 	}) {
 		return
 	}
+	t.Run("Metrics", func(t *testing.T) { checkMetrics(ctx, t, prom) })
 	// After the scenario, whose project is gone by then, and before the
 	// examples: what the backends hold changes only by the migration.
 	t.Run("Migration", func(t *testing.T) {

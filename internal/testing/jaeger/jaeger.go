@@ -225,7 +225,13 @@ type Span struct {
 // Trace returns a trace's spans ordered by start time; none when Jaeger
 // does not have it (yet).
 func (s *Server) Trace(ctx context.Context, traceID string) ([]Span, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.Query+"/api/traces/"+traceID, nil)
+	return Trace(ctx, s.Query, traceID)
+}
+
+// Trace asks the Jaeger query API at query for a trace's spans, ordered
+// by start time; none when Jaeger does not have it (yet).
+func Trace(ctx context.Context, query, traceID string) ([]Span, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, query+"/api/traces/"+traceID, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -96,13 +96,22 @@ const Interval = time.Second
 // test ends, printing its log's end if the test failed.
 func Start(t testing.TB, targets ...Target) *Server {
 	t.Helper()
+	return StartWith(t, targets, nil)
+}
+
+// StartWith is Start that also scrapes the targets listed in the files of
+// sdFiles (Prometheus's file_sd JSON: [{"targets": ["host:port"],
+// "labels": {"job": "..."}}]), read again whenever they change: for
+// targets whose addresses change, such as Pods.
+func StartWith(t testing.TB, targets []Target, sdFiles []string) *Server {
+	t.Helper()
 	bin := Require(t)
 	dir := t.TempDir()
 	// The free port is free when chosen, not when Prometheus binds it:
 	// another process may take it in between. Then it starts again on
 	// another.
 	for attempt := 1; ; attempt++ {
-		s, err := start(bin, dir, attempt, targets)
+		s, err := start(bin, dir, attempt, targets, sdFiles)
 		if err == nil {
 			t.Cleanup(func() {
 				if t.Failed() {
@@ -118,7 +127,7 @@ func Start(t testing.TB, targets ...Target) *Server {
 	}
 }
 
-func start(bin, dir string, attempt int, targets []Target) (*Server, error) {
+func start(bin, dir string, attempt int, targets []Target, sdFiles []string) (*Server, error) {
 	port, err := loopback.FreePort()
 	if err != nil {
 		return nil, err
@@ -129,7 +138,7 @@ func start(bin, dir string, attempt int, targets []Target) (*Server, error) {
 	if err := os.MkdirAll(run, 0o750); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(cfg, []byte(Config(append([]Target{{Job: "prometheus", Addr: addr}}, targets...))), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte(Config(append([]Target{{Job: "prometheus", Addr: addr}}, targets...), sdFiles...)), 0o600); err != nil {
 		return nil, err
 	}
 	p, err := process.Start(run, "prometheus", nil, bin,
@@ -149,14 +158,23 @@ func start(bin, dir string, attempt int, targets []Target) (*Server, error) {
 	return s, nil
 }
 
-// Config is the configuration scraping targets every Interval. Each
-// target's scrape times out after the interval, so a slow one shows as
-// down (up == 0) rather than holding the next scrape.
-func Config(targets []Target) string {
+// Config is the configuration scraping targets, and those the files of
+// sdFiles list, every Interval. Each target's scrape times out after the
+// interval, so a slow one shows as down (up == 0) rather than holding the
+// next scrape.
+func Config(targets []Target, sdFiles ...string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "global:\n  scrape_interval: %s\n  scrape_timeout: %s\n  evaluation_interval: %s\nscrape_configs:\n", Interval, Interval, Interval)
 	for _, t := range targets {
 		fmt.Fprintf(&b, "- job_name: %q\n  static_configs:\n  - targets: [%q]\n", t.Job, t.Addr)
+	}
+	if len(sdFiles) > 0 {
+		// A target's job label comes from its file; "discovered" is the
+		// default for those that give none.
+		fmt.Fprintf(&b, "- job_name: discovered\n  file_sd_configs:\n  - refresh_interval: %s\n    files:\n", Interval)
+		for _, f := range sdFiles {
+			fmt.Fprintf(&b, "    - %q\n", f)
+		}
 	}
 	return b.String()
 }

@@ -136,6 +136,14 @@ type Config struct {
 	// Root is the repository's directory (examples/ is read from it);
 	// CrossplaneVersion the release of Crossplane and CrossplaneCLI.
 	Root, CrossplaneVersion string
+	// OTLPEndpoint, when set, is the host:port of an OTLP/HTTP receiver on
+	// this machine the provider sends its traces to; JaegerQuery the
+	// query API the deployment's trace is then read back from.
+	OTLPEndpoint, JaegerQuery string
+	// MetricsTargets, when set, is a file the cluster keeps listing the
+	// provider's and the function's metrics endpoints in (Prometheus's
+	// file_sd JSON, jobs JobProvider and JobFunction).
+	MetricsTargets string
 }
 
 // Cluster is a running control plane with the packages installed.
@@ -176,6 +184,12 @@ type Cluster struct {
 	providerMetrics, crossplaneMetrics string
 	stop                               context.CancelFunc
 	runtimeWG                          sync.WaitGroup
+	// deployTrace and deploySpan are the trace and span the deploy
+	// request was sent in.
+	deployTrace, deploySpan string
+	// stopObserve stops keepMetricsTargets.
+	stopObserve func()
+	observeWG   sync.WaitGroup
 }
 
 func (c *Cluster) logf(format string, args ...any) {
@@ -222,6 +236,15 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 			return nil, fmt.Errorf("%s: %w", s.what, err)
 		}
 		c.logf("  done in %s", time.Since(t0).Round(100*time.Millisecond))
+	}
+	if cfg.MetricsTargets != "" {
+		octx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		c.stopObserve = stop
+		c.observeWG.Add(1)
+		go func() {
+			defer c.observeWG.Done()
+			c.keepMetricsTargets(octx)
+		}()
 	}
 	return c, nil
 }
@@ -609,6 +632,10 @@ func (c *Cluster) WaitPackage(ctx context.Context, kind, name string) error {
 // Close stops every process and server the cluster started. Its directory
 // stays for the caller to inspect or remove.
 func (c *Cluster) Close() {
+	if c.stopObserve != nil {
+		c.stopObserve()
+		c.observeWG.Wait()
+	}
 	if c.stop != nil {
 		c.stop()
 		c.runtimeWG.Wait()

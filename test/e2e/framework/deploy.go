@@ -18,6 +18,8 @@ package framework
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -37,6 +39,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/internal/events"
 	"github.com/freeleaps/provider-devops/internal/testing/argocdserver"
+	"github.com/freeleaps/provider-devops/internal/testing/jaeger"
 	"github.com/freeleaps/provider-devops/internal/testing/sandbox"
 )
 
@@ -90,6 +93,9 @@ func (c *Cluster) deploy(ctx context.Context, r *Report, ui *legacyUI) error {
 		return err
 	}
 	if err := c.checkDeployed(ctx, run, build, r.Revision); err != nil {
+		return err
+	}
+	if err := c.checkTrace(ctx, r); err != nil {
 		return err
 	}
 	// Whoever led, one request made one build.
@@ -146,10 +152,14 @@ func (c *Cluster) publishDeploy(ctx context.Context) (time.Time, error) {
 		return time.Time{}, err
 	}
 	sent := time.Now()
+	// The request continues the requester's trace, as a CI system
+	// exporting its own would send it.
+	c.deployTrace, c.deploySpan = randomHex(16), randomHex(8)
 	body, _ := json.Marshal(map[string]string{"id": DeploymentID, "project": Project, "environment": deployEnv, "namespace": ProjectNamespace,
 		"revision": revision, "requestedAt": sent.UTC().Format(time.RFC3339Nano)})
 	conf, err := ch.PublishWithDeferredConfirmWithContext(ctx, "devops.deploy", events.LanePrefix+DeployUser+"."+Project+"."+deployEnv, true, false,
-		amqp.Publishing{ContentType: "application/json", MessageId: "deploy-shop-dev-1", UserId: DeployUser, DeliveryMode: amqp.Persistent, Body: body})
+		amqp.Publishing{ContentType: "application/json", MessageId: "deploy-shop-dev-1", UserId: DeployUser, DeliveryMode: amqp.Persistent, Body: body,
+			Headers: amqp.Table{"traceparent": "00-" + c.deployTrace + "-" + c.deploySpan + "-01"}})
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -411,4 +421,44 @@ func cell(col metav1.TableColumnDefinition, v any) string {
 		}
 	}
 	return fmt.Sprint(v)
+}
+
+// checkTrace reads the deployment's trace back from Jaeger, when the
+// provider sends it one: the request's span continuing the requester's
+// traceparent, the deployment under it, its phases and calls in order.
+func (c *Cluster) checkTrace(ctx context.Context, r *Report) error {
+	if c.cfg.JaegerQuery == "" {
+		return nil
+	}
+	var spans []jaeger.Span
+	var request string
+	err := c.Wait(ctx, "the deployment's trace in Jaeger", time.Minute, func(ctx context.Context) (bool, string, error) {
+		var err error
+		if spans, err = jaeger.Trace(ctx, c.cfg.JaegerQuery, c.deployTrace); err != nil {
+			return false, err.Error(), nil
+		}
+		request = ""
+		for _, s := range spans {
+			if s.Name == "deploy request" && s.ParentID == c.deploySpan {
+				request = s.SpanID
+			}
+		}
+		return request != "" && jaeger.DeploymentRoot(spans, request) != nil, fmt.Sprintf("%d spans, request span %q", len(spans), request), nil
+	})
+	if err != nil {
+		return err
+	}
+	drawn, problems := jaeger.CheckDeployment(spans, request)
+	r.Trace = drawn
+	c.logf("the deployment's trace %s (Jaeger):\n%s", c.deployTrace, drawn)
+	if len(problems) > 0 {
+		return fmt.Errorf("the deployment's trace: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }

@@ -267,6 +267,14 @@ func (c *Cluster) runtimeConfigs() ([]*unstructured.Unstructured, error) {
 			if err := unstructured.SetNestedStringSlice(ctr, args, "args"); err != nil {
 				return nil, err
 			}
+			var env []any
+			for _, kv := range c.otlpEnv() {
+				k, v, _ := strings.Cut(kv, "=")
+				env = append(env, map[string]any{"name": k, "value": v})
+			}
+			if len(env) > 0 {
+				ctr["env"] = env
+			}
 			if err := unstructured.SetNestedSlice(u.Object, []any{ctr}, "spec", "deploymentTemplate", "spec", "template", "spec", "containers"); err != nil {
 				return nil, err
 			}

@@ -182,7 +182,7 @@ stringData: {url: %q}
 		// ProviderConfig may not reach unless the platform allows it.
 		"--tenant-backend-networks=127.0.0.0/8,::1/128",
 	}, c.cfg.ProviderArgs...)
-	p, err := c.start("provider", []string{"KUBECONFIG=" + kubeconfig}, c.cfg.Provider, args...)
+	p, err := c.start("provider", append([]string{"KUBECONFIG=" + kubeconfig}, c.otlpEnv()...), c.cfg.Provider, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -88,6 +88,9 @@ var Environments = map[string]string{
 
 // Report is what a scenario run measured and saw.
 type Report struct {
+	// Trace is the deployment's trace as Jaeger returned it, a line per
+	// span ("" without Config.JaegerQuery).
+	Trace string
 	// Ready is the time from creating the DevOpsProject to its Ready.
 	Ready time.Duration
 	// Watch is what woke the XR controller until then.
@@ -1114,6 +1117,9 @@ func (r *Report) Summary() string {
 	}
 	row("deploy request → DeployRun Succeeded", "%s (the build's commit %s synced, Healthy)", r.Deployed.Round(100*time.Millisecond), short)
 	row("legacy heartbeats (UI's queue)", "%s", r.Legacy)
+	if r.Trace != "" {
+		row("the deployment's trace (Jaeger)", "%d spans, request → phases → calls", strings.Count(r.Trace, "\n"))
+	}
 	row("Ingresses (Argo CD's, per environment)", "%d with host, class, TLS secret and issuer as asked; address %s (played ingress controller)", len(r.ingressUIDs), IngressAddress)
 	row("preview expired", "%s after creation (TTL %s); its Ingress deleted by Argo CD's cascade", r.Expired.Round(time.Second), ShortTTL)
 	row("DevOpsProject deleted → all gone", "%s (but what is orphaned: prod's application keeps its Ingress)", r.Deleted.Round(100*time.Millisecond))

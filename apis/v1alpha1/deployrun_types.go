@@ -237,6 +237,11 @@ type DeployRunStatus struct {
 	// URL the environment is live at, once Succeeded.
 	// +optional
 	URL string `json:"url,omitempty"`
+	// PhaseStartedAt is when the current phase began, to the microsecond
+	// (the timeline keeps seconds): a phase's trace span starts there,
+	// whichever replica ends it.
+	// +optional
+	PhaseStartedAt *metav1.MicroTime `json:"phaseStartedAt,omitempty"`
 	// TraceID is the id of the deployment's trace, when the provider
 	// exports traces (OTEL_EXPORTER_OTLP_ENDPOINT): the deploy request's
 	// trace when it carried a traceparent.

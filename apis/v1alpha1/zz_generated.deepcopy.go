@@ -375,6 +375,10 @@ func (in *DeployRunStatus) DeepCopyInto(out *DeployRunStatus) {
 		*out = new(DeploySync)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.PhaseStartedAt != nil {
+		in, out := &in.PhaseStartedAt, &out.PhaseStartedAt
+		*out = (*in).DeepCopy()
+	}
 	if in.Timeline != nil {
 		in, out := &in.Timeline, &out.Timeline
 		*out = make([]DeployTransition, len(*in))

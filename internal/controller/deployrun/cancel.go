@@ -64,9 +64,7 @@ func (r *Reconciler) cancel(ctx context.Context, d *v1alpha1.DeployRun) (reconci
 	}
 	if !d.Status.Phase.Final() {
 		ended(d, OutcomeCanceled, r.o.Now())
-		tr := traceOf(d)
-		tr.finished(ctx, d, OutcomeCanceled, r.o.Now())
-		tr.forget(r.starts)
+		traceOf(d).finished(ctx, d, OutcomeCanceled, r.o.Now())
 	}
 	return reconcile.Result{}, nil
 }

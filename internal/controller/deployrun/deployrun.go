@@ -210,8 +210,6 @@ type Reconciler struct {
 	record record.EventRecorder
 	log    logging.Logger
 	o      Options
-	// starts times the running deployments' phases for their spans.
-	starts *phaseStarts
 }
 
 // NewReconciler returns a reconciler.
@@ -249,7 +247,7 @@ func NewReconciler(kube client.Client, rec record.EventRecorder, o Options) *Rec
 	if o.Live == nil {
 		o.Live = kube
 	}
-	return &Reconciler{kube: kube, live: o.Live, record: rec, log: o.Log, o: o, starts: newPhaseStarts()}
+	return &Reconciler{kube: kube, live: o.Live, record: rec, log: o.Log, o: o}
 }
 
 // EnvironmentIndex is the cache's index of DeployRuns by project and
@@ -349,11 +347,11 @@ func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	if !equalStatus(orig, d) {
 		// The new timeline entries keep their nanoseconds until written.
-		endedPhases, enteredPhase := tr.endedBy(r.starts, orig, d), entered(orig, d)
+		endedPhases := tr.endedBy(orig, d)
 		if uerr := r.kube.Status().Update(ctx, d); uerr != nil {
 			return reconcile.Result{}, errors.Wrap(uerr, "cannot update status")
 		}
-		tr.written(ctx, r.starts, d, endedPhases, enteredPhase)
+		tr.written(ctx, d, endedPhases)
 		if d.Status.Phase.Final() {
 			ended(d, string(d.Status.Phase), r.o.Now())
 			tr.finished(ctx, d, string(d.Status.Phase), r.o.Now())
@@ -648,8 +646,11 @@ func orDefault(d *metav1.Duration, def time.Duration) time.Duration {
 
 // enter moves the deployment to phase.
 func (r *Reconciler) enter(d *v1alpha1.DeployRun, phase v1alpha1.DeployPhase, msg string) {
-	now := metav1.NewTime(r.o.Now())
+	at := r.o.Now()
+	now := metav1.NewTime(at)
 	d.Status.Phase, d.Status.Message = phase, msg
+	started := metav1.NewMicroTime(at)
+	d.Status.PhaseStartedAt = &started
 	d.Status.Timeline = append(d.Status.Timeline, v1alpha1.DeployTransition{Phase: phase, At: now, Message: msg})
 	if n := len(d.Status.Timeline); n > 16 {
 		d.Status.Timeline = d.Status.Timeline[n-16:]

@@ -19,7 +19,6 @@ package deployrun
 import (
 	"context"
 	"strconv"
-	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -79,22 +78,7 @@ func (t runTrace) within(ctx context.Context, d *v1alpha1.DeployRun) context.Con
 	return trace.ContextWithRemoteSpanContext(ctx, t.remote(sid))
 }
 
-// phaseStarts keeps, per running deployment, when its current phase
-// began to the nanosecond: the timeline keeps only seconds once written.
-// Another replica taking over falls back to the timeline's second.
-type phaseStarts struct {
-	mu sync.Mutex
-	m  map[string]phaseStart
-}
-
-type phaseStart struct {
-	sid trace.SpanID
-	at  time.Time
-}
-
-func newPhaseStarts() *phaseStarts { return &phaseStarts{m: map[string]phaseStart{}} }
-
-// phaseSpan is a phase ended, as precisely timed as this replica knows.
+// phaseSpan is a phase ended, timed to the microsecond or better.
 type phaseSpan struct {
 	e          v1alpha1.DeployTransition
 	start, end time.Time
@@ -102,8 +86,9 @@ type phaseSpan struct {
 }
 
 // endedBy lists the phases that writing d's status over orig's ends. Call
-// it before the write: d's new entries still have their nanoseconds.
-func (t runTrace) endedBy(starts *phaseStarts, orig, d *v1alpha1.DeployRun) []phaseSpan {
+// it before the write: d's new entries still have their nanoseconds, and
+// the phase orig was in began at orig's phaseStartedAt.
+func (t runTrace) endedBy(orig, d *v1alpha1.DeployRun) []phaseSpan {
 	if !tracing.Enabled() {
 		return nil
 	}
@@ -111,60 +96,32 @@ func (t runTrace) endedBy(starts *phaseStarts, orig, d *v1alpha1.DeployRun) []ph
 	for _, e := range orig.Status.Timeline {
 		had[t.phaseID(e)] = true
 	}
-	starts.mu.Lock()
-	known := starts.m[t.uid]
-	starts.mu.Unlock()
 	var out []phaseSpan
 	tl := d.Status.Timeline
 	for i := 0; i+1 < len(tl); i++ {
 		if had[t.phaseID(tl[i+1])] || tl[i].Phase.Final() {
 			continue
 		}
-		start := tl[i].At.Time
-		if known.sid == t.phaseID(tl[i]) && known.at.Unix() == start.Unix() {
-			start = known.at
-		}
-		out = append(out, phaseSpan{e: tl[i], start: start, end: tl[i+1].At.Time, failed: tl[i+1].Phase == v1alpha1.DeployFailed})
+		out = append(out, phaseSpan{e: tl[i], start: startOf(orig, tl[i]), end: tl[i+1].At.Time, failed: tl[i+1].Phase == v1alpha1.DeployFailed})
 	}
 	return out
 }
 
-// written exports the phases a status write ended and remembers when the
-// phase it entered began; entered is that phase's entry as it was before
-// the write (with its nanoseconds), nil when the write entered none.
-func (t runTrace) written(ctx context.Context, starts *phaseStarts, d *v1alpha1.DeployRun, ended []phaseSpan, entered *v1alpha1.DeployTransition) {
-	if !tracing.Enabled() {
-		return
+// startOf is when the phase e entered began: d's phaseStartedAt when e is
+// d's current phase, else e's own time (to the second once written).
+func startOf(d *v1alpha1.DeployRun, e v1alpha1.DeployTransition) time.Time {
+	tl := d.Status.Timeline
+	if p := d.Status.PhaseStartedAt; p != nil && len(tl) > 0 && tl[len(tl)-1].Phase == e.Phase && tl[len(tl)-1].At.Equal(&e.At) && p.Unix() == e.At.Unix() {
+		return p.Time
 	}
+	return e.At.Time
+}
+
+// written exports the phases a status write ended.
+func (t runTrace) written(ctx context.Context, d *v1alpha1.DeployRun, ended []phaseSpan) {
 	for _, p := range ended {
 		t.phase(ctx, d, p.e, p.start, p.end, p.failed)
 	}
-	starts.mu.Lock()
-	defer starts.mu.Unlock()
-	switch {
-	case d.Status.Phase.Final():
-		delete(starts.m, t.uid)
-	case entered != nil:
-		starts.m[t.uid] = phaseStart{sid: t.phaseID(*entered), at: entered.At.Time}
-	}
-}
-
-// forget drops what starts holds of a deployment that is gone.
-func (t runTrace) forget(starts *phaseStarts) {
-	starts.mu.Lock()
-	delete(starts.m, t.uid)
-	starts.mu.Unlock()
-}
-
-// entered is the entry d's status write adds to the timeline over orig's,
-// copied before the write; nil when it adds none.
-func entered(orig, d *v1alpha1.DeployRun) *v1alpha1.DeployTransition {
-	o, n := orig.Status.Timeline, d.Status.Timeline
-	if len(n) == 0 || len(o) > 0 && o[len(o)-1].Phase == n[len(n)-1].Phase && o[len(o)-1].At.Equal(&n[len(n)-1].At) {
-		return nil
-	}
-	e := n[len(n)-1]
-	return &e
 }
 
 func (t runTrace) phase(ctx context.Context, d *v1alpha1.DeployRun, e v1alpha1.DeployTransition, start, end time.Time, failed bool) {
@@ -188,7 +145,7 @@ func (t runTrace) finished(ctx context.Context, d *v1alpha1.DeployRun, outcome s
 	// Not a child of the reconcile's phase span: of the request's, if any.
 	ctx = trace.ContextWithSpanContext(ctx, trace.SpanContext{})
 	if tl := d.Status.Timeline; len(tl) > 0 && !tl[len(tl)-1].Phase.Final() {
-		t.phase(ctx, d, tl[len(tl)-1], tl[len(tl)-1].At.Time, now, false)
+		t.phase(ctx, d, tl[len(tl)-1], startOf(d, tl[len(tl)-1]), now, false)
 	}
 	if t.parent.IsValid() {
 		ctx = trace.ContextWithRemoteSpanContext(ctx, t.parent)

@@ -126,7 +126,8 @@ func start(bin, dir, host string, attempt int) (*Server, error) {
 	if err := os.WriteFile(cfg, []byte(Config(host, ports[0], ports[1], ports[2])), 0o600); err != nil {
 		return nil, err
 	}
-	p, err := process.Start(run, "jaeger", nil, bin, "--config=file:"+cfg)
+	// Jaeger would trace itself to localhost:4317; nothing listens there.
+	p, err := process.Start(run, "jaeger", []string{"OTEL_TRACES_EXPORTER=none", "OTEL_SDK_DISABLED=true"}, bin, "--config=file:"+cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -298,6 +299,13 @@ func parseTrace(body []byte) ([]Span, error) {
 			out = append(out, s)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
+	// Jaeger keeps microseconds: of two spans starting in the same one,
+	// the one ending first is first (a phase entered and left at once).
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].Start.Equal(out[j].Start) {
+			return out[i].Start.Before(out[j].Start)
+		}
+		return out[i].Duration < out[j].Duration
+	})
 	return out, nil
 }

@@ -50,10 +50,6 @@ import (
 // DevOpsProject once; then PromQL, as a dashboard or an alert would ask it,
 // must find the backend requests, the observations, a latency quantile, both
 // targets up and the function's gRPC calls.
-//
-// With DASHBOARD_RENDER=FILE it then draws package/monitoring/dashboard.json
-// from its Prometheus into FILE (relative to the repository's root), with
-// hack/dashboard-render: docs/images/dashboard.svg is made so.
 func TestBinaryMetricsScraped(t *testing.T) {
 	promserver.Require(t)
 	env := controlplane.Shared(t)
@@ -62,7 +58,6 @@ func TestBinaryMetricsScraped(t *testing.T) {
 
 	providerMetrics := startProvider(t, env, dir)
 	fnAddr, fnMetrics := startFunctionBinary(t, dir)
-	started := time.Now()
 	prom := promserver.Start(t,
 		promserver.Target{Job: "provider", Addr: providerMetrics},
 		promserver.Target{Job: "function", Addr: fnMetrics})
@@ -118,33 +113,6 @@ func TestBinaryMetricsScraped(t *testing.T) {
 	if v := got[0].Value; v <= 0 || v >= 5 {
 		t.Errorf("p95 of Jenkins requests = %gs, want in (0, 5)", v)
 	}
-	if out := os.Getenv("DASHBOARD_RENDER"); out != "" {
-		renderDashboard(t, prom.URL, started, out)
-	}
-}
-
-// renderDashboard lets the provider poll its pipeline for two minutes from
-// started, so the rates have lines rather than points, then draws the
-// dashboard from prom over that time into out.
-func renderDashboard(t *testing.T, prom string, started time.Time, out string) {
-	t.Helper()
-	root := controlplane.RepoRoot()
-	if !filepath.IsAbs(out) {
-		out = filepath.Join(root, out)
-	}
-	const span = 2 * time.Minute
-	time.Sleep(time.Until(started.Add(span)))
-	end := time.Now().UTC().Truncate(time.Second)
-	cmd := exec.Command("go", "run", "./hack/dashboard-render",
-		"-prometheus", prom, "-dashboard", "package/monitoring/dashboard.json",
-		"-end", end.Format(time.RFC3339), "-range", end.Sub(started).Truncate(time.Second).String(),
-		"-step", "2s", "-scrape-interval", promserver.Interval.String(),
-		"-var", "job=provider|function", "-out", out)
-	cmd.Dir = root
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("dashboard-render: %v\n%s", err, b)
-	}
-	t.Logf("drew the dashboard into %s", out)
 }
 
 // startProvider builds and runs the provider as an administrator, polling

@@ -46,8 +46,13 @@ func observe(t *testing.T, cfg *framework.Config) (*promserver.Server, *jaeger.S
 	if err := os.WriteFile(cfg.MetricsTargets, []byte("[]"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return promserver.StartWith(t, nil, []string{cfg.MetricsTargets}), jg
+	prom := promserver.StartWith(t, nil, []string{cfg.MetricsTargets})
+	promStarted = time.Now()
+	return prom, jg
 }
+
+// promStarted is when the scenario's Prometheus began scraping.
+var promStarted time.Time
 
 // checkMetrics asks the scenario's Prometheus what a dashboard or an alert
 // would: each series must exist with a plausible value. Counters of a
@@ -91,8 +96,8 @@ func checkMetrics(ctx context.Context, t *testing.T, prom *promserver.Server) {
 }
 
 // renderDashboard draws package/monitoring/dashboard.json from the
-// scenario's Prometheus, over the last 15 minutes, into out (relative to
-// the repository's root): docs/images/dashboard.svg is made so.
+// scenario's Prometheus, over the whole run, into out (relative to the
+// repository's root): docs/images/dashboard.svg is made so.
 func renderDashboard(t *testing.T, prom *promserver.Server, out string) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -104,7 +109,7 @@ func renderDashboard(t *testing.T, prom *promserver.Server, out string) {
 	end := time.Now().UTC().Truncate(time.Second)
 	cmd := exec.Command("go", "run", "./hack/dashboard-render",
 		"-prometheus", prom.URL, "-dashboard", "package/monitoring/dashboard.json",
-		"-end", end.Format(time.RFC3339), "-range", "15m", "-step", "5s", "-scrape-interval", promserver.Interval.String(),
+		"-end", end.Format(time.RFC3339), "-range", end.Sub(promStarted).Truncate(time.Second).String(), "-step", "5s", "-scrape-interval", promserver.Interval.String(),
 		"-var", "job="+framework.JobProvider+"|"+framework.JobFunction, "-var", "namespace="+framework.ProjectNamespace, "-out", out)
 	cmd.Dir = root
 	if b, err := cmd.CombinedOutput(); err != nil {

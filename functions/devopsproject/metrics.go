@@ -42,6 +42,7 @@ type environmentMetrics struct {
 	now      func() time.Time
 
 	phases *prometheus.Desc
+	expiry *prometheus.Desc
 }
 
 // projectSeen is what one project's last run planned.
@@ -49,6 +50,9 @@ type projectSeen struct {
 	at        time.Time
 	namespace string
 	phases    map[Phase]int
+	// expires is when the first of its environments that expire and have
+	// not yet expires; zero when none does.
+	expires time.Time
 }
 
 func newEnvironmentMetrics(now func() time.Time) *environmentMetrics {
@@ -57,6 +61,8 @@ func newEnvironmentMetrics(now func() time.Time) *environmentMetrics {
 		now:      now,
 		phases: prometheus.NewDesc("function_devopsproject_environments",
 			"Environments of the projects run in the last 15 minutes, by namespace and phase (Provisioning, Ready, ExpiringSoon, Expiring, Expired).", []string{"namespace", "phase"}, nil),
+		expiry: prometheus.NewDesc("function_devopsproject_next_expiry_seconds",
+			"Seconds until the namespace's next environment with a time-to-live expires (negative: overdue, not yet seen expired); absent when none will.", []string{"namespace"}, nil),
 	}
 }
 
@@ -66,6 +72,9 @@ func (m *environmentMetrics) record(namespace, name string, pl plan, now time.Ti
 	p := projectSeen{at: now, namespace: namespace, phases: map[Phase]int{}}
 	for _, ep := range pl.envs {
 		p.phases[ep.phase]++
+		if at := ep.expiry.at; !at.IsZero() && ep.phase != PhaseExpired && (p.expires.IsZero() || at.Before(p.expires)) {
+			p.expires = at
+		}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -82,14 +91,16 @@ func (m *environmentMetrics) forget(now time.Time) {
 	}
 }
 
-func (m *environmentMetrics) Describe(ch chan<- *prometheus.Desc) { ch <- m.phases }
+func (m *environmentMetrics) Describe(ch chan<- *prometheus.Desc) { ch <- m.phases; ch <- m.expiry }
 
 func (m *environmentMetrics) Collect(ch chan<- prometheus.Metric) {
 	// Summed under the lock, sent after it: a slow scrape must not hold
 	// the runs.
 	m.mu.Lock()
-	m.forget(m.now())
+	now := m.now()
+	m.forget(now)
 	count := map[string]map[Phase]int{}
+	next := map[string]time.Time{}
 	for _, p := range m.projects {
 		if count[p.namespace] == nil {
 			count[p.namespace] = map[Phase]int{}
@@ -97,8 +108,14 @@ func (m *environmentMetrics) Collect(ch chan<- prometheus.Metric) {
 		for ph, n := range p.phases {
 			count[p.namespace][ph] += n
 		}
+		if n, ok := next[p.namespace]; !p.expires.IsZero() && (!ok || p.expires.Before(n)) {
+			next[p.namespace] = p.expires
+		}
 	}
 	m.mu.Unlock()
+	for ns, at := range next {
+		ch <- prometheus.MustNewConstMetric(m.expiry, prometheus.GaugeValue, at.Sub(now).Seconds(), ns)
+	}
 	for ns, byPhase := range count {
 		for _, ph := range []Phase{PhaseProvisioning, PhaseReady, PhaseExpiringSoon, PhaseExpiring, PhaseExpired} {
 			ch <- prometheus.MustNewConstMetric(m.phases, prometheus.GaugeValue, float64(byPhase[ph]), ns, string(ph))

@@ -64,6 +64,24 @@ function_devopsproject_environments{namespace="team-web",phase="Ready"} 1
 		t.Error(err)
 	}
 
+	// Ten minutes before pr-7 expires, the namespace's next expiry is in
+	// ten minutes; web, without a time-to-live, has none.
+	before := expires.Add(-10 * time.Minute)
+	clock = before
+	g := &Function{now: func() time.Time { return before }, metrics: m}
+	if _, err := g.RunFunction(context.Background(), newRequest(t, xr(withStatus(prodReady(), prStatus("Ready"))), allObserved(true, "prod", "pr-7"), nil)); err != nil {
+		t.Fatal(err)
+	}
+	wantExpiry := `
+# HELP function_devopsproject_next_expiry_seconds Seconds until the namespace's next environment with a time-to-live expires (negative: overdue, not yet seen expired); absent when none will.
+# TYPE function_devopsproject_next_expiry_seconds gauge
+function_devopsproject_next_expiry_seconds{namespace="team-shop"} 600
+`
+	if err := testutil.CollectAndCompare(m, strings.NewReader(wantExpiry), "function_devopsproject_next_expiry_seconds"); err != nil {
+		t.Error(err)
+	}
+	clock = now
+
 	// Neither project run again for longer than forgetAfter: forgotten.
 	clock = now.Add(forgetAfter + time.Second)
 	if n := testutil.CollectAndCount(m); n != 0 {

@@ -267,8 +267,14 @@ func (c *Consumer) session(ctx context.Context, conn *amqp.Connection, _ string)
 	wctx, stop := context.WithCancel(ctx)
 	worked := make(chan error, 1)
 	go func() { worked <- c.work(wctx, ch, q) }()
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		c.sampleWaiting(wctx, conn, q)
+	}()
 	defer func() {
 		stop()
+		<-sampled
 		if err := <-worked; err != nil {
 			c.o.Log.Debug("request worker stopped", "queue", c.o.Queue, "error", err.Error())
 		}
@@ -534,6 +540,7 @@ func (c *Consumer) settle(ctx context.Context, ch *amqp.Channel, q *fairQueue, h
 			return derr
 		}
 		c.o.Metrics.Requests.WithLabelValues("dead-lettered").Inc()
+		c.o.Metrics.Refused.WithLabelValues(RefusalReason(reject.Reason)).Inc()
 		return h.ack()
 	default:
 		// Parked, not put back: the broker would hand it straight back,
@@ -644,4 +651,66 @@ func outage(err error) bool {
 	return kerrors.IsServiceUnavailable(err) || kerrors.IsTimeout(err) || kerrors.IsServerTimeout(err) ||
 		kerrors.IsTooManyRequests(err) || kerrors.IsInternalError(err) ||
 		errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) || errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// waitingEvery is how often a consumer samples its queue's depth.
+const waitingEvery = 10 * time.Second
+
+// sampleWaiting records, every waitingEvery while ctx lasts, the messages
+// of the consumer's queue: ready in the broker (a passive declare on a
+// channel of its own, so an error never closes the consumer's) plus those
+// delivered and not yet settled.
+func (c *Consumer) sampleWaiting(ctx context.Context, conn *amqp.Connection, q *fairQueue) {
+	defer c.o.Metrics.setWaiting(c.o.Queue, -1)
+	var ch *amqp.Channel
+	defer func() {
+		if ch != nil {
+			closeWithin(ch.Close)
+		}
+	}()
+	for {
+		if ch == nil || ch.IsClosed() {
+			ch, _ = conn.Channel()
+		}
+		if ch != nil {
+			if st, err := ch.QueueDeclarePassive(c.o.Queue, true, false, false, false, nil); err == nil {
+				c.o.Metrics.setWaiting(c.o.Queue, st.Messages+q.size())
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(waitingEvery):
+		}
+	}
+}
+
+// refusals classify a refusal's reason by what it says; the first reason
+// one of whose phrases it holds names it.
+var refusals = []struct { //nolint:gochecknoglobals // read-only
+	reason string
+	says   []string
+}{
+	{"internal", []string{"internal error"}},
+	{"failed-repeatedly", []string{" times, the last: "}},
+	{"too-large", []string{"larger than"}},
+	{"unauthorised", []string{"unauthorised", "unauthenticated", "may not be used from namespace", "published by broker user", "already another namespace's"}},
+	{"superseded", []string{"superseded"}},
+	{"malformed", []string{"malformed", "ambiguous message", "operator message of type"}},
+	{"unknown-target", []string{"unknown target", "ambiguous target", "unmapped operator project", "does not exist", "is disabled", "expired at", "being deleted"}},
+	{"bad-parameters", []string{"parameter"}},
+	{"conflict", []string{"conflict:"}},
+}
+
+// RefusalReason is the bounded reason a refused request is counted under
+// (provider_devops_requests_refused_total): never the message's own text.
+func RefusalReason(said string) string {
+	for _, r := range refusals {
+		for _, p := range r.says {
+			if strings.Contains(said, p) {
+				return r.reason
+			}
+		}
+	}
+	return "other"
 }

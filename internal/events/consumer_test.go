@@ -104,6 +104,12 @@ func TestConsumer(t *testing.T) {
 	if got, want := reasons["panic"], "internal error while handling the message: boom"; got != want {
 		t.Errorf("panic reason %q, want %q", got, want)
 	}
+	// Counted by a reason of a bounded set, never by the message's text.
+	for reason, want := range map[string]float64{"other": 1, "internal": 1} {
+		if got := testutil.ToFloat64(m.Refused.WithLabelValues(reason)); got != want {
+			t.Errorf("refused %s = %v, want %v", reason, got, want)
+		}
+	}
 	for result, want := range map[string]float64{"done": 3, "dead-lettered": 2, "retried": 1} {
 		if got := testutil.ToFloat64(m.Requests.WithLabelValues(result)); got != want {
 			t.Errorf("requests %s = %v, want %v", result, got, want)
@@ -152,7 +158,10 @@ func TestConsumerQueueIsBounded(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond) // lets the first one be delivered
 	}
+	// What waits is counted: the one delivered and held, and those ready.
+	waitFor(t, 3*waitingEvery, "the waiting requests counted", func() bool { return waitingOf(c.o.Metrics) == acked })
 	close(release)
+	waitFor(t, 3*waitingEvery, "no request waiting once handled", func() bool { return waitingOf(c.o.Metrics) == 0 })
 	// One delivered and held, two ready; the rest refused.
 	if acked > 3 || nacked < 3 {
 		t.Errorf("with max length 2: %d publishes confirmed, %d refused; want at most 3 confirmed", acked, nacked)
@@ -629,4 +638,35 @@ func dial(t testing.TB, url string) (*amqp.Connection, *amqp.Channel) {
 		t.Fatal(err)
 	}
 	return conn, ch
+}
+
+// waitingOf is what provider_devops_requests_waiting reports.
+func waitingOf(m *Metrics) int {
+	m.depthMu.Lock()
+	defer m.depthMu.Unlock()
+	n := 0
+	for _, v := range m.waiting {
+		n += v
+	}
+	return n
+}
+
+func TestRefusalReason(t *testing.T) {
+	for said, want := range map[string]string{
+		"request body of 70000 bytes is larger than 65536: not read":                                               "too-large",
+		`unauthorised: broker user "ci" may not deploy: it is not in spec.jenkins.deployUsers of ProviderConfig x`: "unauthorised",
+		"ClusterProviderConfig platform may not be used from namespace team (spec.allowedNamespaces)":              "unauthorised",
+		"superseded: requested at 2026-11-27T10:00:00Z, before DeployRun team/x of the same environment (y)":       "superseded",
+		"malformed DevOpsReconcile: requestedAt is required":                                                       "malformed",
+		"unknown target: no JenkinsPipeline is labelled shop/dev in team":                                          "unknown-target",
+		`JenkinsPipeline team/shop-dev declares no parameter "X" (spec.forProvider.parameters)`:                    "bad-parameters",
+		"failed 5 times, the last: unauthorised: ...":                                                              "failed-repeatedly",
+		"internal error while handling the message: boom":                                                          "internal",
+		"conflict: DevOpsProject team/shop: the message changes spec.x, set by someone else":                       "conflict",
+		`not a request: "poison"`: "other",
+	} {
+		if got := RefusalReason(said); got != want {
+			t.Errorf("RefusalReason(%q) = %s, want %s", said, got, want)
+		}
+	}
 }

@@ -165,6 +165,17 @@ func (q *fairQueue) pop(user string) {
 }
 
 // empty is true when q holds nothing.
+// size is how many deliveries the queue holds.
+func (q *fairQueue) size() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n := 0
+	for _, l := range q.users {
+		n += len(l)
+	}
+	return n
+}
+
 func (q *fairQueue) empty() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()

@@ -410,9 +410,14 @@ type Metrics struct {
 	Published, Confirmed, Returned, Retried prometheus.Counter
 	Dropped                                 *prometheus.CounterVec
 	Requests                                *prometheus.CounterVec
+	// Refused counts requests dead-lettered, by RefusalReason.
+	Refused *prometheus.CounterVec
 
 	depthMu sync.Mutex
 	depth   func() int
+	// waiting is, per request queue read, the messages it holds: ready in
+	// the broker and delivered but not yet settled.
+	waiting map[string]int
 }
 
 // NewMetrics creates the metrics and registers them with reg, if not nil.
@@ -424,7 +429,18 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Retried:   prometheus.NewCounter(prometheus.CounterOpts{Name: "provider_devops_events_retried_total", Help: "Events the broker refused (nack) and that were sent again."}),
 		Dropped:   prometheus.NewCounterVec(prometheus.CounterOpts{Name: "provider_devops_events_dropped_total", Help: "Events dropped, by reason."}, []string{"reason"}),
 		Requests:  prometheus.NewCounterVec(prometheus.CounterOpts{Name: "provider_devops_requests_total", Help: "Requests consumed, by result (done, dead-lettered, retried)."}, []string{"result"}),
+		Refused:   prometheus.NewCounterVec(prometheus.CounterOpts{Name: "provider_devops_requests_refused_total", Help: "Requests dead-lettered, by reason (unauthorised, malformed, too-large, superseded, unknown-target, bad-parameters, conflict, failed-repeatedly, internal, other)."}, []string{"reason"}),
+		waiting:   map[string]int{},
 	}
+	waiting := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "provider_devops_requests_waiting", Help: "Requests waiting in the request queues this replica reads: ready in the broker, or delivered and not yet handled (sampled every 10s; 0 on a standby)."}, func() float64 {
+		m.depthMu.Lock()
+		defer m.depthMu.Unlock()
+		n := 0
+		for _, v := range m.waiting {
+			n += v
+		}
+		return float64(n)
+	})
 	depth := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "provider_devops_events_outbox_depth", Help: "Events in the outbox: waiting for the broker or for its confirm."}, func() float64 {
 		m.depthMu.Lock()
 		defer m.depthMu.Unlock()
@@ -434,11 +450,25 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		return float64(m.depth())
 	})
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.Published, m.Confirmed, m.Returned, m.Retried, m.Dropped, m.Requests, depth} {
+		for _, c := range []prometheus.Collector{m.Published, m.Confirmed, m.Returned, m.Retried, m.Dropped, m.Requests, m.Refused, depth, waiting} {
 			reg.MustRegister(c)
 		}
 	}
 	return m
+}
+
+// setWaiting records how many requests queue holds; n < 0 forgets it.
+func (m *Metrics) setWaiting(queue string, n int) {
+	m.depthMu.Lock()
+	defer m.depthMu.Unlock()
+	if m.waiting == nil {
+		m.waiting = map[string]int{}
+	}
+	if n < 0 {
+		delete(m.waiting, queue)
+		return
+	}
+	m.waiting[queue] = n
 }
 
 func (m *Metrics) setDepth(f func() int) {

@@ -95,9 +95,11 @@ envtest-assets: apt-deps ## Install etcd, build kube-apiserver and the one-node 
 SERVERS_ENV = KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh kube-controller-manager kube-scheduler kubelet kube-proxy coredns)" ARGOCD="$$(hack/argocd.sh)"
 # make test also runs promtool on the alert rules (package/monitoring) and a
 # Prometheus scraping the provider and the function (TestBinaryMetricsScraped)
-# and a Jaeger receiving a deployment's trace (TestBinaryDeploymentTraced);
-# the benchmarks, the end-to-end test and the demo do not need them.
-TEST_ENV = $(SERVERS_ENV) PROMTOOL="$$(hack/promtool.sh)" PROMETHEUS="$$(hack/prometheus.sh)" JAEGER="$$(hack/jaeger.sh)"
+# and a Jaeger receiving a deployment's trace (TestBinaryDeploymentTraced),
+# and a Gitea forge whose pull requests the tests open, label, push to and
+# merge (internal/testing/gitea); the benchmarks, the end-to-end test and
+# the demo do not need them.
+TEST_ENV = $(SERVERS_ENV) PROMTOOL="$$(hack/promtool.sh)" PROMETHEUS="$$(hack/prometheus.sh)" JAEGER="$$(hack/jaeger.sh)" GITEA="$$(hack/gitea.sh)"
 
 .PHONY: test
 test: envtest-assets ## Every test: unit and integration (real kube-apiserver + etcd, real Argo CD), then make e2e.

@@ -1,0 +1,398 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package gitea is a small client for the parts of Gitea's REST API
+// (/api/v1) that preview environments use: a repository's open pull
+// requests, commit statuses, and one comment per pull request kept up to
+// date. Forgejo serves the same API. The gitea module is not imported:
+// the API is plain JSON over HTTP, and the client shares the provider's
+// HTTP layer (httpapi: tenancy checks, bounded bodies, Retry-After, error
+// classes, metrics and traces).
+package gitea
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/freeleaps/provider-devops/internal/clients/httpapi"
+	"github.com/freeleaps/provider-devops/internal/clients/retryafter"
+)
+
+//nolint:gochecknoglobals // read-only names for errors, copied before use
+var api = httpapi.Options{Backend: "Gitea", Section: "forge"}
+
+// MaxPullRequests bounds how many open pull requests are read from one
+// repository: previews are bounded far lower (a project's max).
+const MaxPullRequests = 500
+
+const pageSize = 50
+
+// Query parameters of Gitea's list endpoints.
+const (
+	qPage  = "page"
+	qLimit = "limit"
+)
+
+// Config of a Client.
+type Config struct {
+	// URL is the server's base URL, e.g. https://gitea.example.com.
+	URL   string
+	Token string
+	TLS   httpapi.TLS
+	// Timeout of one request; httpapi.DefaultTimeout when zero.
+	Timeout time.Duration
+	// Transport overrides the HTTP transport (tests).
+	Transport http.RoundTripper
+	// RetryAfter, when set, holds calls to a server that asked for a wait.
+	RetryAfter *retryafter.Gate
+	// Transports, when set, is the controller's pool of transports.
+	Transports *httpapi.Transports
+}
+
+// Client talks to one Gitea server with an access token.
+type Client struct {
+	base  *url.URL
+	token string
+	http  *http.Client
+}
+
+// New returns a client. It does no I/O.
+func New(cfg Config) (*Client, error) {
+	u, err := url.Parse(strings.TrimSuffix(cfg.URL, "/"))
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil || u.RawQuery != "" {
+		return nil, errors.New("invalid Gitea URL: want http(s)://host[:port][/path], without credentials or query")
+	}
+	if strings.TrimSpace(cfg.Token) == "" {
+		return nil, errors.New("the Gitea token is empty")
+	}
+	o := api
+	o.TLS, o.Timeout, o.Gate, o.Transport, o.Transports = cfg.TLS, cfg.Timeout, cfg.RetryAfter, cfg.Transport, cfg.Transports
+	o.Identity = cfg.Token
+	hc, err := httpapi.NewClient(o)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{base: u, token: strings.TrimSpace(cfg.Token), http: hc}, nil
+}
+
+// PullRequest is an open pull request, as a preview needs it.
+type PullRequest struct {
+	Number int64
+	Title  string
+	// Author is the login of who opened it.
+	Author string
+	URL    string
+	Labels []string
+	// HeadRef and HeadSHA are the branch and commit it proposes.
+	HeadRef, HeadSHA string
+	// BaseRef is the branch it would merge into.
+	BaseRef string
+	// Fork is true when its head is in another repository.
+	Fork bool
+}
+
+type apiPull struct {
+	Number  int64  `json:"number"`
+	Title   string `json:"title"`
+	State   string `json:"state"`
+	HTMLURL string `json:"html_url"`
+	User    struct {
+		Login string `json:"login"`
+	} `json:"user"`
+	Labels []struct {
+		Name string `json:"name"`
+	} `json:"labels"`
+	Head apiBranch `json:"head"`
+	Base apiBranch `json:"base"`
+}
+
+type apiBranch struct {
+	Ref  string `json:"ref"`
+	SHA  string `json:"sha"`
+	Repo *struct {
+		FullName string `json:"full_name"`
+	} `json:"repo"`
+}
+
+// OpenPullRequests lists the repository's open pull requests (repo is
+// OWNER/NAME), oldest first, at most MaxPullRequests.
+func (c *Client) OpenPullRequests(ctx context.Context, repo string) ([]PullRequest, error) {
+	path, err := repoPath(repo)
+	if err != nil {
+		return nil, err
+	}
+	var out []PullRequest
+	for page := 1; len(out) < MaxPullRequests; page++ {
+		var l []apiPull
+		q := url.Values{"state": {"open"}, "sort": {"oldest"}, qPage: {strconv.Itoa(page)}, qLimit: {strconv.Itoa(pageSize)}}
+		if err := c.do(ctx, http.MethodGet, path+"/pulls", q, nil, &l); err != nil {
+			return nil, err
+		}
+		for _, p := range l {
+			if p.State != "open" || len(out) == MaxPullRequests {
+				continue
+			}
+			pr := PullRequest{Number: p.Number, Title: p.Title, Author: p.User.Login, URL: p.HTMLURL,
+				HeadRef: p.Head.Ref, HeadSHA: p.Head.SHA, BaseRef: p.Base.Ref}
+			for _, l := range p.Labels {
+				pr.Labels = append(pr.Labels, l.Name)
+			}
+			pr.Fork = p.Head.Repo == nil || p.Base.Repo == nil || !strings.EqualFold(p.Head.Repo.FullName, p.Base.Repo.FullName)
+			out = append(out, pr)
+		}
+		if len(l) < pageSize {
+			break
+		}
+	}
+	return out, nil
+}
+
+// State of a commit status.
+type State string
+
+// Commit status states Gitea accepts.
+const (
+	StatePending State = "pending"
+	StateSuccess State = "success"
+	StateFailure State = "failure"
+	StateError   State = "error"
+)
+
+// Status is a commit status: Context names it (one per context is shown).
+type Status struct {
+	State       State
+	Context     string
+	Description string
+	TargetURL   string
+}
+
+// SetStatus sets the status s of commit sha.
+func (c *Client) SetStatus(ctx context.Context, repo, sha string, s Status) error {
+	path, err := repoPath(repo)
+	if err != nil {
+		return err
+	}
+	if !isSHA(sha) {
+		return errors.Errorf("not a commit id: %q", sha)
+	}
+	in := map[string]string{"state": string(s.State), "context": s.Context, "description": clip(s.Description, 140), "target_url": s.TargetURL}
+	return c.do(ctx, http.MethodPost, path+"/statuses/"+sha, nil, in, nil)
+}
+
+// Statuses are the statuses of commit sha, newest first.
+func (c *Client) Statuses(ctx context.Context, repo, sha string) ([]Status, error) {
+	path, err := repoPath(repo)
+	if err != nil {
+		return nil, err
+	}
+	var l []struct {
+		Status      string `json:"status"`
+		Context     string `json:"context"`
+		Description string `json:"description"`
+		TargetURL   string `json:"target_url"`
+	}
+	if err := c.do(ctx, http.MethodGet, path+"/commits/"+url.PathEscape(sha)+"/statuses", url.Values{qLimit: {strconv.Itoa(pageSize)}}, nil, &l); err != nil {
+		return nil, err
+	}
+	out := make([]Status, 0, len(l))
+	for _, s := range l {
+		out = append(out, Status{State: State(s.Status), Context: s.Context, Description: s.Description, TargetURL: s.TargetURL})
+	}
+	return out, nil
+}
+
+// Comment is a pull request's comment.
+type Comment struct {
+	ID     int64
+	Author string
+	Body   string
+}
+
+// Comments are the comments of pull request number, oldest first, at
+// most 500.
+func (c *Client) Comments(ctx context.Context, repo string, number int64) ([]Comment, error) {
+	path, err := repoPath(repo)
+	if err != nil {
+		return nil, err
+	}
+	var out []Comment
+	for page := 1; len(out) < 500; page++ {
+		var l []struct {
+			ID   int64  `json:"id"`
+			Body string `json:"body"`
+			User struct {
+				Login string `json:"login"`
+			} `json:"user"`
+		}
+		q := url.Values{qPage: {strconv.Itoa(page)}, qLimit: {strconv.Itoa(pageSize)}}
+		if err := c.do(ctx, http.MethodGet, fmt.Sprintf("%s/issues/%d/comments", path, number), q, nil, &l); err != nil {
+			return nil, err
+		}
+		for _, x := range l {
+			out = append(out, Comment{ID: x.ID, Author: x.User.Login, Body: x.Body})
+		}
+		if len(l) < pageSize {
+			break
+		}
+	}
+	return out, nil
+}
+
+// UpsertComment keeps one comment holding marker on pull request number:
+// the comment with id, when given and still there with the marker, or
+// the first by author holding it, is updated to body (marker appended);
+// without one a comment is created. It returns the comment's id. So a
+// retry, a restart or a lost id never adds a second comment.
+func (c *Client) UpsertComment(ctx context.Context, repo string, number, id int64, author, marker, body string) (int64, error) {
+	path, err := repoPath(repo)
+	if err != nil {
+		return 0, err
+	}
+	full := body + "\n\n" + marker
+	existing, err := c.Comments(ctx, repo, number)
+	if err != nil {
+		return 0, err
+	}
+	found := int64(0)
+	for _, x := range existing {
+		if !strings.Contains(x.Body, marker) || (author != "" && x.Author != author) {
+			continue
+		}
+		if x.ID == id || found == 0 {
+			found = x.ID
+		}
+		if x.ID == id {
+			if x.Body == full {
+				return x.ID, nil
+			}
+			break
+		}
+	}
+	var out struct {
+		ID int64 `json:"id"`
+	}
+	if found != 0 {
+		if err := c.do(ctx, http.MethodPatch, fmt.Sprintf("%s/issues/comments/%d", path, found), nil, map[string]string{"body": full}, &out); err != nil {
+			return 0, err
+		}
+		return found, nil
+	}
+	if err := c.do(ctx, http.MethodPost, fmt.Sprintf("%s/issues/%d/comments", path, number), nil, map[string]string{"body": full}, &out); err != nil {
+		return 0, err
+	}
+	return out.ID, nil
+}
+
+// User is the login the token authenticates.
+func (c *Client) User(ctx context.Context) (string, error) {
+	var u struct {
+		Login string `json:"login"`
+	}
+	if err := c.do(ctx, http.MethodGet, "/user", nil, nil, &u); err != nil {
+		return "", err
+	}
+	return u.Login, nil
+}
+
+// repoPath is /repos/OWNER/NAME for repo OWNER/NAME, each part escaped.
+func repoPath(repo string) (string, error) {
+	owner, name, ok := strings.Cut(repo, "/")
+	if !ok || owner == "" || name == "" || strings.Contains(name, "/") || owner == ".." || name == ".." || owner == "." || name == "." {
+		return "", errors.Errorf("repository %q: want OWNER/NAME", repo)
+	}
+	return "/repos/" + url.PathEscape(owner) + "/" + url.PathEscape(name), nil
+}
+
+func isSHA(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, r := range s {
+		if (r < '0' || r > '9') && (r < 'a' || r > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+func (c *Client) do(ctx context.Context, method, path string, q url.Values, in, out any) error {
+	u := *c.base
+	u.RawPath = strings.TrimSuffix(c.base.EscapedPath(), "/") + "/api/v1" + path
+	unescaped, err := url.PathUnescape(u.RawPath)
+	if err != nil {
+		return errors.Wrap(err, "cannot build request")
+	}
+	u.Path = unescaped
+	u.RawQuery = q.Encode()
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return errors.Wrap(err, "cannot encode request")
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		return errors.Wrap(err, "cannot build request")
+	}
+	req.Header.Set("Authorization", "token "+c.token)
+	req.Header.Set("Accept", "application/json")
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return errors.Wrapf(httpapi.Unreached(err, api), "%s %s", method, path)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode >= 300 {
+		return httpapi.FromResponse(resp, api, message)
+	}
+	if out == nil {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return nil
+	}
+	return errors.Wrap(json.NewDecoder(resp.Body).Decode(out), "cannot decode Gitea's answer")
+}
+
+// message is the message of a Gitea error body ({"message": ...}).
+func message(body []byte) string {
+	var e struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(body, &e) != nil {
+		return ""
+	}
+	return e.Message
+}

@@ -164,8 +164,15 @@ const leaseName = "crossplane-leader-election-provider-devops"
 // returns the manager's REST config, whose requests in a deployment's
 // trace are spans of it.
 func setupTracing(log logging.Logger, cfg *rest.Config, maxReconcileRate int) (func(context.Context) error, *rest.Config) {
-	stop, err := tracing.Setup(context.Background(), "provider-devops", version.Version)
-	kingpin.FatalIfError(err, "cannot set up tracing")
+	stop, err := tracing.Setup(context.Background(), "provider-devops", version.Version, func(err error, suppressed int) {
+		log.Info("cannot send traces to the OTLP endpoint; the spans are dropped", "error", err.Error(), "errorsSinceLastLogged", suppressed)
+	})
+	if err != nil {
+		// Tracing is optional: a mistake in its settings must not stop
+		// the provider's work.
+		log.Info("tracing is off: its settings are wrong", "error", err.Error())
+		stop = func(context.Context) error { return nil }
+	}
 	if tracing.Enabled() {
 		log.Info("exporting deployment traces over OTLP")
 	}

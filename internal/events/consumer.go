@@ -21,6 +21,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"net"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -686,25 +687,31 @@ func (c *Consumer) sampleWaiting(ctx context.Context, conn *amqp.Connection, q *
 }
 
 // refusals classify a refusal's reason by what it says; the first reason
-// one of whose phrases it holds names it.
+// one of whose phrases it holds names it. Each phrase holds a space or a
+// colon, which no Kubernetes name a refusal quotes can, and quoted text
+// is not read (quoted, a message's own values).
 var refusals = []struct { //nolint:gochecknoglobals // read-only
 	reason string
 	says   []string
 }{
-	{"internal", []string{"internal error"}},
+	{"internal", []string{"internal error while"}},
 	{"failed-repeatedly", []string{" times, the last: "}},
-	{"too-large", []string{"larger than"}},
-	{"unauthorised", []string{"unauthorised", "unauthenticated", "may not be used from namespace", "published by broker user", "already another namespace's"}},
-	{"superseded", []string{"superseded"}},
-	{"malformed", []string{"malformed", "ambiguous message", "operator message of type"}},
-	{"unknown-target", []string{"unknown target", "ambiguous target", "unmapped operator project", "does not exist", "is disabled", "expired at", "being deleted"}},
-	{"bad-parameters", []string{"parameter"}},
-	{"conflict", []string{"conflict:"}},
+	{"too-large", []string{" bytes is larger than "}},
+	{"unauthorised", []string{"unauthorised: ", "unauthenticated ", " may not be used from namespace ", "published by broker user ", " is already another namespace's"}},
+	{"superseded", []string{"superseded: "}},
+	{"malformed", []string{"malformed ", "ambiguous message: ", "operator message of type "}},
+	{"unknown-target", []string{"unknown target: ", "ambiguous target: ", "unmapped operator project ", " does not exist", " is disabled ", " expired at ", " is being deleted"}},
+	{"bad-parameters", []string{" declares no parameter ", " parameter "}},
+	{"conflict", []string{"conflict: "}},
 }
+
+// quoted is a Go-quoted string in a refusal.
+var quoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
 
 // RefusalReason is the bounded reason a refused request is counted under
 // (provider_devops_requests_refused_total): never the message's own text.
 func RefusalReason(said string) string {
+	said = quoted.ReplaceAllString(said, `""`)
 	for _, r := range refusals {
 		for _, p := range r.says {
 			if strings.Contains(said, p) {

@@ -664,6 +664,9 @@ func TestRefusalReason(t *testing.T) {
 		"internal error while handling the message: boom":                                                          "internal",
 		"conflict: DevOpsProject team/shop: the message changes spec.x, set by someone else":                       "conflict",
 		`not a request: "poison"`: "other",
+		// What a publisher writes is quoted: it names nothing.
+		`malformed DevOpsReconcile: project "internal error while x": not a DNS label`: "malformed",
+		`not a request: "unauthorised: superseded: "`:                                  "other",
 	} {
 		if got := RefusalReason(said); got != want {
 			t.Errorf("RefusalReason(%q) = %s, want %s", said, got, want)

@@ -57,7 +57,12 @@ const (
 )
 
 // LaneQueue is the queue of user's lane beside queue.
-func LaneQueue(queue, user string) string { return queue + ".user." + user }
+func LaneQueue(queue, user string) string { return queue + laneInfix + user }
+
+const laneInfix = ".user."
+
+// IsLane is true for a lane's queue.
+func IsLane(queue string) bool { return strings.Contains(queue, laneInfix) }
 
 // LaneBinding is the binding of user's lane: "user.<name>.#". ok is false
 // when the name is not one word of a routing key.

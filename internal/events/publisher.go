@@ -432,15 +432,16 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Refused:   prometheus.NewCounterVec(prometheus.CounterOpts{Name: "provider_devops_requests_refused_total", Help: "Requests dead-lettered, by reason (unauthorised, malformed, too-large, superseded, unknown-target, bad-parameters, conflict, failed-repeatedly, internal, other)."}, []string{"reason"}),
 		waiting:   map[string]int{},
 	}
-	waiting := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "provider_devops_requests_waiting", Help: "Requests waiting in the request queues this replica reads: ready in the broker, or delivered and not yet handled (sampled every 10s; 0 on a standby)."}, func() float64 {
-		m.depthMu.Lock()
-		defer m.depthMu.Unlock()
-		n := 0
-		for _, v := range m.waiting {
-			n += v
-		}
-		return float64(n)
-	})
+	// By kind of queue only: a lane is one broker user's (lanes.go), and
+	// one user's backlog delays no one else's requests.
+	waiting := func(kind string, lane bool) prometheus.GaugeFunc {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "provider_devops_requests_waiting", ConstLabels: prometheus.Labels{"queue": kind},
+			Help: "Requests waiting in the request queues this replica reads, by kind of queue (shared, lane: one broker user's): ready in the broker, or delivered and not yet handled (sampled every 10s; 0 on a standby)."},
+			func() float64 { n, _ := m.waitingIn(lane); return float64(n) })
+	}
+	backlogged := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "provider_devops_request_lanes_backlogged",
+		Help: "Broker users' lanes holding 100 or more waiting requests."},
+		func() float64 { _, n := m.waitingIn(true); return float64(n) })
 	depth := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "provider_devops_events_outbox_depth", Help: "Events in the outbox: waiting for the broker or for its confirm."}, func() float64 {
 		m.depthMu.Lock()
 		defer m.depthMu.Unlock()
@@ -450,11 +451,31 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		return float64(m.depth())
 	})
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.Published, m.Confirmed, m.Returned, m.Retried, m.Dropped, m.Requests, m.Refused, depth, waiting} {
+		for _, c := range []prometheus.Collector{m.Published, m.Confirmed, m.Returned, m.Retried, m.Dropped, m.Requests, m.Refused, depth, waiting("shared", false), waiting("lane", true), backlogged} {
 			reg.MustRegister(c)
 		}
 	}
 	return m
+}
+
+// BackloggedLane is how many waiting requests make a lane backlogged.
+const BackloggedLane = 100
+
+// waitingIn sums the requests waiting in the lanes (lane) or the other
+// queues, and counts the queues holding BackloggedLane or more.
+func (m *Metrics) waitingIn(lane bool) (n, backlogged int) {
+	m.depthMu.Lock()
+	defer m.depthMu.Unlock()
+	for q, v := range m.waiting {
+		if IsLane(q) != lane {
+			continue
+		}
+		n += v
+		if v >= BackloggedLane {
+			backlogged++
+		}
+	}
+	return n, backlogged
 }
 
 // setWaiting records how many requests queue holds; n < 0 forgets it.

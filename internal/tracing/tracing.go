@@ -33,8 +33,12 @@ import (
 	"encoding/binary"
 	"net/http"
 	"os"
+	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -45,6 +49,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 )
@@ -57,9 +62,58 @@ const Scope = "github.com/freeleaps/provider-devops"
 func Tracer() trace.Tracer { return otel.Tracer(Scope) }
 
 // Configured is true when the environment names an OTLP endpoint for
-// traces.
+// traces, and neither OTEL_SDK_DISABLED=true nor OTEL_TRACES_EXPORTER=none
+// turns them off (as an OpenTelemetry Operator's injection may set).
 func Configured() bool {
+	if strings.EqualFold(os.Getenv("OTEL_SDK_DISABLED"), "true") || strings.EqualFold(os.Getenv("OTEL_TRACES_EXPORTER"), "none") {
+		return false
+	}
 	return os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != ""
+}
+
+// protocol is the OTLP protocol asked for traces; only http/protobuf is
+// supported.
+func protocol() string {
+	if p := os.Getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"); p != "" {
+		return p
+	}
+	if p := os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL"); p != "" {
+		return p
+	}
+	return "http/protobuf"
+}
+
+// ErrorLog receives the exporter's errors, at most one a minute with how
+// many were held back; nil drops them.
+type ErrorLog func(err error, suppressed int)
+
+//nolint:gochecknoglobals // one per process, like otel's global provider
+var (
+	// ExportErrors counts the errors of the trace exporter.
+	ExportErrors = prometheus.NewCounter(prometheus.CounterOpts{Name: "provider_devops_trace_export_errors_total",
+		Help: "Errors sending traces to the OTLP endpoint (wrong endpoint, collector down): the spans are dropped."})
+	errMu      sync.Mutex
+	errLast    time.Time
+	errHeld    int
+	errLogFunc ErrorLog
+)
+
+func init() { metrics.Registry.MustRegister(ExportErrors) }
+
+// handled counts an exporter error and logs one a minute.
+func handled(err error) {
+	ExportErrors.Inc()
+	errMu.Lock()
+	defer errMu.Unlock()
+	if errLogFunc == nil {
+		return
+	}
+	if now := time.Now(); now.Sub(errLast) >= time.Minute {
+		errLogFunc(err, errHeld)
+		errLast, errHeld = now, 0
+		return
+	}
+	errHeld++
 }
 
 //nolint:gochecknoglobals // one per process, like otel's global provider
@@ -73,10 +127,18 @@ func Enabled() bool { return enabled.Load() }
 // standard OTEL_EXPORTER_OTLP_* variables (endpoint, headers, TLS,
 // timeout). The returned function flushes and stops it; without an
 // endpoint it does nothing.
-func Setup(ctx context.Context, service, version string) (func(context.Context) error, error) {
+func Setup(ctx context.Context, service, version string, log ErrorLog) (func(context.Context) error, error) {
 	otel.SetTextMapPropagator(propagation.TraceContext{})
+	errMu.Lock()
+	errLogFunc = log
+	errMu.Unlock()
+	// The exporter's errors go to the provider's log, not stderr.
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(handled))
 	if !Configured() {
 		return func(context.Context) error { return nil }, nil
+	}
+	if p := protocol(); p != "http/protobuf" {
+		return nil, errors.Errorf("OTLP protocol %q: the provider sends traces over http/protobuf only (the collector's port 4318, not gRPC's 4317); unset OTEL_EXPORTER_OTLP_PROTOCOL or set it to http/protobuf", p)
 	}
 	exp, err := otlptracehttp.New(ctx)
 	if err != nil {
@@ -97,7 +159,11 @@ func Export(exp sdktrace.SpanExporter) func(context.Context) error {
 }
 
 func install(res *resource.Resource, export sdktrace.TracerProviderOption) func(context.Context) error {
-	tp := sdktrace.NewTracerProvider(export, sdktrace.WithResource(res), sdktrace.WithIDGenerator(ids{}))
+	// Every deployment is traced (they are few), unless the request it
+	// continues was not sampled: OTEL_TRACES_SAMPLER is not read, so a
+	// deployment's spans are all kept or all dropped together.
+	tp := sdktrace.NewTracerProvider(export, sdktrace.WithResource(res), sdktrace.WithIDGenerator(ids{}),
+		sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.AlwaysSample())))
 	otel.SetTracerProvider(tp)
 	enabled.Store(true)
 	return func(ctx context.Context) error {

@@ -18,11 +18,14 @@ package tracing
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
@@ -123,12 +126,58 @@ func TestTraceParent(t *testing.T) {
 func TestOffByDefault(t *testing.T) {
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
 	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "")
-	stop, err := Setup(context.Background(), "provider-devops", "test")
+	stop, err := Setup(context.Background(), "provider-devops", "test", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = stop(context.Background()) }()
 	if Enabled() {
 		t.Error("tracing is on without an OTLP endpoint")
+	}
+}
+
+func TestConfigured(t *testing.T) {
+	for name, tc := range map[string]struct {
+		env  map[string]string
+		want bool
+	}{
+		"Endpoint":       {env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"}, want: true},
+		"TracesEndpoint": {env: map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://c:4318/v1/traces"}, want: true},
+		"SDKDisabled":    {env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_SDK_DISABLED": "true"}},
+		"ExporterNone":   {env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_TRACES_EXPORTER": "none"}},
+		"Nothing":        {},
+	} {
+		t.Run(name, func(t *testing.T) {
+			for _, k := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER"} {
+				t.Setenv(k, tc.env[k])
+			}
+			if got := Configured(); got != tc.want {
+				t.Errorf("Configured() = %t, want %t", got, tc.want)
+			}
+		})
+	}
+}
+
+// A gRPC endpoint is refused with what to do; errors sending spans are
+// counted and logged once a minute, not printed on stderr for each batch.
+func TestSetupErrors(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+	if _, err := Setup(context.Background(), "provider-devops", "test", nil); err == nil || !strings.Contains(err.Error(), "http/protobuf") {
+		t.Errorf("a gRPC protocol: %v, want refused saying http/protobuf", err)
+	}
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "")
+	var logged []int
+	stop, err := Setup(context.Background(), "provider-devops", "test", func(_ error, suppressed int) { logged = append(logged, suppressed) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = stop(context.Background()) }()
+	before := testutil.ToFloat64(ExportErrors)
+	for range 5 {
+		otel.Handle(errors.New("connection refused"))
+	}
+	if got := testutil.ToFloat64(ExportErrors) - before; got != 5 || len(logged) != 1 {
+		t.Errorf("%v errors counted, %d logged; want 5 counted, 1 logged", got, len(logged))
 	}
 }

@@ -72,7 +72,6 @@ import (
 	"github.com/freeleaps/provider-devops/internal/controller/argoaccess"
 	"github.com/freeleaps/provider-devops/internal/controller/fairrate"
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
-	"github.com/freeleaps/provider-devops/internal/tracing"
 )
 
 // Finalizer lets a deployment deleted while it runs abort its build.
@@ -346,6 +345,7 @@ func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (reco
 		r.apply(d, transition{message: "retrying: " + truncateMsg(err.Error())})
 	}
 	if !equalStatus(orig, d) {
+		tr.pin(d)
 		// The new timeline entries keep their nanoseconds until written.
 		endedPhases := tr.endedBy(orig, d)
 		if uerr := r.kube.Status().Update(ctx, d); uerr != nil {
@@ -400,9 +400,6 @@ func equalStatus(a, b *v1alpha1.DeployRun) bool {
 // cannot is a failed deployment.
 func (r *Reconciler) step(ctx context.Context, d *v1alpha1.DeployRun) (reconcile.Result, error) {
 	if d.Status.Phase == "" {
-		if tracing.Enabled() {
-			d.Status.TraceID = traceOf(d).tid.String()
-		}
 		r.apply(d, transition{next: v1alpha1.DeployPending, message: "waiting for its turn and its environment"})
 	}
 	t, err := r.decide(ctx, d)

@@ -46,13 +46,31 @@ type runTrace struct {
 
 func traceOf(d *v1alpha1.DeployRun) runTrace {
 	t := runTrace{uid: string(d.UID), root: tracing.SpanID("deployrun", string(d.UID)), flags: trace.FlagsSampled}
-	t.parent = tracing.ParseTraceParent(d.Annotations[contract.AnnotationTraceParent])
-	if t.parent.IsValid() {
-		t.tid, t.flags = t.parent.TraceID(), t.parent.TraceFlags()
-	} else {
+	parent := tracing.ParseTraceParent(d.Annotations[contract.AnnotationTraceParent])
+	pinned, err := trace.TraceIDFromHex(d.Status.TraceID)
+	switch {
+	case err == nil:
+		// The trace was chosen when the deployment started: an annotation
+		// changed since cannot move its later spans to another trace.
+		t.tid = pinned
+		if parent.IsValid() && parent.TraceID() == pinned {
+			t.parent, t.flags = parent, parent.TraceFlags()
+		}
+	case parent.IsValid():
+		t.tid, t.flags, t.parent = parent.TraceID(), parent.TraceFlags(), parent
+	default:
 		t.tid = tracing.TraceID("deployrun", string(d.UID))
 	}
 	return t
+}
+
+// pin records the deployment's trace in its status when tracing is on and
+// the trace is sampled: what status.traceID names then exists, and stays
+// the deployment's trace.
+func (t runTrace) pin(d *v1alpha1.DeployRun) {
+	if tracing.Enabled() && d.Status.TraceID == "" && t.flags.IsSampled() {
+		d.Status.TraceID = t.tid.String()
+	}
 }
 
 // phaseID is the span id of a phase the timeline entered at e.At (which

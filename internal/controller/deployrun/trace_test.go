@@ -131,3 +131,31 @@ func TestDeploymentTrace(t *testing.T) {
 		})
 	}
 }
+
+// The trace is chosen once: an annotation changed mid-run cannot move the
+// later spans to another trace, and status.traceID names only a trace
+// whose spans are kept.
+func TestTracePinned(t *testing.T) {
+	stop := tracing.Export(tracetest.NewInMemoryExporter())
+	defer func() { _ = stop(context.Background()) }()
+	const (
+		mine   = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+		theirs = "00-11111111111111111111111111111111-2222222222222222-01"
+	)
+	d := &v1alpha1.DeployRun{ObjectMeta: metav1.ObjectMeta{UID: "u", Annotations: map[string]string{contract.AnnotationTraceParent: mine}}}
+	tr := traceOf(d)
+	tr.pin(d)
+	if d.Status.TraceID != "0af7651916cd43dd8448eb211c80319c" {
+		t.Fatalf("pinned %q, want the request's trace", d.Status.TraceID)
+	}
+	d.Annotations[contract.AnnotationTraceParent] = theirs
+	if got := traceOf(d); got.tid.String() != d.Status.TraceID || got.parent.IsValid() {
+		t.Errorf("after the annotation changed: trace %v parent %v, want the pinned trace without a parent", got.tid, got.parent)
+	}
+	unsampled := &v1alpha1.DeployRun{ObjectMeta: metav1.ObjectMeta{UID: "v", Annotations: map[string]string{
+		contract.AnnotationTraceParent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00"}}}
+	traceOf(unsampled).pin(unsampled)
+	if unsampled.Status.TraceID != "" {
+		t.Errorf("an unsampled trace pinned as %q: no span of it is kept", unsampled.Status.TraceID)
+	}
+}

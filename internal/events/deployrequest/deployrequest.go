@@ -143,11 +143,17 @@ func Submit(ctx context.Context, kube client.Client, req *Request, d amqp.Delive
 	}
 	// The request is the first span of the deployment's trace, continuing
 	// the caller's when it sent a traceparent; the DeployRun carries it on.
+	// Its namespace and target are recorded once it is authorised: a
+	// refused request must not be shown as another team's.
 	ctx, span := tracing.Tracer().Start(events.TraceContext(ctx, d), "deploy request", trace.WithSpanKind(trace.SpanKindConsumer),
-		trace.WithAttributes(attribute.String("messaging.system", "rabbitmq"), attribute.String("k8s.namespace.name", req.Namespace),
-			attribute.String("deployrun.project", req.Project), attribute.String("deployrun.environment", req.Environment)))
+		trace.WithAttributes(attribute.String("messaging.system", "rabbitmq")))
 	defer span.End()
-	del := Delivery{Token: Token(d), User: d.UserId, TraceParent: tracing.TraceParent(span.SpanContext())}
+	del := Delivery{Token: Token(d), User: d.UserId}
+	if tracing.Enabled() && span.SpanContext().IsSampled() {
+		// Off, the caller's traceparent is not carried on: it would be a
+		// publisher's choice of trace waiting in the DeployRun.
+		del.TraceParent = tracing.TraceParent(span.SpanContext())
+	}
 	// A conflict means the cached pipeline was stale: list it again
 	// after a short back-off (the cache catches up) rather than put
 	// the message back behind the consumer's retry delay.
@@ -156,8 +162,11 @@ func Submit(ctx context.Context, kube client.Client, req *Request, d amqp.Delive
 	})
 	if err != nil {
 		span.SetStatus(codes.Error, err.Error())
+		return err
 	}
-	return err
+	span.SetAttributes(attribute.String("k8s.namespace.name", req.Namespace),
+		attribute.String("deployrun.project", req.Project), attribute.String("deployrun.environment", req.Environment))
+	return nil
 }
 
 // Parse decodes and validates a request, plain or as a CloudEvent.

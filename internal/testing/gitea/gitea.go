@@ -48,32 +48,13 @@ import (
 
 // Bin returns the Gitea binary named by the environment variable GITEA
 // (make test sets it from hack/gitea.sh), or "".
-func Bin() string {
-	p := os.Getenv("GITEA")
-	if p == "" {
-		return ""
-	}
-	if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-		return ""
-	}
-	return p
-}
+func Bin() string { return integration.Binary("GITEA") }
 
-// Require returns the Gitea binary. Without it the test fails in CI (CI
-// set), so CI never passes by running nothing, and is skipped elsewhere,
-// saying how to get it. Call it before any costly setup.
+// Require returns the Gitea binary, failing the test in CI without it
+// and skipping it elsewhere (integration.RequireBinary).
 func Require(t testing.TB) string {
 	t.Helper()
-	integration.Test(t, "a Gitea server")
-	if b := Bin(); b != "" {
-		return b
-	}
-	const why = "GITEA is not set to the binary hack/gitea.sh builds (make test sets it)"
-	if os.Getenv("CI") != "" {
-		t.Fatal(why)
-	}
-	t.Skip(why + "; skipped outside CI")
-	return ""
+	return integration.RequireBinary(t, "GITEA", "hack/gitea.sh", "a Gitea server")
 }
 
 // Server is a running Gitea with an admin user who owns the repositories
@@ -99,26 +80,17 @@ func Start(t testing.TB) *Server {
 	bin := Require(t)
 	integration.Tool(t, "git", "git")
 	dir := t.TempDir()
-	// The free port is free when chosen, not when Gitea binds it: another
-	// process may take it in between. Then it starts again on another.
-	for attempt := 1; ; attempt++ {
-		s, err := start(bin, dir, attempt)
-		if err == nil {
-			t.Cleanup(func() {
-				if t.Failed() {
-					t.Logf("gitea log (end):\n%s", s.proc.Tail(60))
-				}
-				s.proc.Stop(10 * time.Second)
-			})
-			if err := s.setUp(); err != nil {
-				t.Fatal(err)
-			}
-			return s
+	s := integration.OnFreePorts(t, func(attempt int) (*Server, error) { return start(bin, dir, attempt) })
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("gitea log (end):\n%s", s.proc.Tail(60))
 		}
-		if attempt == 3 || !strings.Contains(err.Error(), "address already in use") {
-			t.Fatal(err)
-		}
+		s.proc.Stop(10 * time.Second)
+	})
+	if err := s.setUp(); err != nil {
+		t.Fatal(err)
 	}
+	return s
 }
 
 func start(bin, dir string, attempt int) (*Server, error) {

@@ -23,6 +23,7 @@ package integration
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -49,4 +50,51 @@ func Tool(t testing.TB, name, pkg string) string {
 	}
 	t.Skipf("%s is not installed (Debian package %s; hack/apt-deps.sh installs it); skipped outside CI", name, pkg)
 	return ""
+}
+
+// Binary is the executable the environment variable env names (make test
+// sets it from script, which builds it into the cache), or "".
+func Binary(env string) string {
+	p := os.Getenv(env)
+	if p == "" {
+		return ""
+	}
+	if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return ""
+	}
+	return p
+}
+
+// RequireBinary returns Binary(env) for a test that starts what, a
+// server. Without it the test fails in CI (CI set), so CI never passes by
+// running nothing, and is skipped elsewhere, saying how to get it. Call it
+// before any costly setup.
+func RequireBinary(t testing.TB, env, script, what string) string {
+	t.Helper()
+	Test(t, what)
+	if b := Binary(env); b != "" {
+		return b
+	}
+	why := env + " is not set to the binary " + script + " builds (make test sets it)"
+	if os.Getenv("CI") != "" {
+		t.Fatal(why)
+	}
+	t.Skip(why + "; skipped outside CI")
+	return ""
+}
+
+// OnFreePorts runs start, which binds ports it chose free, up to three
+// times: a port free when chosen may be taken before the server binds it,
+// and start then says "address already in use". Other errors fail t.
+func OnFreePorts[T any](t testing.TB, start func(attempt int) (T, error)) T {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		s, err := start(attempt)
+		if err == nil {
+			return s
+		}
+		if attempt == 3 || !strings.Contains(err.Error(), "address already in use") {
+			t.Fatal(err)
+		}
+	}
 }

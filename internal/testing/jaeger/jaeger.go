@@ -43,31 +43,13 @@ import (
 
 // Bin returns the Jaeger binary named by the environment variable JAEGER
 // (make test sets it from hack/jaeger.sh), or "".
-func Bin() string {
-	p := os.Getenv("JAEGER")
-	if p == "" {
-		return ""
-	}
-	if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-		return ""
-	}
-	return p
-}
+func Bin() string { return integration.Binary("JAEGER") }
 
-// Require returns the Jaeger binary. Without it the test fails in CI (CI
-// set) and is skipped elsewhere, saying how to get it.
+// Require returns the Jaeger binary, failing the test in CI without it
+// and skipping it elsewhere (integration.RequireBinary).
 func Require(t testing.TB) string {
 	t.Helper()
-	integration.Test(t, "a Jaeger server")
-	if b := Bin(); b != "" {
-		return b
-	}
-	const why = "JAEGER is not set to the binary hack/jaeger.sh builds (make test sets it)"
-	if os.Getenv("CI") != "" {
-		t.Fatal(why)
-	}
-	t.Skip(why + "; skipped outside CI")
-	return ""
+	return integration.RequireBinary(t, "JAEGER", "hack/jaeger.sh", "a Jaeger server")
 }
 
 // Server is a running Jaeger.
@@ -90,23 +72,14 @@ func Start(t testing.TB, host string) *Server {
 		host = "127.0.0.1"
 	}
 	dir := t.TempDir()
-	// The free ports are free when chosen, not when Jaeger binds them:
-	// then it starts again on others.
-	for attempt := 1; ; attempt++ {
-		s, err := start(bin, dir, host, attempt)
-		if err == nil {
-			t.Cleanup(func() {
-				if t.Failed() {
-					t.Logf("jaeger log (end):\n%s", s.proc.Tail(40))
-				}
-				s.proc.Stop(10 * time.Second)
-			})
-			return s
+	s := integration.OnFreePorts(t, func(attempt int) (*Server, error) { return start(bin, dir, host, attempt) })
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("jaeger log (end):\n%s", s.proc.Tail(40))
 		}
-		if attempt == 3 || !strings.Contains(err.Error(), "address already in use") {
-			t.Fatal(err)
-		}
-	}
+		s.proc.Stop(10 * time.Second)
+	})
+	return s
 }
 
 func start(bin, dir, host string, attempt int) (*Server, error) {

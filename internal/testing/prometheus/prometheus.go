@@ -43,34 +43,15 @@ import (
 	"github.com/freeleaps/provider-devops/internal/testing/process"
 )
 
-// Bin returns the Prometheus binary named by the environment variable
-// PROMETHEUS (make test sets it from hack/prometheus.sh), or "".
-func Bin() string {
-	p := os.Getenv("PROMETHEUS")
-	if p == "" {
-		return ""
-	}
-	if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-		return ""
-	}
-	return p
-}
+// Bin returns the Prometheus binary named by the environment variable PROMETHEUS
+// (make test sets it from hack/prometheus.sh), or "".
+func Bin() string { return integration.Binary("PROMETHEUS") }
 
-// Require returns the Prometheus binary. Without it the test fails in CI
-// (CI set), so CI never passes by running nothing, and is skipped
-// elsewhere, saying how to get it. Call it before any costly setup.
+// Require returns the Prometheus binary, failing the test in CI without it
+// and skipping it elsewhere (integration.RequireBinary).
 func Require(t testing.TB) string {
 	t.Helper()
-	integration.Test(t, "a Prometheus server")
-	if b := Bin(); b != "" {
-		return b
-	}
-	const why = "PROMETHEUS is not set to the binary hack/prometheus.sh builds (make test sets it)"
-	if os.Getenv("CI") != "" {
-		t.Fatal(why)
-	}
-	t.Skip(why + "; skipped outside CI")
-	return ""
+	return integration.RequireBinary(t, "PROMETHEUS", "hack/prometheus.sh", "a Prometheus server")
 }
 
 // Target is a scrape job: Prometheus reads http://Addr/metrics.
@@ -107,24 +88,14 @@ func StartWith(t testing.TB, targets []Target, sdFiles []string) *Server {
 	t.Helper()
 	bin := Require(t)
 	dir := t.TempDir()
-	// The free port is free when chosen, not when Prometheus binds it:
-	// another process may take it in between. Then it starts again on
-	// another.
-	for attempt := 1; ; attempt++ {
-		s, err := start(bin, dir, attempt, targets, sdFiles)
-		if err == nil {
-			t.Cleanup(func() {
-				if t.Failed() {
-					t.Logf("prometheus log (end):\n%s", s.proc.Tail(40))
-				}
-				s.proc.Stop(10 * time.Second)
-			})
-			return s
+	s := integration.OnFreePorts(t, func(attempt int) (*Server, error) { return start(bin, dir, attempt, targets, sdFiles) })
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("prometheus log (end):\n%s", s.proc.Tail(40))
 		}
-		if attempt == 3 || !strings.Contains(err.Error(), "address already in use") {
-			t.Fatal(err)
-		}
-	}
+		s.proc.Stop(10 * time.Second)
+	})
+	return s
 }
 
 func start(bin, dir string, attempt int, targets []Target, sdFiles []string) (*Server, error) {

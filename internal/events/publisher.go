@@ -428,7 +428,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Returned:  prometheus.NewCounter(prometheus.CounterOpts{Name: "provider_devops_events_returned_total", Help: "Events the broker returned as unroutable (no queue bound); they are dropped."}),
 		Retried:   prometheus.NewCounter(prometheus.CounterOpts{Name: "provider_devops_events_retried_total", Help: "Events the broker refused (nack) and that were sent again."}),
 		Dropped:   prometheus.NewCounterVec(prometheus.CounterOpts{Name: "provider_devops_events_dropped_total", Help: "Events dropped, by reason."}, []string{"reason"}),
-		Requests:  prometheus.NewCounterVec(prometheus.CounterOpts{Name: "provider_devops_requests_total", Help: "Requests consumed, by result (done, dead-lettered, retried)."}, []string{"result"}),
+		Requests:  prometheus.NewCounterVec(prometheus.CounterOpts{Name: "provider_devops_requests_total", Help: "Requests consumed, by result (done, dead-lettered, retried, over-limit: dead-lettered as they came, their broker user holding too many; unreadable: dropped, their headers unreadable)."}, []string{"result"}),
 		Refused:   prometheus.NewCounterVec(prometheus.CounterOpts{Name: "provider_devops_requests_refused_total", Help: "Requests dead-lettered, by reason (unauthorised, malformed, too-large, superseded, unknown-target, bad-parameters, conflict, failed-repeatedly, internal, other)."}, []string{"reason"}),
 		waiting:   map[string]int{},
 	}

@@ -94,8 +94,12 @@ func (c *Cluster) crashMidCreate(ctx context.Context, r *Report) (string, error)
 		return "", err
 	}
 	pod, _, _ := strings.Cut(now, "_")
-	line := fmt.Sprintf("the project's creation: leader %s killed (SIGKILL) with its create of job %s unanswered, %s led after %s (the lease's duration)",
-		leader.Name, job, pod, time.Since(t0).Round(100*time.Millisecond))
+	who := pod
+	if pod == leader.Name {
+		who = "its restarted container"
+	}
+	line := fmt.Sprintf("the project's creation: leader %s killed (SIGKILL) with its create of job %s unanswered, %s led after %s (the lease run out, then a renewal)",
+		leader.Name, job, who, time.Since(t0).Round(100*time.Millisecond))
 	r.Crash = line
 	c.logf("  crash %s", line)
 	return job, nil

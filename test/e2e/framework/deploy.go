@@ -26,6 +26,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -54,6 +55,9 @@ func (c *Cluster) deploy(ctx context.Context, r *Report, ui *legacyUI) error {
 	if err != nil {
 		return err
 	}
+	// What the deployment says is looked at from the request on, while
+	// the scenario plays Jenkins' executor.
+	said := c.watchDeployRun(ctx, sent)
 	if err := c.Wait(ctx, "the requested build to be queued", 2*time.Minute, func(ctx context.Context) (bool, string, error) {
 		s, err := c.sandboxState(ctx)
 		if err != nil {
@@ -88,7 +92,7 @@ func (c *Cluster) deploy(ctx context.Context, r *Report, ui *legacyUI) error {
 	if err != nil {
 		return err
 	}
-	run, err := c.waitDeployRun(ctx, r, sent)
+	run, err := c.waitDeployRun(ctx, r, sent, said)
 	if err != nil {
 		return err
 	}
@@ -230,15 +234,50 @@ func (c *Cluster) checkCommit(b sandbox.Build, r *Report) error {
 	return nil
 }
 
+// deploySaid is every message a deployment showed, with when it was
+// first seen: the timeline keeps phases only, and a wait inside a phase
+// (another operation, a retried error) is what a slow deployment needs
+// told.
+type deploySaid struct {
+	mu   sync.Mutex
+	seen []string
+	done chan struct{}
+}
+
+// watchDeployRun looks at the request's DeployRun every second, from the
+// request until it ends or ctx does.
+func (c *Cluster) watchDeployRun(ctx context.Context, sent time.Time) *deploySaid {
+	d := &deploySaid{done: make(chan struct{})}
+	go func() {
+		defer close(d.done)
+		last := ""
+		for ; ctx.Err() == nil && time.Since(sent) < 5*time.Minute; time.Sleep(time.Second) {
+			runs, err := c.List(ctx, "devops.freeleaps.io/v1alpha1", "DeployRun", client.InNamespace(ProjectNamespace),
+				client.MatchingLabels{"devops.freeleaps.io/project": Project, "devops.freeleaps.io/environment": deployEnv})
+			if err != nil || len(runs) != 1 {
+				continue
+			}
+			phase, _, _ := unstructured.NestedString(runs[0].Object, "status", "phase")
+			msg, _, _ := unstructured.NestedString(runs[0].Object, "status", "message")
+			if m := phase + ": " + msg; m != last && phase != "" {
+				last = m
+				d.mu.Lock()
+				d.seen = append(d.seen, fmt.Sprintf("+%.1fs %s", time.Since(sent).Seconds(), m))
+				d.mu.Unlock()
+			}
+			if phase == "Succeeded" || phase == "Failed" {
+				return
+			}
+		}
+	}()
+	return d
+}
+
 // waitDeployRun waits for the request's DeployRun to succeed, and records
-// how long it took and its timeline.
-func (c *Cluster) waitDeployRun(ctx context.Context, r *Report, sent time.Time) (*unstructured.Unstructured, error) {
+// how long it took (to when it entered Succeeded, which its
+// status.phaseStartedAt keeps to the microsecond) and its timeline.
+func (c *Cluster) waitDeployRun(ctx context.Context, r *Report, sent time.Time, said *deploySaid) (*unstructured.Unstructured, error) {
 	var run *unstructured.Unstructured
-	// Every message the deployment showed, with when it was first seen:
-	// the timeline keeps phases only, and a wait inside a phase (another
-	// operation, a retried error) is what a slow deployment needs told.
-	var seen []string
-	last := ""
 	err := c.Wait(ctx, "the DeployRun to succeed", 3*time.Minute, func(ctx context.Context) (bool, string, error) {
 		runs, err := c.List(ctx, "devops.freeleaps.io/v1alpha1", "DeployRun", client.InNamespace(ProjectNamespace),
 			client.MatchingLabels{"devops.freeleaps.io/project": Project, "devops.freeleaps.io/environment": deployEnv})
@@ -247,10 +286,6 @@ func (c *Cluster) waitDeployRun(ctx context.Context, r *Report, sent time.Time) 
 		}
 		phase, _, _ := unstructured.NestedString(runs[0].Object, "status", "phase")
 		msg, _, _ := unstructured.NestedString(runs[0].Object, "status", "message")
-		if m := phase + ": " + msg; m != last {
-			last = m
-			seen = append(seen, fmt.Sprintf("+%.1fs %s", time.Since(sent).Seconds(), m))
-		}
 		if phase == "Failed" {
 			return false, "", fmt.Errorf("DeployRun %s failed: %s", runs[0].GetName(), msg)
 		}
@@ -264,6 +299,11 @@ func (c *Cluster) waitDeployRun(ctx context.Context, r *Report, sent time.Time) 
 		return nil, err
 	}
 	r.Deployed = time.Since(sent)
+	if v, _, _ := unstructured.NestedString(run.Object, "status", "phaseStartedAt"); v != "" {
+		if at, err := time.Parse(time.RFC3339Nano, v); err == nil && at.After(sent) {
+			r.Deployed = at.Sub(sent)
+		}
+	}
 	tl, _, _ := unstructured.NestedSlice(run.Object, "status", "timeline")
 	start := run.GetCreationTimestamp().Time
 	for _, x := range tl {
@@ -277,9 +317,15 @@ func (c *Cluster) waitDeployRun(ctx context.Context, r *Report, sent time.Time) 
 	}
 	c.logf("  where its time went (whole seconds, as Kubernetes and Argo CD keep them): %s", deploymentParts(run))
 	c.logf("  what it said while it ran (since the request, looked at every second):")
-	for _, l := range seen {
+	select {
+	case <-said.done:
+	case <-time.After(5 * time.Second):
+	}
+	said.mu.Lock()
+	for _, l := range said.seen {
 		c.logf("    %s", l)
 	}
+	said.mu.Unlock()
 	return run, nil
 }
 

@@ -143,7 +143,11 @@ func (ui *legacyUI) checkDeployment(ctx context.Context, c *Cluster, r *Report, 
 			return fmt.Errorf("legacy message %d on the UI's queue: %w", i+1, err)
 		}
 		h := m.heartbeat
-		c.logf("  legacy heartbeat +%.1fs: %s %s %q%s", m.at.Sub(sent).Seconds(), h.Status, h.Phase, h.PhaseMessage, urlOf(h))
+		said := ""
+		if h.PhaseMessage != "" {
+			said = fmt.Sprintf(" %q", h.PhaseMessage)
+		}
+		c.logf("  legacy heartbeat +%.1fs: %s %s%s%s", m.at.Sub(sent).Seconds(), h.Status, h.Phase, said, urlOf(h))
 		if h.Status == "running" {
 			if len(phases) == 0 || phases[len(phases)-1] != h.Phase {
 				phases = append(phases, h.Phase)

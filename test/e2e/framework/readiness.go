@@ -67,7 +67,7 @@ func (r readiness) P50() time.Duration {
 	}
 	s := slices.Clone(r.Gaps)
 	slices.Sort(s)
-	return s[len(s)/2].Round(10 * time.Millisecond)
+	return s[len(s)/2].Round(100 * time.Millisecond)
 }
 
 // GapList is the environments' gaps as printed: to a tenth of a second,

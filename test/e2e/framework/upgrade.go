@@ -194,7 +194,7 @@ func (c *Cluster) waitRevision(ctx context.Context, kind, name, version string) 
 		id, _, _ := unstructured.NestedString(p.Object, "status", "currentIdentifier")
 		inst, _, imsg := Condition(p, "Installed")
 		healthy, _, hmsg := Condition(p, "Healthy")
-		state := fmt.Sprintf("identifier %s, Installed=%s %s, Healthy=%s %s", id, inst, imsg, healthy, hmsg)
+		state := fmt.Sprintf("identifier %s, Installed=%s, Healthy=%s", id, withMessage(inst, imsg), withMessage(healthy, hmsg))
 		if !strings.HasSuffix(id, ":"+version) || inst != "True" || healthy != "True" {
 			return seen(false, state)
 		}
@@ -510,4 +510,12 @@ func (b backendState) summary(after backendState) string {
 	}
 	return fmt.Sprintf("0 Jenkins items created or deleted, %d Argo CD applications the same objects with the same spec, DNS zone serial %d unchanged; write requests to the fakes: %s",
 		len(after.apps), after.serial, strings.Join(writes, ", "))
+}
+
+// withMessage is a condition's status and, when it has one, its message.
+func withMessage(status, msg string) string {
+	if msg == "" {
+		return status
+	}
+	return status + " (" + msg + ")"
 }

@@ -154,6 +154,14 @@ type Info struct {
 type Operation struct {
 	Sync *SyncOperation `json:"sync,omitempty"`
 	Info []Info         `json:"info,omitempty"`
+	// InitiatedBy says who started it: a user, or automated sync.
+	InitiatedBy *InitiatedBy `json:"initiatedBy,omitempty"`
+}
+
+// InitiatedBy is who started an operation.
+type InitiatedBy struct {
+	Username  string `json:"username,omitempty"`
+	Automated bool   `json:"automated,omitempty"`
 }
 
 // SyncOperation is a sync's request.

@@ -103,6 +103,13 @@ func (r *Reconciler) deploy(ctx context.Context, d *v1alpha1.DeployRun, e *env, 
 		// Asked moments ago: Argo CD may not show it yet.
 		return transition{requeue: Poll}, nil
 	}
+	if s.StartedAt != nil {
+		// Asked before, and Argo CD shows neither that operation nor it
+		// pending: say what it shows instead, for whoever wonders why the
+		// deployment took longer.
+		r.record.Eventf(d, corev1.EventTypeNormal, "SyncLost", "Argo CD no longer shows the sync asked at %s (it shows %s): asking again",
+			s.StartedAt.UTC().Format(time.RFC3339), describeOperation(app))
+	}
 	return r.sync(ctx, d, s, argoApp{a: a, name: name, app: app, syncs: ac, tenancy: tenancy})
 }
 
@@ -237,4 +244,38 @@ func short(rev string) string {
 		return rev[:12]
 	}
 	return revisionName(rev)
+}
+
+// describeOperation says what operation Argo CD shows for app, for a
+// message: its phase, when it started, who started it.
+func describeOperation(app *argocd.Application) string {
+	op := app.Status.OperationState
+	pending := ""
+	if app.Operation != nil {
+		pending = "; an operation is pending" + initiator(app.Operation.InitiatedBy)
+	}
+	if op == nil {
+		return "no operation" + pending
+	}
+	at := "?"
+	if op.StartedAt != nil {
+		at = op.StartedAt.UTC().Format(time.RFC3339)
+	}
+	msg := ""
+	if op.Message != "" {
+		msg = ": " + truncate(op.Message)
+	}
+	return fmt.Sprintf("an operation %s, started %s%s%s%s", cmp.Or(op.Phase, "Running"), at, initiator(op.Operation.InitiatedBy), msg, pending)
+}
+
+func initiator(by *argocd.InitiatedBy) string {
+	switch {
+	case by == nil:
+		return ""
+	case by.Automated:
+		return " by automated sync"
+	case by.Username != "":
+		return " by " + truncate(by.Username)
+	}
+	return ""
 }

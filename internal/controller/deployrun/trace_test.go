@@ -30,6 +30,7 @@ import (
 
 	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/tracing"
 )
 
@@ -157,5 +158,20 @@ func TestTracePinned(t *testing.T) {
 	traceOf(unsampled).pin(unsampled)
 	if unsampled.Status.TraceID != "" {
 		t.Errorf("an unsampled trace pinned as %q: no span of it is kept", unsampled.Status.TraceID)
+	}
+}
+
+func TestDescribeOperation(t *testing.T) {
+	at := time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)
+	app := &argocd.Application{}
+	if got := describeOperation(app); got != "no operation" {
+		t.Errorf("no operation: %q", got)
+	}
+	app.Status.OperationState = &argocd.OperationState{Phase: "Running", StartedAt: &at, Message: "waiting for healthy state",
+		Operation: argocd.Operation{InitiatedBy: &argocd.InitiatedBy{Automated: true}}}
+	app.Operation = &argocd.Operation{InitiatedBy: &argocd.InitiatedBy{Username: "admin"}}
+	want := "an operation Running, started 2026-11-27T08:00:00Z by automated sync: waiting for healthy state; an operation is pending by admin"
+	if got := describeOperation(app); got != want {
+		t.Errorf("describeOperation = %q, want %q", got, want)
 	}
 }

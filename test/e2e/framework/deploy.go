@@ -316,6 +316,7 @@ func (c *Cluster) waitDeployRun(ctx context.Context, r *Report, sent time.Time, 
 		c.logf("    %s", l)
 	}
 	c.logf("  where its time went (whole seconds, as Kubernetes and Argo CD keep them): %s", deploymentParts(run))
+	c.logf("  its events: %s", c.eventsOf(ctx, run))
 	c.logf("  what it said while it ran (since the request, looked at every second):")
 	select {
 	case <-said.done:
@@ -507,4 +508,20 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// eventsOf lists the events recorded on obj, oldest first, as
+// "REASON: message".
+func (c *Cluster) eventsOf(ctx context.Context, obj client.Object) string {
+	l := &corev1.EventList{}
+	if err := c.Kube.List(ctx, l, client.InNamespace(obj.GetNamespace())); err != nil {
+		return err.Error()
+	}
+	var out []string
+	for _, e := range l.Items {
+		if e.InvolvedObject.UID == obj.GetUID() {
+			out = append(out, e.Reason+": "+e.Message)
+		}
+	}
+	return strings.Join(out, "; ")
 }

@@ -658,9 +658,11 @@ func outage(err error) bool {
 const waitingEvery = 10 * time.Second
 
 // sampleWaiting records, every waitingEvery while ctx lasts, the messages
-// of the consumer's queue: ready in the broker (a passive declare on a
-// channel of its own, so an error never closes the consumer's) plus those
-// delivered and not yet settled.
+// of the consumer's queue: those delivered and not yet settled, plus,
+// when they fill the prefetch window (the broker delivers everything else
+// at once), those ready in the broker, read by a passive declare on a
+// channel of its own, so an error never closes the consumer's. A lane
+// that keeps up costs the broker nothing.
 func (c *Consumer) sampleWaiting(ctx context.Context, conn *amqp.Connection, q *fairQueue) {
 	defer c.o.Metrics.setWaiting(c.o.Queue, -1)
 	var ch *amqp.Channel
@@ -670,14 +672,18 @@ func (c *Consumer) sampleWaiting(ctx context.Context, conn *amqp.Connection, q *
 		}
 	}()
 	for {
-		if ch == nil || ch.IsClosed() {
-			ch, _ = conn.Channel()
-		}
-		if ch != nil {
-			if st, err := ch.QueueDeclarePassive(c.o.Queue, true, false, false, false, nil); err == nil {
-				c.o.Metrics.setWaiting(c.o.Queue, st.Messages+q.size())
+		n := q.size()
+		if n >= c.o.Prefetch {
+			if ch == nil || ch.IsClosed() {
+				ch, _ = conn.Channel()
+			}
+			if ch != nil {
+				if st, err := ch.QueueDeclarePassive(c.o.Queue, true, false, false, false, nil); err == nil {
+					n += st.Messages
+				}
 			}
 		}
+		c.o.Metrics.setWaiting(c.o.Queue, n)
 		select {
 		case <-ctx.Done():
 			return

@@ -775,7 +775,7 @@ func (c *Cluster) measureSteadyState(ctx context.Context, r *Report) error {
 			return fmt.Errorf("the provider wrote to a backend in the steady state: %d × %s (all: %v)", n, k, r.SteadyBackend)
 		}
 	}
-	c.logf("  Kubernetes API requests by the provider %v; backend requests %v", r.SteadyAPI, r.SteadyBackend)
+	c.logf("  Kubernetes API requests by the provider %s; backend requests %s", counts(r.SteadyAPI), counts(r.SteadyBackend))
 	return nil
 }
 
@@ -1109,7 +1109,7 @@ func (r *Report) Summary() string {
 	mib := func(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 	row("DevOpsProject created → Ready", "%s", r.Ready.Round(100*time.Millisecond))
 	row("last backend object ready → Ready", "environments p50 %.1fs %s; project %s", r.Readiness.P50().Seconds(), r.Readiness.GapList(), r.Readiness.XRGap)
-	row("steady state, "+r.Steady.String(), "Kubernetes API requests by the provider %v; backend requests %v", r.SteadyAPI, r.SteadyBackend)
+	row("steady state, "+r.Steady.String(), "Kubernetes API requests by the provider %s; backend requests %s", counts(r.SteadyAPI), counts(r.SteadyBackend))
 	row("deploy request → build queued", "%s (%s)", r.DeployQueued.Round(100*time.Millisecond), r.Build)
 	short := r.Revision
 	if len(short) > 12 {
@@ -1124,7 +1124,7 @@ func (r *Report) Summary() string {
 	row("preview expired", "%s after creation (TTL %s); its Ingress deleted by Argo CD's cascade", r.Expired.Round(time.Second), ShortTTL)
 	row("DevOpsProject deleted → all gone", "%s (but what is orphaned: prod's application keeps its Ingress)", r.Deleted.Round(100*time.Millisecond))
 	row("re-created with prod → Ready", "%s (prod's orphaned job, application and record taken back)", r.Recreated.Round(100*time.Millisecond))
-	row("events on the stream", "%v; %d sent again by a new leader with their first id", r.Events, r.EventsResent)
+	row("events on the stream", "%s; %d sent again by a new leader with their first id", counts(r.Events), r.EventsResent)
 	if r.Upgrade != "" {
 		row("upgrade", "%s", r.Upgrade)
 		row("broken upgrade", "%s", r.Rollback)
@@ -1139,4 +1139,21 @@ func (r *Report) Summary() string {
 	row("function memory", "RSS %s, peak %s", mib(r.Function.RSS), mib(r.Function.Peak))
 	_ = w.Flush()
 	return b.String()
+}
+
+// counts prints a tally as "a 1, b 2", sorted; "none" when empty.
+func counts(m map[string]int) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(out, ", ")
 }

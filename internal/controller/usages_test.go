@@ -19,6 +19,7 @@ package controller_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -92,7 +93,11 @@ func TestHandMadeUsagesPinNothing(t *testing.T) {
 		return c.List(ctx, l, client.InNamespace(tenant), client.MatchingLabels{xpv2.LabelKeyProviderName: "own", xpv2.LabelKeyProviderKind: v1alpha1.ProviderConfigKind}) == nil && len(l.Items) == 1
 	})
 	controlplane.Must(t, c.Delete(ctx, own))
-	controlplane.Eventually(t, "deleting a config in use is blocked", func() bool {
+	// This test's provider reconciles every resource the package's other
+	// tests left in the shared control plane, and the config controller
+	// shares the global reconcile rate with them: on a loaded machine
+	// (two CI runs at once) its turn took over a minute.
+	controlplane.EventuallyWithin(t, 3*time.Minute, "deleting a config in use is blocked", func() bool {
 		pc := &v1alpha1.ProviderConfig{}
 		return c.Get(ctx, client.ObjectKeyFromObject(own), pc) == nil && pc.Status.Users == 1 && pc.GetCondition("Terminating").Status == corev1.ConditionTrue
 	})

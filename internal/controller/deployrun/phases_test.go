@@ -797,6 +797,16 @@ func TestPhaseDeploying(t *testing.T) {
 	automated := func(app *argocd.Application) {
 		app.Spec.SyncPolicy = &argocd.SyncPolicy{Automated: &argocd.SyncPolicyAutomated{}}
 	}
+	// asked is a sync the deployment asked for 40s ago.
+	asked := v1alpha1.DeploySync{Revision: testBuilt, StartedAt: ptrTo(metav1.NewTime(testNow.Add(-40 * time.Second)))}
+	autoOp := func(phase string, started time.Time) *argocd.OperationState {
+		op := &argocd.OperationState{Phase: phase, StartedAt: &started,
+			Operation: argocd.Operation{InitiatedBy: &argocd.InitiatedBy{Automated: true}}}
+		if phase == "Succeeded" {
+			op.SyncResult = &argocd.SyncOperationResult{Revision: testSynced}
+		}
+		return op
+	}
 	runRows(t, []row{{
 		name: "ApplicationWentAway", status: deploying(toBuilt, ""), noApp: true,
 		next: v1alpha1.DeployFailed, msg: "the environment's ArgoApplication shop-dev went away during the deployment",
@@ -869,6 +879,45 @@ func TestPhaseDeploying(t *testing.T) {
 				t.Errorf("startedAt %v, want none: the sync was not asked", d.Status.Sync.StartedAt)
 			}
 		},
+	}, {
+		name: "AutomatedSyncRanInstead", status: deploying(asked, testBuilt),
+		argo: fakeSyncs{app: argoAnswer(func(app *argocd.Application) {
+			automated(app)
+			app.Status.OperationState = autoOp("Succeeded", testNow.Add(-9*time.Second))
+		})},
+		next: v1alpha1.DeployVerifying, msg: "synced to " + testSynced[:12], requeue: Poll, calls: get,
+		check: func(t *testing.T, d *v1alpha1.DeployRun, _ client.Client) {
+			if s := d.Status.Sync; s.SyncedRevision != testSynced || s.Phase != "Succeeded" {
+				t.Errorf("sync record %+v, want the automated sync's result", s)
+			}
+		},
+	}, {
+		name: "AutomatedSyncRunsInstead", status: deploying(asked, testBuilt),
+		argo: fakeSyncs{app: argoAnswer(func(app *argocd.Application) {
+			automated(app)
+			app.Status.OperationState = autoOp("Running", testNow.Add(-10*time.Second))
+		})},
+		msg: "Argo CD's automated sync runs in place of the one asked: Argo CD syncing application team-shop-dev (running)", requeue: Poll, calls: get,
+	}, {
+		// An automated sync that began before the ask is not the
+		// deployment's: after 30s it asks again.
+		name: "AutomatedSyncBeforeTheAsk", status: deploying(asked, testBuilt),
+		argo: fakeSyncs{app: argoAnswer(func(app *argocd.Application) {
+			automated(app)
+			app.Status.OperationState = autoOp("Succeeded", testNow.Add(-50*time.Second))
+		})},
+		msg: "Argo CD asked to sync application team-shop-dev to its target revision", requeue: Poll,
+		calls: get + " sync " + testArgoApp + " in shop to \"\" [{" + contract.InfoDeployRun + " " + testInfo + "}]",
+	}, {
+		// A sync by hand is someone's own: not taken for the deployment's.
+		name: "ManualSyncAfterTheAsk", status: deploying(asked, testBuilt),
+		argo: fakeSyncs{app: argoAnswer(func(app *argocd.Application) {
+			automated(app)
+			app.Status.OperationState = autoOp("Succeeded", testNow.Add(-9*time.Second))
+			app.Status.OperationState.Operation.InitiatedBy = &argocd.InitiatedBy{Username: "admin"}
+		})},
+		msg: "Argo CD asked to sync application team-shop-dev to its target revision", requeue: Poll,
+		calls: get + " sync " + testArgoApp + " in shop to \"\" [{" + contract.InfoDeployRun + " " + testInfo + "}]",
 	}, {
 		name: "AutomatedApplicationAtAnotherRef", status: deploying(v1alpha1.DeploySync{Revision: "v2"}, ""),
 		argo: fakeSyncs{app: argoAnswer(automated)},

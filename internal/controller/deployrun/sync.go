@@ -99,6 +99,9 @@ func (r *Reconciler) deploy(ctx context.Context, d *v1alpha1.DeployRun, e *env, 
 	if t, ok := ownOperation(d, s, name, app); ok {
 		return t, nil
 	}
+	if t, ok := automatedInstead(s, name, app); ok {
+		return t, nil
+	}
 	if s.StartedAt != nil && r.o.Now().Sub(s.StartedAt.Time) < 30*time.Second {
 		// Asked moments ago: Argo CD may not show it yet.
 		return transition{requeue: Poll}, nil
@@ -125,6 +128,31 @@ func ownOperation(d *v1alpha1.DeployRun, s *v1alpha1.DeploySync, name string, ap
 		return waiting(fmt.Sprintf("Argo CD has the sync of application %s and has not started it yet", name)), true
 	}
 	return transition{}, false
+}
+
+// automatedInstead follows Argo CD's automated sync of an application that
+// syncs itself, when it started after the deployment asked for its own
+// sync (to the same target: an automated application is synced to its
+// target revision) and no operation waits: Argo CD then runs that one in
+// place of the deployment's. Seen in the e2e: the requested operation
+// shown Running, then replaced by the automated one, which succeeded a
+// second later, while the deployment waited 30s to ask again. What it
+// synced is checked in Verifying as for the deployment's own.
+func automatedInstead(s *v1alpha1.DeploySync, name string, app *argocd.Application) (transition, bool) {
+	op := app.Status.OperationState
+	if s.StartedAt == nil || op == nil || op.StartedAt == nil || app.Operation != nil || !automated(app) {
+		return transition{}, false
+	}
+	// The ask is kept to the second: an automated sync of the same
+	// second counts as after it.
+	if by := op.Operation.InitiatedBy; by == nil || !by.Automated || op.StartedAt.Before(s.StartedAt.Truncate(time.Second)) {
+		return transition{}, false
+	}
+	t := operationState(s, name, op)
+	if t.next == "" && !t.fail {
+		t.message = "Argo CD's automated sync runs in place of the one asked: " + t.message
+	}
+	return t, true
 }
 
 // operationState is what the state of the deployment's own sync operation

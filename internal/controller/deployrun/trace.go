@@ -45,6 +45,11 @@ type runTrace struct {
 }
 
 func traceOf(d *v1alpha1.DeployRun) runTrace {
+	if !tracing.Enabled() {
+		// Off (the default): nothing to derive on every reconcile; every
+		// method returns at once.
+		return runTrace{}
+	}
 	t := runTrace{uid: string(d.UID), root: tracing.SpanID("deployrun", string(d.UID)), flags: trace.FlagsSampled}
 	parent := tracing.ParseTraceParent(d.Annotations[contract.AnnotationTraceParent])
 	pinned, err := trace.TraceIDFromHex(d.Status.TraceID)

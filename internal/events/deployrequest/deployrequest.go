@@ -145,7 +145,13 @@ func Submit(ctx context.Context, kube client.Client, req *Request, d amqp.Delive
 	// the caller's when it sent a traceparent; the DeployRun carries it on.
 	// Its namespace and target are recorded once it is authorised: a
 	// refused request must not be shown as another team's.
-	ctx, span := tracing.Tracer().Start(events.TraceContext(ctx, d), "deploy request", trace.WithSpanKind(trace.SpanKindConsumer),
+	parent := ctx
+	if tracing.Enabled() {
+		// Read only when traces are sent: off, the caller's context is
+		// not carried on, and the body need not be decoded again for it.
+		parent = events.TraceContext(ctx, d)
+	}
+	ctx, span := tracing.Tracer().Start(parent, "deploy request", trace.WithSpanKind(trace.SpanKindConsumer),
 		trace.WithAttributes(attribute.String("messaging.system", "rabbitmq")))
 	defer span.End()
 	del := Delivery{Token: Token(d), User: d.UserId}

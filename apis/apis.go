@@ -22,6 +22,7 @@ import (
 
 	argocdv1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	dnsv1alpha1 "github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
+	forgev1alpha1 "github.com/freeleaps/provider-devops/apis/forge/v1alpha1"
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	registryv1alpha1 "github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
 	devopsv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
@@ -34,6 +35,7 @@ var AddToSchemes = runtime.SchemeBuilder{
 	argocdv1alpha1.SchemeBuilder.AddToScheme,
 	dnsv1alpha1.SchemeBuilder.AddToScheme,
 	registryv1alpha1.SchemeBuilder.AddToScheme,
+	forgev1alpha1.SchemeBuilder.AddToScheme,
 }
 
 // AddToScheme adds all the provider's kinds to s.

@@ -417,6 +417,68 @@ type RegistryTenancy struct {
 	AdoptExisting bool `json:"adoptExisting,omitempty"`
 }
 
+// ForgeKind is the API of a git forge.
+// +kubebuilder:validation:Enum=gitea
+type ForgeKind string
+
+// Forge kinds. Forgejo serves Gitea's API: use gitea.
+const (
+	ForgeGitea ForgeKind = "gitea"
+)
+
+// ForgeConfig connects to the git forge whose pull requests
+// ForgeRepositories watch and report to. Credentials are an API token
+// that reads the repositories' pull requests and writes their commit
+// statuses and comments.
+// +kubebuilder:validation:XValidation:rule="!(has(self.insecureSkipTLSVerify) && self.insecureSkipTLSVerify && has(self.caBundle))",message="set either insecureSkipTLSVerify or caBundle, not both"
+type ForgeConfig struct {
+	// Kind of forge API.
+	// +kubebuilder:default=gitea
+	// +optional
+	Kind ForgeKind `json:"kind,omitempty"`
+
+	// URL of the forge, e.g. https://git.example.com (its API is under
+	// /api/v1).
+	// +kubebuilder:validation:Pattern=`^https?://[^\s/?#]+([/?#][^\s]*)?$`
+	// +kubebuilder:validation:MaxLength=2048
+	URL string `json:"url"`
+
+	TLSConfig `json:",inline"`
+
+	// Credentials: the API token.
+	Credentials Credentials `json:"credentials"`
+
+	// Tenancy bounds what namespaced ForgeRepositories may ask through a
+	// ClusterProviderConfig, whose token is the platform's. It applies to
+	// every ClusterProviderConfig, with the defaults below when unset; a
+	// ProviderConfig may not set it.
+	// +optional
+	Tenancy *ForgeTenancy `json:"tenancy,omitempty"`
+}
+
+// ForgeTenancy bounds, per namespace, the repositories ForgeRepositories
+// may watch through a ClusterProviderConfig. "{namespace}" in a pattern
+// stands for the namespace of the resource being reconciled.
+type ForgeTenancy struct {
+	// Repositories are the repositories, as "<owner>/<name>" (shell
+	// globs), a namespace may watch and post statuses and comments to.
+	// Default: ["{namespace}/*"], those of the forge organisation named
+	// like the Kubernetes namespace.
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:Pattern=`^[A-Za-z0-9._*?{}\[\]/-]{1,512}$`
+	// +listType=atomic
+	// +optional
+	Repositories []string `json:"repositories,omitempty"`
+
+	// AllowForks lets ForgeRepositories list pull requests from forks
+	// (spec.forProvider.pullRequests.forkAuthors). Default false: a
+	// preview of a fork builds its author's code with the project's
+	// credentials, so through the platform's config no namespace may
+	// opt in unless the platform does.
+	// +optional
+	AllowForks bool `json:"allowForks,omitempty"`
+}
+
 // EventsConfig points the provider at a RabbitMQ broker for its event stream.
 // The credentials are the AMQP URL, e.g. amqps://user:pass@host:5671/vhost.
 // +kubebuilder:validation:XValidation:rule="!(has(self.insecureSkipTLSVerify) && self.insecureSkipTLSVerify && has(self.caBundle))",message="set either insecureSkipTLSVerify or caBundle, not both"
@@ -437,7 +499,7 @@ type EventsConfig struct {
 // ProviderConfigSpec describes one environment's backends. Each section is
 // optional; a managed resource whose backend section is missing reports so in
 // its Synced condition.
-// +kubebuilder:validation:XValidation:rule="has(self.jenkins) || has(self.argocd) || has(self.dns) || has(self.registry) || has(self.events)",message="configure at least one of jenkins, argocd, dns, registry or events"
+// +kubebuilder:validation:XValidation:rule="has(self.jenkins) || has(self.argocd) || has(self.dns) || has(self.registry) || has(self.events) || has(self.forge)",message="configure at least one of jenkins, argocd, dns, registry, events or forge"
 type ProviderConfigSpec struct {
 	// Jenkins controller used by JenkinsPipelines.
 	// +optional
@@ -458,6 +520,10 @@ type ProviderConfigSpec struct {
 	// Events configures the RabbitMQ event stream.
 	// +optional
 	Events *EventsConfig `json:"events,omitempty"`
+
+	// Forge (Gitea, Forgejo) whose pull requests ForgeRepositories watch.
+	// +optional
+	Forge *ForgeConfig `json:"forge,omitempty"`
 
 	// AllowedNamespaces (ClusterProviderConfig only) are the namespaces,
 	// as shell globs ("team-*", "*"), whose managed resources may use this
@@ -516,6 +582,8 @@ type ProviderConfig struct {
 	// +kubebuilder:validation:XValidation:rule="!has(self.dns) || self.dns.credentials.source in ['Secret', 'None']",message="a namespaced ProviderConfig takes credentials only from a Secret in its own namespace (or None): Environment and Filesystem read the provider's own environment and files and are allowed only in a ClusterProviderConfig",fieldPath=".dns.credentials.source"
 	// +kubebuilder:validation:XValidation:rule="!has(self.registry) || self.registry.credentials.source in ['Secret', 'None']",message="a namespaced ProviderConfig takes credentials only from a Secret in its own namespace (or None): Environment and Filesystem read the provider's own environment and files and are allowed only in a ClusterProviderConfig",fieldPath=".registry.credentials.source"
 	// +kubebuilder:validation:XValidation:rule="!has(self.events) || self.events.credentials.source in ['Secret', 'None']",message="a namespaced ProviderConfig takes credentials only from a Secret in its own namespace (or None): Environment and Filesystem read the provider's own environment and files and are allowed only in a ClusterProviderConfig",fieldPath=".events.credentials.source"
+	// +kubebuilder:validation:XValidation:rule="!has(self.forge) || self.forge.credentials.source in ['Secret', 'None']",message="a namespaced ProviderConfig takes credentials only from a Secret in its own namespace (or None): Environment and Filesystem read the provider's own environment and files and are allowed only in a ClusterProviderConfig",fieldPath=".forge.credentials.source"
+	// +kubebuilder:validation:XValidation:rule="!has(self.forge) || !has(self.forge.tenancy)",message="forge.tenancy is for a ClusterProviderConfig: a ProviderConfig's forge token is the namespace's own",fieldPath=".forge.tenancy"
 	// +kubebuilder:validation:XValidation:rule="!has(self.argocd) || !has(self.argocd.tenancy)",message="argocd.tenancy is for a ClusterProviderConfig: a ProviderConfig's token is the namespace's own, bounded by Argo CD's RBAC",fieldPath=".argocd.tenancy"
 	// +kubebuilder:validation:XValidation:rule="!has(self.registry) || !has(self.registry.tenancy)",message="registry.tenancy is for a ClusterProviderConfig: a ProviderConfig's registry credentials are the namespace's own",fieldPath=".registry.tenancy"
 	// +kubebuilder:validation:XValidation:rule="!has(self.dns) || !has(self.dns.tenancy)",message="dns.tenancy is for a ClusterProviderConfig: a ProviderConfig's zone credentials are the namespace's own",fieldPath=".dns.tenancy"

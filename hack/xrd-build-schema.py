@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the DevOpsProject XRDs' pipeline.build and
-environments[].pipeline.build schemas from the JenkinsPipeline CRD's
+environments[].pipeline.build schemas (and previews.pullRequests.template's) from the JenkinsPipeline CRD's
 spec.forProvider.source.build, which controller-gen makes from the Go type
 the function composes with. Run after `make generate` changed that schema;
 TestXRDBuildSchemaMatchesJenkinsPipeline (functions/devopsproject) fails
@@ -88,6 +88,7 @@ def block(indent, description, project=False):
 def main():
     project = block(18, "A declared build: the function writes each environment's job from it (a checkout stage without url checks out spec.git; an image stage without registry/repository pushes to the project's RegistryRepo). Replaces scriptPath.", project=True)
     env = block(24, "Overrides spec.pipeline.build for this environment (the whole build, not field by field).")
+    preview = block(30, "Overrides spec.pipeline.build for every preview (the whole build, not field by field).")
     for path in XRDS:
         text = open(path).read()
         text = re.sub(r"\n *" + re.escape(BEGIN) + r".*?" + re.escape(END), "", text, flags=re.S)
@@ -100,6 +101,10 @@ def main():
         if text.count(anchor) != 1:
             sys.exit(f"{path}: cannot find spec.environments[].pipeline")
         text = text.replace(anchor, anchor + env + "\n")
+        anchor = "                          pipeline:\n                            type: object\n                            description: Overrides spec.pipeline for every preview.\n                            properties:\n"
+        if text.count(anchor) != 1:
+            sys.exit(f"{path}: cannot find spec.previews.pullRequests.template.pipeline")
+        text = text.replace(anchor, anchor + preview + "\n")
         open(path, "w").write(text)
 
 

@@ -37,6 +37,9 @@ import (
 func (p *project) checkEnvironments() error {
 	for i, e := range p.spec.Environments {
 		f := fmt.Sprintf("spec.environments[%d]", i)
+		if e.preview != nil {
+			f = previewsPath + ".template (" + e.Name + ")"
+		}
 		if e.TTL != "" && p.in.protected[e.Name] {
 			return fieldErr(f+".ttl", "environment %q is protected (the Composition's input.protectedEnvironments) and never expires: remove its ttl", e.Name)
 		}

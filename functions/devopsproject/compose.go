@@ -45,10 +45,12 @@ type composer struct {
 	handHost map[string]string
 	hostNote map[string]string
 	enc      *pbcodec.Encoder
+	// skipped are the open pull requests the project does not preview.
+	skipped []string
 }
 
 func newComposer(rs *requestState) *composer {
-	return &composer{p: rs.project, observed: rs.observed, desired: map[resource.Name]*fnv1.Resource{}, ready: rs.ready, handHost: rs.handHost, hostNote: rs.hostNote, enc: &pbcodec.Encoder{}}
+	return &composer{p: rs.project, observed: rs.observed, desired: map[resource.Name]*fnv1.Resource{}, ready: rs.ready, handHost: rs.handHost, hostNote: rs.hostNote, enc: &pbcodec.Encoder{}, skipped: rs.skippedPullRequests()}
 }
 
 // projectWide adds the resources the project's environments share: the
@@ -231,6 +233,7 @@ func (c *composer) status(ep envPlan) EnvStatus {
 		ref := c.p.config
 		st.ProviderConfigRef = &ref
 	}
+	st.PullRequest = previewStatus(e)
 	if o, ok := c.observed[namePipeline(e.Name)]; ok {
 		atp := pbAt(o, "status", "atProvider").GetStructValue()
 		st.PipelineURL = pbAt(atp, "url").GetStringValue()

@@ -61,7 +61,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		}
 	}()
 	now := f.now().UTC()
-	rs, err := readRequest(req, &f.patterns)
+	rs, err := readRequest(req, &f.patterns, now)
 	if err != nil {
 		f.info(req, "Cannot compose the project", err)
 		response.Fatal(rsp, err)

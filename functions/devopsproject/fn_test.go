@@ -795,7 +795,7 @@ func TestStatusEntriesDecodedEach(t *testing.T) {
 		map[string]any{"name": "pr-7", "phase": "Ready", "expiresAt": "2026-11-22T13:30:00Z", "ttl": "2h0m0s"},
 		map[string]any{"name": "prod", "phase": 7.0},
 	))
-	rs, err := readRequest(newRequest(t, x, nil, nil), nil)
+	rs, err := readRequest(newRequest(t, x, nil, nil), nil, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,8 +86,13 @@ func planRun(rs *requestState, now time.Time) plan {
 	next := s.pollInterval
 	for _, e := range envs {
 		cur, last := rs.deployments(e.Name, prev[e.Name])
-		x := expiryOf(s, e, prev[e.Name], rs.annotations, last.finishedAt(), now)
-		ep := envPlan{env: e, prev: prev[e.Name], expiry: x, policy: policyOf(e, x, prev[e.Name]), deployment: cur, last: last}
+		before := prev[e.Name]
+		if e.preview != nil && e.preview.reopened {
+			// A pull request opened again starts a new preview.
+			before = nil
+		}
+		x := previewExpiry(e, expiryOf(s, e, before, rs.annotations, last.finishedAt(), now))
+		ep := envPlan{env: e, prev: before, expiry: x, policy: policyOf(e, x, before), deployment: cur, last: last}
 		ep.phase = phaseAt(x, now, rs.envReady(e.Name), ep.prev, e, rs.observed)
 		pl.envs = append(pl.envs, ep)
 

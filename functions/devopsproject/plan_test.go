@@ -219,7 +219,7 @@ func TestPlanRun(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			a := tc.args
 			got := planOf(t, a.in, a.envs, a.prev, a.annotations, a.observed, a.now)
-			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(plan{}, envPlan{}, expiry{})); diff != "" {
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(plan{}, envPlan{}, expiry{}, Environment{})); diff != "" {
 				t.Errorf("%s\nplanRun(...): -want +got:\n%s", tc.reason, diff)
 			}
 		})

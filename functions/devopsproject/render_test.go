@@ -83,6 +83,8 @@ func TestRender(t *testing.T) {
 		"build":              {"xr-build.yaml", "composition.yaml", "observed-ready.yaml"},
 		"build-file":         {"xr-build-file.yaml", "composition.yaml", "observed-ready.yaml"},
 		"adopt":              {"xr-adopt.yaml", "composition.yaml", "observed-adopt.yaml"},
+		"previews-first-run": {"xr-previews.yaml", "composition.yaml", ""},
+		"previews":           {"xr-previews.yaml", "composition.yaml", "observed-previews.yaml"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -67,7 +67,7 @@ type requestState struct {
 
 // readRequest reads and validates what RunFunction needs. Its error is the
 // Fatal result's message: it names the field at fault.
-func readRequest(req *fnv1.RunFunctionRequest, patterns *patternCache) (*requestState, error) {
+func readRequest(req *fnv1.RunFunctionRequest, patterns *patternCache, now time.Time) (*requestState, error) {
 	var in *v1beta1.Input // none: defaults
 	if req.GetInput() != nil {
 		in = &v1beta1.Input{}
@@ -97,10 +97,8 @@ func readRequest(req *fnv1.RunFunctionRequest, patterns *patternCache) (*request
 	if err != nil {
 		return nil, err
 	}
-	for i, e := range spec.Environments {
-		if err := s.allowed(fmt.Sprintf("spec.environments[%d]", i), ingressOf(spec.Ingress, e.Ingress)); err != nil {
-			return nil, err
-		}
+	if err := s.allowedIngresses(spec); err != nil {
+		return nil, err
 	}
 	if t, _ := dnsTarget(spec.DNS, s); t == "" {
 		return nil, fieldErr("spec.dns.target", "is required: what the environments' names point to (the ingress's address or host), unless the Composition's input sets ingressAddress")
@@ -118,11 +116,12 @@ func readRequest(req *fnv1.RunFunctionRequest, patterns *patternCache) (*request
 		}
 		rs.observed[resource.Name(n)] = o.GetResource()
 	}
+	rs.ready = observedReady(rs.observed)
+	rs.addPreviews(now)
 	p.keep(rs.observed)
 	if err := p.checkEnvironments(); err != nil {
 		return nil, err
 	}
-	rs.ready = observedReady(rs.observed)
 	rs.gateHosts()
 	rs.changed = lastChange(md, rs.observed, rs.ready)
 	return rs, nil
@@ -269,4 +268,18 @@ func deploymentOf(m *structpb.Struct) *Deployment {
 		StartedAt:  pbAt(m, "startedAt").GetStringValue(),
 		FinishedAt: pbAt(m, "finishedAt").GetStringValue(),
 	}
+}
+
+// allowedIngresses checks every environment's ingress, and the previews',
+// against the Composition input's allow-lists.
+func (s *settings) allowedIngresses(spec *ProjectSpec) error {
+	for i, e := range spec.Environments {
+		if err := s.allowed(fmt.Sprintf("spec.environments[%d]", i), ingressOf(spec.Ingress, e.Ingress)); err != nil {
+			return err
+		}
+	}
+	if pr := spec.Previews.PullRequests; pr != nil {
+		return s.allowed(previewsPath+".template", ingressOf(spec.Ingress, pr.Template.Ingress))
+	}
+	return nil
 }

@@ -412,7 +412,7 @@ func (p *project) pipeline(e Environment, keep bool) *jenkinsv1alpha1.JenkinsPip
 		script = "Jenkinsfile"
 	}
 	source := jenkinsv1alpha1.PipelineSource{SCM: &jenkinsv1alpha1.SCMSource{
-		URL: g.URL, Branch: branch(g), ScriptPath: script, CredentialsID: p.checkoutCredentialsID(),
+		URL: g.URL, Branch: p.branchOf(e), ScriptPath: script, CredentialsID: p.checkoutCredentialsID(),
 	}}
 	if b := p.build(e); b != nil {
 		source = jenkinsv1alpha1.PipelineSource{Build: b}
@@ -453,8 +453,8 @@ func (p *project) buildFile(e Environment) *jenkinsv1alpha1.BuildFileSource {
 		return nil
 	}
 	host, repo := p.registryOf(e)
-	f := &jenkinsv1alpha1.BuildFileSource{URL: g.URL, Branch: branch(g), Path: path, Defaults: &jenkinsv1alpha1.BuildFileDefaults{
-		Checkout: &jenkinsv1alpha1.CheckoutStage{URL: g.URL, Branch: branch(g), CredentialsID: p.checkoutCredentialsID()},
+	f := &jenkinsv1alpha1.BuildFileSource{URL: g.URL, Branch: p.branchOf(e), Path: path, Defaults: &jenkinsv1alpha1.BuildFileDefaults{
+		Checkout: &jenkinsv1alpha1.CheckoutStage{URL: g.URL, Branch: p.branchOf(e), CredentialsID: p.checkoutCredentialsID()},
 		Image:    &jenkinsv1alpha1.ImageTarget{Registry: host, Repository: repo},
 	}}
 	if r := g.CredentialsSecretRef; r != nil {
@@ -488,7 +488,7 @@ func (p *project) build(e Environment) *jenkinsv1alpha1.PipelineBuild {
 		if c := out.Stages[i].Checkout; c != nil && c.URL == "" {
 			c.URL = p.spec.Git.URL
 			if c.Branch == "" {
-				c.Branch = branch(p.spec.Git)
+				c.Branch = p.branchOf(e)
 			}
 			if c.CredentialsID == "" {
 				c.CredentialsID = p.checkoutCredentialsID()
@@ -552,7 +552,7 @@ func (p *project) source(e Environment, h string) (argov1alpha1.ApplicationSourc
 	if path == "" {
 		path = "deploy/" + e.Name
 	}
-	src := argov1alpha1.ApplicationSource{RepoURL: p.spec.Git.URL, Path: path, TargetRevision: branch(p.spec.Git)}
+	src := argov1alpha1.ApplicationSource{RepoURL: p.spec.Git.URL, Path: path, TargetRevision: p.branchOf(e)}
 	if sourceTypeOf(p.spec.Source, e) == SourceHelm {
 		// Argo CD names the release after the application unless told:
 		// "<name>-<env>", as before applications gained the namespace, so
@@ -597,19 +597,23 @@ func (p *project) app(e Environment, keep bool, h string) (*argov1alpha1.ArgoApp
 	if p.in.createNamespace {
 		syncOptions = []string{"CreateNamespace=true"}
 	}
+	policy := &argov1alpha1.SyncPolicy{Automated: &argov1alpha1.Automated{Prune: true, SelfHeal: true}, SyncOptions: syncOptions}
+	if e.preview != nil {
+		// A preview is deployed by the DeployRun of each head, once its
+		// image is built: syncing by itself, it would deploy a new head
+		// before its image exists.
+		policy.Automated = nil
+	}
 	// The Argo CD application's name is deterministic, not the generated
 	// name of the resource.
 	return &argov1alpha1.ArgoApplication{
 		TypeMeta:   metav1.TypeMeta{APIVersion: argov1alpha1.SchemeGroupVersion.String(), Kind: KindApp},
 		ObjectMeta: p.meta(e.Name, annotations),
 		Spec: argov1alpha1.ArgoApplicationSpec{ManagedResourceSpec: p.managed(keep), ForProvider: argov1alpha1.ArgoApplicationParameters{
-			Project:     p.argoProjectName(),
-			Source:      src,
-			Destination: argov1alpha1.ApplicationDestination{Server: cluster, Namespace: ns},
-			SyncPolicy: &argov1alpha1.SyncPolicy{
-				Automated:   &argov1alpha1.Automated{Prune: true, SelfHeal: true},
-				SyncOptions: syncOptions,
-			},
+			Project:       p.argoProjectName(),
+			Source:        src,
+			Destination:   argov1alpha1.ApplicationDestination{Server: cluster, Namespace: ns},
+			SyncPolicy:    policy,
 			AdoptExisting: p.spec.AdoptExisting.Applications,
 		}},
 	}, nil

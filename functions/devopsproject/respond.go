@@ -67,6 +67,9 @@ func respond(rsp *fnv1.RunFunctionResponse, rs *requestState, pl plan) error {
 		report(rsp, ep.prev, st)
 	}
 
+	if err := c.forge(pl); err != nil {
+		return err
+	}
 	status := map[string]any{"environments": statuses}
 	if len(orphaned) > 0 {
 		status["orphanedEnvironments"] = orphaned
@@ -119,11 +122,20 @@ func environmentsCondition(rsp *fnv1.RunFunctionResponse, c *composer, pl plan) 
 		msg.WriteString("Provisioning: ")
 		bounded(&msg, waiting, maxConditionMessage)
 	}
+	if len(c.skipped) > 0 {
+		// More pull requests than max, or forks nobody allowed: said
+		// where the previews are read, not only on the forge.
+		if msg.Len() > 0 {
+			msg.WriteString(" ")
+		}
+		msg.WriteString("Pull requests not previewed: ")
+		bounded(&msg, c.skipped, maxConditionMessage+maxConditionMessage/4)
+	}
 	if len(waiting) > 0 {
 		response.ConditionFalse(rsp, ConditionEnvironments, "Provisioning").WithMessage(msg.String()).TargetCompositeAndClaim()
 		return
 	}
-	if len(ready) == 0 {
+	if len(ready) == 0 && len(c.skipped) == 0 {
 		msg.WriteString("No environment is being provisioned or Ready.")
 	}
 	response.ConditionTrue(rsp, ConditionEnvironments, "Ready").WithMessage(msg.String()).TargetCompositeAndClaim()

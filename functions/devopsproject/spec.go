@@ -48,6 +48,9 @@ type ProjectSpec struct {
 	// AdoptExisting asks, per kind, to take over existing backend objects
 	// nobody owns (see the managed resources' adoptExisting).
 	AdoptExisting AdoptSpec `json:"adoptExisting"`
+	// Previews are environments the project makes by itself, one per
+	// open pull request (previews.go).
+	Previews PreviewsSpec `json:"previews"`
 }
 
 // AdoptSpec names the kinds whose existing, unowned backend objects a
@@ -192,6 +195,10 @@ type Environment struct {
 	Ingress *IngressSpec `json:"ingress,omitempty"`
 	// Pipeline overrides spec.pipeline.
 	Pipeline *EnvironmentPipeline `json:"pipeline,omitempty"`
+
+	// preview is the pull request a preview environment (never one of
+	// spec.environments) is made for.
+	preview *preview
 }
 
 // Deletion policies of an environment or of the registry.
@@ -251,7 +258,10 @@ func (s *ProjectSpec) validate() error {
 	if err := validateParameters("spec.pipeline.parameters", s.Pipeline.Parameters); err != nil {
 		return err
 	}
-	return s.validateEnvironments(zone)
+	if err := s.validateEnvironments(zone); err != nil {
+		return err
+	}
+	return s.validatePreviews(zone)
 }
 
 // validateParameters refuses a declared parameter named as one the

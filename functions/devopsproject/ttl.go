@@ -71,6 +71,8 @@ type EnvStatus struct {
 	// JenkinsPipeline is gone, and this config's deployUsers say who may
 	// renew it with a deploy request.
 	ProviderConfigRef *ConfigRef `json:"providerConfigRef,omitempty"`
+	// PullRequest is the pull request a preview environment is made for.
+	PullRequest *PullRequestStatus `json:"pullRequest,omitempty"`
 }
 
 // Deployment names a DeployRun of the environment, as its JenkinsPipeline's

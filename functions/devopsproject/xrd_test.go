@@ -145,6 +145,19 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("the build-file example must be accepted: %v", err)
 	}
+	// The previews example: accepted.
+	previews := readYAML(t, "examples", "devopsproject", "xr-previews.yaml")["spec"].(map[string]any)["previews"]
+	if err := apply(func(s map[string]any) { s["previews"] = previews }); err != nil {
+		t.Fatalf("the previews example must be accepted: %v", err)
+	}
+	withPreviews := func(mut func(pr, template map[string]any)) func(map[string]any) {
+		return func(s map[string]any) {
+			tmpl := map[string]any{"domain": "previews.shop.example.com"}
+			pr := map[string]any{"repository": "team-shop/shop", "template": tmpl}
+			mut(pr, tmpl)
+			s["previews"] = map[string]any{"pullRequests": pr}
+		}
+	}
 	withBuild := func(stages ...any) func(map[string]any) {
 		return func(s map[string]any) { s["pipeline"] = map[string]any{"build": map[string]any{"stages": stages}} }
 	}
@@ -233,9 +246,19 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 		"IssuerName": {func(s map[string]any) {
 			s["ingress"] = map[string]any{"issuer": map[string]any{"kind": "Issuer", "name": "a..b"}}
 		}, `spec.ingress.issuer.name`},
-		"ClassName":         {func(s map[string]any) { s["ingress"] = map[string]any{"className": "a..b"} }, `spec.ingress.className`},
-		"ApplicationName":   {func(s map[string]any) { envAt(s, 0)["applicationName"] = "Shop_Prod" }, `spec.environments[0].applicationName`},
-		"AdoptExistingKind": {func(s map[string]any) { s["adoptExisting"] = map[string]any{"pipelines": "yes"} }, `spec.adoptExisting.pipelines`},
+		"ClassName":            {func(s map[string]any) { s["ingress"] = map[string]any{"className": "a..b"} }, `spec.ingress.className`},
+		"ApplicationName":      {func(s map[string]any) { envAt(s, 0)["applicationName"] = "Shop_Prod" }, `spec.environments[0].applicationName`},
+		"AdoptExistingKind":    {func(s map[string]any) { s["adoptExisting"] = map[string]any{"pipelines": "yes"} }, `spec.adoptExisting.pipelines`},
+		"PreviewRepositoryGit": {withPreviews(func(pr, _ map[string]any) { pr["repository"] = "team-shop/shop.git" }), `spec.previews.pullRequests.repository`},
+		"PreviewRepositoryURL": {withPreviews(func(pr, _ map[string]any) { pr["repository"] = "https://git.example.com/a/b" }), `spec.previews.pullRequests.repository`},
+		"PreviewMax":           {withPreviews(func(pr, _ map[string]any) { pr["max"] = 21 }), `spec.previews.pullRequests.max`},
+		"PreviewForkAuthor":    {withPreviews(func(pr, _ map[string]any) { pr["forkAuthors"] = []any{"bad user"} }), `spec.previews.pullRequests.forkAuthors[0]`},
+		"PreviewNoDomain":      {withPreviews(func(_, tm map[string]any) { delete(tm, "domain") }), `spec.previews.pullRequests.template.domain`},
+		"PreviewTTL":           {withPreviews(func(_, tm map[string]any) { tm["ttl"] = "30s" }), `spec.previews.pullRequests.template.ttl`},
+		"PreviewRetain":        {withPreviews(func(_, tm map[string]any) { tm["retain"] = []any{"RegistryRepo"} }), `spec.previews.pullRequests.template.retain[0]`},
+		"PreviewReservedParameter": {withPreviews(func(_, tm map[string]any) {
+			tm["pipeline"] = map[string]any{"parameters": []any{map[string]any{"name": "REVISION", "type": "string"}}}
+		}), `spec.previews.pullRequests.template.pipeline.parameters`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

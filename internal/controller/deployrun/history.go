@@ -21,6 +21,7 @@ import (
 	"slices"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -46,7 +47,7 @@ func (r *Reconciler) prune(ctx context.Context, d *v1alpha1.DeployRun) error {
 			// The cache may not have seen d's last status yet.
 			o = d
 		}
-		if !o.Status.Phase.Final() || o.DeletionTimestamp != nil {
+		if !o.Status.Phase.Final() || o.DeletionTimestamp != nil || composed(o) {
 			continue
 		}
 		if o.Spec.Project == d.Spec.Project && o.Spec.Environment == d.Spec.Environment {
@@ -61,6 +62,19 @@ func (r *Reconciler) prune(ctx context.Context, d *v1alpha1.DeployRun) error {
 	}
 	return r.deleteOldest(ctx, stray)
 }
+
+// composed is true for a DeployRun a composite resource holds (a
+// preview's deployment of its pull request's head): it is its composite's
+// to delete, and deleting it here would have Crossplane create it again,
+// which deploys again.
+func composed(d *v1alpha1.DeployRun) bool {
+	_, ok := d.GetLabels()[labelComposite]
+	return ok && metav1.GetControllerOf(d) != nil
+}
+
+// labelComposite is the label Crossplane sets on what a composite
+// resource composes.
+const labelComposite = "crossplane.io/composite"
 
 // deleteOldest deletes the oldest of the finished deployments done beyond
 // the number kept.

@@ -187,3 +187,42 @@ func TestPruneSameSecond(t *testing.T) {
 		}
 	}
 }
+
+// A DeployRun a composite holds (a preview's) is never pruned: Crossplane
+// would create it again, and it would deploy again.
+func TestPruneLeavesComposed(t *testing.T) {
+	s := runtime.NewScheme()
+	if err := v1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	t0 := metav1.NewTime(time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC))
+	ctl := true
+	var objs []client.Object
+	for i := range 4 {
+		fin := metav1.NewTime(t0.Add(time.Duration(i) * time.Minute))
+		d := &v1alpha1.DeployRun{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("r", i), Namespace: "team", UID: types.UID(fmt.Sprint(i)), CreationTimestamp: fin},
+			Spec:   v1alpha1.DeployRunSpec{Project: "shop", Environment: "pr-1"},
+			Status: v1alpha1.DeployRunStatus{Phase: v1alpha1.DeploySucceeded, StartedAt: &fin, FinishedAt: &fin}}
+		if i == 0 {
+			d.Labels = map[string]string{labelComposite: "shop"}
+			d.OwnerReferences = []metav1.OwnerReference{{APIVersion: "platform.freeleaps.io/v1alpha1", Kind: "DevOpsProject", Name: "shop", UID: "x", Controller: &ctl}}
+		}
+		objs = append(objs, d)
+	}
+	kube := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).Build()
+	r := NewReconciler(kube, nil, Options{Keep: 1})
+	if err := r.prune(context.Background(), objs[3].(*v1alpha1.DeployRun)); err != nil {
+		t.Fatal(err)
+	}
+	l := &v1alpha1.DeployRunList{}
+	if err := kube.List(context.Background(), l); err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, d := range l.Items {
+		kept = append(kept, d.Name)
+	}
+	if got := fmt.Sprint(kept); got != "[r0 r3]" {
+		t.Fatalf("kept %s, want the composed r0 and the newest r3", got)
+	}
+}

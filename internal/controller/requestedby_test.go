@@ -67,6 +67,7 @@ func TestRequestedByPolicy(t *testing.T) {
 		return c
 	}
 	const provider = "system:serviceaccount:crossplane-system:provider-devops-1a2b3c"
+	const crossplane = "system:serviceaccount:crossplane-system:crossplane"
 	run := func(name, by, id string) *v1alpha1.DeployRun {
 		return &v1alpha1.DeployRun{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 			Spec: v1alpha1.DeployRunSpec{Project: "shop", Environment: "dev", RequestedBy: by, RequestID: id}}
@@ -83,6 +84,10 @@ func TestRequestedByPolicy(t *testing.T) {
 		"ProviderForBroker":    {provider, run("amqp", "amqp:ci-shop", "4f1c2b7e-deploy"), ""},
 		"ProviderAsNonBroker":  {provider, run("sa", "alice", ""), "spec.requestedBy must be your user name"},
 		"TenantWithoutWhoAsks": {"alice", run("nobody", "", ""), "spec.requestedBy must be your user name"},
+		"CrossplaneForPreview": {crossplane, run("preview", "forge:team/shop/pulls/7", "forge:team/shop/pulls/7/"+strings.Repeat("a", 40)), ""},
+		"CrossplaneAsBroker":   {crossplane, run("xp-broker", "amqp:ci", ""), "spec.requestedBy must be your user name"},
+		"CrossplaneChoosesID":  {crossplane, run("xp-id", "forge:team/shop/pulls/7", "4f1c2b7e-deploy"), "spec.requestID is set by the provider"},
+		"TenantAsForge":        {"alice", run("forge", "forge:team/shop/pulls/7", ""), "spec.requestedBy must be your user name"},
 	}
 	// The policy takes a moment to be enforced after it is created.
 	controlplane.EventuallyWithin(t, time.Minute, "the policy enforced", func() bool {

@@ -39,3 +39,6 @@ func (c *DNSConfig) Endpoint() string {
 
 // Endpoint of the registry API.
 func (c *RegistryConfig) Endpoint() string { return c.URL }
+
+// Endpoint of the forge.
+func (c *ForgeConfig) Endpoint() string { return c.URL }

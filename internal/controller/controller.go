@@ -26,6 +26,7 @@ import (
 
 	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	dnsv1alpha1 "github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
+	forgev1alpha1 "github.com/freeleaps/provider-devops/apis/forge/v1alpha1"
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	registryv1alpha1 "github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
 	apisv1alpha1 "github.com/freeleaps/provider-devops/apis/v1alpha1"
@@ -37,6 +38,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/controller/config"
 	"github.com/freeleaps/provider-devops/internal/controller/deployrun"
 	"github.com/freeleaps/provider-devops/internal/controller/dnsrecord"
+	"github.com/freeleaps/provider-devops/internal/controller/forgerepository"
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinscredential"
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
@@ -95,6 +97,9 @@ func Kinds(cfg Config) []mrcontroller.Registration {
 		}),
 		mrcontroller.Register(registryrepo.Descriptor, func(mgr ctrl.Manager) managed.TypedExternalConnector[*registryv1alpha1.RegistryRepo] {
 			return registryrepo.NewConnector(mgr.GetClient(), cfg.Guard, nil)
+		}),
+		mrcontroller.Register(forgerepository.Descriptor, func(mgr ctrl.Manager) managed.TypedExternalConnector[*forgev1alpha1.ForgeRepository] {
+			return forgerepository.NewConnector(mgr.GetClient(), cfg.Guard, nil)
 		}),
 	}
 }

@@ -40,6 +40,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 	dockerhubfake "github.com/freeleaps/provider-devops/internal/testing/dockerhub"
 	argofake "github.com/freeleaps/provider-devops/internal/testing/fakeargocd"
+	"github.com/freeleaps/provider-devops/internal/testing/gitea"
 	godaddyfake "github.com/freeleaps/provider-devops/internal/testing/godaddy"
 	jenkinsfake "github.com/freeleaps/provider-devops/internal/testing/jenkins"
 )
@@ -48,8 +49,9 @@ import (
 // their namespace (and, for RFC 2136, the server address and TSIG secret;
 // for Argo CD, the repository URL, served on loopback here), to
 // the provider wired as cmd/provider wires it, against the fake Jenkins,
-// GoDaddy and Docker Hub, a real Argo CD and a real BIND 9, and waits for them to
-// become Ready.
+// GoDaddy and Docker Hub, a real Argo CD, a real BIND 9 and a real Gitea
+// (the ForgeRepository's repository and pull request, created here), and
+// waits for them to become Ready.
 func TestExamplesReconcile(t *testing.T) {
 	env := controlplane.Shared(t)
 	f := startFakes(t)
@@ -78,10 +80,20 @@ func TestExamplesReconcile(t *testing.T) {
 	}
 	create(t, c, objs...)
 
+	// The ForgeRepository example reports on a real Gitea's pull request,
+	// started by its subtest alone (which skips outside CI without one).
+	var forge *gitea.Server
+	var forgePR struct {
+		number int64
+		sha    string
+	}
 	cases := map[string]struct {
 		file  string
+		setup func(t *testing.T)
 		patch func(*unstructured.Unstructured)
 		ready func()
+		// check, when set, checks the backend once the example is Ready.
+		check func(t *testing.T)
 	}{
 		"DNSRecord":    {file: "dns/dnsrecord.yaml"},
 		"RegistryRepo": {file: "registry/registryrepo.yaml"},
@@ -113,18 +125,40 @@ func TestExamplesReconcile(t *testing.T) {
 		"ArgoProject": {file: "argocd/argoproject.yaml", patch: func(u *unstructured.Unstructured) {
 			controlplane.Must(t, unstructured.SetNestedStringSlice(u.Object, []string{argo.Apps.URL}, "spec", "forProvider", "sourceRepos"))
 		}},
+		"ForgeRepository": {file: "forge/forgerepository.yaml", setup: func(t *testing.T) {
+			forge = gitea.Start(t)
+			forgePR.number, forgePR.sha = startPullRequest(t, forge)
+			addForge(t, c, ns, forge)
+		}, patch: func(u *unstructured.Unstructured) {
+			controlplane.Must(t, unstructured.SetNestedField(u.Object, forge.User+"/shop", "spec", "forProvider", "repository"))
+			reports, _, _ := unstructured.NestedSlice(u.Object, "spec", "forProvider", "reports")
+			r, _ := reports[0].(map[string]any)
+			r["number"], r["sha"] = forgePR.number, forgePR.sha
+			controlplane.Must(t, unstructured.SetNestedSlice(u.Object, reports, "spec", "forProvider", "reports"))
+		}, check: func(t *testing.T) {
+			st, err := forge.CommitStatuses(context.Background(), "shop", forgePR.sha)
+			controlplane.Must(t, err)
+			comments, err := forge.Comments(context.Background(), "shop", forgePR.number)
+			controlplane.Must(t, err)
+			if len(st) != 1 || st[0].State != "success" || st[0].Context != "devops/preview" || len(comments) != 1 || !strings.Contains(comments[0].Body, "The preview of this pull request is live") {
+				t.Errorf("the ForgeRepository example's report on Gitea: statuses %+v, comments %+v", st, comments)
+			}
+		}},
 	}
 	// In order: the ArgoRepository and ArgoApplication examples use the
 	// AppProject the ArgoProject example makes (a map ranges at random).
 	// The JenkinsCredential example goes into the folder the
 	// JenkinsPipeline example makes.
-	order := []string{"DNSRecord", "RegistryRepo", "DNSRecordRFC2136", "JenkinsPipeline", "JenkinsPipelineBuild", "JenkinsCredential", "ArgoProject", "ArgoRepository", "ArgoApplication"}
+	order := []string{"DNSRecord", "RegistryRepo", "DNSRecordRFC2136", "JenkinsPipeline", "JenkinsPipelineBuild", "JenkinsCredential", "ArgoProject", "ArgoRepository", "ArgoApplication", "ForgeRepository"}
 	if len(order) != len(cases) {
 		t.Fatalf("order lists %d examples, cases %d", len(order), len(cases))
 	}
 	for _, name := range order {
 		tc := cases[name]
 		t.Run(name, func(t *testing.T) {
+			if tc.setup != nil {
+				tc.setup(t)
+			}
 			docs := loadExample(t, tc.file)
 			for _, d := range docs {
 				d.SetNamespace(ns)
@@ -140,6 +174,9 @@ func TestExamplesReconcile(t *testing.T) {
 					tc.ready()
 				}
 				if err := c.Get(context.Background(), client.ObjectKeyFromObject(u), u); err == nil && condition(u, "Ready") == "True" && condition(u, "Synced") == "True" {
+					if tc.check != nil {
+						tc.check(t)
+					}
 					return
 				}
 			}
@@ -238,4 +275,35 @@ func condition(u *unstructured.Unstructured, typ string) string {
 		}
 	}
 	return ""
+}
+
+// startPullRequest creates repository shop on forge with a pull request
+// labelled preview, as the ForgeRepository example selects, and returns
+// its number and head commit.
+func startPullRequest(t *testing.T, forge *gitea.Server) (int64, string) {
+	t.Helper()
+	ctx := context.Background()
+	_, err := forge.CreateRepo(ctx, "shop")
+	controlplane.Must(t, err)
+	sha, err := forge.CommitFile(ctx, "shop", "feature", "app.txt", "a", "a feature")
+	controlplane.Must(t, err)
+	n, err := forge.OpenPullRequest(ctx, "shop", "feature", "main", "A feature")
+	controlplane.Must(t, err)
+	controlplane.Must(t, forge.AddLabel(ctx, "shop", n, "preview"))
+	return n, sha
+}
+
+// addForge adds forge, with its token, to the ProviderConfig "default" of
+// ns and its Secret "backends".
+func addForge(t *testing.T, c client.Client, ns string, forge *gitea.Server) {
+	t.Helper()
+	ctx := context.Background()
+	s := &corev1.Secret{}
+	controlplane.Must(t, c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "backends"}, s))
+	s.Data["forge"] = []byte(forge.Token)
+	controlplane.Must(t, c.Update(ctx, s))
+	pc := &v1alpha1.ProviderConfig{}
+	controlplane.Must(t, c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, pc))
+	pc.Spec.Forge = &v1alpha1.ForgeConfig{URL: forge.URL, Credentials: v1alpha1.Credentials{Source: xpv2.CredentialsSourceSecret, SecretRef: &v1alpha1.SecretKeySelector{Name: "backends", Key: "forge"}}}
+	controlplane.Must(t, c.Update(ctx, pc))
 }

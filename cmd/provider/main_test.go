@@ -181,12 +181,13 @@ func TestBinary(t *testing.T) {
 			t.Errorf("/readyz?verbose: %v %q, want the apiserver and informers checks passed", err, body)
 		}
 		// The safe-start gate starts each managed-resource controller once
-		// its CRD is established; all four must appear.
+		// its CRD is established; these must appear.
 		want := []string{
 			`controller="managed/jenkinspipeline.jenkins.devops.freeleaps.io"`,
 			`controller="managed/argoapplication.argocd.devops.freeleaps.io"`,
 			`controller="managed/dnsrecord.dns.devops.freeleaps.io"`,
 			`controller="managed/registryrepo.registry.devops.freeleaps.io"`,
+			`controller="managed/forgerepository.forge.devops.freeleaps.io"`,
 			`controller="providerconfig/providerconfig.devops.freeleaps.io"`,
 			`controller="providerconfig/clusterproviderconfig.devops.freeleaps.io"`,
 		}

@@ -98,4 +98,17 @@ func TestForgeRepository(t *testing.T) {
 	if cr.ResourceVersion != rv {
 		t.Errorf("a poll that found nothing new wrote the resource: resourceVersion %s -> %s, status %+v", rv, cr.ResourceVersion, cr.Status.AtProvider)
 	}
+
+	events := &corev1.EventList{}
+	controlplane.Must(t, c.List(ctx, events, client.InNamespace(ns)))
+	for _, e := range events.Items {
+		if strings.Contains(e.Message, s.Token) {
+			t.Errorf("an event holds the token: %s", e.Message)
+		}
+	}
+	for _, cond := range cr.Status.Conditions {
+		if strings.Contains(cond.Message, s.Token) {
+			t.Errorf("condition %s holds the token", cond.Type)
+		}
+	}
 }

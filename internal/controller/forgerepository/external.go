@@ -125,10 +125,9 @@ func (e *external) post(ctx context.Context, cr *v1alpha1.ForgeRepository, r v1a
 	p := cr.Spec.ForProvider
 	sc := StatusContext(p)
 	prev, _ := reported(cr.Status.AtProvider, r.Number)
-	st := gitea.Status{State: gitea.State(r.State), Context: sc, Description: r.Description, TargetURL: r.TargetURL}
-	if err := e.client.SetStatus(ctx, p.Repository, r.SHA, st); err != nil {
-		return v1alpha1.Reported{}, errors.Wrapf(err, errFmtStatus, sc, r.SHA)
-	}
+	// The comment first: written again unchanged it is only read, while
+	// every status posted adds one to the commit's list, so a report
+	// retried after a failure adds no status that failure made needless.
 	id := prev.CommentID
 	if r.Comment != "" {
 		login, err := e.login(ctx)
@@ -138,6 +137,10 @@ func (e *external) post(ctx context.Context, cr *v1alpha1.ForgeRepository, r v1a
 		if id, err = e.client.UpsertComment(ctx, p.Repository, r.Number, id, login, Marker(cr), r.Comment); err != nil {
 			return v1alpha1.Reported{}, errors.Wrap(err, errFmtComment)
 		}
+	}
+	st := gitea.Status{State: gitea.State(r.State), Context: sc, Description: r.Description, TargetURL: r.TargetURL}
+	if err := e.client.SetStatus(ctx, p.Repository, r.SHA, st); err != nil {
+		return v1alpha1.Reported{}, errors.Wrapf(err, errFmtStatus, sc, r.SHA)
 	}
 	at := metav1.NewTime(e.clock())
 	return v1alpha1.Reported{Number: r.Number, Digest: Digest(r, sc), CommentID: id, At: &at}, nil

@@ -214,10 +214,11 @@ func TestUpdate(t *testing.T) {
 			wantComments: map[int64]int64{1: 55},
 		},
 		"PartlyFailed": {
-			reason:       "One status refused: the other is posted and recorded, the error names the pull request that failed.",
+			reason:       "One status refused: the other is posted and recorded, the error names the pull request that failed. Its comment (written first) is not recorded: the next try writes it again, unchanged.",
 			m:            &mock{prs: open, fail: map[int64]error{1: errors.New("refused")}},
 			wantErr:      "cannot report on pull request #1: cannot set commit status \"devops/preview\" on " + sha1 + ": refused",
 			wantReported: []v1alpha1.Reported{{Number: 2, Digest: Digest(statusOnly, DefaultStatusContext), At: at}},
+			wantComments: map[int64]int64{1: 0},
 		},
 	}
 	for name, tc := range cases {

@@ -154,7 +154,16 @@ func (l *logins) get(ctx context.Context, k loginKey, c Client) (string, error) 
 		return "", errors.Wrap(err, errUser)
 	}
 	l.mu.Lock()
+	if len(l.m) >= maxLogins {
+		// Rotated tokens leave their entries behind: start over rather
+		// than grow without bound.
+		clear(l.m)
+	}
 	l.m[k] = login
 	l.mu.Unlock()
 	return login, nil
 }
+
+// maxLogins bounds the logins cached: far more than the forges and tokens
+// one provider's configs name.
+const maxLogins = 1024

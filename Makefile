@@ -122,7 +122,7 @@ e2e-deps: envtest-assets xpkg
 
 .PHONY: e2e
 e2e: e2e-deps ## Crossplane (Helm) and the packages (crossplane xpkg install) on a one-node cluster, and the DevOpsProject scenario, asserted. E2E_RUNTIME=processes: host processes, quicker.
-	$(E2E_ENV) PROMETHEUS="$$(hack/prometheus.sh)" JAEGER="$$(hack/jaeger.sh)" go test -count=1 -v -timeout 30m ./test/e2e/
+	$(E2E_ENV) PROMETHEUS="$$(hack/prometheus.sh)" JAEGER="$$(hack/jaeger.sh)" GITEA="$$(hack/gitea.sh)" go test -count=1 -v -timeout 35m ./test/e2e/
 
 .PHONY: soak
 soak: e2e-deps ## Four DevOpsProjects for 10 minutes in a real Crossplane v2: provider and function RSS must not grow (about 15 minutes).

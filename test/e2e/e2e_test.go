@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/freeleaps/provider-devops/internal/testing/gitea"
 	"github.com/freeleaps/provider-devops/internal/testing/integration"
 	"github.com/freeleaps/provider-devops/test/e2e/framework"
 )
@@ -64,7 +65,12 @@ func TestDevOpsProjectEndToEnd(t *testing.T) {
 	// A real Prometheus scrapes every provider and function replica, as a
 	// PodMonitor would, and a real Jaeger receives the provider's traces.
 	prom, _ := observe(t, &cfg)
-	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
+	// The forge runs before the cluster: Argo CD reaches its
+	// repositories by name (framework.ForgeGitHost).
+	if gitea.Bin() != "" || os.Getenv("CI") != "" {
+		cfg.Forge = gitea.Start(t)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	c, err := framework.Start(ctx, cfg)
 	if err != nil {
@@ -110,6 +116,16 @@ func TestDevOpsProjectEndToEnd(t *testing.T) {
 		if _, err := c.RunExamples(ctx, root); err != nil {
 			t.Fatal(err)
 		}
+	})
+	t.Run("Previews", func(t *testing.T) {
+		if cfg.Forge == nil {
+			t.Skip("GITEA is not set (make e2e sets it): no forge; skipped outside CI")
+		}
+		r, err := c.RunPreviews(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("previews: %s", r)
 	})
 }
 

@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -58,6 +59,14 @@ type gitops struct {
 	manifest string
 	// work holds the clones, one per commit, removed after it.
 	work string
+	// skip, when set, matches the jobs (full paths) whose builds commit
+	// nothing: they build what they are given, as a preview's build does.
+	skip *regexp.Regexp
+}
+
+// commits is true when job's builds commit to the repository.
+func (g *gitops) commits(job string) bool {
+	return g != nil && (g.skip == nil || !g.skip.MatchString(job))
 }
 
 // errPush is a push the repository refused, most likely because the branch

@@ -43,6 +43,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"syscall"
 	"time"
 
@@ -64,6 +65,7 @@ func main() {
 	flag.StringVar(&g.repo, "gitops-repo", "", "Git repository (a path or URL) builds with a REVISION parameter commit to; empty: builds commit nothing.")
 	flag.StringVar(&g.branch, "gitops-branch", "main", "Branch of --gitops-repo the applications track, which builds commit on.")
 	flag.StringVar(&g.manifest, "gitops-manifest", "deploy/"+EnvironmentVar+"/configmap.yaml", "The ConfigMap in --gitops-repo a build bumps; "+EnvironmentVar+" is the last segment of the job's path.")
+	skip := flag.String("gitops-skip", "", "Regular expression of the jobs (full paths) whose builds commit nothing to --gitops-repo: they build what they are given, as a preview's build does. Empty: every build commits.")
 	flag.Parse()
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "sandbox: --out is required")
@@ -72,6 +74,14 @@ func main() {
 	if g.repo == "" {
 		g = nil
 	} else {
+		if *skip != "" {
+			re, err := regexp.Compile(*skip)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "sandbox: --gitops-skip:", err)
+				os.Exit(2)
+			}
+			g.skip = re
+		}
 		// Next to --out, so that it goes with the caller's directory.
 		g.work = filepath.Join(filepath.Dir(*out), "gitops-builds")
 		if err := os.MkdirAll(g.work, 0o750); err != nil {
@@ -209,7 +219,7 @@ func (f fakes) advanceJob(ctx context.Context, job string, now time.Time, delay 
 // (its console says why).
 func (f fakes) produce(ctx context.Context, job string, b jenkins.Build) bool {
 	source := b.Params.Get(jenkinsv1alpha1.RevisionParameter)
-	if f.gitops == nil || source == "" {
+	if !f.gitops.commits(job) || source == "" {
 		return true
 	}
 	sha, err := f.gitops.commit(ctx, job, b.Number, source)

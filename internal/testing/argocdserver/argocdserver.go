@@ -40,6 +40,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -112,6 +113,11 @@ type Config struct {
 	// the server's proxy (HTTPS_PROXY, as behind a corporate proxy) and
 	// trusts its certificate for each (argocd-tls-certs-cm in a cluster).
 	GitHosts []string
+	// GitRoutes are more such host names, each passed on to another git
+	// server (a forge on loopback, http://127.0.0.1:PORT), which Argo CD
+	// then reaches by that name over HTTPS, as behind a forge's
+	// TLS-terminating proxy.
+	GitRoutes map[string]string
 }
 
 // Server is a running Argo CD.
@@ -182,15 +188,24 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if err := s.setupKube(ctx); err != nil {
 		return nil, err
 	}
-	if s.Git, err = gitserver.New(filepath.Join(cfg.Dir, "git"), cfg.GitHosts...); err != nil {
+	hosts := slices.Clone(cfg.GitHosts)
+	for h := range cfg.GitRoutes {
+		hosts = append(hosts, h)
+	}
+	if s.Git, err = gitserver.New(filepath.Join(cfg.Dir, "git"), hosts...); err != nil {
 		return nil, err
+	}
+	for h, up := range cfg.GitRoutes {
+		if err := s.Git.Route(h, up); err != nil {
+			return nil, err
+		}
 	}
 	// Argo CD trusts a repository server's certificate from a file named for
 	// its host in ARGOCD_TLS_DATA_PATH (argocd-tls-certs-cm in a cluster).
 	if err := os.MkdirAll(filepath.Join(cfg.Dir, "tls"), 0o750); err != nil {
 		return nil, err
 	}
-	for _, host := range append([]string{"127.0.0.1"}, cfg.GitHosts...) {
+	for _, host := range append([]string{"127.0.0.1"}, hosts...) {
 		if err := os.WriteFile(filepath.Join(cfg.Dir, "tls", host), s.Git.CertPEM, 0o600); err != nil {
 			return nil, err
 		}

@@ -329,8 +329,13 @@ func (s *Server) call(ctx context.Context, method, path string, body, out any, b
 	return nil
 }
 
+// repo is the API path of repository name: the admin's, or owner/name.
 func (s *Server) repo(name string) string {
-	return "/repos/" + url.PathEscape(s.User) + "/" + url.PathEscape(name)
+	owner, n, ok := strings.Cut(name, "/")
+	if !ok {
+		owner, n = s.User, name
+	}
+	return "/repos/" + url.PathEscape(owner) + "/" + url.PathEscape(n)
 }
 
 // GitURL is the repository's clone URL over HTTP with the user and token
@@ -338,7 +343,10 @@ func (s *Server) repo(name string) string {
 func (s *Server) GitURL(repo string) string {
 	u, _ := url.Parse(s.URL)
 	u.User = url.UserPassword(s.User, s.Token)
-	u.Path = "/" + s.User + "/" + repo + ".git"
+	if !strings.Contains(repo, "/") {
+		repo = s.User + "/" + repo
+	}
+	u.Path = "/" + repo + ".git"
 	return u.String()
 }
 
@@ -355,6 +363,22 @@ type Repo struct {
 func (s *Server) CreateRepo(ctx context.Context, name string) (Repo, error) {
 	var r Repo
 	err := s.Do(ctx, http.MethodPost, "/user/repos", map[string]any{
+		"name": name, "auto_init": true, "readme": "Default", "default_branch": "main",
+	}, &r)
+	return r, err
+}
+
+// CreateOrgRepo creates repository org/name, and the organisation (owned
+// by the admin) when it does not exist, its branch main holding a README.
+// The admin's token then reads and writes it as a member's would.
+func (s *Server) CreateOrgRepo(ctx context.Context, org, name string) (Repo, error) {
+	err := s.Do(ctx, http.MethodPost, "/orgs", map[string]any{"username": org, "visibility": "public"}, nil)
+	var se *StatusError
+	if err != nil && (!errors.As(err, &se) || se.Code != http.StatusUnprocessableEntity) {
+		return Repo{}, err
+	}
+	var r Repo
+	err = s.Do(ctx, http.MethodPost, "/orgs/"+url.PathEscape(org)+"/repos", map[string]any{
 		"name": name, "auto_init": true, "readme": "Default", "default_branch": "main",
 	}, &r)
 	return r, err

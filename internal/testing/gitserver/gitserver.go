@@ -38,6 +38,8 @@ import (
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path"
@@ -69,6 +71,9 @@ type Server struct {
 	// private maps a repository path (/<name>.git) to the user and password
 	// it needs; the others are public.
 	private sync.Map
+	// routes maps a host name to the server its requests are passed to
+	// (Route).
+	routes sync.Map
 }
 
 // Installed is true when git and its HTTP backend are installed.
@@ -95,6 +100,10 @@ func New(dir string, hosts ...string) (*Server, error) {
 		return nil, err
 	}
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if up, ok := s.routes.Load(hostOnly(r.Host)); ok {
+			up.(http.Handler).ServeHTTP(w, r)
+			return
+		}
 		if !s.allowed(r) {
 			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
 			http.Error(w, "authentication required", http.StatusUnauthorized)
@@ -186,6 +195,32 @@ func connectProxy(hosts []string, addr string) http.Handler {
 			_, _ = io.Copy(down, up)
 		}()
 	})
+}
+
+// Route passes every request for host, one of the names the server was
+// given, to upstream (http://127.0.0.1:PORT): the server then stands in
+// front of another git host, as a TLS-terminating proxy stands in front
+// of a forge, so clients reach it by that name and trust CertPEM.
+func (s *Server) Route(host, upstream string) error {
+	u, err := url.Parse(upstream)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("route %s: %q is not a URL", host, upstream)
+	}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	director := rp.Director
+	rp.Director = func(r *http.Request) {
+		director(r)
+		r.Host = u.Host
+	}
+	s.routes.Store(host, http.Handler(rp))
+	return nil
+}
+
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return hostport
 }
 
 // Protect makes repository name answer only to user and password (HTTP

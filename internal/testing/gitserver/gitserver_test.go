@@ -18,6 +18,8 @@ package gitserver
 
 import (
 	"net/http"
+	"net/http/cgi"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -64,6 +66,27 @@ func TestClone(t *testing.T) {
 	t.Run("HTTPSByName", func(t *testing.T) {
 		clone(t, filepath.Join(dir, "https"), "https://git.example.com/team/shop.git",
 			"https_proxy="+s.ProxyURL, "GIT_SSL_CAINFO="+ca)
+	})
+
+	// A routed name reaches another git server (here plain HTTP on
+	// loopback, as a forge behind its TLS proxy) through this one.
+	t.Run("RoutedHost", func(t *testing.T) {
+		up := httptest.NewServer(&cgi.Handler{Path: Backend, Root: "/", Env: []string{"GIT_PROJECT_ROOT=" + s.root, "GIT_HTTP_EXPORT_ALL=1"}})
+		defer up.Close()
+		front, err := New(filepath.Join(dir, "front"), "forge.example.com")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer front.Close()
+		if err := front.Route("forge.example.com", up.URL); err != nil {
+			t.Fatal(err)
+		}
+		fca := filepath.Join(dir, "front-ca.pem")
+		if err := os.WriteFile(fca, front.CertPEM, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		clone(t, filepath.Join(dir, "routed"), "https://forge.example.com/team/shop.git",
+			"https_proxy="+front.ProxyURL, "GIT_SSL_CAINFO="+fca)
 	})
 
 	t.Run("ProxyRefusesOtherHosts", func(t *testing.T) {

@@ -54,6 +54,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -76,6 +77,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/testing/bind"
 	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 	"github.com/freeleaps/provider-devops/internal/testing/distribution"
+	"github.com/freeleaps/provider-devops/internal/testing/gitea"
 	"github.com/freeleaps/provider-devops/internal/testing/loopback"
 	"github.com/freeleaps/provider-devops/internal/testing/node"
 	"github.com/freeleaps/provider-devops/internal/testing/process"
@@ -144,6 +146,11 @@ type Config struct {
 	// provider's and the function's metrics endpoints in (Prometheus's
 	// file_sd JSON, jobs JobProvider and JobFunction).
 	MetricsTargets string
+	// Forge, when set, is the Gitea the platform's config names
+	// (spec.forge) and RunPreviews opens pull requests on. It must run
+	// before the cluster starts: Argo CD reaches its repositories as
+	// ForgeGitHost.
+	Forge *gitea.Server
 }
 
 // Cluster is a running control plane with the packages installed.
@@ -323,7 +330,7 @@ func (c *Cluster) startBackends(ctx context.Context) error {
 	}
 	// kube-controller-manager already runs the garbage collector Argo CD's
 	// foreground cascade needs.
-	if c.Argo, err = argocdserver.New(ctx, argocdserver.Config{Dir: filepath.Join(c.dir, "argocd"), Bin: c.cfg.ArgoCD, KubeConfig: kubeconfig, NoGarbageCollector: true, GitHosts: []string{ExampleGitHost}}); err != nil {
+	if c.Argo, err = argocdserver.New(ctx, argocdserver.Config{Dir: filepath.Join(c.dir, "argocd"), Bin: c.cfg.ArgoCD, KubeConfig: kubeconfig, NoGarbageCollector: true, GitHosts: []string{ExampleGitHost}, GitRoutes: c.forgeRoutes()}); err != nil {
 		return fmt.Errorf("argo cd: %w", err)
 	}
 	for name, files := range exampleRepos() {
@@ -347,7 +354,10 @@ func (c *Cluster) startBackends(ctx context.Context) error {
 	// would: with a commit to the repository Argo CD syncs from, on the
 	// branch the applications track. It pushes to the served directory.
 	p, err := c.start("sandbox", nil, c.cfg.Sandbox, "--out", out,
-		"--gitops-repo", c.Argo.Apps.Bare, "--gitops-branch", appBranch, "--gitops-manifest", manifestPath)
+		"--gitops-repo", c.Argo.Apps.Bare, "--gitops-branch", appBranch, "--gitops-manifest", manifestPath,
+		// A preview's build builds the pull request's head and commits
+		// nothing: its DeployRun syncs that head.
+		"--gitops-skip", "^"+regexp.QuoteMeta(previewJobs))
 	if err != nil {
 		return err
 	}

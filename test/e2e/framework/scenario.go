@@ -467,7 +467,7 @@ stringData:
   argocd: %q
   tsig: %q
   registry: '%s'
-`, name, namespace, jenkins, c.Argo.Token, c.BIND.Secret, reg)
+`, name, namespace, jenkins, c.Argo.Token, c.BIND.Secret, reg) + c.forgeSecret()
 }
 
 // backendsSpec is a config's backend sections (indented as spec fields),
@@ -494,7 +494,7 @@ func (c *Cluster) backendsSpec(secret, secretNamespace, argocdExtra string) stri
     kind: oci
     url: %[6]s
     credentials: {source: Secret, secretRef: %[1]s, key: registry}}
-`, ref, c.reachURL(c.Sandbox.Jenkins.URL), c.reachURL(c.Argo.URL), c.reach(c.BIND.Addr), bind.KeyName, c.reachURL(c.Registry.URL), argocdExtra)
+`, ref, c.reachURL(c.Sandbox.Jenkins.URL), c.reachURL(c.Argo.URL), c.reach(c.BIND.Addr), bind.KeyName, c.reachURL(c.Registry.URL), argocdExtra) + c.forgeSpec(ref)
 }
 
 // environmentTable renders the XR's status.environments, each with the URL

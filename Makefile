@@ -130,7 +130,7 @@ soak: e2e-deps ## Four DevOpsProjects for 10 minutes in a real Crossplane v2: pr
 
 .PHONY: demo
 demo: e2e-deps ## The local demo: the same scenario with readable progress and a summary.
-	$(E2E_ENV) go run ./test/demo
+	$(E2E_ENV) GITEA="$$(hack/gitea.sh)" go run ./test/demo
 
 .PHONY: unit
 unit: ## Unit tests only (no servers).

@@ -50,7 +50,7 @@ func TestMain(m *testing.M) { controlplane.Main(m) }
 // own kinds, events, CRDs to read, and Secrets only to get, never to list or
 // watch, so a cluster-wide Secret cache would be refused.
 var limitedRole = &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "provider-devops-limited"}, Rules: []rbacv1.PolicyRule{
-	{APIGroups: []string{"devops.freeleaps.io", "jenkins.devops.freeleaps.io", "argocd.devops.freeleaps.io", "dns.devops.freeleaps.io", "registry.devops.freeleaps.io"}, Resources: []string{"*"}, Verbs: []string{"*"}},
+	{APIGroups: []string{"devops.freeleaps.io", "jenkins.devops.freeleaps.io", "argocd.devops.freeleaps.io", "dns.devops.freeleaps.io", "registry.devops.freeleaps.io", "forge.devops.freeleaps.io"}, Resources: []string{"*"}, Verbs: []string{"*"}},
 	{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch", "update"}},
 	{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, Verbs: []string{"get", "list", "watch"}},
 	{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}},

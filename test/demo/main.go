@@ -21,8 +21,10 @@ limitations under the License.
 // deploy request over RabbitMQ (built, committed to the GitOps repository
 // and synced by Argo CD, with the deployment history and the legacy UI's
 // heartbeats printed), a preview environment expiring and the project
-// deleted; then it prints a summary and the environments' Ingresses, and
-// stops everything it started. `make demo` builds what it needs and runs it.
+// deleted; then a pull request on a real Gitea previewed (opened, pushed
+// to, unlabelled and labelled, merged); then it prints a summary and the
+// environments' Ingresses, and stops everything it started. `make demo`
+// builds what it needs and runs it.
 package main
 
 import (
@@ -31,9 +33,11 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
+	"github.com/freeleaps/provider-devops/internal/testing/gitea"
 	"github.com/freeleaps/provider-devops/test/e2e/framework"
 )
 
@@ -72,6 +76,16 @@ func run(keep bool, steady time.Duration) error {
 		return err
 	}
 	cfg.Logf = logf
+	// The forge whose pull request the demo previews, started before the
+	// cluster: Argo CD reaches its repositories by name.
+	if bin := gitea.Bin(); bin != "" {
+		forge, err := gitea.Run(bin, filepath.Join(dir, "gitea"))
+		if err != nil {
+			return fmt.Errorf("gitea: %w", err)
+		}
+		defer forge.Close()
+		cfg.Forge = forge
+	}
 	// A 15s lease: the crash's takeover in a quarter of the default.
 	cfg.ProviderArgs = []string{"--poll=30s", "--leader-election-lease-duration=15s"}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -97,7 +111,16 @@ func run(keep bool, steady time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("%w (logs: %s/logs; rerun with --keep to look at them)", err, dir)
 	}
+	previews := "not run (GITEA is not set; make demo sets it)"
+	if cfg.Forge != nil {
+		p, err := c.RunPreviews(ctx)
+		if err != nil {
+			return fmt.Errorf("previews: %w (logs: %s/logs; rerun with --keep to look at them)", err, dir)
+		}
+		previews = p.String()
+	}
 	fmt.Printf("\nSummary (%s in all)\n%s", time.Since(t0).Round(time.Second), r.Summary())
+	fmt.Printf("Previews from a pull request on Gitea: %s\n", previews)
 	fmt.Printf("\nEach environment's Ingress, as Argo CD created it from the environment's chart or overlay:\n%s", r.Ingresses)
 	return nil
 }

@@ -26,7 +26,9 @@ limitations under the License.
 // build with a REVISION parameter ends as a deployment pipeline does: it
 // commits its number to the environment's ConfigMap in that repository, on
 // --gitops-branch, and reports the commit as "revision=<commit id>" in its
-// description. GET /state on --control reports jobs, builds and request
+// description; --gitops-skip names jobs whose builds commit nothing (a
+// preview's, whose DeployRun syncs the head it built). GET /state on
+// --control reports jobs, builds and request
 // counts. It stops on SIGINT or SIGTERM. Argo CD is not here: the demo and
 // the end-to-end test run the real one.
 package main

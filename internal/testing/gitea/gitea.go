@@ -93,6 +93,29 @@ func Start(t testing.TB) *Server {
 	return s
 }
 
+// Run starts Gitea outside a test (the demo), in dir, with its admin user
+// and token made; Close stops it. A port taken meanwhile is tried again
+// on another, as Start does.
+func Run(bin, dir string) (*Server, error) {
+	for attempt := 1; ; attempt++ {
+		s, err := start(bin, dir, attempt)
+		if err != nil {
+			if attempt < 3 && strings.Contains(err.Error(), "address already in use") {
+				continue
+			}
+			return nil, err
+		}
+		if err := s.setUp(); err != nil {
+			s.Close()
+			return nil, err
+		}
+		return s, nil
+	}
+}
+
+// Close stops a Gitea that Run started.
+func (s *Server) Close() { s.proc.Stop(10 * time.Second) }
+
 func start(bin, dir string, attempt int) (*Server, error) {
 	port, err := loopback.FreePort()
 	if err != nil {

@@ -115,7 +115,10 @@ func (c *Cluster) RunPreviews(ctx context.Context) (PreviewReport, error) {
 	if err := c.Apply(ctx, c.platformYAML()); err != nil {
 		return r, err
 	}
-	team, err := c.teamClient(ctx)
+	// As the team's user, whose role grants DevOpsProjects and
+	// DeployRuns only (teamClient checks it in the scenario; the examples
+	// since left a ProviderConfig's Secret in the namespace).
+	team, err := c.asTeam()
 	if err != nil {
 		return r, err
 	}

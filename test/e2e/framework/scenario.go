@@ -402,9 +402,7 @@ subjects:
 // RBAC grants it DevOpsProjects and no Secret: the platform path must
 // work with exactly those rights.
 func (c *Cluster) teamClient(ctx context.Context) (client.Client, error) {
-	cfg := rest.CopyConfig(c.REST)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: TeamUser, Groups: []string{"system:authenticated"}}
-	team, err := client.New(cfg, client.Options{Scheme: c.Kube.Scheme()})
+	team, err := c.asTeam()
 	if err != nil {
 		return nil, err
 	}
@@ -421,6 +419,13 @@ func (c *Cluster) teamClient(ctx context.Context) (client.Client, error) {
 		}
 	}
 	return team, nil
+}
+
+// asTeam is a client acting as the team's user.
+func (c *Cluster) asTeam() (client.Client, error) {
+	cfg := rest.CopyConfig(c.REST)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: TeamUser, Groups: []string{"system:authenticated"}}
+	return client.New(cfg, client.Options{Scheme: c.Kube.Scheme()})
 }
 
 // configYAML is a team's namespace with its backends' credentials and a

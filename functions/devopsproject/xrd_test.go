@@ -28,6 +28,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/util/jsonpath"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -73,6 +74,10 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 	raw, _ := json.Marshal(version(t, xrd)["schema"].(map[string]any)["openAPIV3Schema"])
 	schema := &apiextensionsv1.JSONSchemaProps{}
 	controlplane.Must(t, json.Unmarshal(raw, schema))
+	// The printer columns too: the API server checks their JSONPaths.
+	var columns []apiextensionsv1.CustomResourceColumnDefinition
+	rawColumns, _ := json.Marshal(version(t, xrd)["additionalPrinterColumns"])
+	controlplane.Must(t, json.Unmarshal(rawColumns, &columns))
 	// Crossplane adds its own fields to the XR's spec; allow them here.
 	crd := &apiextensionsv1.CustomResourceDefinition{
 		ObjectMeta: metav1.ObjectMeta{Name: "devopsprojects.platform.freeleaps.io"},
@@ -81,8 +86,9 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 			Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: "DevOpsProject", ListKind: "DevOpsProjectList", Plural: "devopsprojects", Singular: "devopsproject"},
 			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
 				Name: "v1alpha1", Served: true, Storage: true,
-				Schema:       &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: schema},
-				Subresources: &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}},
+				Schema:                   &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: schema},
+				Subresources:             &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}},
+				AdditionalPrinterColumns: columns,
 			}},
 		},
 	}
@@ -147,7 +153,8 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 	}
 	// The previews example: accepted.
 	previews := readYAML(t, "examples", "devopsproject", "xr-previews.yaml")["spec"].(map[string]any)["previews"]
-	if err := apply(func(s map[string]any) { s["previews"] = previews }); err != nil {
+	// With previews on, pr-42 would be a preview's name.
+	if err := apply(func(s map[string]any) { s["previews"], envAt(s, 2)["name"] = previews, "review-42" }); err != nil {
 		t.Fatalf("the previews example must be accepted: %v", err)
 	}
 	withPreviews := func(mut func(pr, template map[string]any)) func(map[string]any) {
@@ -156,6 +163,7 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 			pr := map[string]any{"repository": "team-shop/shop", "template": tmpl}
 			mut(pr, tmpl)
 			s["previews"] = map[string]any{"pullRequests": pr}
+			envAt(s, 2)["name"] = "review-42"
 		}
 	}
 	withBuild := func(stages ...any) func(map[string]any) {
@@ -246,16 +254,25 @@ func TestXRDSchemaRejectsBadInput(t *testing.T) {
 		"IssuerName": {func(s map[string]any) {
 			s["ingress"] = map[string]any{"issuer": map[string]any{"kind": "Issuer", "name": "a..b"}}
 		}, `spec.ingress.issuer.name`},
-		"ClassName":            {func(s map[string]any) { s["ingress"] = map[string]any{"className": "a..b"} }, `spec.ingress.className`},
-		"ApplicationName":      {func(s map[string]any) { envAt(s, 0)["applicationName"] = "Shop_Prod" }, `spec.environments[0].applicationName`},
-		"AdoptExistingKind":    {func(s map[string]any) { s["adoptExisting"] = map[string]any{"pipelines": "yes"} }, `spec.adoptExisting.pipelines`},
-		"PreviewRepositoryGit": {withPreviews(func(pr, _ map[string]any) { pr["repository"] = "team-shop/shop.git" }), `spec.previews.pullRequests.repository`},
-		"PreviewRepositoryURL": {withPreviews(func(pr, _ map[string]any) { pr["repository"] = "https://git.example.com/a/b" }), `spec.previews.pullRequests.repository`},
-		"PreviewMax":           {withPreviews(func(pr, _ map[string]any) { pr["max"] = 21 }), `spec.previews.pullRequests.max`},
-		"PreviewForkAuthor":    {withPreviews(func(pr, _ map[string]any) { pr["forkAuthors"] = []any{"bad user"} }), `spec.previews.pullRequests.forkAuthors[0]`},
-		"PreviewNoDomain":      {withPreviews(func(_, tm map[string]any) { delete(tm, "domain") }), `spec.previews.pullRequests.template.domain`},
-		"PreviewTTL":           {withPreviews(func(_, tm map[string]any) { tm["ttl"] = "30s" }), `spec.previews.pullRequests.template.ttl`},
-		"PreviewRetain":        {withPreviews(func(_, tm map[string]any) { tm["retain"] = []any{"RegistryRepo"} }), `spec.previews.pullRequests.template.retain[0]`},
+		"ClassName":                {func(s map[string]any) { s["ingress"] = map[string]any{"className": "a..b"} }, `spec.ingress.className`},
+		"ApplicationName":          {func(s map[string]any) { envAt(s, 0)["applicationName"] = "Shop_Prod" }, `spec.environments[0].applicationName`},
+		"AdoptExistingKind":        {func(s map[string]any) { s["adoptExisting"] = map[string]any{"pipelines": "yes"} }, `spec.adoptExisting.pipelines`},
+		"PreviewRepositoryGit":     {withPreviews(func(pr, _ map[string]any) { pr["repository"] = "team-shop/shop.git" }), `spec.previews.pullRequests.repository`},
+		"PreviewRepositoryURL":     {withPreviews(func(pr, _ map[string]any) { pr["repository"] = "https://git.example.com/a/b" }), `spec.previews.pullRequests.repository`},
+		"PreviewMax":               {withPreviews(func(pr, _ map[string]any) { pr["max"] = 21 }), `spec.previews.pullRequests.max`},
+		"PreviewForkAuthor":        {withPreviews(func(pr, _ map[string]any) { pr["forkAuthors"] = []any{"bad user"} }), `spec.previews.pullRequests.forkAuthors[0]`},
+		"PreviewNoDomain":          {withPreviews(func(_, tm map[string]any) { delete(tm, "domain") }), `spec.previews.pullRequests.template.domain`},
+		"PreviewTTL":               {withPreviews(func(_, tm map[string]any) { tm["ttl"] = "30s" }), `spec.previews.pullRequests.template.ttl`},
+		"PreviewRetain":            {withPreviews(func(_, tm map[string]any) { tm["retain"] = []any{"RegistryRepo"} }), `spec.previews.pullRequests.template.retain[0]`},
+		"PreviewDomainOutsideZone": {withPreviews(func(_, tm map[string]any) { tm["domain"] = "previews.example.org" }), `previews.pullRequests.template.domain must be inside dns.zone`},
+		"PreviewNameTaken": {func(s map[string]any) {
+			withPreviews(func(_, _ map[string]any) {})(s)
+			envAt(s, 2)["name"] = "pr-42"
+		}, `no environments[].name may be pr-<number>`},
+		"PreviewNameTakenOtherNumber": {func(s map[string]any) {
+			withPreviews(func(_, _ map[string]any) {})(s)
+			envAt(s, 2)["name"] = "pr-7"
+		}, `no environments[].name may be pr-<number>`},
 		"PreviewReservedParameter": {withPreviews(func(_, tm map[string]any) {
 			tm["pipeline"] = map[string]any{"parameters": []any{map[string]any{"name": "REVISION", "type": "string"}}}
 		}), `spec.previews.pullRequests.template.pipeline.parameters`},
@@ -351,6 +368,34 @@ func TestXRDBuildSchemaMatchesJenkinsPipeline(t *testing.T) {
 		} {
 			if diff := cmp.Diff(want, strip(got)); diff != "" {
 				t.Errorf("%s %s differs from the JenkinsPipeline CRD's source.build (run hack/xrd-build-schema.py): -crd +xrd:\n%s", file, where, diff)
+			}
+		}
+	}
+}
+
+// TestXRDPrinterColumns evaluates each printer column as kubectl does on
+// a project with a preview: the API server takes any JSONPath that starts
+// with a dot, and kubectl shows <invalid> for one that does not parse.
+func TestXRDPrinterColumns(t *testing.T) {
+	xr := map[string]any{"status": map[string]any{"environments": []any{
+		map[string]any{"name": "prod", "phase": "Ready"},
+		map[string]any{"name": "pr-12", "phase": "Provisioning", "pullRequest": map[string]any{"number": 12}},
+	}}}
+	want := map[string]string{"ENVIRONMENTS": "Ready Provisioning", "PREVIEWS": "pr-12"}
+	for _, f := range []string{"xrd.yaml", "xrd-legacy.yaml"} {
+		for _, c := range version(t, readYAML(t, "package", "configuration", f))["additionalPrinterColumns"].([]any) {
+			col := c.(map[string]any)
+			name, path := col["name"].(string), col["jsonPath"].(string)
+			jp := jsonpath.New(name)
+			if err := jp.Parse("{" + path + "}"); err != nil {
+				t.Fatalf("%s: column %s: %v", f, name, err)
+			}
+			var b strings.Builder
+			if err := jp.Execute(&b, xr); err != nil {
+				t.Fatalf("%s: column %s: %v", f, name, err)
+			}
+			if b.String() != want[name] {
+				t.Errorf("%s: column %s shows %q, want %q", f, name, b.String(), want[name])
 			}
 		}
 	}

@@ -201,6 +201,13 @@ func (c *composer) envResources(ep envPlan, keep map[string]bool) error {
 		if err := c.add(r.name, r.obj); err != nil {
 			return err
 		}
+		if e.preview != nil {
+			// A preview does not hold the project's readiness: a pull
+			// request opened, or one whose build fails, must not make
+			// the project unready. status.environments and the
+			// Environments condition say how each preview stands.
+			c.desired[r.name].Ready = fnv1.Ready_READY_TRUE
+		}
 	}
 	return nil
 }

@@ -277,3 +277,27 @@ func TestPreviewsBadInput(t *testing.T) {
 		})
 	}
 }
+
+// A preview coming up does not make the project unready; its state is in
+// status.environments and the Environments condition.
+func TestPreviewsDoNotHoldReadiness(t *testing.T) {
+	now := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	obs := allObserved(true, "prod")
+	obs["forge-repository"] = forgeObserved(true, []pull{{12, shaA, "feature/cart", false}})
+	obs["pr-12-pipeline"] = observed(KindPipeline, false, nil)
+	rsp := run(t, now, newRequest(t, xr(withPreviews(2)), obs, nil))
+	for _, n := range []string{"pr-12-pipeline", "pr-12-dns"} {
+		if got := rsp.GetDesired().GetResources()[n].GetReady(); got != fnv1.Ready_READY_TRUE {
+			t.Errorf("%s readiness %v, want READY_TRUE", n, got)
+		}
+	}
+	if got := rsp.GetDesired().GetResources()["prod-pipeline"].GetReady(); got != fnv1.Ready_READY_TRUE {
+		t.Errorf("prod-pipeline readiness %v", got)
+	}
+	if st := envStatus(t, rsp, "pr-12"); st["phase"] != string(PhaseProvisioning) {
+		t.Errorf("pr-12 phase %v, want Provisioning", st["phase"])
+	}
+	if c := condition(rsp, ConditionEnvironments); c == nil || !strings.Contains(c.GetMessage(), "Provisioning: pr-12") {
+		t.Errorf("Environments condition %v", c)
+	}
+}

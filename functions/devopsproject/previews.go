@@ -18,6 +18,7 @@ package main
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -117,6 +118,22 @@ var (
 
 const previewsPath = "spec.previews.pullRequests"
 
+// sameRepository is true when the git URL (https, ssh:// or scp-like
+// user@host:path) names repository <owner>/<name>: its path, less .git,
+// is it or ends in /<owner>/<name> (a forge served under a sub-path),
+// without regard to case, as forges name repositories.
+func sameRepository(gitURL, repository string) bool {
+	p := gitURL
+	if u, err := url.Parse(gitURL); err == nil && u.Scheme != "" && u.Host != "" {
+		p = u.Path
+	} else if _, rest, ok := strings.Cut(gitURL, ":"); ok {
+		p = rest
+	}
+	p = strings.ToLower(strings.TrimSuffix(strings.Trim(p, "/"), ".git"))
+	r := strings.ToLower(repository)
+	return p == r || strings.HasSuffix(p, "/"+r)
+}
+
 // max is how many previews the project may hold.
 func (pr *PullRequestPreviews) max() int {
 	if pr.Max == nil {
@@ -154,6 +171,9 @@ func (s *ProjectSpec) validatePreviews(zone string) error {
 	}
 	if !forgeRepoPattern.MatchString(pr.Repository) || strings.HasSuffix(pr.Repository, ".git") {
 		return fieldErr(previewsPath+".repository", "%q must be <owner>/<name> on the forge, without .git", pr.Repository)
+	}
+	if !sameRepository(s.Git.URL, pr.Repository) {
+		return fieldErr(previewsPath+".repository", "%q is not the repository spec.git.url names: a preview's job builds, and its application tracks, the pull request's branch in spec.git.url's repository", pr.Repository)
 	}
 	if m := pr.max(); m < 0 || m > maxPreviews {
 		return fieldErr(previewsPath+".max", "%d must be between 0 and %d", m, maxPreviews)

@@ -259,6 +259,7 @@ func TestPreviewsBadInput(t *testing.T) {
 		}, "spec.environments[1].name: \"pr-3\" is a preview's name"},
 		"repository with .git": {func(pr, _ map[string]any) { pr["repository"] = "team/shop.git" }, "spec.previews.pullRequests.repository"},
 		"repository a URL":     {func(pr, _ map[string]any) { pr["repository"] = "https://git.example.com/team/shop" }, "spec.previews.pullRequests.repository"},
+		"another repository":   {func(pr, _ map[string]any) { pr["repository"] = "team/web" }, "is not the repository spec.git.url names"},
 		"max too high":         {func(pr, _ map[string]any) { pr["max"] = 21.0 }, "spec.previews.pullRequests.max"},
 		"domain outside the zone": {func(pr, _ map[string]any) {
 			pr["template"].(map[string]any)["domain"] = "previews.example.org"
@@ -299,5 +300,27 @@ func TestPreviewsDoNotHoldReadiness(t *testing.T) {
 	}
 	if c := condition(rsp, ConditionEnvironments); c == nil || !strings.Contains(c.GetMessage(), "Provisioning: pr-12") {
 		t.Errorf("Environments condition %v", c)
+	}
+}
+
+func TestSameRepository(t *testing.T) {
+	cases := []struct {
+		url, repo string
+		want      bool
+	}{
+		{"https://git.example.com/team/shop.git", "team/shop", true},
+		{"https://git.example.com/Team/Shop", "team/shop", true},
+		{"https://git.example.com/gitea/team/shop.git", "team/shop", true},
+		{"git@git.example.com:team/shop.git", "team/shop", true},
+		{"ssh://git@git.example.com:2222/team/shop.git", "team/shop", true},
+		{"https://git.example.com/team/shop.git", "team/web", false},
+		{"https://git.example.com/team/shop.git", "eam/shop", false},
+		{"https://git.example.com/xteam/shop.git", "team/shop", false},
+		{"git@git.example.com:other/team-shop.git", "team/shop", false},
+	}
+	for _, tc := range cases {
+		if got := sameRepository(tc.url, tc.repo); got != tc.want {
+			t.Errorf("sameRepository(%q, %q) = %t, want %t", tc.url, tc.repo, got, tc.want)
+		}
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -189,6 +190,37 @@ func TestAgainstGitea(t *testing.T) {
 		}
 	})
 
+	// The token docs/configuration.md asks for: a user with write access
+	// to the repository, its token scoped write:repository (pull
+	// requests, statuses), write:issue (comments) and read:user (its
+	// login), no more.
+	t.Run("ScopedToken", func(t *testing.T) {
+		token := userToken(t, s, "preview-bot", "write:repository", "write:issue", "read:user")
+		controlplane.Must(t, s.Do(ctx, http.MethodPut, "/repos/"+repo.FullName+"/collaborators/preview-bot", map[string]any{"permission": "write"}, nil))
+		bot := forgerepository.NewConnector(kube(t, s.URL, token), controlplane.TenantGuard(), nil)
+		cr := newCR(repo.FullName, labelled, v1alpha1.PullRequestReport{Number: a, SHA: shaA, State: v1alpha1.ReportSuccess, Description: "live", Comment: "Preview live"})
+		cr.Spec.ForProvider.StatusContext = "devops/bot"
+		ext := connect(t, bot, cr)
+		if _, err := ext.Observe(ctx, cr); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ext.Update(ctx, cr); err != nil {
+			t.Fatalf("Update with the scoped token: %v", err)
+		}
+		st, err := s.CommitStatuses(ctx, "shop", shaA)
+		controlplane.Must(t, err)
+		if !slices.ContainsFunc(st, func(c gitea.CommitStatus) bool { return c.Context == "devops/bot" && c.State == "success" }) {
+			t.Errorf("statuses %+v: want devops/bot success", st)
+		}
+		comments, err := s.Comments(ctx, "shop", a)
+		controlplane.Must(t, err)
+		if !slices.ContainsFunc(comments, func(c gitea.Comment) bool {
+			return c.User.Login == "preview-bot" && strings.HasPrefix(c.Body, "Preview live")
+		}) {
+			t.Errorf("comments %+v: want preview-bot's", comments)
+		}
+	})
+
 	t.Run("Tenancy", func(t *testing.T) {
 		// Through the platform's config, namespace team may watch only
 		// team/*: the admin's repository is refused before the forge is
@@ -233,12 +265,19 @@ func TestAgainstGitea(t *testing.T) {
 // theirs.
 func outsider(t *testing.T, s *gitea.Server) string {
 	t.Helper()
+	return userToken(t, s, "outsider", "all")
+}
+
+// userToken creates user, who is not an admin, and returns a token of
+// theirs with scopes.
+func userToken(t *testing.T, s *gitea.Server, user string, scopes ...string) string {
+	t.Helper()
 	ctx := context.Background()
-	const user, password = "outsider", "outsider-password-1"
+	password := user + "-password-1"
 	controlplane.Must(t, s.Do(ctx, http.MethodPost, "/admin/users", map[string]any{
 		"username": user, "email": user + "@example.com", "password": password, "must_change_password": false,
 	}, nil))
-	body, err := json.Marshal(map[string]any{"name": "outsider", "scopes": []string{"all"}})
+	body, err := json.Marshal(map[string]any{"name": user, "scopes": scopes})
 	controlplane.Must(t, err)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/api/v1/users/"+user+"/tokens", bytes.NewReader(body))
 	controlplane.Must(t, err)
@@ -251,7 +290,7 @@ func outsider(t *testing.T, s *gitea.Server) string {
 		SHA1 string `json:"sha1"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&tok); err != nil || resp.StatusCode != http.StatusCreated || tok.SHA1 == "" {
-		t.Fatalf("cannot create the outsider's token: %d, %v", resp.StatusCode, err)
+		t.Fatalf("cannot create %s's token: %d, %v", user, resp.StatusCode, err)
 	}
 	return tok.SHA1
 }

@@ -258,7 +258,7 @@ func (c *Cluster) waitProject(ctx context.Context, name string) error {
 // revision), and DNS answers for the preview's host.
 func (c *Cluster) previewDeployed(ctx context.Context, env string, n int64, head, revision string) error {
 	forge := c.cfg.Forge
-	err := c.Wait(ctx, fmt.Sprintf("preview %s to deploy %s and report it", env, short(head)), 5*time.Minute, func(ctx context.Context) (bool, string, error) {
+	err := c.waitTimeline(ctx, fmt.Sprintf("preview %s to deploy %s and report it", env, short(head)), 5*time.Minute, func(ctx context.Context) (bool, string, error) {
 		xr, err := c.Get(ctx, xrAPIVersion, "DevOpsProject", ProjectNamespace, PreviewProject)
 		if err != nil {
 			return false, err.Error(), nil
@@ -269,7 +269,7 @@ func (c *Cluster) previewDeployed(ctx context.Context, env string, n int64, head
 			return false, "no " + env + " in status.environments; Environments: " + msg, nil
 		}
 		if st["phase"] != "Ready" {
-			return false, fmt.Sprintf("%s is %v", env, st["phase"]), nil
+			return false, fmt.Sprintf("%s is %v: %s", env, st["phase"], c.previewResources(ctx, env)), nil
 		}
 		runs, err := c.List(ctx, "devops.freeleaps.io/v1alpha1", "DeployRun", client.InNamespace(ProjectNamespace),
 			client.MatchingLabels{"devops.freeleaps.io/project": PreviewProject, "devops.freeleaps.io/environment": env})
@@ -347,7 +347,7 @@ func (c *Cluster) previewDeployed(ctx context.Context, env string, n int64, head
 // its resources, job, DNS record and workload are gone.
 func (c *Cluster) previewGone(ctx context.Context, env string) error {
 	ns := ProjectNamespace + "--" + PreviewProject + "-" + env
-	return c.Wait(ctx, "preview "+env+" to be cleaned up", 5*time.Minute, func(ctx context.Context) (bool, string, error) {
+	return c.waitTimeline(ctx, "preview "+env+" to be cleaned up", 5*time.Minute, func(ctx context.Context) (bool, string, error) {
 		xr, err := c.Get(ctx, xrAPIVersion, "DevOpsProject", ProjectNamespace, PreviewProject)
 		if err != nil {
 			return false, err.Error(), nil
@@ -392,4 +392,60 @@ func envEntry(xr *unstructured.Unstructured, env string) map[string]any {
 		}
 	}
 	return nil
+}
+
+// waitTimeline is Wait that logs, once done, each status it saw and when:
+// where a preview's time went.
+func (c *Cluster) waitTimeline(ctx context.Context, what string, timeout time.Duration, check func(context.Context) (bool, string, error)) error {
+	t0 := time.Now()
+	var lines []string
+	last := ""
+	err := c.Wait(ctx, what, timeout, func(ctx context.Context) (bool, string, error) {
+		done, status, err := check(ctx)
+		if status != last && status != "" && len(lines) < 40 {
+			lines = append(lines, fmt.Sprintf("    +%5.1fs %s", time.Since(t0).Seconds(), status))
+			last = status
+		}
+		return done, status, err
+	})
+	if err == nil {
+		c.logf("  %s: done after %.1fs; on the way:\n%s", what, time.Since(t0).Seconds(), strings.Join(lines, "\n"))
+	}
+	return err
+}
+
+// previewResources says how preview env's managed resources stand: each
+// kind's Ready and, when not Synced, why.
+func (c *Cluster) previewResources(ctx context.Context, env string) string {
+	var out []string
+	for _, k := range mrKinds {
+		items, err := c.List(ctx, k[0], k[1], client.InNamespace(ProjectNamespace),
+			client.MatchingLabels{"devops.freeleaps.io/project": PreviewProject, "devops.freeleaps.io/environment": env})
+		if err != nil {
+			return err.Error()
+		}
+		for i := range items {
+			ready, _, rmsg := Condition(&items[i], "Ready")
+			synced, _, smsg := Condition(&items[i], "Synced")
+			st := k[1] + " Ready=" + ready
+			if ready != "True" && rmsg != "" {
+				st += " (" + clipText(rmsg, 100) + ")"
+			}
+			if synced == "False" {
+				st += " Synced=False (" + clipText(smsg, 160) + ")"
+			}
+			out = append(out, st)
+		}
+	}
+	if len(out) == 0 {
+		return "no resources yet"
+	}
+	return strings.Join(out, "; ")
+}
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }

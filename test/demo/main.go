@@ -111,16 +111,16 @@ func run(keep bool, steady time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("%w (logs: %s/logs; rerun with --keep to look at them)", err, dir)
 	}
-	previews := "not run (GITEA is not set; make demo sets it)"
 	if cfg.Forge != nil {
 		p, err := c.RunPreviews(ctx)
 		if err != nil {
 			return fmt.Errorf("previews: %w (logs: %s/logs; rerun with --keep to look at them)", err, dir)
 		}
-		previews = p.String()
+		r.Previews = &p
+	} else {
+		logf("no previews: GITEA is not set (make demo sets it)")
 	}
 	fmt.Printf("\nSummary (%s in all)\n%s", time.Since(t0).Round(time.Second), r.Summary())
-	fmt.Printf("Previews from a pull request on Gitea: %s\n", previews)
 	fmt.Printf("\nEach environment's Ingress, as Argo CD created it from the environment's chart or overlay:\n%s", r.Ingresses)
 	return nil
 }

@@ -88,6 +88,9 @@ var Environments = map[string]string{
 
 // Report is what a scenario run measured and saw.
 type Report struct {
+	// Previews, when RunPreviews ran after the scenario, is what it
+	// measured.
+	Previews *PreviewReport
 	// Trace is the deployment's trace as Jaeger returned it, a line per
 	// span ("" without Config.JaegerQuery).
 	Trace string
@@ -1140,8 +1143,16 @@ func (r *Report) Summary() string {
 	for _, f := range r.Failovers {
 		row("failover", "%s", f)
 	}
-	row("provider memory", "RSS %s, peak %s", mib(r.Provider.RSS), mib(r.Provider.Peak))
-	row("function memory", "RSS %s, peak %s", mib(r.Function.RSS), mib(r.Function.Peak))
+	row("provider memory", "RSS %s, peak %s (the scenario's)", mib(r.Provider.RSS), mib(r.Provider.Peak))
+	row("function memory", "RSS %s, peak %s (the scenario's)", mib(r.Function.RSS), mib(r.Function.Peak))
+	if p := r.Previews; p != nil {
+		d := func(x time.Duration) time.Duration { return x.Round(100 * time.Millisecond) }
+		row("pull request opened → preview Ready", "%s (its head built, synced by its DeployRun, reported on Gitea)", d(p.Opened))
+		row("new commit → deployed", "%s (status and the one comment updated)", d(p.Pushed))
+		row("label taken off → cleaned up", "%s (job, application, record, workload gone)", d(p.Unlabelled))
+		row("labelled again → preview Ready", "%s (made anew, job included)", d(p.Relabelled))
+		row("merged → cleaned up", "%s", d(p.Merged))
+	}
 	_ = w.Flush()
 	return b.String()
 }

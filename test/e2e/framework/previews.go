@@ -43,7 +43,7 @@ const (
 	PreviewProject = "web"
 	previewRepo    = ProjectNamespace + "/" + PreviewProject
 	previewLabel   = "preview"
-	previewDomain  = "previews.web.example.com"
+	previewDomain  = "previews.storefront.example.com"
 	// previewJobs is the folder of the previews' jobs.
 	previewJobs = "teams/" + ProjectNamespace + "/" + PreviewProject + "/"
 	// previewManifest is the ConfigMap every preview deploys: its data
@@ -217,7 +217,7 @@ spec:
   pipeline: {scriptPath: Jenkinsfile}
   dns: {zone: example.com, target: %[6]s., type: CNAME}
   environments:
-  - {name: main, domain: web.example.com, path: deploy/preview, deletionPolicy: Delete}
+  - {name: main, domain: storefront.example.com, path: deploy/preview, deletionPolicy: Delete}
   previews:
     pullRequests:
       repository: %[5]s

@@ -437,10 +437,15 @@ func (c *composer) previewReport(ep envPlan, run resource.Name) forgev1alpha1.Pu
 	sha := e.preview.headSHA
 	r := forgev1alpha1.PullRequestReport{Number: e.preview.number, SHA: sha, State: forgev1alpha1.ReportPending}
 	url := c.p.url(e)
-	phase, msg, buildURL := "", "", ""
+	// What the DeployRun says goes no further than its phases and its
+	// name: its message may hold backend detail (a sync's errors, a
+	// cluster's names) that the forge's readers, the world for a public
+	// repository, need not see. The team reads it in the DeployRun.
+	phase, failedIn, runName, buildURL := "", "", "", ""
 	if o, ok := c.observed[run]; ok {
 		st := pbAt(o, "status").GetStructValue()
-		phase, msg = pbAt(st, "phase").GetStringValue(), pbAt(st, "message").GetStringValue()
+		phase, failedIn = pbAt(st, "phase").GetStringValue(), pbAt(st, "failedPhase").GetStringValue()
+		runName = pbAt(o, "metadata", "name").GetStringValue()
 		buildURL = pbAt(st, "build", "url").GetStringValue()
 	}
 	short := sha[:7]
@@ -451,7 +456,7 @@ func (c *composer) previewReport(ep envPlan, run resource.Name) forgev1alpha1.Pu
 	case devopsv1alpha1.DeployFailed:
 		r.State = forgev1alpha1.ReportFailure
 		r.TargetURL = httpURL(buildURL)
-		r.Description = clipLine("Preview of "+short+" failed: "+msg, 255)
+		r.Description = clipLine("Preview of "+short+" failed"+while(failedIn), 255)
 	case "":
 		r.Description = "Preview of " + short + ": waiting for its environment"
 	default:
@@ -464,7 +469,7 @@ func (c *composer) previewReport(ep envPlan, run resource.Name) forgev1alpha1.Pu
 	case forgev1alpha1.ReportSuccess:
 		fmt.Fprintf(&b, "Live at %s (commit `%s`).", url, short)
 	case forgev1alpha1.ReportFailure:
-		fmt.Fprintf(&b, "Commit `%s` could not be deployed: %s", short, clipLine(msg, 1024))
+		fmt.Fprintf(&b, "Commit `%s` could not be deployed%s: DeployRun `%s` in namespace `%s` says why.", short, while(failedIn), clipLine(runName, 253), c.p.tenant)
 	default:
 		fmt.Fprintf(&b, "Deploying commit `%s` to %s.", short, url)
 	}
@@ -475,6 +480,17 @@ func (c *composer) previewReport(ep envPlan, run resource.Name) forgev1alpha1.Pu
 	}
 	r.Comment = b.String()
 	return r
+}
+
+// while is " while <phase>" for a phase a deployment failed in, "" for
+// none or one unknown.
+func while(phase string) string {
+	switch devopsv1alpha1.DeployPhase(phase) {
+	case devopsv1alpha1.DeployPending, devopsv1alpha1.DeployBuilding, devopsv1alpha1.DeployDeploying, devopsv1alpha1.DeployVerifying:
+		return " while " + strings.ToLower(phase)
+	default:
+		return ""
+	}
 }
 
 // httpURL is u when it is an http(s) URL, else "".

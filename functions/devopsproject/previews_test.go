@@ -159,6 +159,19 @@ func TestPreviewsFollowPullRequests(t *testing.T) {
 		t.Errorf("report after success = %v", r)
 	}
 
+	// Failed: failure, with the phase and where to look, never the
+	// DeployRun's message (backend detail) on the forge.
+	failed := observed(KindDeployRun, false, map[string]any{"status": map[string]any{"phase": "Failed", "failedPhase": "Building",
+		"message": "Jenkins build #3 failed: secret-internal-host.corp refused", "build": map[string]any{"url": "https://jenkins.example.com/job/x/3/"}}})
+	failed["metadata"] = map[string]any{"name": "shop." + runName}
+	obs[runName] = failed
+	rsp = run(t, now, newRequest(t, xr(withPreviews(2)), obs, nil))
+	r = resourceField(t, rsp, "forge-repository", "spec", "forProvider", "reports").([]any)[0].(map[string]any)
+	if r["state"] != "failure" || r["targetURL"] != "https://jenkins.example.com/job/x/3/" || r["description"] != "Preview of aaaaaaa failed while building" ||
+		!strings.Contains(r["comment"].(string), "DeployRun `shop."+runName+"` in namespace `team-shop` says why") || strings.Contains(r["comment"].(string)+r["description"].(string), "secret-internal") {
+		t.Errorf("report after a failure = %v", r)
+	}
+
 	// A new head: its DeployRun replaces the last.
 	forgeB := forgeObserved(true, []pull{{12, shaB, "feature/cart", false}})
 	obs = previewObserved(forgeB, "pr-12")

@@ -130,9 +130,10 @@ type apiPull struct {
 }
 
 type apiBranch struct {
-	Ref  string `json:"ref"`
-	SHA  string `json:"sha"`
-	Repo *struct {
+	Label string `json:"label"`
+	Ref   string `json:"ref"`
+	SHA   string `json:"sha"`
+	Repo  *struct {
 		FullName string `json:"full_name"`
 	} `json:"repo"`
 }
@@ -160,7 +161,7 @@ func (c *Client) OpenPullRequests(ctx context.Context, repo string) ([]PullReque
 			for _, l := range p.Labels {
 				pr.Labels = append(pr.Labels, l.Name)
 			}
-			pr.Fork = p.Head.Repo == nil || p.Base.Repo == nil || !strings.EqualFold(p.Head.Repo.FullName, p.Base.Repo.FullName)
+			pr.Fork = isFork(p)
 			out = append(out, pr)
 		}
 		if len(l) < pageSize {
@@ -168,6 +169,18 @@ func (c *Client) OpenPullRequests(ctx context.Context, repo string) ([]PullReque
 		}
 	}
 	return out, nil
+}
+
+// isFork is true unless p's head is a branch of its base repository. A
+// pull request opened by AGit flow (git push HEAD:refs/for/<base>/<topic>),
+// which anyone who may read the repository can open, has the base
+// repository as its head's and no branch: its head is refs/pull/<n>/head
+// and its label is empty. Its code is its author's, as a fork's is.
+func isFork(p apiPull) bool {
+	if p.Head.Repo == nil || p.Base.Repo == nil || !strings.EqualFold(p.Head.Repo.FullName, p.Base.Repo.FullName) {
+		return true
+	}
+	return p.Head.Label == "" || strings.HasPrefix(p.Head.Ref, "refs/")
 }
 
 // State of a commit status.

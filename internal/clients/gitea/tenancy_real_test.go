@@ -1,0 +1,113 @@
+/*
+Copyright 2026 The provider-devops Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package gitea_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/freeleaps/provider-devops/internal/clients/gitea"
+	giteatest "github.com/freeleaps/provider-devops/internal/testing/gitea"
+)
+
+// newUser creates a plain (non-admin) user and returns a token of it.
+func newUser(t *testing.T, s *giteatest.Server, name string) string {
+	t.Helper()
+	ctx := context.Background()
+	pw := "Passw0rd-" + name + "-x1"
+	if err := s.Do(ctx, http.MethodPost, "/admin/users", map[string]any{
+		"username": name, "password": pw, "email": name + "@example.com", "must_change_password": false,
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(map[string]any{"name": "t", "scopes": []string{"all"}})
+	req, _ := http.NewRequest(http.MethodPost, s.URL+"/api/v1/users/"+name+"/tokens", bytes.NewReader(b))
+	req.SetBasicAuth(name, pw)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var tok struct {
+		SHA1 string `json:"sha1"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&tok)
+	if tok.SHA1 == "" {
+		t.Fatalf("no token for %s: %s", name, resp.Status)
+	}
+	return tok.SHA1
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=m", "GIT_AUTHOR_EMAIL=m@x", "GIT_COMMITTER_NAME=m", "GIT_COMMITTER_EMAIL=m@x", "GIT_TERMINAL_PROMPT=0")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// TestAGitPullRequestIsAFork: a user who may only read a public
+// repository opens a pull request by AGit flow (git push
+// HEAD:refs/for/main/topic), without a fork. Its code is its author's, so
+// it is a fork's: listed only for forkAuthors where forks are allowed.
+func TestAGitPullRequestIsAFork(t *testing.T) {
+	s := giteatest.Start(t)
+	ctx := context.Background()
+	if _, err := s.CreateOrgRepo(ctx, "team", "shop"); err != nil {
+		t.Fatal(err)
+	}
+	tok := newUser(t, s, "mallory")
+	u, _ := url.Parse(s.URL)
+	u.User = url.UserPassword("mallory", tok)
+	u.Path = "/team/shop.git"
+	dir := t.TempDir()
+	git(t, dir, "clone", u.String(), "w")
+	w := filepath.Join(dir, "w")
+	if err := os.WriteFile(filepath.Join(w, "Jenkinsfile"), []byte("evil"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	git(t, w, "add", ".")
+	git(t, w, "commit", "-m", "evil")
+	git(t, w, "push", "origin", "HEAD:refs/for/main/evil", "-o", "title=harmless")
+
+	c, err := gitea.New(gitea.Config{URL: s.URL, Token: s.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prs, err := c.OpenPullRequests(ctx, "team/shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(prs) != 1 {
+		t.Fatalf("want 1 pull request, got %+v", prs)
+	}
+	if !prs[0].Fork {
+		t.Errorf("pull request %+v by a reader (AGit flow) is not a fork: it gets a preview without forkAuthors", prs[0])
+	}
+}

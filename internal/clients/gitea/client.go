@@ -95,7 +95,27 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	hc.CheckRedirect = samePath(hc.CheckRedirect)
 	return &Client{base: u, token: strings.TrimSpace(cfg.Token), http: hc}, nil
+}
+
+// samePath follows a redirect (as next allows) only to the path asked for.
+// Gitea answers a repository or owner renamed or transferred with a
+// redirect to its new name: followed, a namespace bound to team-a/*
+// would read and write team-b/shop through the redirect team-a/shop left
+// behind, with the platform's token. The tenancy checks the name asked
+// for, so the name asked for is the only one answered.
+func samePath(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if !strings.EqualFold(strings.TrimSuffix(req.URL.Path, "/"), strings.TrimSuffix(via[0].URL.Path, "/")) {
+			return &httpapi.Error{Backend: api.Backend, Section: api.Section, Refused: true,
+				Message: fmt.Sprintf("it redirected %s to %s: the repository or its owner was renamed or transferred; name it as it is now", via[0].URL.Path, req.URL.Path)}
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		return nil
+	}
 }
 
 // PullRequest is an open pull request, as a preview needs it.

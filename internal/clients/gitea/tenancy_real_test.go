@@ -111,3 +111,42 @@ func TestAGitPullRequestIsAFork(t *testing.T) {
 		t.Errorf("pull request %+v by a reader (AGit flow) is not a fork: it gets a preview without forkAuthors", prs[0])
 	}
 }
+
+// TestRenamedOwnerNotFollowed: organisation team-a renamed acme leaves a
+// redirect from team-a/secret to acme/secret. A namespace whose tenancy
+// is team-a/* asking for team-a/secret must not reach acme/secret.
+func TestRenamedOwnerNotFollowed(t *testing.T) {
+	s := giteatest.Start(t)
+	ctx := context.Background()
+	if _, err := s.CreateOrgRepo(ctx, "team-a", "secret"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Do(ctx, http.MethodPost, "/orgs/team-a/rename", map[string]any{"new_name": "acme"}, nil); err != nil {
+		if err2 := s.Do(ctx, http.MethodPost, "/admin/users/team-a/rename", map[string]any{"new_username": "acme"}, nil); err2 != nil {
+			t.Fatal(err, err2)
+		}
+	}
+	if _, err := s.CommitFile(ctx, "acme/secret", "feature", "x", "y", "x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.OpenPullRequest(ctx, "acme/secret", "feature", "main", "acme's"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := gitea.New(gitea.Config{URL: s.URL, Token: s.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prs, err := c.OpenPullRequests(ctx, "team-a/secret"); err == nil {
+		t.Errorf("team-a/secret, renamed acme/secret, listed %+v", prs)
+	}
+	sha, err := s.CommitFile(ctx, "acme/secret", "feature", "x", "z", "again")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetStatus(ctx, "team-a/secret", sha, gitea.Status{State: gitea.StateSuccess, Context: "x"}); err == nil {
+		t.Error("a status posted on team-a/secret went to acme/secret")
+	}
+	if prs, err := c.OpenPullRequests(ctx, "acme/secret"); err != nil || len(prs) != 1 {
+		t.Errorf("acme/secret by its name: %+v, %v", prs, err)
+	}
+}

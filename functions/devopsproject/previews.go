@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -97,6 +98,10 @@ type preview struct {
 	// reopened is true for a listed pull request whose environment was
 	// closed before: its old expiry does not apply.
 	reopened bool
+	// unlisted is true for an open preview kept from status while the
+	// forge's list is not known: its resources stay, but no new head of
+	// it is deployed (status is not the forge's word).
+	unlisted bool
 }
 
 // PullRequestStatus is the pull request an environment of
@@ -213,14 +218,29 @@ func (rs *requestState) addPreviews(now time.Time) {
 	listed, known := rs.listedPullRequests()
 	seen := rs.openPreviews(pr, listed, prev)
 	// Those the last run had that are not listed now: closed (or, while
-	// the forge's list is not known, kept as they were).
+	// the forge's list is not known, kept as they were, at most max open
+	// ones in all: status is the tenant's to edit). In number order,
+	// whatever the map's.
+	kept := make([]*EnvStatus, 0, len(prev))
 	for _, st := range prev {
-		if seen[st.Name] {
+		if !seen[st.Name] {
+			kept = append(kept, st)
+		}
+	}
+	slices.SortFunc(kept, func(a, b *EnvStatus) int { return cmp.Compare(a.PullRequest.Number, b.PullRequest.Number) })
+	open := len(seen)
+	for _, st := range kept {
+		e, ok := rs.closedPreview(pr, st, known, now)
+		if !ok {
 			continue
 		}
-		if e, ok := rs.closedPreview(pr, st, known, now); ok {
-			rs.project.spec.Environments = append(rs.project.spec.Environments, e)
+		if e.preview.closedAt.IsZero() {
+			if open >= pr.max() {
+				continue
+			}
+			open++
 		}
+		rs.project.spec.Environments = append(rs.project.spec.Environments, e)
 	}
 	// In status order, whatever the map's.
 	slices.SortStableFunc(rs.project.spec.Environments, func(a, b Environment) int {
@@ -262,11 +282,23 @@ func (rs *requestState) closedPreview(pr *PullRequestPreviews, st *EnvStatus, kn
 	if e.Name != st.Name {
 		return Environment{}, false
 	}
+	// status.environments[].pullRequest is what the last run wrote, or
+	// what whoever may write the project's status wrote: keep only what a
+	// listed pull request could have been.
+	if !shaPattern.MatchString(st.PullRequest.HeadSHA) || !validHeadRef(st.PullRequest.HeadRef) {
+		return Environment{}, false
+	}
 	e.preview = &preview{number: st.PullRequest.Number, headRef: st.PullRequest.HeadRef, headSHA: st.PullRequest.HeadSHA, url: st.PullRequest.URL, author: st.PullRequest.Author}
 	if t, err := time.Parse(time.RFC3339, st.PullRequest.ClosedAt); err == nil {
 		e.preview.closedAt = t
 	} else if known {
 		e.preview.closedAt = now.UTC().Truncate(time.Second)
+	} else {
+		if !rs.previewExists(st.Name) {
+			// Kept as it was: nothing to keep.
+			return Environment{}, false
+		}
+		e.preview.unlisted = true
 	}
 	return e, true
 }
@@ -388,7 +420,7 @@ func (c *composer) forge(pl plan) error {
 		}
 		name := nameDeployRun(e.Name, e.preview.headSHA)
 		_, appMade := c.observed[nameApp(e.Name)]
-		if c.exists(name) || (c.ready[namePipeline(e.Name)] && appMade) {
+		if c.exists(name) || (!e.preview.unlisted && c.ready[namePipeline(e.Name)] && appMade) {
 			if err := c.addDeployRun(name, e); err != nil {
 				return err
 			}

@@ -144,14 +144,18 @@ func StatusContext(p v1alpha1.ForgeRepositoryParameters) string {
 	return p.StatusContext
 }
 
-// Pending are the reports of p to post: those for listed pull requests
-// whose last posting (o.Reported) differs. Reports for pull requests not
-// listed (closed, merged, unlabelled, skipped) are never posted.
+// Pending are the reports of p to post: those for listed pull requests,
+// on their head, whose last posting (o.Reported) differs. Reports for
+// pull requests not listed (closed, merged, unlabelled, skipped) are
+// never posted, nor those for a commit that is not the pull request's
+// head: a status on any other commit (the base branch's, one a required
+// check names) is not a preview's to set, and a report for the last head
+// waits for the one for the new head.
 func Pending(p v1alpha1.ForgeRepositoryParameters, o v1alpha1.ForgeRepositoryObservation) []v1alpha1.PullRequestReport {
 	var out []v1alpha1.PullRequestReport
 	ctx := StatusContext(p)
 	for _, r := range p.Reports {
-		if !isListed(o.PullRequests, r.Number) {
+		if !slices.ContainsFunc(o.PullRequests, func(l v1alpha1.PullRequest) bool { return l.Number == r.Number && l.HeadSHA == r.SHA }) {
 			continue
 		}
 		if prev, ok := reported(o, r.Number); ok && prev.Digest == Digest(r, ctx) {

@@ -186,6 +186,11 @@ func TestPending(t *testing.T) {
 	obs := func(r ...v1alpha1.Reported) v1alpha1.ForgeRepositoryObservation {
 		return v1alpha1.ForgeRepositoryObservation{PullRequests: []v1alpha1.PullRequest{listedPR(1)}, Reported: r}
 	}
+	pushed := func(r ...v1alpha1.Reported) v1alpha1.ForgeRepositoryObservation {
+		o := obs(r...)
+		o.PullRequests[0].HeadSHA = sha2
+		return o
+	}
 	cases := map[string]struct {
 		reason string
 		p      v1alpha1.ForgeRepositoryParameters
@@ -194,7 +199,9 @@ func TestPending(t *testing.T) {
 	}{
 		"NeverPosted":   {reason: "A report for a listed pull request never posted is pending.", p: v1alpha1.ForgeRepositoryParameters{Reports: []v1alpha1.PullRequestReport{report}}, o: obs(), want: []v1alpha1.PullRequestReport{report}},
 		"Posted":        {reason: "Posted as it reads: up to date.", p: v1alpha1.ForgeRepositoryParameters{Reports: []v1alpha1.PullRequestReport{report}}, o: obs(v1alpha1.Reported{Number: 1, Digest: posted})},
-		"Changed":       {reason: "A new head commit is posted again.", p: v1alpha1.ForgeRepositoryParameters{Reports: []v1alpha1.PullRequestReport{changed}}, o: obs(v1alpha1.Reported{Number: 1, Digest: posted}), want: []v1alpha1.PullRequestReport{changed}},
+		"Changed":       {reason: "A new head commit is posted again.", p: v1alpha1.ForgeRepositoryParameters{Reports: []v1alpha1.PullRequestReport{changed}}, o: pushed(v1alpha1.Reported{Number: 1, Digest: posted}), want: []v1alpha1.PullRequestReport{changed}},
+		"NotTheHead":    {reason: "A report on a commit that is not the pull request's head (the base branch's, one a required check names) is never posted.", p: v1alpha1.ForgeRepositoryParameters{Reports: []v1alpha1.PullRequestReport{changed}}, o: obs()},
+		"LastHead":      {reason: "A report on the last head after a push waits for the new head's.", p: v1alpha1.ForgeRepositoryParameters{Reports: []v1alpha1.PullRequestReport{report}}, o: pushed(v1alpha1.Reported{Number: 1, Digest: "x"})},
 		"ContextChange": {reason: "The same report under another statusContext is another status: posted.", p: v1alpha1.ForgeRepositoryParameters{StatusContext: "ci/preview", Reports: []v1alpha1.PullRequestReport{report}}, o: obs(v1alpha1.Reported{Number: 1, Digest: posted}), want: []v1alpha1.PullRequestReport{report}},
 		"NotListed":     {reason: "A report for a pull request not listed (closed, skipped) is never posted.", p: v1alpha1.ForgeRepositoryParameters{Reports: []v1alpha1.PullRequestReport{closed}}, o: obs()},
 	}

@@ -451,8 +451,12 @@ func (c *composer) addDeployRun(name resource.Name, e Environment) error {
 		ObjectMeta: c.p.meta(e.Name, nil),
 		Spec: devopsv1alpha1.DeployRunSpec{
 			Project: c.p.name, Environment: e.Name, Revision: e.preview.headSHA,
+			// No requestID: events name the deployment <namespace>/<name>,
+			// which no other namespace's can be. A requestID is global (the
+			// legacy heartbeats carry no namespace), and another namespace
+			// previewing the same repository (a public one, through its own
+			// ProviderConfig) would have the same one.
 			RequestedBy: "forge:" + c.p.spec.Previews.PullRequests.Repository + "/pulls/" + strconv.FormatInt(e.preview.number, 10),
-			RequestID:   "forge:" + c.p.spec.Previews.PullRequests.Repository + "/pulls/" + strconv.FormatInt(e.preview.number, 10) + "/" + e.preview.headSHA,
 		},
 	}
 	if err := c.add(name, d); err != nil {

@@ -107,11 +107,15 @@ type preview struct {
 // PullRequestStatus is the pull request an environment of
 // status.environments previews.
 type PullRequestStatus struct {
-	Number   int64  `json:"number"`
-	URL      string `json:"url,omitempty"`
-	HeadRef  string `json:"headRef,omitempty"`
-	HeadSHA  string `json:"headSHA,omitempty"`
-	Author   string `json:"author,omitempty"`
+	Number  int64  `json:"number"`
+	URL     string `json:"url,omitempty"`
+	HeadRef string `json:"headRef,omitempty"`
+	HeadSHA string `json:"headSHA,omitempty"`
+	Author  string `json:"author,omitempty"`
+	// Fork is true for a pull request from a fork: its job builds
+	// refs/pull/<number>/head, not HeadRef (the fork's branch), also
+	// while the forge's list is not known.
+	Fork     bool   `json:"fork,omitempty"`
 	ClosedAt string `json:"closedAt,omitempty"`
 }
 
@@ -288,7 +292,7 @@ func (rs *requestState) closedPreview(pr *PullRequestPreviews, st *EnvStatus, kn
 	if !shaPattern.MatchString(st.PullRequest.HeadSHA) || !validHeadRef(st.PullRequest.HeadRef) {
 		return Environment{}, false
 	}
-	e.preview = &preview{number: st.PullRequest.Number, headRef: st.PullRequest.HeadRef, headSHA: st.PullRequest.HeadSHA, url: st.PullRequest.URL, author: st.PullRequest.Author}
+	e.preview = &preview{number: st.PullRequest.Number, headRef: st.PullRequest.HeadRef, headSHA: st.PullRequest.HeadSHA, url: st.PullRequest.URL, author: st.PullRequest.Author, fork: st.PullRequest.Fork}
 	if t, err := time.Parse(time.RFC3339, st.PullRequest.ClosedAt); err == nil {
 		e.preview.closedAt = t
 	} else if known {
@@ -390,7 +394,7 @@ func previewStatus(e Environment) *PullRequestStatus {
 	if e.preview == nil {
 		return nil
 	}
-	st := &PullRequestStatus{Number: e.preview.number, URL: e.preview.url, HeadRef: e.preview.headRef, HeadSHA: e.preview.headSHA, Author: e.preview.author}
+	st := &PullRequestStatus{Number: e.preview.number, URL: e.preview.url, HeadRef: e.preview.headRef, HeadSHA: e.preview.headSHA, Author: e.preview.author, Fork: e.preview.fork}
 	if !e.preview.closedAt.IsZero() {
 		st.ClosedAt = e.preview.closedAt.Format(time.RFC3339)
 	}

@@ -86,3 +86,18 @@ func TestPreviewStatusIsNotTheForge(t *testing.T) {
 		t.Errorf("with max 2 kept %v", got)
 	}
 }
+
+// TestForkPreviewKeptAtItsPull: a fork's preview kept while the forge's
+// list is not known still builds refs/pull/<n>/head, not the fork's
+// branch name, which in the base repository is another branch (main).
+func TestForkPreviewKeptAtItsPull(t *testing.T) {
+	now := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	rsp := run(t, now, newRequest(t, xr(withPreviews(2)), previewObserved(forgeObserved(true, []pull{{12, shaA, "main", true}}), "pr-12"), nil))
+	st := envStatus(t, rsp, "pr-12")
+	rsp = run(t, now, newRequest(t, xr(withPreviews(2), withStatus(prodReady(), st)), previewObserved(forgeObserved(false, nil), "pr-12"), nil))
+	job := resourceField(t, rsp, "pr-12-pipeline", "spec", "forProvider", "source", "scm", "branch")
+	app := resourceField(t, rsp, "pr-12-app", "spec", "forProvider", "source", "targetRevision")
+	if job != "refs/pull/12/head" || app != "refs/pull/12/head" {
+		t.Errorf("kept fork preview: job at %v, application at %v; want refs/pull/12/head", job, app)
+	}
+}

@@ -19,6 +19,7 @@ package main
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/types/known/structpb"
@@ -35,10 +36,18 @@ import (
 // checks the AppProject against the ClusterProviderConfig's own tenancy
 // again; this check says it on the DevOpsProject, naming the field.
 func (p *project) checkEnvironments() error {
-	for i, e := range p.spec.Environments {
+	envs := p.spec.Environments
+	if pr := p.spec.Previews.PullRequests; pr != nil {
+		// The longest-named preview, whether or not its pull request is
+		// open: refused now, not when the pull requests' numbers grow.
+		e := pr.environment(maxPreviewNumber)
+		e.preview = &preview{number: maxPreviewNumber}
+		envs = append(slices.Clip(envs), e)
+	}
+	for i, e := range envs {
 		f := fmt.Sprintf("spec.environments[%d]", i)
 		if e.preview != nil {
-			f = previewsPath + ".template (" + e.Name + ")"
+			f = previewsPath + ".template (pr-<number>)"
 		}
 		if e.TTL != "" && p.in.protected[e.Name] {
 			return fieldErr(f+".ttl", "environment %q is protected (the Composition's input.protectedEnvironments) and never expires: remove its ttl", e.Name)

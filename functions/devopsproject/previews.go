@@ -52,6 +52,13 @@ const (
 	maxPreviews        = 20
 	defaultPreviewPath = "deploy/preview"
 	previewPrefix      = "pr-"
+	// maxPreviewNumber is the highest pull request number previewed. The
+	// template is validated as pr-<maxPreviewNumber>, the longest name a
+	// preview has, so that a pull request's number growing by a digit
+	// never makes a name (the default destination namespace, the host)
+	// too long, which would fail the whole project. Higher ones are not
+	// previewed.
+	maxPreviewNumber = 999999
 )
 
 // PreviewsSpec is spec.previews: environments the project makes by
@@ -195,7 +202,7 @@ func (s *ProjectSpec) validatePreviews(zone string) error {
 	if len(s.Environments)+pr.max() > 64 {
 		return fieldErr(previewsPath+".max", "%d previews and %d environments pass the 64 environments a project may hold", pr.max(), len(s.Environments))
 	}
-	err := s.validateEnvironment(previewsPath+".template", pr.environment(1), zone)
+	err := s.validateEnvironment(previewsPath+".template", pr.environment(maxPreviewNumber), zone)
 	if fe, ok := err.(fieldError); ok { //nolint:errorlint // validateEnvironment returns fieldError values
 		// pr-1.<domain>: name the template's field.
 		fe.path = strings.Replace(fe.path, ".template.domain", ".template.domain (with pr-<number>. in front)", 1)
@@ -282,6 +289,9 @@ func (rs *requestState) closedPreview(pr *PullRequestPreviews, st *EnvStatus, kn
 	if closed && (st.Phase == PhaseExpired || !rs.previewExists(st.Name)) {
 		return Environment{}, false
 	}
+	if st.PullRequest.Number > maxPreviewNumber {
+		return Environment{}, false
+	}
 	e := pr.environment(st.PullRequest.Number)
 	if e.Name != st.Name {
 		return Environment{}, false
@@ -331,7 +341,7 @@ func (rs *requestState) listedPullRequests() (listed []forgev1alpha1.PullRequest
 	}
 	for _, v := range pbAt(o, "status", "atProvider", "pullRequests").GetListValue().GetValues() {
 		var l forgev1alpha1.PullRequest
-		if pbcodec.Decode(v, &l) != nil || l.Number <= 0 || !shaPattern.MatchString(l.HeadSHA) || !validHeadRef(l.HeadRef) {
+		if pbcodec.Decode(v, &l) != nil || l.Number <= 0 || l.Number > maxPreviewNumber || !shaPattern.MatchString(l.HeadSHA) || !validHeadRef(l.HeadRef) {
 			continue
 		}
 		listed = append(listed, l)

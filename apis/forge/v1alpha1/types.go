@@ -46,8 +46,10 @@ type PullRequestSelector struct {
 	Labels []string `json:"labels,omitempty"`
 
 	// ForkAuthors are the forge logins whose pull requests from forks
-	// are listed. Empty, the default: no pull request from a fork is (a
-	// preview builds its author's code with the project's credentials).
+	// are listed: the author and the fork's owner must both be named
+	// (whoever may push to the fork writes the code). Empty, the default:
+	// no pull request from a fork is (a preview builds its author's code
+	// with the project's credentials).
 	// Through a ClusterProviderConfig the platform must allow forks too
 	// (spec.forge.tenancy.allowForks).
 	// +kubebuilder:validation:MaxItems=64

@@ -132,6 +132,11 @@ type PullRequest struct {
 	BaseRef string
 	// Fork is true when its head is in another repository.
 	Fork bool
+	// HeadOwner is the owner of the repository its head is in: who, with
+	// those they let write there, pushes its code. For a fork it need not
+	// be Author (Gitea lets anyone who may read a fork open a pull
+	// request from it).
+	HeadOwner string
 }
 
 type apiPull struct {
@@ -182,6 +187,9 @@ func (c *Client) OpenPullRequests(ctx context.Context, repo string) ([]PullReque
 				pr.Labels = append(pr.Labels, l.Name)
 			}
 			pr.Fork = isFork(p)
+			if p.Head.Repo != nil {
+				pr.HeadOwner, _, _ = strings.Cut(p.Head.Repo.FullName, "/")
+			}
 			out = append(out, pr)
 		}
 		if len(l) < pageSize {

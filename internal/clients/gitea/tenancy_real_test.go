@@ -150,3 +150,58 @@ func TestRenamedOwnerNotFollowed(t *testing.T) {
 		t.Errorf("acme/secret by its name: %+v, %v", prs, err)
 	}
 }
+
+func doAs(t *testing.T, s *giteatest.Server, token, method, path string, body, out any) {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	req, _ := http.NewRequest(method, s.URL+"/api/v1"+path, bytes.NewReader(b))
+	req.Header.Set("Authorization", "token "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode > 299 {
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		t.Fatalf("%s %s: %s %v", method, path, resp.Status, m)
+	}
+	if out != nil {
+		_ = json.NewDecoder(resp.Body).Decode(out)
+	}
+}
+
+// TestForkHeadOwner: a trusted author opens a pull request whose head is
+// in someone else's fork (Gitea lets a reader of the fork do so). The
+// fork's owner, not the author, pushes its code: the client says whose
+// repository the head is in.
+func TestForkHeadOwner(t *testing.T) {
+	s := giteatest.Start(t)
+	ctx := context.Background()
+	if _, err := s.CreateOrgRepo(ctx, "team", "shop"); err != nil {
+		t.Fatal(err)
+	}
+	tok := newUser(t, s, "mallory")
+	doAs(t, s, tok, http.MethodPost, "/repos/team/shop/forks", map[string]any{}, nil)
+	doAs(t, s, tok, http.MethodPost, "/repos/mallory/shop/contents", map[string]any{
+		"message": "evil", "branch": "main", "new_branch": "evil",
+		"files": []map[string]string{{"operation": "upload", "path": "Jenkinsfile", "content": "ZXZpbA=="}},
+	}, nil)
+	// The admin, a trusted author, opens it.
+	if err := s.Do(ctx, http.MethodPost, "/repos/team/shop/pulls", map[string]string{"head": "mallory:evil", "base": "main", "title": "t"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	c, err := gitea.New(gitea.Config{URL: s.URL, Token: s.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prs, err := c.OpenPullRequests(ctx, "team/shop")
+	if err != nil || len(prs) != 1 {
+		t.Fatalf("%+v, %v", prs, err)
+	}
+	t.Logf("%+v", prs[0])
+	if p := prs[0]; !p.Fork || p.Author != s.User || p.HeadOwner != "mallory" {
+		t.Errorf("pull request %+v: want a fork by %s whose head is mallory's", p, s.User)
+	}
+}

@@ -51,8 +51,11 @@ const (
 // Select returns the open pull requests (any order) sel lists, oldest
 // (lowest number) first, and those carrying sel's labels it does not, with
 // why. A pull request from a fork is listed only when forks are allowed
-// and its author is one of sel's forkAuthors (forge logins, matched
-// without regard to case as forges match them); at most max are listed.
+// and both its author and the fork's owner are among sel's forkAuthors
+// (forge logins, matched without regard to case as forges match them):
+// Gitea lets anyone who may read a fork open a pull request from it, and
+// the fork's owner, not the author, pushes its code. At most max are
+// listed.
 func Select(prs []gitea.PullRequest, sel v1alpha1.PullRequestSelector, forks bool) ([]v1alpha1.PullRequest, []v1alpha1.SkippedPullRequest) {
 	max := DefaultMax
 	if sel.Max != nil {
@@ -65,7 +68,7 @@ func Select(prs []gitea.PullRequest, sel v1alpha1.PullRequestSelector, forks boo
 	for _, pr := range sorted {
 		switch {
 		case !hasAll(pr.Labels, sel.Labels):
-		case pr.Fork && (!forks || !hasFold(sel.ForkAuthors, pr.Author)):
+		case pr.Fork && (!forks || !hasFold(sel.ForkAuthors, pr.Author) || !hasFold(sel.ForkAuthors, pr.HeadOwner)):
 			skipped = append(skipped, v1alpha1.SkippedPullRequest{Number: pr.Number, Reason: v1alpha1.SkippedFork})
 		case len(listed) >= max:
 			skipped = append(skipped, v1alpha1.SkippedPullRequest{Number: pr.Number, Reason: v1alpha1.SkippedMax})

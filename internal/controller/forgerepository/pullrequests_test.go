@@ -40,7 +40,7 @@ func pr(n int64, labels ...string) gitea.PullRequest {
 
 func fork(n int64, author string) gitea.PullRequest {
 	p := pr(n)
-	p.Fork, p.Author = true, author
+	p.Fork, p.Author, p.HeadOwner = true, author, author
 	return p
 }
 
@@ -101,6 +101,20 @@ func TestSelect(t *testing.T) {
 			sel:        v1alpha1.PullRequestSelector{ForkAuthors: []string{"alice"}},
 			forks:      true,
 			wantListed: []v1alpha1.PullRequest{aliceFork},
+		},
+		"ForkOfAnother": {
+			reason:      "An author in forkAuthors who opens a pull request from another's fork is skipped: the fork's owner pushes its code.",
+			prs:         []gitea.PullRequest{func() gitea.PullRequest { p := fork(4, "alice"); p.HeadOwner = "mallory"; return p }()},
+			sel:         v1alpha1.PullRequestSelector{ForkAuthors: []string{"alice"}},
+			forks:       true,
+			wantSkipped: []v1alpha1.SkippedPullRequest{{Number: 4, Reason: v1alpha1.SkippedFork}},
+		},
+		"ForkGone": {
+			reason:      "A fork's pull request whose fork is gone (no head owner) is skipped.",
+			prs:         []gitea.PullRequest{func() gitea.PullRequest { p := fork(4, "alice"); p.HeadOwner = ""; return p }()},
+			sel:         v1alpha1.PullRequestSelector{ForkAuthors: []string{"alice"}},
+			forks:       true,
+			wantSkipped: []v1alpha1.SkippedPullRequest{{Number: 4, Reason: v1alpha1.SkippedFork}},
 		},
 		"ForksNotAllowed": {
 			reason:      "Where the tenancy allows no forks, not even a named author's fork is listed.",

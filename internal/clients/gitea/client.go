@@ -273,13 +273,17 @@ type Comment struct {
 }
 
 // Comments are the comments of pull request number, oldest first, at
-// most 500.
+// most 500. Gitea's endpoint answers them all at once, taking no page nor
+// limit: an answer longer than a page, or one that brings nothing new,
+// ends the listing, so a forge that pages is read page by page and one
+// that does not is read once.
 func (c *Client) Comments(ctx context.Context, repo string, number int64) ([]Comment, error) {
 	path, err := repoPath(repo)
 	if err != nil {
 		return nil, err
 	}
 	var out []Comment
+	seen := map[int64]bool{}
 	for page := 1; len(out) < 500; page++ {
 		var l []struct {
 			ID   int64  `json:"id"`
@@ -292,10 +296,17 @@ func (c *Client) Comments(ctx context.Context, repo string, number int64) ([]Com
 		if err := c.do(ctx, http.MethodGet, fmt.Sprintf("%s/issues/%d/comments", path, number), q, nil, &l); err != nil {
 			return nil, err
 		}
+		added := false
 		for _, x := range l {
+			if seen[x.ID] || len(out) == 500 {
+				continue
+			}
+			seen[x.ID], added = true, true
 			out = append(out, Comment{ID: x.ID, Author: x.User.Login, Body: x.Body})
 		}
-		if len(l) < pageSize {
+		if len(l) != pageSize || !added {
+			// Fewer than a page: the last. More: the forge took no
+			// limit and answered them all.
 			break
 		}
 	}
@@ -313,6 +324,25 @@ func (c *Client) UpsertComment(ctx context.Context, repo string, number, id int6
 		return 0, err
 	}
 	full := body + "\n\n" + marker
+	if id != 0 {
+		// The comment with id, read alone: listing finds only the first
+		// 500 of a pull request's comments, so one flooded with comments
+		// would get a new comment of ours on every report, and each
+		// listing costs up to 10 reads.
+		x, err := c.comment(ctx, path, number, id)
+		switch {
+		case err != nil:
+			return 0, err
+		case x != nil && strings.Contains(x.Body, marker) && (author == "" || x.Author == author):
+			if x.Body == full {
+				return id, nil
+			}
+			if err := c.do(ctx, http.MethodPatch, fmt.Sprintf("%s/issues/comments/%d", path, id), nil, map[string]string{"body": full}, nil); err != nil {
+				return 0, err
+			}
+			return id, nil
+		}
+	}
 	existing, err := c.Comments(ctx, repo, number)
 	if err != nil {
 		return 0, err
@@ -345,6 +375,32 @@ func (c *Client) UpsertComment(ctx context.Context, repo string, number, id int6
 		return 0, err
 	}
 	return out.ID, nil
+}
+
+// comment is the comment id of pull request number in the repository at
+// path; nil when it is gone or is another issue's.
+func (c *Client) comment(ctx context.Context, path string, number, id int64) (*Comment, error) {
+	var x struct {
+		ID       int64  `json:"id"`
+		Body     string `json:"body"`
+		IssueURL string `json:"issue_url"`
+		PRURL    string `json:"pull_request_url"`
+		User     struct {
+			Login string `json:"login"`
+		} `json:"user"`
+	}
+	err := c.do(ctx, http.MethodGet, fmt.Sprintf("%s/issues/comments/%d", path, id), nil, nil, &x)
+	if httpapi.StatusOf(err) == http.StatusNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	n := "/" + strconv.FormatInt(number, 10)
+	if !strings.HasSuffix(x.PRURL, "/pulls"+n) && !strings.HasSuffix(x.IssueURL, "/issues"+n) {
+		return nil, nil
+	}
+	return &Comment{ID: x.ID, Author: x.User.Login, Body: x.Body}, nil
 }
 
 // User is the login the token authenticates.

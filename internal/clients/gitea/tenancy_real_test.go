@@ -20,11 +20,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/freeleaps/provider-devops/internal/clients/gitea"
@@ -204,4 +206,86 @@ func TestForkHeadOwner(t *testing.T) {
 	if p := prs[0]; !p.Fork || p.Author != s.User || p.HeadOwner != "mallory" {
 		t.Errorf("pull request %+v: want a fork by %s whose head is mallory's", p, s.User)
 	}
+}
+
+// counting counts the requests a client sends.
+type counting struct{ n int }
+
+func (c *counting) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n++
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestCommentsOfABusyPullRequest: Gitea lists an issue's comments all at
+// once (its endpoint takes no page nor limit). With 50 or more, the
+// client read the same list again page after page, up to 10 times, and
+// returned each comment many times over; every report re-read them. Now
+// it reads them once, and a comment whose id it holds is read alone. An
+// id that names another pull request's comment (a status edited) is not
+// edited.
+func TestCommentsOfABusyPullRequest(t *testing.T) {
+	s := giteatest.Start(t)
+	ctx := context.Background()
+	if _, err := s.CreateOrgRepo(ctx, "team", "shop"); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []string{"a", "b"} {
+		if _, err := s.CommitFile(ctx, "team/shop", b, b, b, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, err := s.OpenPullRequest(ctx, "team/shop", "a", "main", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.OpenPullRequest(ctx, "team/shop", "b", "main", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := &counting{}
+	c, err := gitea.New(gitea.Config{URL: s.URL, Token: s.Token, Transport: rt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const marker = "<!-- m -->"
+	onB, err := c.UpsertComment(ctx, "team/shop", b, 0, s.User, marker, "b's")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.UpsertComment(ctx, "team/shop", a, onB, s.User, marker, "a's"); err != nil || got == onB {
+		t.Fatalf("with b's comment's id, a's report wrote comment %d (%v)", got, err)
+	}
+	if l, _ := c.Comments(ctx, "team/shop", b); len(l) != 1 || !strings.HasPrefix(l[0].Body, "b's") {
+		t.Errorf("b's comments %+v: want its own, unchanged", l)
+	}
+	tok := newUser(t, s, "mallory")
+	const spam = 60
+	for i := range spam {
+		doAs(t, s, tok, http.MethodPost, fmt.Sprintf("/repos/team/shop/issues/%d/comments", a), map[string]string{"body": fmt.Sprint("spam ", i)}, nil)
+	}
+	rt.n = 0
+	l, err := c.Comments(ctx, "team/shop", a)
+	if err != nil || len(l) != spam+1 || rt.n != 1 {
+		t.Errorf("%d comments read in %d requests (%v), want %d in 1", len(l), rt.n, err, spam+1)
+	}
+	id := mustFind(t, c, a, marker)
+	rt.n = 0
+	if got, err := c.UpsertComment(ctx, "team/shop", a, id, s.User, marker, "second"); err != nil || got != id || rt.n != 2 {
+		t.Errorf("updating comment %d: wrote %d (%v) in %d requests, want it in 2", id, got, err, rt.n)
+	}
+}
+
+func mustFind(t *testing.T, c *gitea.Client, n int64, marker string) int64 {
+	t.Helper()
+	l, err := c.Comments(context.Background(), "team/shop", n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range l {
+		if strings.Contains(x.Body, marker) {
+			return x.ID
+		}
+	}
+	t.Fatal("no comment of ours")
+	return 0
 }

@@ -324,57 +324,45 @@ func (c *Client) UpsertComment(ctx context.Context, repo string, number, id int6
 		return 0, err
 	}
 	full := body + "\n\n" + marker
+	ours := func(x Comment) bool { return strings.Contains(x.Body, marker) && (author == "" || x.Author == author) }
 	if id != 0 {
-		// The comment with id, read alone: listing finds only the first
-		// 500 of a pull request's comments, so one flooded with comments
-		// would get a new comment of ours on every report, and each
-		// listing costs up to 10 reads.
+		// The comment with id, read alone: one request, however many
+		// comments the pull request has.
 		x, err := c.comment(ctx, path, number, id)
 		switch {
 		case err != nil:
 			return 0, err
-		case x != nil && strings.Contains(x.Body, marker) && (author == "" || x.Author == author):
-			if x.Body == full {
-				return id, nil
-			}
-			if err := c.do(ctx, http.MethodPatch, fmt.Sprintf("%s/issues/comments/%d", path, id), nil, map[string]string{"body": full}, nil); err != nil {
-				return 0, err
-			}
-			return id, nil
+		case x != nil && ours(*x):
+			return id, c.edit(ctx, path, *x, full)
 		}
 	}
 	existing, err := c.Comments(ctx, repo, number)
 	if err != nil {
 		return 0, err
 	}
-	found := int64(0)
 	for _, x := range existing {
-		if !strings.Contains(x.Body, marker) || (author != "" && x.Author != author) {
-			continue
-		}
-		if x.ID == id || found == 0 {
-			found = x.ID
-		}
-		if x.ID == id {
-			if x.Body == full {
-				return x.ID, nil
-			}
-			break
+		if ours(x) {
+			return x.ID, c.edit(ctx, path, x, full)
 		}
 	}
 	var out struct {
 		ID int64 `json:"id"`
 	}
-	if found != 0 {
-		if err := c.do(ctx, http.MethodPatch, fmt.Sprintf("%s/issues/comments/%d", path, found), nil, map[string]string{"body": full}, &out); err != nil {
-			return 0, err
-		}
-		return found, nil
-	}
-	if err := c.do(ctx, http.MethodPost, fmt.Sprintf("%s/issues/%d/comments", path, number), nil, map[string]string{"body": full}, &out); err != nil {
+	if err := c.do(ctx, http.MethodPost, fmt.Sprintf("%s/issues/%d/comments", path, number), nil, map[string]string{jsonBody: full}, &out); err != nil {
 		return 0, err
 	}
 	return out.ID, nil
+}
+
+// jsonBody is the field of a comment's text.
+const jsonBody = "body"
+
+// edit sets comment x's body to full, unless it reads so already.
+func (c *Client) edit(ctx context.Context, path string, x Comment, full string) error {
+	if x.Body == full {
+		return nil
+	}
+	return c.do(ctx, http.MethodPatch, fmt.Sprintf("%s/issues/comments/%d", path, x.ID), nil, map[string]string{jsonBody: full}, nil)
 }
 
 // comment is the comment id of pull request number in the repository at

@@ -181,7 +181,7 @@ func (c *composer) envResources(ep envPlan, keep map[string]bool) error {
 	// waits for them, and with ingress on for its host to be proven
 	// (gateHosts); an existing one stays whatever they do.
 	_, appExists := c.observed[nameApp(e.Name)]
-	withApp := appExists || c.argoReady() && (c.handHost[e.Name] != "" || !ingressOf(c.p.spec.Ingress, e.Ingress).enabled)
+	withApp := appExists || c.argoReady() && c.destinationAllowed(e) && (c.handHost[e.Name] != "" || !ingressOf(c.p.spec.Ingress, e.Ingress).enabled)
 	if withApp {
 		app, err := c.p.app(e, keep[KindApp], c.handHost[e.Name])
 		if err != nil {
@@ -219,6 +219,47 @@ func (c *composer) argoReady() bool {
 		return false
 	}
 	return c.ready[nameArgoProject]
+}
+
+// destinationAllowed is true when the project's ArgoProject, as observed,
+// lists e's destination and is Synced at its latest spec: Argo CD then
+// allows it. A new environment's application waits for that: created
+// before, Argo CD refuses it (the destination is not permitted) and its
+// creation backs off for minutes. An ArgoProject whose conditions carry
+// no observedGeneration is taken as up to date, one that shows no
+// destinations as allowing any.
+func (c *composer) destinationAllowed(e Environment) bool {
+	o, ok := c.observed[nameArgoProject]
+	if !ok {
+		return false
+	}
+	dests := pbAt(o, "spec", "forProvider", "destinations")
+	if dests == nil {
+		// Not shown (a partial object): unknown, so not held back.
+		return true
+	}
+	cluster, ns := c.p.destination(e)
+	listed := false
+	for _, v := range dests.GetListValue().GetValues() {
+		d := v.GetStructValue()
+		if pbAt(d, "server").GetStringValue() == cluster && pbAt(d, "namespace").GetStringValue() == ns {
+			listed = true
+			break
+		}
+	}
+	if !listed {
+		return false
+	}
+	gen := int64(pbAt(o, "metadata", "generation").GetNumberValue())
+	for _, v := range pbAt(o, "status", "conditions").GetListValue().GetValues() {
+		cd := v.GetStructValue()
+		if pbAt(cd, "type").GetStringValue() != "Synced" {
+			continue
+		}
+		seen := int64(pbAt(cd, "observedGeneration").GetNumberValue())
+		return pbAt(cd, "status").GetStringValue() == "True" && (seen == 0 || seen >= gen)
+	}
+	return false
 }
 
 // exists is true when the resource was composed before (is observed).

@@ -26,6 +26,11 @@ import (
 // one is being provisioned.
 const phaseRequeue = 10 * time.Second
 
+// previewRequeue is how soon at the latest a project with previews is
+// run again: a pull request's change reaches it within that and the
+// ForgeRepository's poll.
+const previewRequeue = 20 * time.Second
+
 // minRequeue is the soonest the function asks to run again.
 const minRequeue = 500 * time.Millisecond
 
@@ -126,6 +131,13 @@ func planRun(rs *requestState, now time.Time) plan {
 				next = min(next, x.warnAt.Sub(now))
 			}
 		}
+	}
+	if rs.project.spec.Previews.PullRequests != nil {
+		// The ForgeRepository's watch event is what brings a pull
+		// request's change here at once, and Crossplane's circuit
+		// breaker drops it while a preview's bursts keep the breaker
+		// open: come back within previewRequeue anyway.
+		next = min(next, previewRequeue)
 	}
 	pl.ttl = max(next, minRequeue)
 	return pl

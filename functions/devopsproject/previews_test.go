@@ -337,3 +337,66 @@ func TestSameRepository(t *testing.T) {
 		}
 	}
 }
+
+// A new environment's application waits until the ArgoProject Argo CD has
+// lists its destination: created before, Argo CD refuses it and its
+// creation backs off for minutes (the e2e saw two).
+func TestApplicationWaitsForItsDestination(t *testing.T) {
+	now := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	project := func(generation, observedGeneration float64, namespaces ...string) map[string]any {
+		d := make([]any, 0, len(namespaces))
+		for _, ns := range namespaces {
+			d = append(d, map[string]any{"server": "https://kubernetes.default.svc", "namespace": ns})
+		}
+		o := observed(KindProject, true, nil)
+		o["metadata"] = map[string]any{"name": "x", "generation": generation}
+		o["spec"] = map[string]any{"forProvider": map[string]any{"destinations": d}}
+		o["status"] = map[string]any{"conditions": []any{
+			map[string]any{"type": "Ready", "status": "True"},
+			map[string]any{"type": "Synced", "status": "True", "observedGeneration": observedGeneration},
+		}}
+		return o
+	}
+	obs := previewObserved(forgeObserved(true, []pull{{12, shaA, "feature/cart", false}}))
+	cases := map[string]struct {
+		project map[string]any
+		want    bool
+	}{
+		"not listed yet":          {project(2, 2, "shop-prod"), false},
+		"listed, not yet applied": {project(3, 2, "shop-prod", "shop-pr-12"), false},
+		"listed and applied":      {project(3, 3, "shop-prod", "shop-pr-12"), true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := maps.Clone(obs)
+			o["argo-project"] = tc.project
+			rsp := run(t, now, newRequest(t, xr(withPreviews(2)), o, nil))
+			if got := slices.Contains(names(rsp), "pr-12-app"); got != tc.want {
+				t.Errorf("pr-12-app composed %t, want %t", got, tc.want)
+			}
+			if c := condition(rsp, ConditionEnvironments); !tc.want && !strings.Contains(c.GetMessage(), "ArgoApplication waits for the ArgoProject to allow its destination") {
+				t.Errorf("Environments condition %q", c.GetMessage())
+			}
+			if !slices.Contains(names(rsp), "prod-app") {
+				t.Error("prod's existing application was dropped")
+			}
+		})
+	}
+}
+
+// A project with previews is run again within previewRequeue, whatever
+// its environments wait for: Crossplane's circuit breaker may drop the
+// ForgeRepository's watch event.
+func TestPreviewsRequeue(t *testing.T) {
+	now := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	rsp := run(t, now, newRequest(t, xr(withPreviews(2)), previewObserved(forgeObserved(true, nil)), nil))
+	if got := rsp.GetMeta().GetTtl().AsDuration(); got != previewRequeue {
+		t.Errorf("with previews TTL %s, want %s", got, previewRequeue)
+	}
+	rsp = run(t, now, newRequest(t, xr(withSpec(func(s map[string]any) {
+		s["environments"] = []any{map[string]any{"name": "prod", "domain": "shop.example.com"}}
+	})), allObserved(true, "prod"), nil))
+	if got := rsp.GetMeta().GetTtl().AsDuration(); got != defaultPollInterval {
+		t.Errorf("without previews TTL %s, want the poll interval %s", got, defaultPollInterval)
+	}
+}

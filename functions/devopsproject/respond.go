@@ -161,6 +161,23 @@ func bounded(msg *strings.Builder, items []string, limit int) {
 // waitingFor says what a provisioning environment waits for: its
 // resources not created yet, those not Ready, the ArgoApplication not
 // composed yet, and its host.
+// appWaitsFor says what a new environment's application waits for in
+// Argo CD; "" for nothing there.
+func (c *composer) appWaitsFor(e Environment) string {
+	switch {
+	case !c.argoReady():
+		what := "ArgoProject"
+		if c.p.spec.Git.CredentialsSecretRef != nil {
+			what = "ArgoProject and ArgoRepository"
+		}
+		return "ArgoApplication waits for the " + what
+	case !c.destinationAllowed(e):
+		return "ArgoApplication waits for the ArgoProject to allow its destination"
+	default:
+		return ""
+	}
+}
+
 func (c *composer) waitingFor(e Environment) []string {
 	var creating, notReady, other []string
 	for _, r := range []struct {
@@ -170,12 +187,8 @@ func (c *composer) waitingFor(e Environment) []string {
 		_, composed := c.desired[r.name]
 		switch {
 		case !composed && r.kind == KindApp:
-			if !c.argoReady() {
-				what := "ArgoProject"
-				if c.p.spec.Git.CredentialsSecretRef != nil {
-					what = "ArgoProject and ArgoRepository"
-				}
-				other = append(other, "ArgoApplication waits for the "+what)
+			if w := c.appWaitsFor(e); w != "" {
+				other = append(other, w)
 			}
 			if n := c.hostNote[e.Name]; n != "" {
 				other = append(other, n)

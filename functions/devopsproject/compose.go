@@ -222,8 +222,9 @@ func (c *composer) argoReady() bool {
 }
 
 // destinationAllowed is true when the project's ArgoProject, as observed,
-// lists e's destination and is Synced at its latest spec: Argo CD then
-// allows it. A new environment's application waits for that: created
+// lists e's destination and the provider reconciled that spec (its
+// Synced condition is of its generation): Argo CD then allows it, unless
+// it refused the AppProject. A new environment's application waits for that: created
 // before, Argo CD refuses it (the destination is not permitted) and its
 // creation backs off for minutes. An ArgoProject whose conditions carry
 // no observedGeneration is taken as up to date, one that shows no
@@ -256,8 +257,13 @@ func (c *composer) destinationAllowed(e Environment) bool {
 		if pbAt(cd, "type").GetStringValue() != "Synced" {
 			continue
 		}
+		// Reconciled at its latest spec, whatever came of it: an
+		// application Argo CD holds may be what keeps the AppProject from
+		// its new spec (one an orphaned environment left, which this
+		// project's application takes back), and it must not wait for
+		// the AppProject in turn.
 		seen := int64(pbAt(cd, "observedGeneration").GetNumberValue())
-		return pbAt(cd, "status").GetStringValue() == "True" && (seen == 0 || seen >= gen)
+		return seen == 0 || seen >= gen
 	}
 	return false
 }

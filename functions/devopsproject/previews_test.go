@@ -357,6 +357,11 @@ func TestApplicationWaitsForItsDestination(t *testing.T) {
 		}}
 		return o
 	}
+	projectRefused := func(generation, observedGeneration float64, namespaces ...string) map[string]any {
+		o := project(generation, observedGeneration, namespaces...)
+		o["status"].(map[string]any)["conditions"].([]any)[1].(map[string]any)["status"] = "False"
+		return o
+	}
 	obs := previewObserved(forgeObserved(true, []pull{{12, shaA, "feature/cart", false}}))
 	cases := map[string]struct {
 		project map[string]any
@@ -365,6 +370,10 @@ func TestApplicationWaitsForItsDestination(t *testing.T) {
 		"not listed yet":          {project(2, 2, "shop-prod"), false},
 		"listed, not yet applied": {project(3, 2, "shop-prod", "shop-pr-12"), false},
 		"listed and applied":      {project(3, 3, "shop-prod", "shop-pr-12"), true},
+		// The AppProject refused (an application another environment
+		// left holds it back): the application goes ahead, as it may be
+		// the one to free it.
+		"listed, applied, refused": {projectRefused(3, 3, "shop-prod", "shop-pr-12"), true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -350,14 +350,11 @@ func (rs *requestState) listedPullRequests() (listed []forgev1alpha1.PullRequest
 }
 
 // validHeadRef is true for a branch name a job and an application may be
-// pointed at: what a DeployRun's revision allows.
+// pointed at: what a DeployRun's revision allows (its schema's pattern
+// starts with a letter, digit or '_').
 func validHeadRef(ref string) bool {
-	return ref != "" && len(ref) <= 255 && revisionPattern.MatchString(ref) &&
-		!strings.Contains(ref, "..") && !strings.Contains(ref, "//") && !strings.HasSuffix(ref, "/") &&
-		!strings.HasSuffix(ref, ".") && !strings.HasSuffix(ref, ".lock") && !strings.Contains(ref, "/.")
+	return devopsv1alpha1.IsRevision(ref) && !strings.HasPrefix(ref, "/")
 }
-
-var revisionPattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._/-]*$`)
 
 // previewExists is true when one of the environment's resources is
 // observed.

@@ -36,6 +36,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/controller/argoaccess"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
+	"github.com/freeleaps/provider-devops/internal/events/vocab"
 )
 
 const (
@@ -103,7 +104,7 @@ func Desired(cr *v1alpha1.ArgoProject) *argocd.Project {
 // recorded creating.
 func takenOver(cr *v1alpha1.ArgoProject, p *argocd.Project) bool {
 	return p.Metadata.Labels[contract.LabelOwnerUID] != string(cr.GetUID()) &&
-		(p.Metadata.Labels[contract.LabelOwnerUID] != "" || meta.GetExternalCreateSucceeded(cr).IsZero())
+		(p.Metadata.Labels[contract.LabelOwnerUID] != "" || vocab.CreatedAt(cr).IsZero())
 }
 
 // compared is the managed spec without what Argo CD adds (role tokens).

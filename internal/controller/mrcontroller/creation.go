@@ -29,6 +29,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
+	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/internal/events/vocab"
 )
 
@@ -36,22 +37,31 @@ import (
 // writes it six times: the external name and the finalizer (an Update
 // each), the create-pending annotation (an Update that fails on a stale
 // version, made before the external Create), the create-succeeded
-// annotation, the Creating status, and the CreatedExternalResource event;
-// then the first observed status. Here:
+// annotation (an Update after it), the Creating status, and the
+// CreatedExternalResource event; then the first observed status. Here:
 //
 //   - the external name and the finalizer are set in memory (initializer)
-//     and written by the create-pending Update; a resource whose external
-//     object turns out to exist already (adopted, or created before a
-//     crash) gets them written by persistObserved instead;
-//   - the Creating status is not written (skipNoopStatus): the
-//     create-succeeded Update triggers the reconcile that observes the new
-//     object at once and writes what it found;
+//     and written by the Update before the create, which records when the
+//     create began in contract.AnnotationCreatePending (pendingClient); a
+//     resource whose external object turns out to exist already (adopted,
+//     or created before a crash) gets them written by persistObserved;
+//   - nothing is written after the create (noCriticalAnnotations): the
+//     reconcile that observes the new object follows at once and records
+//     the create as contract.ConditionCreated with the status it writes
+//     anyway (persistObserved). Every kind names its external object
+//     before creating it, so there is nothing else to keep: a provider
+//     stopped between the create and that status finds, from the pending
+//     annotation, that it began a create, and records it then;
+//   - the Creating status is not written (skipNoopStatus);
 //   - the CreatedExternalResource event is not sent (withoutCreatedEvent):
-//     the create-succeeded annotation and the lifecycle stream's created
-//     event record the creation.
+//     the Created condition and the lifecycle stream's created event
+//     record the creation.
 //
-// A new resource that is ready once created then costs four writes (two
-// Updates, its first status, its ProviderConfigUsage) instead of nine.
+// A new resource that is ready once created then costs three writes (the
+// Update before the create, its first status, its ProviderConfigUsage)
+// instead of nine; a composed one wakes its composite's controller three
+// times (added, updated, its status) instead of four, which is what keeps a
+// project's creation under Crossplane's circuit breaker.
 
 // initializer sets the external name, from the spec (name, when the kind
 // has a deterministic one) or else the resource's own name, and
@@ -114,13 +124,11 @@ func (p persistObserved[T]) Observe(ctx context.Context, cr T) (managed.External
 }
 
 // persistInitialized writes cr when the stored object (as cached) lacks
-// its finalizer or external name, or records a create whose result was
-// never recorded: the provider stopped (a crash, a lost lease) between
-// the create-pending annotation and the create-succeeded one, and the
-// object, under its deterministic name, is there. Recording it ends
-// crossplane-runtime's "cannot determine creation result" state and
-// sends the lifecycle stream's created event, which would otherwise be
-// lost with the provider that made the object.
+// its finalizer or external name, and records a create that has no record
+// yet in cr's status (which the reconcile writes): the one this provider
+// just made, or one a provider stopped (a crash, a lost lease) after it
+// began. Recording it sends the lifecycle stream's created event, which
+// would otherwise be lost with the provider that made the object.
 func persistInitialized(ctx context.Context, kube client.Client, cr resource.Managed) error {
 	stored, ok := cr.DeepCopyObject().(resource.Managed)
 	if !ok {
@@ -129,27 +137,58 @@ func persistInitialized(ctx context.Context, kube client.Client, cr resource.Man
 	if err := kube.Get(ctx, client.ObjectKeyFromObject(cr), stored); err != nil {
 		return errors.Wrap(err, "cannot read the managed resource")
 	}
-	incomplete := createIncomplete(stored, time.Now())
-	if meta.FinalizerExists(stored, managed.FinalizerName) && meta.GetExternalName(stored) == meta.GetExternalName(cr) && !incomplete {
-		return nil
+	if !meta.FinalizerExists(stored, managed.FinalizerName) || meta.GetExternalName(stored) != meta.GetExternalName(cr) {
+		// The Update answers with the stored status: the record is set
+		// after it.
+		if err := kube.Update(ctx, cr); err != nil {
+			return errors.Wrap(err, "cannot record the external name and finalizer")
+		}
 	}
-	if incomplete {
-		meta.SetExternalCreateSucceeded(cr, time.Now())
+	if now := time.Now(); createIncomplete(stored, now) {
+		cr.SetConditions(vocab.Created(now))
 	}
-	return errors.Wrap(kube.Update(ctx, cr), "cannot record the external name and finalizer")
+	return nil
 }
 
 // createIncomplete is true when mg records a create it began (at a time
 // that has come, give or take the replicas' clock skew) and no result of
-// it, and its policies let the provider create: what a provider stopped
-// mid-create leaves. A time after that is no create of this provider's.
+// it since, and its policies let the provider create. A time after that is
+// no create of this provider's. crossplane-runtime's own annotations count
+// too, for a resource a version before this one began creating.
 func createIncomplete(mg resource.Managed, now time.Time) bool {
-	if !meta.ExternalCreateIncomplete(mg) || !MayWrite(mg) {
+	if !MayWrite(mg) {
 		return false
 	}
-	pending, err := time.Parse(time.RFC3339, mg.GetAnnotations()[meta.AnnotationKeyExternalCreatePending])
-	return err == nil && !pending.After(now.Add(vocab.MaxClockSkew))
+	began := func(key string) bool {
+		pending, err := time.Parse(time.RFC3339, mg.GetAnnotations()[key])
+		return err == nil && !pending.After(now.Add(vocab.MaxClockSkew)) && pending.After(vocab.CreatedAt(mg))
+	}
+	return began(contract.AnnotationCreatePending) || meta.ExternalCreateIncomplete(mg) && began(meta.AnnotationKeyExternalCreatePending)
 }
+
+// pendingClient records, in the Update crossplane-runtime makes before an
+// external create, when the create began as contract.AnnotationCreatePending
+// instead of crossplane-runtime's create-pending annotation: without its
+// create-succeeded counterpart, which is not written here, that one would
+// read as a create whose result was lost.
+type pendingClient struct {
+	client.Client
+}
+
+func (c pendingClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	if a := obj.GetAnnotations(); a[meta.AnnotationKeyExternalCreatePending] != "" {
+		a[contract.AnnotationCreatePending] = a[meta.AnnotationKeyExternalCreatePending]
+		delete(a, meta.AnnotationKeyExternalCreatePending)
+		obj.SetAnnotations(a)
+	}
+	return c.Client.Update(ctx, obj, opts...)
+}
+
+// noCriticalAnnotations writes nothing after an external create, or after
+// one that failed: see above. crossplane-runtime's updater would write the
+// create-succeeded (or -failed) annotation, and any external name the
+// create set, which no kind here does.
+var noCriticalAnnotations = managed.CriticalAnnotationUpdateFn(func(context.Context, client.Object) error { return nil })
 
 // withoutCreatedEvent drops the CreatedExternalResource event: see above.
 type withoutCreatedEvent struct {

@@ -30,25 +30,35 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	"github.com/freeleaps/provider-devops/apis/contract"
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/events/vocab"
 )
 
 // TestPersistInitialized covers what an Observe that finds the external
 // object writes: nothing when all is recorded; the finalizer and external
-// name when missing; and the create-succeeded annotation when a provider
-// stopped between its create-pending annotation and the create's result.
+// name when missing; and, in the status the reconcile writes, the Created
+// condition when a create began (the provider's pending annotation, or
+// crossplane-runtime's from a version before it) and was not recorded.
 func TestPersistInitialized(t *testing.T) {
 	s := runtime.NewScheme()
 	if err := jenkinsv1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
 	pending := time.Now().Add(-time.Minute)
+	at := func(t time.Time) string { return t.Format(time.RFC3339) }
 	cases := map[string]struct {
 		stored      func(p *jenkinsv1alpha1.JenkinsPipeline)
 		wantWrite   bool
 		wantCreated bool
 	}{
 		"Recorded": {
+			stored: func(p *jenkinsv1alpha1.JenkinsPipeline) {
+				meta.AddAnnotations(p, map[string]string{contract.AnnotationCreatePending: at(pending)})
+				p.SetConditions(vocab.Created(pending.Add(time.Second)))
+			},
+		},
+		"RecordedByAnEarlierVersion": {
 			stored: func(p *jenkinsv1alpha1.JenkinsPipeline) {
 				meta.SetExternalCreatePending(p, pending)
 				meta.SetExternalCreateSucceeded(p, pending.Add(time.Second))
@@ -60,20 +70,36 @@ func TestPersistInitialized(t *testing.T) {
 			wantWrite: true,
 		},
 		"CrashedMidCreate": {
+			stored: func(p *jenkinsv1alpha1.JenkinsPipeline) {
+				meta.AddAnnotations(p, map[string]string{contract.AnnotationCreatePending: at(pending)})
+			},
+			wantCreated: true,
+		},
+		"CrashedMidCreateOfAnEarlierVersion": {
 			stored:      func(p *jenkinsv1alpha1.JenkinsPipeline) { meta.SetExternalCreatePending(p, pending) },
-			wantWrite:   true,
+			wantCreated: true,
+		},
+		// Created again (its external object was deleted behind its
+		// back): recorded again.
+		"CreatedAgain": {
+			stored: func(p *jenkinsv1alpha1.JenkinsPipeline) {
+				meta.AddAnnotations(p, map[string]string{contract.AnnotationCreatePending: at(pending)})
+				p.SetConditions(vocab.Created(pending.Add(-time.Hour)))
+			},
 			wantCreated: true,
 		},
 		// A pending time to come is no create of this provider's (anyone
 		// who may edit the resource can write it): recording it would
 		// write again on every poll.
 		"PendingInTheFuture": {
-			stored: func(p *jenkinsv1alpha1.JenkinsPipeline) { meta.SetExternalCreatePending(p, time.Now().Add(time.Hour)) },
+			stored: func(p *jenkinsv1alpha1.JenkinsPipeline) {
+				meta.AddAnnotations(p, map[string]string{contract.AnnotationCreatePending: at(time.Now().Add(time.Hour))})
+			},
 		},
 		// An observe-only resource creates nothing.
 		"ObserveOnly": {
 			stored: func(p *jenkinsv1alpha1.JenkinsPipeline) {
-				meta.SetExternalCreatePending(p, pending)
+				meta.AddAnnotations(p, map[string]string{contract.AnnotationCreatePending: at(pending)})
 				p.SetManagementPolicies(xpv2.ManagementPolicies{xpv2.ManagementActionObserve})
 			},
 		},
@@ -84,11 +110,12 @@ func TestPersistInitialized(t *testing.T) {
 			meta.SetExternalName(p, "teams/team/shop/dev")
 			meta.AddFinalizer(p, managed.FinalizerName)
 			tc.stored(p)
-			kube := fake.NewClientBuilder().WithScheme(s).WithObjects(p).Build()
+			kube := fake.NewClientBuilder().WithScheme(s).WithObjects(p).WithStatusSubresource(p).Build()
 			cr := &jenkinsv1alpha1.JenkinsPipeline{}
 			if err := kube.Get(context.Background(), client.ObjectKeyFromObject(p), cr); err != nil {
 				t.Fatal(err)
 			}
+			before := vocab.CreatedAt(cr)
 			meta.AddFinalizer(cr, managed.FinalizerName)
 			rv := cr.GetResourceVersion()
 			if err := persistInitialized(context.Background(), kube, cr); err != nil {
@@ -101,10 +128,8 @@ func TestPersistInitialized(t *testing.T) {
 			if wrote := got.GetResourceVersion() != rv; wrote != tc.wantWrite {
 				t.Errorf("wrote %t, want %t", wrote, tc.wantWrite)
 			}
-			_, succeeded := got.GetAnnotations()[meta.AnnotationKeyExternalCreateSucceeded]
-			recorded := succeeded && got.GetAnnotations()[meta.AnnotationKeyExternalCreateSucceeded] != p.GetAnnotations()[meta.AnnotationKeyExternalCreateSucceeded]
-			if recorded != tc.wantCreated {
-				t.Errorf("create-succeeded recorded %t, want %t: annotations %v", recorded, tc.wantCreated, got.GetAnnotations())
+			if recorded := !vocab.CreatedAt(cr).Equal(before); recorded != tc.wantCreated {
+				t.Errorf("create recorded %t, want %t: conditions %+v", recorded, tc.wantCreated, cr.Status.Conditions)
 			}
 			if !meta.FinalizerExists(got, managed.FinalizerName) {
 				t.Error("finalizer not stored")

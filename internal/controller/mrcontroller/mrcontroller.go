@@ -164,7 +164,7 @@ func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Descrip
 	name := managed.ControllerName(k.GroupKind)
 	deleting.add(k.GroupVersionKind.Kind, mgr.GetClient(), k.NewList, mgr.Elected())
 	w := newWritten()
-	t := &terminals{w: w}
+	t := &terminals{}
 	kube := writtenClient{Client: mgr.GetClient(), w: w}
 	opts := []managed.ReconcilerOption{
 		managed.WithTypedExternalConnector[T](persistConnector[T]{
@@ -178,13 +178,13 @@ func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Descrip
 		// Every kind names its external object deterministically (job path,
 		// application, project or repository name, record set, repository
 		// path) and marks it as its own: after a crash between an external
-		// create and the create-succeeded annotation, the next Observe
-		// finds the object and carries on, instead of stopping at "cannot
-		// determine creation result" until someone edits annotations.
+		// create and its record, the next Observe finds the object and
+		// carries on (creation.go).
 		managed.WithDeterministicExternalName(true),
 		// A new resource is written once before its first status
 		// (creation.go).
 		managed.WithInitializers(initializer[T]{name: k.ExternalName}),
+		managed.WithCriticalAnnotationUpdater(noCriticalAnnotations),
 	}
 	if o.Features.Enabled(feature.EnableBetaManagementPolicies) {
 		opts = append(opts, managed.WithManagementPolicies())

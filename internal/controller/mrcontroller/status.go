@@ -42,7 +42,7 @@ type skipNoopStatus struct {
 
 // GetClient returns the filtering client, which notes what it writes.
 func (m skipNoopStatus) GetClient() client.Client {
-	return noopStatusClient{Client: writtenClient{Client: m.Manager.GetClient(), w: m.w}}
+	return noopStatusClient{Client: pendingClient{writtenClient{Client: m.Manager.GetClient(), w: m.w}}}
 }
 
 type noopStatusClient struct {

@@ -84,12 +84,6 @@ func afterDeletion(mg resource.Managed, now time.Time) time.Duration {
 // accepted Create or Delete (lookAgain).
 type terminals struct {
 	m sync.Map // types.NamespacedName -> time.Duration
-	// created holds when the backend accepted a resource's Create, until
-	// its reconcile ends.
-	created sync.Map // types.NamespacedName -> time.Time
-	// w knows whether the create-succeeded write followed; nil in tests
-	// of the waits alone.
-	w *written
 }
 
 // lookAgain notes, after the backend accepted a Create or Delete, when to
@@ -153,7 +147,6 @@ func (c classified[T]) Observe(ctx context.Context, cr T) (managed.ExternalObser
 func (c classified[T]) Create(ctx context.Context, cr T) (managed.ExternalCreation, error) {
 	o, err := c.TypedExternalClient.Create(ctx, cr)
 	if err == nil {
-		c.t.created.Store(types.NamespacedName{Namespace: cr.GetNamespace(), Name: cr.GetName()}, time.Now())
 		fairrate.FollowUp(ctx)
 	}
 	return o, c.t.note(cr, err)
@@ -177,8 +170,10 @@ func (c classified[T]) Delete(ctx context.Context, cr T) (managed.ExternalDelete
 // failure after TerminalBackoff, one whose backend asked for a wait after
 // that wait, instead of the rate limiter's seconds, and one whose backend
 // accepted a Delete when lookAgain says, instead of the rate limiter's
-// back-off; one whose backend accepted a Create, and whose create-succeeded
-// annotation was written, not at all (see MinAfterDeletion).
+// back-off (see MinAfterDeletion). One whose backend accepted a Create is
+// requeued as crossplane-runtime asks, at once: nothing is written after
+// the create to wake it, and its next look passes the rate limiter free
+// (fairrate.FollowUp).
 type backOffTerminal struct {
 	reconcile.Reconciler
 	t *terminals
@@ -188,11 +183,7 @@ func (b backOffTerminal) Reconcile(ctx context.Context, req reconcile.Request) (
 	// Cleared even when the reconcile panics, so a stale wait never
 	// applies to a later reconcile or outlives a deleted resource.
 	defer b.t.m.Delete(req.NamespacedName)
-	defer b.t.created.Delete(req.NamespacedName)
 	res, err := b.Reconciler.Reconcile(ctx, req)
-	if at, ok := b.t.created.Load(req.NamespacedName); ok && err == nil && res.Requeue && b.t.w != nil && b.t.w.updatedSince(req.NamespacedName, at.(time.Time)) { //nolint:staticcheck,forcetypeassert // the managed reconciler still answers Requeue; only times are stored
-		return reconcile.Result{}, nil
-	}
 	v, noted := b.t.m.Load(req.NamespacedName)
 	if wait, _ := v.(time.Duration); noted && err == nil && (res.Requeue || res.RequeueAfter > 0) && res.RequeueAfter < wait { //nolint:staticcheck // the managed reconciler still answers Requeue
 		return reconcile.Result{RequeueAfter: wait}, nil

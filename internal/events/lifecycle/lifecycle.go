@@ -40,7 +40,6 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
@@ -439,8 +438,14 @@ func (w *Watcher) data(k Kind, mg resource.Managed) events.Data {
 	return d
 }
 
+// created is when the provider recorded creating mg's external object,
+// as RFC 3339; "" when it did not.
 func created(mg resource.Managed) string {
-	return mg.GetAnnotations()[meta.AnnotationKeyExternalCreateSucceeded]
+	t := vocab.CreatedAt(mg)
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
 }
 
 func isReady(mg resource.Managed) bool {

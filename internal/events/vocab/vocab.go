@@ -23,16 +23,47 @@ package vocab
 import (
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/apis/contract"
 )
 
 // MaxClockSkew is how far ahead of this replica's clock a time recorded on
 // a resource (by another replica, or by anyone who may edit it) may be
 // and still be taken as past.
 const MaxClockSkew = time.Minute
+
+// CreatedAt is when the provider recorded creating mg's external object
+// (contract.ConditionCreated, or, on a resource created by a version
+// before it, crossplane-runtime's create-succeeded annotation); zero when
+// it did not.
+func CreatedAt(mg resource.Managed) time.Time {
+	if t := meta.GetExternalCreateSucceeded(mg); !t.IsZero() {
+		return t
+	}
+	if c := mg.GetCondition(contract.ConditionCreated); c.Status == corev1.ConditionTrue {
+		return c.LastTransitionTime.Time
+	}
+	return time.Time{}
+}
+
+// Created is the condition that records creating an external object at t.
+// Its message names the time, so that a create recorded again (the object
+// was deleted behind the resource's back) replaces the record.
+func Created(t time.Time) xpv2.Condition {
+	return xpv2.Condition{
+		Type: contract.ConditionCreated, Status: corev1.ConditionTrue,
+		Reason: contract.ReasonCreated, LastTransitionTime: metav1.NewTime(t),
+		Message: "external object created at " + t.UTC().Format(time.RFC3339),
+	}
+}
 
 // Statuses of work, as events carry them in data.status.
 const (

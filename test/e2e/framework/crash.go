@@ -27,8 +27,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
-
+	"github.com/freeleaps/provider-devops/apis/contract"
 	"github.com/freeleaps/provider-devops/internal/testing/sandbox"
 )
 
@@ -174,8 +173,8 @@ func (c *Cluster) projectResources(ctx context.Context) ([]composedResource, err
 		for _, u := range items {
 			key := k[1] + "/" + u.GetNamespace() + "/" + u.GetName()
 			created := k[1] != "RegistryRepo"
-			if _, ok := u.GetAnnotations()[meta.AnnotationKeyExternalCreateSucceeded]; ok != created {
-				return nil, fmt.Errorf("%s: create-succeeded annotation %t, want %t (annotations %v)", key, ok, created, u.GetAnnotations())
+			if ok := !conditionTime(&u, contract.ConditionCreated).IsZero(); ok != created {
+				return nil, fmt.Errorf("%s: Created condition %t, want %t (annotations %v, status %v)", key, ok, created, u.GetAnnotations(), u.Object["status"])
 			}
 			out = append(out, composedResource{key: key, created: created})
 		}

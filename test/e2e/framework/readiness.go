@@ -190,8 +190,7 @@ func (c *Cluster) backendReady(ctx context.Context, mr *unstructured.Unstructure
 		}
 		return at
 	}
-	t, _ := time.Parse(time.RFC3339, mr.GetAnnotations()["crossplane.io/external-create-succeeded"])
-	return t
+	return conditionTime(mr, contract.ConditionCreated)
 }
 
 // conditionTime is when u's condition of type typ last changed, if True.

@@ -56,11 +56,11 @@ const MinRetryAfter = 30 * time.Second
 // would keep its finalizer as long.
 //
 // After an accepted Create it asks the same, but no requeue is needed:
-// the create-succeeded annotation it writes next changes the resource,
-// and that watch event is the look (with the cache caught up, see
-// written.go). A requeue as well would observe the new object a second
-// time, a second after the first, taking a second rate-limit token per
-// new resource.
+// the Update it made before the create (finalizer, external name, the
+// pending annotation) changed the resource, and that watch event, which
+// arrives while the reconcile runs, is the look (with the cache caught
+// up, see written.go). A requeue as well would observe the new object a
+// second time, a second after the first.
 const MinAfterDeletion = time.Second
 
 // afterDeletion is how soon a resource being deleted is looked at again
@@ -84,6 +84,12 @@ func afterDeletion(mg resource.Managed, now time.Time) time.Duration {
 // accepted Create or Delete (lookAgain).
 type terminals struct {
 	m sync.Map // types.NamespacedName -> time.Duration
+	// created holds whether the backend accepted a resource's Create,
+	// until its reconcile ends.
+	created sync.Map // types.NamespacedName -> struct{}
+	// w knows whether the reconcile wrote the resource itself; nil in
+	// tests of the waits alone.
+	w *written
 }
 
 // lookAgain notes, after the backend accepted a Create or Delete, when to
@@ -147,6 +153,7 @@ func (c classified[T]) Observe(ctx context.Context, cr T) (managed.ExternalObser
 func (c classified[T]) Create(ctx context.Context, cr T) (managed.ExternalCreation, error) {
 	o, err := c.TypedExternalClient.Create(ctx, cr)
 	if err == nil {
+		c.t.created.Store(types.NamespacedName{Namespace: cr.GetNamespace(), Name: cr.GetName()}, struct{}{})
 		fairrate.FollowUp(ctx)
 	}
 	return o, c.t.note(cr, err)
@@ -170,10 +177,9 @@ func (c classified[T]) Delete(ctx context.Context, cr T) (managed.ExternalDelete
 // failure after TerminalBackoff, one whose backend asked for a wait after
 // that wait, instead of the rate limiter's seconds, and one whose backend
 // accepted a Delete when lookAgain says, instead of the rate limiter's
-// back-off (see MinAfterDeletion). One whose backend accepted a Create is
-// requeued as crossplane-runtime asks, at once: nothing is written after
-// the create to wake it, and its next look passes the rate limiter free
-// (fairrate.FollowUp).
+// back-off; one whose backend accepted a Create, in a reconcile that
+// wrote the resource itself (the Update before the create), not at all
+// (see MinAfterDeletion).
 type backOffTerminal struct {
 	reconcile.Reconciler
 	t *terminals
@@ -183,7 +189,12 @@ func (b backOffTerminal) Reconcile(ctx context.Context, req reconcile.Request) (
 	// Cleared even when the reconcile panics, so a stale wait never
 	// applies to a later reconcile or outlives a deleted resource.
 	defer b.t.m.Delete(req.NamespacedName)
+	defer b.t.created.Delete(req.NamespacedName)
+	start := time.Now()
 	res, err := b.Reconciler.Reconcile(ctx, req)
+	if _, ok := b.t.created.Load(req.NamespacedName); ok && err == nil && res.Requeue && b.t.w != nil && b.t.w.updatedSince(req.NamespacedName, start) { //nolint:staticcheck // the managed reconciler still answers Requeue
+		return reconcile.Result{}, nil
+	}
 	v, noted := b.t.m.Load(req.NamespacedName)
 	if wait, _ := v.(time.Duration); noted && err == nil && (res.Requeue || res.RequeueAfter > 0) && res.RequeueAfter < wait { //nolint:staticcheck // the managed reconciler still answers Requeue
 		return reconcile.Result{RequeueAfter: wait}, nil

@@ -36,9 +36,9 @@ import (
 // A reconcile that starts from a cached object older than the provider's
 // own last write of it can only fail: its writes carry the old version
 // and the API server refuses them as conflicts, each refusal a write, a
-// failed reconcile and a back-off. That is common, not rare: the reconcile
-// that observes a new object follows its create at once, often before the
-// cache holds the Update made before the create.
+// failed reconcile and a back-off. That is common, not rare: the Update
+// made before a create wakes the reconcile that observes the new object,
+// often before the cache holds that write.
 // At 10,000 new resources a third of them lost a status write and a
 // second this way. So the versions the provider's writes supersede are
 // remembered for a few seconds, and a reconcile that finds one of them in
@@ -68,14 +68,19 @@ type superseded struct {
 	// latest is the version the last write made.
 	latest string
 	at     time.Time
+	// updated is when the object itself (not its status) was last
+	// written: a change of its metadata or spec, which, unlike a status
+	// write, the controller's DesiredStateChanged filter may let through.
+	updated time.Time
 }
 
 func newWritten() *written {
 	return &written{m: map[types.NamespacedName]superseded{}, now: time.Now}
 }
 
-// wrote notes that a write replaced version old of obj.
-func (w *written) wrote(obj client.Object, old string) {
+// wrote notes that a write replaced version old of obj; status tells a
+// status write from one of the object itself.
+func (w *written) wrote(obj client.Object, old string, status bool) {
 	if old == "" || old == obj.GetResourceVersion() {
 		return
 	}
@@ -97,10 +102,13 @@ func (w *written) wrote(obj client.Object, old string) {
 	if now.Sub(s.at) > supersededFor {
 		s.versions = nil
 	}
-	// A create writes twice at most in one reconcile.
+	// A create writes three times at most in one reconcile.
 	s.versions = append(s.versions[max(len(s.versions)-3, 0):], old)
 	s.latest = obj.GetResourceVersion()
 	s.at = now
+	if !status {
+		s.updated = now
+	}
 	w.m[key] = s
 }
 
@@ -122,6 +130,17 @@ func (w *written) stale(key types.NamespacedName, version string) bool {
 	// The cache holds the latest write, or a later one.
 	delete(w.m, key)
 	return false
+}
+
+// updatedSince is true when the resource itself, not only its status, was
+// written after t. In a reconcile that creates, that write is the Update
+// before the create, whose watch event passes the controller's filter; a
+// status write's does not.
+func (w *written) updatedSince(key types.NamespacedName, t time.Time) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s, ok := w.m[key]
+	return ok && s.updated.After(t)
 }
 
 // latestSince is the version the resource's last write made, if that
@@ -146,7 +165,7 @@ func (c writtenClient) Update(ctx context.Context, obj client.Object, opts ...cl
 	old := obj.GetResourceVersion()
 	err := c.Client.Update(ctx, obj, opts...)
 	if err == nil {
-		c.w.wrote(obj, old)
+		c.w.wrote(obj, old, false)
 	}
 	return err
 }
@@ -164,7 +183,7 @@ func (s writtenStatus) Update(ctx context.Context, obj client.Object, opts ...cl
 	old := obj.GetResourceVersion()
 	err := s.SubResourceWriter.Update(ctx, obj, opts...)
 	if err == nil {
-		s.w.wrote(obj, old)
+		s.w.wrote(obj, old, true)
 	}
 	return err
 }

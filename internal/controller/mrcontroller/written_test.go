@@ -69,7 +69,7 @@ func TestCatchUp(t *testing.T) {
 				// The provider wrote the resource: the cache is now behind.
 				newer := controlled.DeepCopy()
 				newer.SetResourceVersion(stale + "1")
-				w.wrote(newer, stale)
+				w.wrote(newer, stale, false)
 			}
 			if tc.catchUp > 0 {
 				go func() {

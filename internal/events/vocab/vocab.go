@@ -40,18 +40,16 @@ import (
 // and still be taken as past.
 const MaxClockSkew = time.Minute
 
-// CreatedAt is when the provider recorded creating mg's external object
-// (contract.ConditionCreated, or, on a resource created by a version
-// before it, crossplane-runtime's create-succeeded annotation); zero when
-// it did not.
+// CreatedAt is when the provider last recorded creating mg's external
+// object (contract.ConditionCreated, or, on a resource created by a
+// version before it, crossplane-runtime's create-succeeded annotation);
+// zero when it did not.
 func CreatedAt(mg resource.Managed) time.Time {
-	if t := meta.GetExternalCreateSucceeded(mg); !t.IsZero() {
-		return t
+	t := meta.GetExternalCreateSucceeded(mg)
+	if c := mg.GetCondition(contract.ConditionCreated); c.Status == corev1.ConditionTrue && c.LastTransitionTime.After(t) {
+		t = c.LastTransitionTime.Time
 	}
-	if c := mg.GetCondition(contract.ConditionCreated); c.Status == corev1.ConditionTrue {
-		return c.LastTransitionTime.Time
-	}
-	return time.Time{}
+	return t
 }
 
 // Created is the condition that records creating an external object at t.

@@ -202,7 +202,7 @@ func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Descrip
 		}
 	}
 
-	r := managed.NewReconciler(skipNoopStatus{Manager: mgr, w: w}, resource.ManagedKind(k.GroupVersionKind), opts...)
+	r := managed.NewReconciler(skipNoopStatus{Manager: mgr, w: w, p: newProgress()}, resource.ManagedKind(k.GroupVersionKind), opts...)
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).

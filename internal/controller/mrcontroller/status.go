@@ -18,14 +18,19 @@ package mrcontroller
 
 import (
 	"context"
+	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/freeleaps/provider-devops/apis/contract"
 )
 
 // skipNoopStatus gives the managed reconciler a client whose status writes
@@ -38,24 +43,28 @@ import (
 type skipNoopStatus struct {
 	manager.Manager
 	w *written
+	// p, when set, coalesces the progress of resources being created.
+	p *progress
 }
 
 // GetClient returns the filtering client, which notes what it writes.
 func (m skipNoopStatus) GetClient() client.Client {
-	return noopStatusClient{Client: pendingClient{writtenClient{Client: m.Manager.GetClient(), w: m.w}}}
+	return noopStatusClient{Client: pendingClient{writtenClient{Client: m.Manager.GetClient(), w: m.w}}, p: m.p}
 }
 
 type noopStatusClient struct {
 	client.Client
+	p *progress
 }
 
 func (c noopStatusClient) Status() client.SubResourceWriter {
-	return noopStatusWriter{SubResourceWriter: c.Client.Status(), reader: c.Client}
+	return noopStatusWriter{SubResourceWriter: c.Client.Status(), reader: c.Client, p: c.p}
 }
 
 type noopStatusWriter struct {
 	client.SubResourceWriter
 	reader client.Reader
+	p      *progress
 }
 
 // Update skips the write when the cached object is identical, and the
@@ -63,13 +72,101 @@ type noopStatusWriter struct {
 // (see creation.go): the reconcile that observes the new object follows at
 // once and writes what it found.
 func (w noopStatusWriter) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+	key := client.ObjectKeyFromObject(obj)
 	if len(opts) == 0 {
 		cached, ok := obj.DeepCopyObject().(client.Object)
-		if ok && w.reader.Get(ctx, client.ObjectKeyFromObject(obj), cached) == nil && (equality.Semantic.DeepEqual(cached, obj) || justCreated(cached, obj)) {
-			return nil
+		if ok && w.reader.Get(ctx, key, cached) == nil {
+			if equality.Semantic.DeepEqual(cached, obj) || justCreated(cached, obj) {
+				return nil
+			}
+			if w.p != nil && !w.p.due(key, cached, obj) {
+				return nil
+			}
 		}
 	}
-	return w.SubResourceWriter.Update(ctx, obj, opts...)
+	err := w.SubResourceWriter.Update(ctx, obj, opts...)
+	if err == nil && w.p != nil {
+		w.p.wrote(key)
+	}
+	return err
+}
+
+// A resource being created reports its backend's progress: an Argo CD
+// application's first sync goes through several sync and health states in
+// its first seconds, each a status write when a poll sees it. Each write
+// is also a watch event of the composite that composed the resource, two
+// tokens of Crossplane's circuit breaker (it maps the old and the new
+// object), and a run of its composition function, which copies the
+// progress into the composite's status, another event. So while a
+// resource is young (progressYoung) and not Ready, a status write that
+// changes no condition's status or reason, only messages and atProvider,
+// is made at most every progressEvery; every transition is written at
+// once. `kubectl get` shows such progress up to progressEvery late.
+const (
+	progressEvery = 5 * time.Second
+	progressYoung = 2 * time.Minute
+	// maxProgress bounds the resources remembered; past it, the expired go.
+	maxProgress = 10_000
+)
+
+// progress remembers when each resource's status was last written.
+type progress struct {
+	mu   sync.Mutex
+	last map[types.NamespacedName]time.Time
+	now  func() time.Time
+}
+
+func newProgress() *progress {
+	return &progress{last: map[types.NamespacedName]time.Time{}, now: time.Now}
+}
+
+// due is false for a status write of obj (stored as cached) that only
+// reports progress of a young resource not Ready, within progressEvery of
+// its last status write.
+func (p *progress) due(key types.NamespacedName, cached, obj client.Object) bool {
+	was, okc := cached.(resource.Managed)
+	mg, ok := obj.(resource.Managed)
+	if !ok || !okc || !progressOnly(was, mg) {
+		return true
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	last, seen := p.last[key]
+	return now.Sub(mg.GetCreationTimestamp().Time) >= progressYoung || !seen || now.Sub(last) >= progressEvery
+}
+
+// wrote notes a status write of key.
+func (p *progress) wrote(key types.NamespacedName) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	if _, ok := p.last[key]; !ok && len(p.last) >= maxProgress {
+		for k, t := range p.last {
+			if now.Sub(t) >= progressEvery {
+				delete(p.last, k)
+			}
+		}
+		if len(p.last) >= maxProgress {
+			return
+		}
+	}
+	p.last[key] = now
+}
+
+// progressOnly is true when mg, not Ready, has each condition the
+// provider sets with the same status and reason as was.
+func progressOnly(was, mg resource.Managed) bool {
+	if mg.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue {
+		return false
+	}
+	for _, t := range []xpv2.ConditionType{xpv2.TypeReady, xpv2.TypeSynced, contract.ConditionCreated} {
+		b, a := was.GetCondition(t), mg.GetCondition(t)
+		if b.Status != a.Status || b.Reason != a.Reason {
+			return false
+		}
+	}
+	return true
 }
 
 // justCreated is true for the status crossplane-runtime writes after

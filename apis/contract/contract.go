@@ -47,20 +47,13 @@ const (
 	AnnotationDeleteAfter = "devops.freeleaps.io/delete-after"
 )
 
-// How the provider records creating a managed resource's external object:
-// one write before the create and none after it, where crossplane-runtime
-// writes its crossplane.io/external-create-pending and -succeeded
-// annotations in two Updates.
+// How the provider records creating a managed resource's external object,
+// where crossplane-runtime writes its crossplane.io/external-create-pending
+// and -succeeded annotations in two Updates: with the resource's first
+// observed status, which follows the create at once.
 const (
-	// AnnotationCreatePending (RFC 3339) is when the provider last began
-	// creating the external object. It is written by the Update made
-	// before the create, which fails on a stale version, so two replicas
-	// never both create; a resource that has it and no ConditionCreated
-	// was cut short (a crash, a lost lease) between the two.
-	AnnotationCreatePending = "devops.freeleaps.io/create-pending"
 	// ConditionCreated, True, records that the provider created the
-	// external object, at its lastTransitionTime. It is written with the
-	// resource's first observed status, which follows the create at once.
+	// external object, at its lastTransitionTime.
 	ConditionCreated = "Created"
 	// ReasonCreated is ConditionCreated's reason.
 	ReasonCreated = "ExternalCreated"

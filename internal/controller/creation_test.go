@@ -26,6 +26,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -34,18 +35,26 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
+	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/contract"
+	dnsv1alpha1 "github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
+	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	registryv1alpha1 "github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/v1alpha1"
 	devops "github.com/freeleaps/provider-devops/internal/controller"
+	"github.com/freeleaps/provider-devops/internal/controller/dnsrecord"
+	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
+	"github.com/freeleaps/provider-devops/internal/controller/registryrepo"
 	"github.com/freeleaps/provider-devops/internal/testing/controlplane"
 )
 
 // TestCreationWrites holds a new managed resource of each kind to the
 // writes of its creation: one Update before the external create (external
-// name, finalizer, create-pending), one with the create-succeeded
-// annotation, its ProviderConfigUsage, and no Creating status (its first
-// status is the observed one); no CreatedExternalResource event, and the
+// name, finalizer), none after it, its ProviderConfigUsage, and no
+// Creating status (its first status is the observed one, which records
+// the create as the Created condition); no CreatedExternalResource event, and the
 // ProviderConfig's own bookkeeping batched (one count for the burst). Then an Observe-only
 // resource of an existing object (nothing created, so no Update before a
 // create) still gets its finalizer and external name written.
@@ -195,4 +204,113 @@ func TestCreationWrites(t *testing.T) {
 	waitAll([]*unstructured.Unstructured{observer}, func(u *unstructured.Unstructured) bool {
 		return condition(u, "Synced") == "True" && meta.FinalizerExists(u, managed.FinalizerName)
 	})
+}
+
+// TestComposedCreationWrites: a resource created with its finalizer and
+// external name, as the DevOpsProject function composes them, is not
+// written before its first status: the Update before its create changes
+// nothing, and the API server makes no write of it. Its composite's
+// controller then sees it added and its status writes, nothing else.
+func TestComposedCreationWrites(t *testing.T) {
+	env := controlplane.Shared(t)
+	f := startFakes(t)
+	counter := &countingTransport{}
+	cfg := devops.RESTConfig(env.Config, devops.DefaultMaxReconcileRate)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.rt = rt; return counter })
+	o := devops.Options(logging.NewNopLogger(), devops.DefaultMaxReconcileRate, time.Minute, true)
+	controlplane.StartManagerWith(t, cfg, env, o, func(mgr ctrl.Manager, o controller.Options) error {
+		if err := customresourcesgate.Setup(mgr, o); err != nil {
+			return err
+		}
+		return devops.SetupGated(mgr, o, devops.Config{Guard: controlplane.TenantGuard()})
+	})
+	c := env.Client
+	ctx := context.Background()
+	ns := fmt.Sprintf("composed-writes-%d", time.Now().UnixNano()%1e6)
+	create(t, c, f.objects(ns)...)
+
+	var mrs []*unstructured.Unstructured
+	for _, file := range []string{"jenkins/jenkinspipeline.yaml", "dns/dnsrecord.yaml", "registry/registryrepo.yaml", "argocd/argoapplication.yaml"} {
+		u := asComposed(t, loadExample(t, file)[0])
+		u.SetNamespace(ns)
+		mrs = append(mrs, u)
+	}
+	time.Sleep(3 * time.Second)
+	ok0 := counter.accepted()
+	for _, u := range mrs {
+		if err := c.Create(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(90 * time.Second)
+	for _, u := range mrs {
+		for {
+			for _, name := range f.argo.Apps() {
+				if app := f.argo.App(name); !strings.Contains(fmt.Sprint(app["status"]), "Synced") {
+					f.argo.SetStatus(name, "Synced", "4f2a9c1", "Healthy", "", "Succeeded")
+				}
+			}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(u), u); err == nil && condition(u, "Ready") == "True" && condition(u, contract.ConditionCreated) == "True" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s %s not Ready and Created after 90s: %v", u.GetKind(), u.GetName(), u.Object["status"])
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	time.Sleep(3 * time.Second)
+	ok := counter.accepted()
+	for _, u := range mrs {
+		plural := strings.ToLower(u.GetKind()) + "s"
+		if n := ok["PUT "+plural] - ok0["PUT "+plural]; n > 0 {
+			t.Errorf("%s: written %d times besides its status, want none", u.GetKind(), n)
+		}
+		if u.GetGeneration() != 1 {
+			t.Errorf("%s: generation %d, want 1", u.GetKind(), u.GetGeneration())
+		}
+	}
+}
+
+// asComposed is u as the DevOpsProject function composes it: sent from its
+// Go type, with its finalizer and the external name the provider gives it.
+func asComposed(t *testing.T, u *unstructured.Unstructured) *unstructured.Unstructured {
+	t.Helper()
+	unstructured.RemoveNestedField(u.Object, "spec", "forProvider", "buildRequest")
+	var name string
+	var typed resource.Managed
+	conv := func(into resource.Managed) {
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into); err != nil {
+			t.Fatal(err)
+		}
+		typed = into
+	}
+	switch u.GetKind() {
+	case "JenkinsPipeline":
+		p := &jenkinsv1alpha1.JenkinsPipeline{}
+		conv(p)
+		name = jenkinspipeline.Descriptor.ExternalName(p)
+	case "DNSRecord":
+		r := &dnsv1alpha1.DNSRecord{}
+		conv(r)
+		name = dnsrecord.Descriptor.ExternalName(r)
+	case "RegistryRepo":
+		r := &registryv1alpha1.RegistryRepo{}
+		conv(r)
+		name = registryrepo.Descriptor.ExternalName(r)
+	case "ArgoApplication":
+		conv(&argov1alpha1.ArgoApplication{})
+		name = u.GetName()
+	default:
+		t.Fatalf("no composed form of %s", u.GetKind())
+	}
+	meta.AddFinalizer(typed, managed.FinalizerName)
+	meta.SetExternalName(typed, name)
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &unstructured.Unstructured{Object: obj}
+	out.SetGroupVersionKind(u.GroupVersionKind())
+	return out
 }

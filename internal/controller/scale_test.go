@@ -18,6 +18,7 @@ package controller_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -43,8 +44,11 @@ type countingTransport struct {
 	mu    sync.Mutex
 	by    map[string]int64
 	// ok counts the requests the API server accepted (2xx), by verb and
-	// resource: not the conflicts a stale cache makes and retries.
-	ok map[string]int64
+	// resource: not the conflicts a stale cache makes and retries, nor an
+	// Update that changed nothing, of which the API server makes no write
+	// (noop counts those).
+	ok   map[string]int64
+	noop map[string]int64
 	// creating counts the status writes that carry a Ready condition of
 	// reason Creating.
 	creating atomic.Int64
@@ -63,26 +67,54 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	key := r.Method + " " + resourceOf(r.URL.Path)
 	c.by[key]++
 	c.mu.Unlock()
-	if r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/status") && r.Body != nil {
+	var sent string
+	if r.Method == http.MethodPut && r.Body != nil {
 		b, err := io.ReadAll(r.Body)
 		if err != nil {
 			return nil, err
 		}
 		r.Body = io.NopCloser(bytes.NewReader(b))
-		if bytes.Contains(b, []byte(`"reason":"Creating"`)) {
+		if strings.HasSuffix(r.URL.Path, "/status") && bytes.Contains(b, []byte(`"reason":"Creating"`)) {
 			c.creating.Add(1)
 		}
+		sent = versionOf(b)
 	}
 	rsp, err := c.rt.RoundTrip(r)
 	if err == nil && rsp.StatusCode < 300 {
+		noop := false
+		if sent != "" && rsp.Body != nil {
+			b, rerr := io.ReadAll(rsp.Body)
+			if rerr != nil {
+				return nil, rerr
+			}
+			rsp.Body = io.NopCloser(bytes.NewReader(b))
+			noop = versionOf(b) == sent
+		}
 		c.mu.Lock()
 		if c.ok == nil {
-			c.ok = map[string]int64{}
+			c.ok, c.noop = map[string]int64{}, map[string]int64{}
 		}
-		c.ok[key]++
+		if noop {
+			c.noop[key]++
+		} else {
+			c.ok[key]++
+		}
 		c.mu.Unlock()
 	}
 	return rsp, err
+}
+
+// versionOf is the metadata.resourceVersion of a JSON object.
+func versionOf(b []byte) string {
+	var o struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(b, &o) != nil {
+		return ""
+	}
+	return o.Metadata.ResourceVersion
 }
 
 // accepted is a copy of the accepted requests' counts.

@@ -18,9 +18,12 @@ package mrcontroller
 
 import (
 	"context"
+	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -28,8 +31,9 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
-	"github.com/freeleaps/provider-devops/apis/contract"
+	"github.com/freeleaps/provider-devops/apis/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/events/vocab"
 )
 
@@ -41,27 +45,36 @@ import (
 // CreatedExternalResource event; then the first observed status. Here:
 //
 //   - the external name and the finalizer are set in memory (initializer)
-//     and written by the Update before the create, which records when the
-//     create began in contract.AnnotationCreatePending (pendingClient); a
-//     resource whose external object turns out to exist already (adopted,
-//     or created before a crash) gets them written by persistObserved;
-//   - nothing is written after the create (noCriticalAnnotations): the
-//     reconcile that observes the new object follows at once and records
-//     the create as contract.ConditionCreated with the status it writes
-//     anyway (persistObserved). Every kind names its external object
-//     before creating it, so there is nothing else to keep: a provider
-//     stopped between the create and that status finds, from the pending
-//     annotation, that it began a create, and records it then;
+//     and written by the Update before the create; a resource that has
+//     them already (the DevOpsProject function composes its resources
+//     with both) is not written at all, for that Update then changes
+//     nothing and the API server makes no write of it;
+//   - no create-pending or create-succeeded annotation is written
+//     (pendingClient, noCriticalAnnotations): they keep a create's result
+//     from being lost when the external name is only known once created,
+//     and every kind here names its object before creating it. The
+//     reconcile that observes the new object, which follows at once,
+//     records the create as the Created condition (vocab.Created) with
+//     the status it writes anyway (persistObserved);
 //   - the Creating status is not written (skipNoopStatus);
 //   - the CreatedExternalResource event is not sent (withoutCreatedEvent):
 //     the Created condition and the lifecycle stream's created event
 //     record the creation.
 //
-// A new resource that is ready once created then costs three writes (the
-// Update before the create, its first status, its ProviderConfigUsage)
-// instead of nine; a composed one wakes its composite's controller three
-// times (added, updated, its status) instead of four, which is what keeps a
-// project's creation under Crossplane's circuit breaker.
+// A new resource then costs three writes (the Update before the create,
+// its first status, its ProviderConfigUsage) instead of nine, and a
+// composed one two: its composite's controller sees it added and its
+// first status, three tokens of Crossplane's circuit breaker instead of
+// eleven.
+//
+// A provider stopped between a create and that status (a crash, a lost
+// lease) leaves no record of the create on the resource. The next leader
+// records it when it finds the object of a resource that never had a
+// status written and whose ProviderConfigUsage was there before it
+// connected: the usage is recorded before the first Observe, so an
+// earlier reconcile ran, found no object and created it. A new resource
+// that finds an object on its first reconcile (one an orphaned resource
+// of the same name left) has no usage yet, and records no create.
 
 // initializer sets the external name, from the spec (name, when the kind
 // has a deterministic one) or else the resource's own name, and
@@ -93,23 +106,34 @@ func (i initializer[T]) Initialize(_ context.Context, mg resource.Managed) error
 
 // persistConnector writes what initializer set in memory when Observe finds
 // the external object already there (adopted, or created before a crash),
-// so no Create, and no Update before it, will write it.
+// so no Create, and no Update before it, will write it; and records
+// creates (see above).
 type persistConnector[T resource.Managed] struct {
 	managed.TypedExternalConnector[T]
 	kube client.Client
+	// accepted holds this replica's creates until they are recorded.
+	accepted *creates
 }
 
 func (c persistConnector[T]) Connect(ctx context.Context, cr T) (managed.TypedExternalClient[T], error) {
+	// Whether an earlier reconcile connected, asked before this one
+	// records the usage; only for a resource that never had a status.
+	earlier := false
+	if neverObserved(cr) {
+		earlier = c.kube.Get(ctx, types.NamespacedName{Namespace: cr.GetNamespace(), Name: string(cr.GetUID())}, &v1alpha1.ProviderConfigUsage{}) == nil
+	}
 	ec, err := c.TypedExternalConnector.Connect(ctx, cr)
 	if err != nil {
 		return nil, err
 	}
-	return persistObserved[T]{TypedExternalClient: ec, kube: c.kube}, nil
+	return persistObserved[T]{TypedExternalClient: ec, kube: c.kube, accepted: c.accepted, earlier: earlier}, nil
 }
 
 type persistObserved[T resource.Managed] struct {
 	managed.TypedExternalClient[T]
-	kube client.Client
+	kube     client.Client
+	accepted *creates
+	earlier  bool
 }
 
 func (p persistObserved[T]) Observe(ctx context.Context, cr T) (managed.ExternalObservation, error) {
@@ -120,15 +144,27 @@ func (p persistObserved[T]) Observe(ctx context.Context, cr T) (managed.External
 	if err := persistInitialized(ctx, p.kube, cr); err != nil {
 		return managed.ExternalObservation{}, err
 	}
+	key := types.NamespacedName{Namespace: cr.GetNamespace(), Name: cr.GetName()}
+	at, ok := p.accepted.take(key, cr.GetUID())
+	switch {
+	case ok && at.After(vocab.CreatedAt(cr)):
+		cr.SetConditions(vocab.Created(at))
+	case !ok && createCutShort(cr, p.earlier, time.Now()):
+		cr.SetConditions(vocab.Created(time.Now()))
+	}
 	return o, nil
 }
 
+func (p persistObserved[T]) Create(ctx context.Context, cr T) (managed.ExternalCreation, error) {
+	c, err := p.TypedExternalClient.Create(ctx, cr)
+	if err == nil {
+		p.accepted.add(types.NamespacedName{Namespace: cr.GetNamespace(), Name: cr.GetName()}, cr.GetUID(), time.Now())
+	}
+	return c, err
+}
+
 // persistInitialized writes cr when the stored object (as cached) lacks
-// its finalizer or external name, and records a create that has no record
-// yet in cr's status (which the reconcile writes): the one this provider
-// just made, or one a provider stopped (a crash, a lost lease) after it
-// began. Recording it sends the lifecycle stream's created event, which
-// would otherwise be lost with the provider that made the object.
+// its finalizer or external name.
 func persistInitialized(ctx context.Context, kube client.Client, cr resource.Managed) error {
 	stored, ok := cr.DeepCopyObject().(resource.Managed)
 	if !ok {
@@ -137,47 +173,47 @@ func persistInitialized(ctx context.Context, kube client.Client, cr resource.Man
 	if err := kube.Get(ctx, client.ObjectKeyFromObject(cr), stored); err != nil {
 		return errors.Wrap(err, "cannot read the managed resource")
 	}
-	if !meta.FinalizerExists(stored, managed.FinalizerName) || meta.GetExternalName(stored) != meta.GetExternalName(cr) {
-		// The Update answers with the stored status: the record is set
-		// after it.
-		if err := kube.Update(ctx, cr); err != nil {
-			return errors.Wrap(err, "cannot record the external name and finalizer")
-		}
+	if meta.FinalizerExists(stored, managed.FinalizerName) && meta.GetExternalName(stored) == meta.GetExternalName(cr) {
+		return nil
 	}
-	if now := time.Now(); createIncomplete(stored, now) {
-		cr.SetConditions(vocab.Created(now))
-	}
-	return nil
+	// The Update answers with the stored status: nothing is recorded in
+	// cr's status before it.
+	return errors.Wrap(kube.Update(ctx, cr), "cannot record the external name and finalizer")
 }
 
-// createIncomplete is true when mg records a create it began (at a time
-// that has come, give or take the replicas' clock skew) and no result of
-// it since, and its policies let the provider create. A time after that is
-// no create of this provider's. crossplane-runtime's own annotations count
-// too, for a resource a version before this one began creating.
-func createIncomplete(mg resource.Managed, now time.Time) bool {
-	if !MayWrite(mg) {
+// neverObserved is true for a resource that never had a status written:
+// every reconcile but one that creates (or stops) writes Synced.
+func neverObserved(mg resource.Managed) bool {
+	return mg.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionUnknown
+}
+
+// createCutShort is true when a create of mg's external object was cut
+// short before its record (see above): mg, whose policies let the
+// provider create, never had a status written and an earlier reconcile
+// connected (earlier), or an earlier version's create-pending annotation
+// records a create begun (at a time that has come, give or take the
+// replicas' clock skew) and not recorded since.
+func createCutShort(mg resource.Managed, earlier bool, now time.Time) bool {
+	if !MayWrite(mg) || !vocab.CreatedAt(mg).IsZero() && !meta.ExternalCreateIncomplete(mg) {
 		return false
 	}
-	began := func(key string) bool {
-		pending, err := time.Parse(time.RFC3339, mg.GetAnnotations()[key])
-		return err == nil && !pending.After(now.Add(vocab.MaxClockSkew)) && pending.After(vocab.CreatedAt(mg))
+	if earlier && neverObserved(mg) {
+		return true
 	}
-	return began(contract.AnnotationCreatePending) || meta.ExternalCreateIncomplete(mg) && began(meta.AnnotationKeyExternalCreatePending)
+	pending, err := time.Parse(time.RFC3339, mg.GetAnnotations()[meta.AnnotationKeyExternalCreatePending])
+	return err == nil && meta.ExternalCreateIncomplete(mg) && !pending.After(now.Add(vocab.MaxClockSkew)) && pending.After(vocab.CreatedAt(mg))
 }
 
-// pendingClient records, in the Update crossplane-runtime makes before an
-// external create, when the create began as contract.AnnotationCreatePending
-// instead of crossplane-runtime's create-pending annotation: without its
-// create-succeeded counterpart, which is not written here, that one would
-// read as a create whose result was lost.
+// pendingClient drops crossplane-runtime's create-pending annotation from
+// the Update it makes before an external create (see above): with it, the
+// Update would write the resource, and without its create-succeeded
+// counterpart it would read as a create whose result was lost.
 type pendingClient struct {
 	client.Client
 }
 
 func (c pendingClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
 	if a := obj.GetAnnotations(); a[meta.AnnotationKeyExternalCreatePending] != "" {
-		a[contract.AnnotationCreatePending] = a[meta.AnnotationKeyExternalCreatePending]
 		delete(a, meta.AnnotationKeyExternalCreatePending)
 		obj.SetAnnotations(a)
 	}
@@ -189,6 +225,56 @@ func (c pendingClient) Update(ctx context.Context, obj client.Object, opts ...cl
 // create-succeeded (or -failed) annotation, and any external name the
 // create set, which no kind here does.
 var noCriticalAnnotations = managed.CriticalAnnotationUpdateFn(func(context.Context, client.Object) error { return nil })
+
+// creates remembers the creates this replica's backends accepted, per
+// resource, until the look that records them.
+type creates struct {
+	mu sync.Mutex
+	m  map[types.NamespacedName]accepted
+}
+
+type accepted struct {
+	uid types.UID
+	at  time.Time
+}
+
+// forgetCreateAfter is how long an unrecorded create is remembered; a
+// resource not looked at for that long is recorded by createCutShort.
+const forgetCreateAfter = 10 * time.Minute
+
+func newCreates() *creates { return &creates{m: map[types.NamespacedName]accepted{}} }
+
+func (c *creates) add(key types.NamespacedName, uid types.UID, at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[key]; !ok && len(c.m) >= maxWritten {
+		for k, a := range c.m {
+			if at.Sub(a.at) > forgetCreateAfter {
+				delete(c.m, k)
+			}
+		}
+		if len(c.m) >= maxWritten {
+			return
+		}
+	}
+	c.m[key] = accepted{uid: uid, at: at}
+}
+
+// take returns, and forgets, when the create of the resource key (of uid)
+// was accepted.
+func (c *creates) take(key types.NamespacedName, uid types.UID) (time.Time, bool) {
+	if c == nil {
+		return time.Time{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.m[key]
+	if !ok {
+		return time.Time{}, false
+	}
+	delete(c.m, key)
+	return a.at, a.uid == uid
+}
 
 // withoutCreatedEvent drops the CreatedExternalResource event: see above.
 type withoutCreatedEvent struct {

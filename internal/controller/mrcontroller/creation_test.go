@@ -30,79 +30,25 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
-	"github.com/freeleaps/provider-devops/apis/contract"
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/events/vocab"
 )
 
-// TestPersistInitialized covers what an Observe that finds the external
-// object writes: nothing when all is recorded; the finalizer and external
-// name when missing; and, in the status the reconcile writes, the Created
-// condition when a create began (the provider's pending annotation, or
-// crossplane-runtime's from a version before it) and was not recorded.
+// TestPersistInitialized: an Observe that finds the external object writes
+// the resource only when its finalizer or external name is missing.
 func TestPersistInitialized(t *testing.T) {
 	s := runtime.NewScheme()
 	if err := jenkinsv1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	pending := time.Now().Add(-time.Minute)
-	at := func(t time.Time) string { return t.Format(time.RFC3339) }
 	cases := map[string]struct {
-		stored      func(p *jenkinsv1alpha1.JenkinsPipeline)
-		wantWrite   bool
-		wantCreated bool
+		stored    func(p *jenkinsv1alpha1.JenkinsPipeline)
+		wantWrite bool
 	}{
-		"Recorded": {
-			stored: func(p *jenkinsv1alpha1.JenkinsPipeline) {
-				meta.AddAnnotations(p, map[string]string{contract.AnnotationCreatePending: at(pending)})
-				p.SetConditions(vocab.Created(pending.Add(time.Second)))
-			},
-		},
-		"RecordedByAnEarlierVersion": {
-			stored: func(p *jenkinsv1alpha1.JenkinsPipeline) {
-				meta.SetExternalCreatePending(p, pending)
-				meta.SetExternalCreateSucceeded(p, pending.Add(time.Second))
-			},
-		},
-		"NeverCreated": {stored: func(*jenkinsv1alpha1.JenkinsPipeline) {}},
-		"Uninitialized": {
-			stored:    func(p *jenkinsv1alpha1.JenkinsPipeline) { p.SetFinalizers(nil) },
-			wantWrite: true,
-		},
-		"CrashedMidCreate": {
-			stored: func(p *jenkinsv1alpha1.JenkinsPipeline) {
-				meta.AddAnnotations(p, map[string]string{contract.AnnotationCreatePending: at(pending)})
-			},
-			wantCreated: true,
-		},
-		"CrashedMidCreateOfAnEarlierVersion": {
-			stored:      func(p *jenkinsv1alpha1.JenkinsPipeline) { meta.SetExternalCreatePending(p, pending) },
-			wantCreated: true,
-		},
-		// Created again (its external object was deleted behind its
-		// back): recorded again.
-		"CreatedAgain": {
-			stored: func(p *jenkinsv1alpha1.JenkinsPipeline) {
-				meta.AddAnnotations(p, map[string]string{contract.AnnotationCreatePending: at(pending)})
-				p.SetConditions(vocab.Created(pending.Add(-time.Hour)))
-			},
-			wantCreated: true,
-		},
-		// A pending time to come is no create of this provider's (anyone
-		// who may edit the resource can write it): recording it would
-		// write again on every poll.
-		"PendingInTheFuture": {
-			stored: func(p *jenkinsv1alpha1.JenkinsPipeline) {
-				meta.AddAnnotations(p, map[string]string{contract.AnnotationCreatePending: at(time.Now().Add(time.Hour))})
-			},
-		},
-		// An observe-only resource creates nothing.
-		"ObserveOnly": {
-			stored: func(p *jenkinsv1alpha1.JenkinsPipeline) {
-				meta.AddAnnotations(p, map[string]string{contract.AnnotationCreatePending: at(pending)})
-				p.SetManagementPolicies(xpv2.ManagementPolicies{xpv2.ManagementActionObserve})
-			},
-		},
+		"Initialized":     {stored: func(*jenkinsv1alpha1.JenkinsPipeline) {}},
+		"NoFinalizer":     {stored: func(p *jenkinsv1alpha1.JenkinsPipeline) { p.SetFinalizers(nil) }, wantWrite: true},
+		"NoExternalName":  {stored: func(p *jenkinsv1alpha1.JenkinsPipeline) { p.SetAnnotations(nil) }, wantWrite: true},
+		"AnotherExternal": {stored: func(p *jenkinsv1alpha1.JenkinsPipeline) { meta.SetExternalName(p, "elsewhere") }, wantWrite: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -115,8 +61,8 @@ func TestPersistInitialized(t *testing.T) {
 			if err := kube.Get(context.Background(), client.ObjectKeyFromObject(p), cr); err != nil {
 				t.Fatal(err)
 			}
-			before := vocab.CreatedAt(cr)
 			meta.AddFinalizer(cr, managed.FinalizerName)
+			meta.SetExternalName(cr, "teams/team/shop/dev")
 			rv := cr.GetResourceVersion()
 			if err := persistInitialized(context.Background(), kube, cr); err != nil {
 				t.Fatal(err)
@@ -128,11 +74,59 @@ func TestPersistInitialized(t *testing.T) {
 			if wrote := got.GetResourceVersion() != rv; wrote != tc.wantWrite {
 				t.Errorf("wrote %t, want %t", wrote, tc.wantWrite)
 			}
-			if recorded := !vocab.CreatedAt(cr).Equal(before); recorded != tc.wantCreated {
-				t.Errorf("create recorded %t, want %t: conditions %+v", recorded, tc.wantCreated, cr.Status.Conditions)
+			if !meta.FinalizerExists(got, managed.FinalizerName) || meta.GetExternalName(got) != "teams/team/shop/dev" {
+				t.Errorf("finalizers %v, external name %q stored", got.GetFinalizers(), meta.GetExternalName(got))
 			}
-			if !meta.FinalizerExists(got, managed.FinalizerName) {
-				t.Error("finalizer not stored")
+		})
+	}
+}
+
+// TestCreateCutShort covers when a look that finds the external object,
+// with no create of this replica's to record, records one a provider
+// stopped before recording.
+func TestCreateCutShort(t *testing.T) {
+	now := time.Now()
+	observed := func(p *jenkinsv1alpha1.JenkinsPipeline) { p.SetConditions(xpv2.ReconcileSuccess()) }
+	cases := map[string]struct {
+		mg      func(p *jenkinsv1alpha1.JenkinsPipeline)
+		earlier bool
+		want    bool
+	}{
+		// An earlier reconcile connected, wrote no status, and the object
+		// is there: it created it and stopped.
+		"Stopped":        {mg: func(*jenkinsv1alpha1.JenkinsPipeline) {}, earlier: true, want: true},
+		"FirstReconcile": {mg: func(*jenkinsv1alpha1.JenkinsPipeline) {}},
+		"Observed":       {mg: observed, earlier: true},
+		"Recorded": {earlier: true, mg: func(p *jenkinsv1alpha1.JenkinsPipeline) {
+			p.SetConditions(vocab.Created(now.Add(-time.Minute)))
+		}},
+		"ObserveOnly": {earlier: true, mg: func(p *jenkinsv1alpha1.JenkinsPipeline) {
+			p.SetManagementPolicies(xpv2.ManagementPolicies{xpv2.ManagementActionObserve})
+		}},
+		// An earlier version's annotations.
+		"PendingOfAnEarlierVersion": {want: true, mg: func(p *jenkinsv1alpha1.JenkinsPipeline) {
+			observed(p)
+			meta.SetExternalCreatePending(p, now.Add(-time.Minute))
+		}},
+		"SucceededOfAnEarlierVersion": {mg: func(p *jenkinsv1alpha1.JenkinsPipeline) {
+			observed(p)
+			meta.SetExternalCreatePending(p, now.Add(-time.Minute))
+			meta.SetExternalCreateSucceeded(p, now.Add(-time.Minute+time.Second))
+		}},
+		// A pending time to come is no create of this provider's (anyone
+		// who may edit the resource can write it): recording it would
+		// write again on every poll.
+		"PendingInTheFuture": {mg: func(p *jenkinsv1alpha1.JenkinsPipeline) {
+			observed(p)
+			meta.SetExternalCreatePending(p, now.Add(time.Hour))
+		}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			p := &jenkinsv1alpha1.JenkinsPipeline{ObjectMeta: metav1.ObjectMeta{Name: "shop-dev", Namespace: "team"}}
+			tc.mg(p)
+			if got := createCutShort(p, tc.earlier, now); got != tc.want {
+				t.Errorf("createCutShort: %t, want %t", got, tc.want)
 			}
 		})
 	}

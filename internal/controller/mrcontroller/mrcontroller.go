@@ -170,6 +170,7 @@ func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Descrip
 		managed.WithTypedExternalConnector[T](persistConnector[T]{
 			TypedExternalConnector: classifyConnector[T]{TypedExternalConnector: letGoUnconfigured[T]{c}, t: t, kind: k.GroupVersionKind.Kind},
 			kube:                   kube,
+			accepted:               newCreates(),
 		}),
 		managed.WithLogger(o.Logger.WithValues("controller", name)),
 		managed.WithPollInterval(o.PollInterval),

@@ -55,13 +55,19 @@ const MinRetryAfter = 30 * time.Second
 // that is 8, 16, up to 60 seconds, so a repository Argo CD has deleted
 // would keep its finalizer as long.
 //
-// After an accepted Create it asks the same, but no requeue is needed:
-// the Update it made before the create (finalizer, external name, the
-// pending annotation) changed the resource, and that watch event, which
-// arrives while the reconcile runs, is the look (with the cache caught
-// up, see written.go). A requeue as well would observe the new object a
-// second time, a second after the first.
+// After an accepted Create it asks the same, but no back-off is wanted:
+// the look that records the create should follow at once. When the
+// reconcile wrote the resource itself before the create (its finalizer
+// and external name), that write's watch event, which arrives while the
+// reconcile runs, is the look (with the cache caught up, see written.go),
+// and nothing is requeued; a requeue as well would observe the new object
+// a second time. When it wrote nothing (a composed resource the function
+// made with both), the look is requeued after followCreate.
 const MinAfterDeletion = time.Second
+
+// followCreate is how soon the look after an accepted Create comes when
+// nothing the reconcile wrote wakes the resource.
+const followCreate = time.Millisecond
 
 // afterDeletion is how soon a resource being deleted is looked at again
 // while its deletion waits or its backend deletes: a sixth of the time
@@ -178,8 +184,8 @@ func (c classified[T]) Delete(ctx context.Context, cr T) (managed.ExternalDelete
 // that wait, instead of the rate limiter's seconds, and one whose backend
 // accepted a Delete when lookAgain says, instead of the rate limiter's
 // back-off; one whose backend accepted a Create, in a reconcile that
-// wrote the resource itself (the Update before the create), not at all
-// (see MinAfterDeletion).
+// wrote the resource itself (the Update before the create), not at all,
+// and otherwise after followCreate (see MinAfterDeletion).
 type backOffTerminal struct {
 	reconcile.Reconciler
 	t *terminals
@@ -192,8 +198,11 @@ func (b backOffTerminal) Reconcile(ctx context.Context, req reconcile.Request) (
 	defer b.t.created.Delete(req.NamespacedName)
 	start := time.Now()
 	res, err := b.Reconciler.Reconcile(ctx, req)
-	if _, ok := b.t.created.Load(req.NamespacedName); ok && err == nil && res.Requeue && b.t.w != nil && b.t.w.updatedSince(req.NamespacedName, start) { //nolint:staticcheck // the managed reconciler still answers Requeue
-		return reconcile.Result{}, nil
+	if _, ok := b.t.created.Load(req.NamespacedName); ok && err == nil && res.Requeue { //nolint:staticcheck // the managed reconciler still answers Requeue
+		if b.t.w != nil && b.t.w.updatedSince(req.NamespacedName, start) {
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{RequeueAfter: followCreate}, nil
 	}
 	v, noted := b.t.m.Load(req.NamespacedName)
 	if wait, _ := v.(time.Duration); noted && err == nil && (res.Requeue || res.RequeueAfter > 0) && res.RequeueAfter < wait { //nolint:staticcheck // the managed reconciler still answers Requeue

@@ -213,7 +213,8 @@ func (w writing) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.
 // left to the rate limiter, whose back-off after earlier failures reaches
 // a minute; after an accepted Create whose reconcile wrote the resource
 // before it, that write's watch event is the next look, and nothing is
-// requeued; when it wrote nothing, the requeue stays.
+// requeued; when it wrote nothing, the look comes after followCreate,
+// not after the rate limiter's back-off.
 func TestLookAgainAfterWrite(t *testing.T) {
 	for name, annotated := range map[string]bool{"CreatedAndAnnotated": true, "CreatedNotAnnotated": false} {
 		t.Run(name, func(t *testing.T) {
@@ -228,7 +229,7 @@ func TestLookAgainAfterWrite(t *testing.T) {
 				r.annotated = w
 			}
 			res, err := backOffTerminal{Reconciler: r, t: ts}.Reconcile(context.Background(), reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "team", Name: "shop"}})
-			if want := map[bool]reconcile.Result{true: {}, false: requeue}[annotated]; err != nil || res != want {
+			if want := map[bool]reconcile.Result{true: {}, false: {RequeueAfter: followCreate}}[annotated]; err != nil || res != want {
 				t.Errorf("got %+v, %v; want %+v", res, err, want)
 			}
 		})

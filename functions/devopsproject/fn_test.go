@@ -838,7 +838,7 @@ func TestEnvironmentsCondition(t *testing.T) {
 		"FirstRun": {
 			reason: "Nothing exists yet: each environment's resources are being created, its application waits for the AppProject.",
 			x:      xr(), status: fnv1.Status_STATUS_CONDITION_FALSE,
-			want: []string{"Provisioning: prod (being created: JenkinsPipeline, DNSRecord; ArgoApplication waits for the ArgoProject), pr-7 ("},
+			want: []string{"Provisioning: prod (not Ready: JenkinsPipeline, DNSRecord; ArgoApplication waits for the ArgoProject), pr-7 ("},
 		},
 		"AllReady": {
 			reason: "Every environment Ready.",

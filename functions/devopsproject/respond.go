@@ -179,7 +179,7 @@ func (c *composer) appWaitsFor(e Environment) string {
 }
 
 func (c *composer) waitingFor(e Environment) []string {
-	var creating, notReady, other []string
+	var notReady, other []string
 	for _, r := range []struct {
 		name resource.Name
 		kind string
@@ -196,16 +196,14 @@ func (c *composer) waitingFor(e Environment) []string {
 		case !composed:
 		case r.kind == KindApp && c.hostNote[e.Name] != "":
 			other = append(other, c.hostNote[e.Name])
-		case !c.exists(r.name):
-			creating = append(creating, r.kind)
 		case !c.ready[r.name]:
+			// Created or not yet: Crossplane's Ready message does not
+			// tell them apart either, so the condition changes when it
+			// does, in the same status write, and not once more.
 			notReady = append(notReady, r.kind)
 		}
 	}
 	var out []string
-	if len(creating) > 0 {
-		out = append(out, "being created: "+strings.Join(creating, ", "))
-	}
 	if len(notReady) > 0 {
 		out = append(out, "not Ready: "+strings.Join(notReady, ", "))
 	}

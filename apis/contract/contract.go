@@ -57,6 +57,12 @@ const (
 	ConditionCreated = "Created"
 	// ReasonCreated is ConditionCreated's reason.
 	ReasonCreated = "ExternalCreated"
+	// FinalizerManaged is crossplane-runtime's finalizer of a managed
+	// resource (managed.FinalizerName, which the function does not
+	// import for a constant). The function composes each managed resource
+	// with it and its external name, so that the provider need not write
+	// them before the external create.
+	FinalizerManaged = "finalizer.managedresource.crossplane.io"
 )
 
 // AnnotationRenewPrefix + an environment's name, on a DevOpsProject, is the

@@ -22,7 +22,6 @@ package dns
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -31,6 +30,8 @@ import (
 	"github.com/libdns/libdns"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	dnsv1alpha1 "github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
 )
 
 // Client manages record sets through one provider.
@@ -235,18 +236,7 @@ func normName(n string) string {
 }
 
 // FQDN is the record set's fully qualified name.
-func FQDN(name, zone string) string {
-	zone = strings.TrimSuffix(strings.ToLower(zone), ".") + "."
-	if n := normName(name); n != "@" {
-		return n + "." + zone
-	}
-	return zone
-}
-
-// ExternalName is the deterministic external name "<fqdn>/<TYPE>".
-func ExternalName(name, zone, typ string) string {
-	return fmt.Sprintf("%s/%s", FQDN(name, zone), strings.ToUpper(typ))
-}
+func FQDN(name, zone string) string { return dnsv1alpha1.FQDN(name, zone) }
 
 // sortedUnique sorts and removes duplicates in place.
 func sortedUnique(in []string) []string {

@@ -52,7 +52,7 @@ var Descriptor = mrcontroller.Descriptor[*v1alpha1.ArgoRepository]{ //nolint:goc
 	GroupVersionKind: v1alpha1.ArgoRepositoryGroupVersionKind,
 	New:              func() *v1alpha1.ArgoRepository { return &v1alpha1.ArgoRepository{} },
 	NewList:          func() resource.ManagedList { return &v1alpha1.ArgoRepositoryList{} },
-	ExternalName:     func(cr *v1alpha1.ArgoRepository) string { return cr.Spec.ForProvider.URL },
+	ExternalName:     (*v1alpha1.ArgoRepository).DefaultExternalName,
 	// The URL is the repository's, which holds no credential (the schema
 	// refuses userinfo in https URLs).
 	URL: func(cr *v1alpha1.ArgoRepository) string { return cr.Spec.ForProvider.URL },

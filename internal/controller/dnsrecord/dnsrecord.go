@@ -45,10 +45,7 @@ var Descriptor = mrcontroller.Descriptor[*v1alpha1.DNSRecord]{ //nolint:gocheckn
 	GroupVersionKind: v1alpha1.DNSRecordGroupVersionKind,
 	New:              func() *v1alpha1.DNSRecord { return &v1alpha1.DNSRecord{} },
 	NewList:          func() resource.ManagedList { return &v1alpha1.DNSRecordList{} },
-	ExternalName: func(cr *v1alpha1.DNSRecord) string {
-		p := cr.Spec.ForProvider
-		return dns.ExternalName(p.Name, p.Zone, string(p.Type))
-	},
+	ExternalName:     (*v1alpha1.DNSRecord).DefaultExternalName,
 	// The URL is the record's name, as dns:<fqdn>.
 	URL: func(cr *v1alpha1.DNSRecord) string {
 		if cr.Status.AtProvider.FQDN == "" {

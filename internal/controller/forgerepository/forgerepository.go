@@ -53,7 +53,7 @@ var Descriptor = mrcontroller.Descriptor[*v1alpha1.ForgeRepository]{ //nolint:go
 	GroupVersionKind: v1alpha1.ForgeRepositoryGroupVersionKind,
 	New:              func() *v1alpha1.ForgeRepository { return &v1alpha1.ForgeRepository{} },
 	NewList:          func() resource.ManagedList { return &v1alpha1.ForgeRepositoryList{} },
-	ExternalName:     func(cr *v1alpha1.ForgeRepository) string { return cr.Spec.ForProvider.Repository },
+	ExternalName:     (*v1alpha1.ForgeRepository).DefaultExternalName,
 	// Always busy: a forge tells nobody of a new pull request (webhooks
 	// would need an endpoint every forge can reach), so a Ready resource
 	// is polled every mrcontroller.NotReadyPollInterval (15 s), and a

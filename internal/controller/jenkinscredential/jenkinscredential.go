@@ -58,7 +58,7 @@ var Descriptor = mrcontroller.Descriptor[*v1alpha1.JenkinsCredential]{ //nolint:
 	GroupVersionKind: v1alpha1.JenkinsCredentialGroupVersionKind,
 	New:              func() *v1alpha1.JenkinsCredential { return &v1alpha1.JenkinsCredential{} },
 	NewList:          func() resource.ManagedList { return &v1alpha1.JenkinsCredentialList{} },
-	ExternalName:     ID,
+	ExternalName:     (*v1alpha1.JenkinsCredential).DefaultExternalName,
 	URL:              func(cr *v1alpha1.JenkinsCredential) string { return cr.Status.AtProvider.URL },
 }
 
@@ -154,10 +154,7 @@ func allowed(cr *v1alpha1.JenkinsCredential, s *pcv1alpha1.JenkinsConfig, cluste
 // name. It becomes the external name when the resource is first
 // reconciled.
 func ID(cr *v1alpha1.JenkinsCredential) string {
-	if id := cr.Spec.ForProvider.ID; id != "" {
-		return id
-	}
-	return cr.GetName()
+	return cr.DefaultExternalName()
 }
 
 // Owner is how a credential names the resource that manages it.

@@ -32,14 +32,7 @@ const errBuild = "cannot write the pipeline script of spec.forProvider.source.bu
 // folder, then spec.forProvider.name or else the resource's name. It becomes
 // the external name when the resource is first reconciled.
 func JobPath(cr *v1alpha1.JenkinsPipeline) string {
-	name := cr.Spec.ForProvider.Name
-	if name == "" {
-		name = cr.GetName()
-	}
-	if f := cr.Spec.ForProvider.Folder; f != "" {
-		return f + "/" + name
-	}
-	return name
+	return cr.DefaultExternalName()
 }
 
 // Owner is how a job names the resource that manages it.

@@ -53,7 +53,7 @@ var Descriptor = mrcontroller.Descriptor[*v1alpha1.JenkinsPipeline]{ //nolint:go
 	GroupVersionKind: v1alpha1.JenkinsPipelineGroupVersionKind,
 	New:              func() *v1alpha1.JenkinsPipeline { return &v1alpha1.JenkinsPipeline{} },
 	NewList:          func() resource.ManagedList { return &v1alpha1.JenkinsPipelineList{} },
-	ExternalName:     JobPath,
+	ExternalName:     (*v1alpha1.JenkinsPipeline).DefaultExternalName,
 	Busy: func(cr *v1alpha1.JenkinsPipeline) bool {
 		w := Work(cr.Status.AtProvider)
 		return w != nil && w.Running

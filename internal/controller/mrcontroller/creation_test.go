@@ -30,6 +30,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	"github.com/freeleaps/provider-devops/apis/contract"
 	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/events/vocab"
 )
@@ -129,5 +130,13 @@ func TestCreateCutShort(t *testing.T) {
 				t.Errorf("createCutShort: %t, want %t", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestFinalizerManaged: the function's copy of crossplane-runtime's
+// finalizer is the one the managed reconciler removes.
+func TestFinalizerManaged(t *testing.T) {
+	if contract.FinalizerManaged != managed.FinalizerName {
+		t.Errorf("contract.FinalizerManaged %q, crossplane-runtime's %q", contract.FinalizerManaged, managed.FinalizerName)
 	}
 }

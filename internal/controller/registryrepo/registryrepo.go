@@ -45,10 +45,8 @@ var Descriptor = mrcontroller.Descriptor[*v1alpha1.RegistryRepo]{ //nolint:goche
 	GroupVersionKind: v1alpha1.RegistryRepoGroupVersionKind,
 	New:              func() *v1alpha1.RegistryRepo { return &v1alpha1.RegistryRepo{} },
 	NewList:          func() resource.ManagedList { return &v1alpha1.RegistryRepoList{} },
-	ExternalName: func(cr *v1alpha1.RegistryRepo) string {
-		return cr.Spec.ForProvider.Namespace + "/" + cr.Spec.ForProvider.Name
-	},
-	URL: func(cr *v1alpha1.RegistryRepo) string { return cr.Status.AtProvider.URL },
+	ExternalName:     (*v1alpha1.RegistryRepo).DefaultExternalName,
+	URL:              func(cr *v1alpha1.RegistryRepo) string { return cr.Status.AtProvider.URL },
 }
 
 // NewConnector returns the connector. guard is the platform's rule for

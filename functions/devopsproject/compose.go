@@ -29,7 +29,12 @@ import (
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
 
+	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/contract"
+	dnsv1alpha1 "github.com/freeleaps/provider-devops/apis/dns/v1alpha1"
+	forgev1alpha1 "github.com/freeleaps/provider-devops/apis/forge/v1alpha1"
+	jenkinsv1alpha1 "github.com/freeleaps/provider-devops/apis/jenkins/v1alpha1"
+	registryv1alpha1 "github.com/freeleaps/provider-devops/apis/registry/v1alpha1"
 	"github.com/freeleaps/provider-devops/internal/pbcodec"
 )
 
@@ -105,6 +110,7 @@ func (c *composer) add(name resource.Name, o composable) error {
 	if _, seen := c.observed[name]; !seen && o.GetName() == "" {
 		o.SetName(c.p.composedName(name))
 	}
+	c.initialize(name, o)
 	s, err := c.enc.Resource(o)
 	if err != nil {
 		return errors.Wrapf(err, "cannot compose %s", name)
@@ -118,6 +124,41 @@ func (c *composer) add(name resource.Name, o composable) error {
 	}
 	c.desired[name] = d
 	return nil
+}
+
+// initialize gives a managed resource what the provider would otherwise
+// write before creating its external object: crossplane-runtime's
+// finalizer and the external name the provider gives a new resource. Then
+// the provider writes nothing before that create, and the project's XR
+// controller sees the resource added and its status written, not also
+// updated (three tokens of Crossplane's circuit breaker, not five). An
+// existing resource keeps the external name it has: the provider never
+// changes one either; the application and AppProject, which the function
+// names itself, keep the name it gives them. A DeployRun is no managed
+// resource and gets neither.
+func (c *composer) initialize(name resource.Name, o composable) {
+	switch o.(type) {
+	case *argov1alpha1.ArgoProject, *argov1alpha1.ArgoApplication, *argov1alpha1.ArgoRepository,
+		*jenkinsv1alpha1.JenkinsPipeline, *jenkinsv1alpha1.JenkinsCredential,
+		*dnsv1alpha1.DNSRecord, *registryv1alpha1.RegistryRepo, *forgev1alpha1.ForgeRepository:
+	default:
+		return
+	}
+	meta.AddFinalizer(o, contract.FinalizerManaged)
+	if meta.GetExternalName(o) != "" {
+		// Named by the function (an application or AppProject).
+		return
+	}
+	if ext := pbAt(c.observed[name], "metadata", "annotations", meta.AnnotationKeyExternalName).GetStringValue(); ext != "" {
+		meta.SetExternalName(o, ext)
+		return
+	}
+	if d, ok := o.(interface{ DefaultExternalName() string }); ok {
+		meta.SetExternalName(o, d.DefaultExternalName())
+		return
+	}
+	// The provider's default: the resource's own name.
+	meta.SetExternalName(o, o.GetName())
 }
 
 // composable is a typed resource the function composes.

@@ -36,6 +36,7 @@ import (
 	"github.com/freeleaps/provider-devops/internal/controller/jenkinspipeline"
 	"github.com/freeleaps/provider-devops/internal/events"
 	"github.com/freeleaps/provider-devops/internal/events/lifecycle"
+	"github.com/freeleaps/provider-devops/internal/events/vocab"
 )
 
 type sink struct {
@@ -88,10 +89,10 @@ func TestChanged(t *testing.T) {
 		}
 	}
 	step("Creating", func(p *v1alpha1.JenkinsPipeline) { p.SetConditions(xpv2.Creating()) })
-	step("Created", func(p *v1alpha1.JenkinsPipeline) {
-		meta.SetExternalCreateSucceeded(p, time.Now())
-	}, "created:Created")
-	step("Ready", func(p *v1alpha1.JenkinsPipeline) { p.SetConditions(xpv2.Available(), xpv2.ReconcileSuccess()) }, "ready:Ready")
+	// The create is recorded with the first observed status.
+	step("CreatedAndReady", func(p *v1alpha1.JenkinsPipeline) {
+		p.SetConditions(vocab.Created(time.Now()), xpv2.Available(), xpv2.ReconcileSuccess())
+	}, "created:Created", "ready:Ready")
 	step("PollNoChange", func(p *v1alpha1.JenkinsPipeline) { p.SetResourceVersion("2") })
 	step("Failing", func(p *v1alpha1.JenkinsPipeline) {
 		p.SetConditions(xpv2.ReconcileError(errors.New("cannot observe the Jenkins job: 503")))
@@ -108,6 +109,14 @@ func TestChanged(t *testing.T) {
 	step("Finished", func(p *v1alpha1.JenkinsPipeline) {
 		p.Status.AtProvider.LastBuild = &v1alpha1.BuildObservation{Number: 1, Result: "FAILURE", URL: "https://jenkins.example/job/shop-dev/1/"}
 	}, "completed:Failed")
+	// Created again (its job deleted behind its back): a new record.
+	step("CreatedAgain", func(p *v1alpha1.JenkinsPipeline) {
+		p.SetConditions(vocab.Created(time.Now().Add(time.Minute)))
+	}, "created:Created")
+	// An earlier version's annotation, older than the record: nothing new.
+	step("AnEarlierRecord", func(p *v1alpha1.JenkinsPipeline) {
+		meta.SetExternalCreateSucceeded(p, time.Now().Add(-time.Hour))
+	})
 	step("PollAfterFinish", func(p *v1alpha1.JenkinsPipeline) { p.SetResourceVersion("3") })
 	step("BuildSeenOnlyFinished", func(p *v1alpha1.JenkinsPipeline) {
 		p.Status.AtProvider.LastBuild = &v1alpha1.BuildObservation{Number: 2, Result: "SUCCESS", URL: "https://jenkins.example/job/shop-dev/2/"}

@@ -64,8 +64,8 @@ import (
 // A new resource then costs three writes (the Update before the create,
 // its first status, its ProviderConfigUsage) instead of nine, and a
 // composed one two: its composite's controller sees it added and its
-// first status, three tokens of Crossplane's circuit breaker instead of
-// eleven.
+// first status, three tokens of Crossplane's circuit breaker (an update
+// costs two), where crossplane-runtime's writes cost thirteen.
 //
 // A provider stopped between a create and that status (a crash, a lost
 // lease) leaves no record of the create on the resource. The next leader

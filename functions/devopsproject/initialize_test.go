@@ -80,7 +80,7 @@ func TestComposedAsInitialized(t *testing.T) {
 	var all []*unstructured.Unstructured
 	var from []string
 	for _, file := range files {
-		b, err := os.ReadFile(file) //nolint:gosec // the test's own goldens
+		b, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
 		}

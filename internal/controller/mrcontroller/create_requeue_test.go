@@ -115,7 +115,7 @@ func TestCreateWritesOnceBeforeItsStatus(t *testing.T) {
 				}),
 				managed.WithDeterministicExternalName(true),
 				managed.WithInitializers(initializer[*jenkinsv1alpha1.JenkinsPipeline]{}),
-				managed.WithCriticalAnnotationUpdater(noCriticalAnnotations),
+				managed.WithCriticalAnnotationUpdater(managed.CriticalAnnotationUpdateFn(noCriticalAnnotations)),
 			)
 			req := reconcile.Request{NamespacedName: client.ObjectKeyFromObject(p)}
 			get := func() *jenkinsv1alpha1.JenkinsPipeline {

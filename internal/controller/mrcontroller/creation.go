@@ -224,7 +224,7 @@ func (c pendingClient) Update(ctx context.Context, obj client.Object, opts ...cl
 // one that failed: see above. crossplane-runtime's updater would write the
 // create-succeeded (or -failed) annotation, and any external name the
 // create set, which no kind here does.
-var noCriticalAnnotations = managed.CriticalAnnotationUpdateFn(func(context.Context, client.Object) error { return nil })
+func noCriticalAnnotations(context.Context, client.Object) error { return nil }
 
 // creates remembers the creates this replica's backends accepted, per
 // resource, until the look that records them.

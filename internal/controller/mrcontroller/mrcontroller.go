@@ -185,7 +185,7 @@ func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Descrip
 		// A new resource is written once before its first status
 		// (creation.go).
 		managed.WithInitializers(initializer[T]{name: k.ExternalName}),
-		managed.WithCriticalAnnotationUpdater(noCriticalAnnotations),
+		managed.WithCriticalAnnotationUpdater(managed.CriticalAnnotationUpdateFn(noCriticalAnnotations)),
 	}
 	if o.Features.Enabled(feature.EnableBetaManagementPolicies) {
 		opts = append(opts, managed.WithManagementPolicies())

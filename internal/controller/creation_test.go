@@ -59,22 +59,8 @@ import (
 // resource of an existing object (nothing created, so no Update before a
 // create) still gets its finalizer and external name written.
 func TestCreationWrites(t *testing.T) {
-	env := controlplane.Shared(t)
-	f := startFakes(t)
-	counter := &countingTransport{}
-	cfg := devops.RESTConfig(env.Config, devops.DefaultMaxReconcileRate)
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.rt = rt; return counter })
-	o := devops.Options(logging.NewNopLogger(), devops.DefaultMaxReconcileRate, time.Minute, true)
-	controlplane.StartManagerWith(t, cfg, env, o, func(mgr ctrl.Manager, o controller.Options) error {
-		if err := customresourcesgate.Setup(mgr, o); err != nil {
-			return err
-		}
-		return devops.SetupGated(mgr, o, devops.Config{Guard: controlplane.TenantGuard()})
-	})
-	c := env.Client
+	f, counter, c, ns := startCounted(t, "creation-writes")
 	ctx := context.Background()
-	ns := fmt.Sprintf("creation-writes-%d", time.Now().UnixNano()%1e6)
-	create(t, c, f.objects(ns)...)
 
 	var mrs []*unstructured.Unstructured
 	for _, file := range []string{"jenkins/jenkinspipeline.yaml", "dns/dnsrecord.yaml", "registry/registryrepo.yaml", "argocd/argoapplication.yaml"} {
@@ -212,22 +198,8 @@ func TestCreationWrites(t *testing.T) {
 // nothing, and the API server makes no write of it. Its composite's
 // controller then sees it added and its status writes, nothing else.
 func TestComposedCreationWrites(t *testing.T) {
-	env := controlplane.Shared(t)
-	f := startFakes(t)
-	counter := &countingTransport{}
-	cfg := devops.RESTConfig(env.Config, devops.DefaultMaxReconcileRate)
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.rt = rt; return counter })
-	o := devops.Options(logging.NewNopLogger(), devops.DefaultMaxReconcileRate, time.Minute, true)
-	controlplane.StartManagerWith(t, cfg, env, o, func(mgr ctrl.Manager, o controller.Options) error {
-		if err := customresourcesgate.Setup(mgr, o); err != nil {
-			return err
-		}
-		return devops.SetupGated(mgr, o, devops.Config{Guard: controlplane.TenantGuard()})
-	})
-	c := env.Client
+	f, counter, c, ns := startCounted(t, "composed-writes")
 	ctx := context.Background()
-	ns := fmt.Sprintf("composed-writes-%d", time.Now().UnixNano()%1e6)
-	create(t, c, f.objects(ns)...)
 
 	var mrs []*unstructured.Unstructured
 	for _, file := range []string{"jenkins/jenkinspipeline.yaml", "dns/dnsrecord.yaml", "registry/registryrepo.yaml", "argocd/argoapplication.yaml"} {
@@ -313,4 +285,26 @@ func asComposed(t *testing.T, u *unstructured.Unstructured) *unstructured.Unstru
 	out := &unstructured.Unstructured{Object: obj}
 	out.SetGroupVersionKind(u.GroupVersionKind())
 	return out
+}
+
+// startCounted starts the provider at its defaults against the shared API
+// server, its requests counted, and the fakes, with a namespace (named
+// from prefix) whose ProviderConfig points at them.
+func startCounted(t *testing.T, prefix string) (fakes, *countingTransport, client.Client, string) {
+	t.Helper()
+	env := controlplane.Shared(t)
+	f := startFakes(t)
+	counter := &countingTransport{}
+	cfg := devops.RESTConfig(env.Config, devops.DefaultMaxReconcileRate)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.rt = rt; return counter })
+	o := devops.Options(logging.NewNopLogger(), devops.DefaultMaxReconcileRate, time.Minute, true)
+	controlplane.StartManagerWith(t, cfg, env, o, func(mgr ctrl.Manager, o controller.Options) error {
+		if err := customresourcesgate.Setup(mgr, o); err != nil {
+			return err
+		}
+		return devops.SetupGated(mgr, o, devops.Config{Guard: controlplane.TenantGuard()})
+	})
+	ns := fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano()%1e6)
+	create(t, env.Client, f.objects(ns)...)
+	return f, counter, env.Client, ns
 }

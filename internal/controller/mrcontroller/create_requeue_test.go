@@ -91,9 +91,11 @@ func TestCreateWritesOnceBeforeItsStatus(t *testing.T) {
 			kube := fake.NewClientBuilder().WithScheme(s).WithObjects(p).WithStatusSubresource(p).WithInterceptorFuncs(interceptor.Funcs{
 				Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
 					stored := &jenkinsv1alpha1.JenkinsPipeline{}
-					if err := c.Get(ctx, client.ObjectKeyFromObject(obj), stored); err == nil && equality.Semantic.DeepEqual(stored.GetAnnotations(), obj.GetAnnotations()) && equality.Semantic.DeepEqual(stored.GetFinalizers(), obj.GetFinalizers()) {
+					if err := c.Get(ctx, client.ObjectKeyFromObject(obj), stored); err == nil && stored.GetResourceVersion() == obj.GetResourceVersion() &&
+						equality.Semantic.DeepEqual(stored.GetAnnotations(), obj.GetAnnotations()) && equality.Semantic.DeepEqual(stored.GetFinalizers(), obj.GetFinalizers()) {
 						// The API server makes no write of an Update
-						// that changes nothing.
+						// that changes nothing (and refuses one from a
+						// stale version, as the fake does).
 						return nil
 					}
 					updates++
@@ -104,8 +106,7 @@ func TestCreateWritesOnceBeforeItsStatus(t *testing.T) {
 					return c.SubResource(sub).Update(ctx, obj, opts...)
 				},
 			}).Build()
-			w := newWritten()
-			ts := &terminals{w: w}
+			w, ts := newTracking()
 			be := &backend{}
 			r := managed.NewReconciler(skipNoopStatus{Manager: fakeManager{c: kube, s: s}, w: w}, resource.ManagedKind(jenkinsv1alpha1.JenkinsPipelineGroupVersionKind),
 				managed.WithTypedExternalConnector[*jenkinsv1alpha1.JenkinsPipeline](persistConnector[*jenkinsv1alpha1.JenkinsPipeline]{

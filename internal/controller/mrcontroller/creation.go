@@ -48,7 +48,8 @@ import (
 //     and written by the Update before the create; a resource that has
 //     them already (the DevOpsProject function composes its resources
 //     with both) is not written at all, for that Update then changes
-//     nothing and the API server makes no write of it;
+//     nothing and the API server makes no write of it (it still refuses
+//     one from a stale version, so a stale cache cannot create);
 //   - no create-pending or create-succeeded annotation is written
 //     (pendingClient, noCriticalAnnotations): they keep a create's result
 //     from being lost when the external name is only known once created,
@@ -145,11 +146,11 @@ func (p persistObserved[T]) Observe(ctx context.Context, cr T) (managed.External
 		return managed.ExternalObservation{}, err
 	}
 	key := types.NamespacedName{Namespace: cr.GetNamespace(), Name: cr.GetName()}
-	at, ok := p.accepted.take(key, cr.GetUID())
+	at, ok := p.accepted.recorded(key, cr.GetUID(), vocab.CreatedAt(cr))
 	switch {
-	case ok && at.After(vocab.CreatedAt(cr)):
+	case ok:
 		cr.SetConditions(vocab.Created(at))
-	case !ok && createCutShort(cr, p.earlier, time.Now()):
+	case createCutShort(cr, p.earlier, time.Now()):
 		cr.SetConditions(vocab.Created(time.Now()))
 	}
 	return o, nil
@@ -260,20 +261,28 @@ func (c *creates) add(key types.NamespacedName, uid types.UID, at time.Time) {
 	c.m[key] = accepted{uid: uid, at: at}
 }
 
-// take returns, and forgets, when the create of the resource key (of uid)
-// was accepted.
-func (c *creates) take(key types.NamespacedName, uid types.UID) (time.Time, bool) {
+// recorded returns when the create of the resource key (of uid) was
+// accepted, if that is after its record (at): the create to record. Once
+// the resource holds it (a later look finds at no earlier), it is
+// forgotten; kept until then, a status write that failed, or that was
+// coalesced, records it at the next look.
+func (c *creates) recorded(key types.NamespacedName, uid types.UID, at time.Time) (time.Time, bool) {
 	if c == nil {
 		return time.Time{}, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	a, ok := c.m[key]
-	if !ok {
+	switch {
+	case !ok:
+		return time.Time{}, false
+	case a.uid != uid || !a.at.Truncate(time.Second).After(at):
+		// Another resource of the name, or recorded (the condition
+		// keeps whole seconds).
+		delete(c.m, key)
 		return time.Time{}, false
 	}
-	delete(c.m, key)
-	return a.at, a.uid == uid
+	return a.at, true
 }
 
 // withoutCreatedEvent drops the CreatedExternalResource event: see above.

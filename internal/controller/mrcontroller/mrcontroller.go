@@ -163,8 +163,8 @@ func SetupGated(mgr ctrl.Manager, o controller.Options, r Registration) {
 func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Descriptor[T], c managed.TypedExternalConnector[T]) error {
 	name := managed.ControllerName(k.GroupKind)
 	deleting.add(k.GroupVersionKind.Kind, mgr.GetClient(), k.NewList, mgr.Elected())
-	w := newWritten()
-	t := &terminals{}
+	w, t := newTracking()
+	p := newProgress()
 	kube := writtenClient{Client: mgr.GetClient(), w: w}
 	opts := []managed.ReconcilerOption{
 		managed.WithTypedExternalConnector[T](persistConnector[T]{
@@ -174,7 +174,7 @@ func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Descrip
 		}),
 		managed.WithLogger(o.Logger.WithValues("controller", name)),
 		managed.WithPollInterval(o.PollInterval),
-		managed.WithPollIntervalHook(PollInterval(o.PollInterval/10, rand.Float64, time.Now, busy(k.Busy))),
+		managed.WithPollIntervalHook(p.PollInterval(PollInterval(o.PollInterval/10, rand.Float64, time.Now, busy(k.Busy)))),
 		managed.WithRecorder(withoutCreatedEvent{event.NewAPIRecorder(mgr.GetEventRecorderFor(name))}), //nolint:staticcheck // crossplane-runtime still takes the old recorder.
 		// Every kind names its external object deterministically (job path,
 		// application, project or repository name, record set, repository
@@ -203,7 +203,7 @@ func Setup[T resource.Managed](mgr ctrl.Manager, o controller.Options, k Descrip
 		}
 	}
 
-	r := managed.NewReconciler(skipNoopStatus{Manager: mgr, w: w, p: newProgress()}, resource.ManagedKind(k.GroupVersionKind), opts...)
+	r := managed.NewReconciler(skipNoopStatus{Manager: mgr, w: w, p: p}, resource.ManagedKind(k.GroupVersionKind), opts...)
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).

@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
@@ -80,6 +81,7 @@ func (w noopStatusWriter) Update(ctx context.Context, obj client.Object, opts ..
 				return nil
 			}
 			if w.p != nil && !w.p.due(key, cached, obj) {
+				w.p.hold(key)
 				return nil
 			}
 		}
@@ -100,8 +102,9 @@ func (w noopStatusWriter) Update(ctx context.Context, obj client.Object, opts ..
 // progress into the composite's status, another event. So while a
 // resource is young (progressYoung) and not Ready, a status write that
 // changes no condition's status or reason, only messages and atProvider,
-// is made at most every progressEvery; every transition is written at
-// once. `kubectl get` shows such progress up to progressEvery late.
+// is made at most every progressEvery, and the next look is planned for
+// when it is due; every transition is written at once. `kubectl get`
+// shows such progress up to progressEvery late.
 const (
 	progressEvery = 5 * time.Second
 	progressYoung = 2 * time.Minute
@@ -109,16 +112,55 @@ const (
 	maxProgress = 10_000
 )
 
-// progress remembers when each resource's status was last written.
+// progress remembers when each resource's status was last written, and
+// which resources have a write held back.
 type progress struct {
 	mu   sync.Mutex
 	last map[types.NamespacedName]time.Time
+	held map[types.NamespacedName]bool
 	now  func() time.Time
 }
 
 func newProgress() *progress {
-	return &progress{last: map[types.NamespacedName]time.Time{}, now: time.Now}
+	return &progress{last: map[types.NamespacedName]time.Time{}, held: map[types.NamespacedName]bool{}, now: time.Now}
 }
+
+// hold notes that a status write of key was held back.
+func (p *progress) hold(key types.NamespacedName) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.held) >= maxProgress {
+		// Those of resources gone, or long written since.
+		now := p.now()
+		for k := range p.held {
+			if now.Sub(p.last[k]) >= progressYoung {
+				delete(p.held, k)
+			}
+		}
+	}
+	if len(p.held) < maxProgress {
+		p.held[key] = true
+	}
+}
+
+// PollInterval shortens interval, the time to the next look at mg, to when
+// a status write held back becomes due: so the progress is written then,
+// not at the next poll, which for a young resource may be 15s away.
+func (p *progress) PollInterval(next managed.PollIntervalHook) managed.PollIntervalHook {
+	return func(mg resource.Managed, interval time.Duration) time.Duration {
+		d := next(mg, interval)
+		key := types.NamespacedName{Namespace: mg.GetNamespace(), Name: mg.GetName()}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if !p.held[key] {
+			return d
+		}
+		return min(d, max(p.last[key].Add(progressEvery).Sub(p.now()), minHeldLook))
+	}
+}
+
+// minHeldLook is the soonest look PollInterval plans for a held write.
+const minHeldLook = 100 * time.Millisecond
 
 // due is false for a status write of obj (stored as cached) that only
 // reports progress of a young resource not Ready, within progressEvery of
@@ -140,6 +182,7 @@ func (p *progress) due(key types.NamespacedName, cached, obj client.Object) bool
 func (p *progress) wrote(key types.NamespacedName) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	delete(p.held, key)
 	now := p.now()
 	if _, ok := p.last[key]; !ok && len(p.last) >= maxProgress {
 		for k, t := range p.last {
@@ -154,19 +197,21 @@ func (p *progress) wrote(key types.NamespacedName) {
 	p.last[key] = now
 }
 
-// progressOnly is true when mg, not Ready, has each condition the
-// provider sets with the same status and reason as was.
+// progressOnly is true when mg, not Ready, has its Ready and Synced
+// conditions with the same status, reason and observed generation as was,
+// and the same Created condition.
 func progressOnly(was, mg resource.Managed) bool {
 	if mg.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue {
 		return false
 	}
-	for _, t := range []xpv2.ConditionType{xpv2.TypeReady, xpv2.TypeSynced, contract.ConditionCreated} {
+	for _, t := range []xpv2.ConditionType{xpv2.TypeReady, xpv2.TypeSynced} {
 		b, a := was.GetCondition(t), mg.GetCondition(t)
-		if b.Status != a.Status || b.Reason != a.Reason {
+		if b.Status != a.Status || b.Reason != a.Reason || b.ObservedGeneration != a.ObservedGeneration {
 			return false
 		}
 	}
-	return true
+	// A create recorded, first or again, is never held back.
+	return was.GetCondition(contract.ConditionCreated).Equal(mg.GetCondition(contract.ConditionCreated))
 }
 
 // justCreated is true for the status crossplane-runtime writes after

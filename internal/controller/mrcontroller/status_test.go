@@ -29,9 +29,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
+	"github.com/freeleaps/provider-devops/internal/events/vocab"
 )
 
 func TestNoopStatusUpdatesAreSkipped(t *testing.T) {
@@ -98,11 +100,18 @@ func TestProgressCoalesced(t *testing.T) {
 		"SyncFailed": {age: 10 * time.Second, since: time.Second, want: true, edit: func(a *argov1alpha1.ArgoApplication) {
 			a.SetConditions(xpv2.ReconcileError(errors.New("boom")))
 		}},
+		// A spec change handled: the function waits on that.
+		"SpecHandled": {age: 10 * time.Second, since: time.Second, want: true, edit: func(a *argov1alpha1.ArgoApplication) {
+			a.SetConditions(xpv2.ReconcileSuccess().WithObservedGeneration(2))
+		}},
+		"CreatedAgain": {age: 10 * time.Second, since: time.Second, want: true, edit: func(a *argov1alpha1.ArgoApplication) {
+			a.SetConditions(vocab.Created(now))
+		}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			app := &argov1alpha1.ArgoApplication{ObjectMeta: metav1.ObjectMeta{Name: "shop-dev", Namespace: "team", CreationTimestamp: metav1.NewTime(now.Add(-tc.age))}}
-			app.SetConditions(unready("Argo CD reports Missing"), xpv2.ReconcileSuccess())
+			app.SetConditions(unready("Argo CD reports Missing"), xpv2.ReconcileSuccess().WithObservedGeneration(1))
 			writes := 0
 			kube := fake.NewClientBuilder().WithScheme(s).WithObjects(app).WithStatusSubresource(app).WithInterceptorFuncs(interceptor.Funcs{
 				SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
@@ -125,6 +134,11 @@ func TestProgressCoalesced(t *testing.T) {
 			}
 			if wrote := writes == 1; wrote != tc.want {
 				t.Errorf("written %t, want %t", wrote, tc.want)
+			}
+			// A write held back plans the next look for when it is due.
+			next := p.PollInterval(func(resource.Managed, time.Duration) time.Duration { return 15 * time.Second })(got, time.Minute)
+			if want := map[bool]time.Duration{true: 15 * time.Second, false: progressEvery - tc.since}[tc.want]; next != want {
+				t.Errorf("next look in %v, want %v", next, want)
 			}
 		})
 	}

@@ -98,6 +98,13 @@ type terminals struct {
 	w *written
 }
 
+// newTracking returns what a controller's writes are noted in, and its
+// terminal waits, which read those writes.
+func newTracking() (*written, *terminals) {
+	w := newWritten()
+	return w, &terminals{w: w}
+}
+
 // lookAgain notes, after the backend accepted a Create or Delete, when to
 // look at mg again (MinAfterDeletion, afterDeletion).
 func (t *terminals) lookAgain(mg resource.Managed, now time.Time) {

@@ -218,8 +218,7 @@ func (w writing) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.
 func TestLookAgainAfterWrite(t *testing.T) {
 	for name, annotated := range map[string]bool{"CreatedAndAnnotated": true, "CreatedNotAnnotated": false} {
 		t.Run(name, func(t *testing.T) {
-			w := newWritten()
-			ts := &terminals{w: w}
+			w, ts := newTracking()
 			cr := &jenkinsv1alpha1.JenkinsPipeline{}
 			cr.SetNamespace("team")
 			cr.SetName("shop")

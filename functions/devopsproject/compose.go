@@ -144,7 +144,11 @@ func (c *composer) initialize(name resource.Name, o composable) {
 	default:
 		return
 	}
-	meta.AddFinalizer(o, contract.FinalizerManaged)
+	if obs := c.observed[name]; obs == nil || pbAt(obs, "metadata", "deletionTimestamp") == nil || hasFinalizer(obs, contract.FinalizerManaged) {
+		// Not to one being deleted that no longer has it: the API server
+		// refuses a finalizer added to an object being deleted.
+		meta.AddFinalizer(o, contract.FinalizerManaged)
+	}
 	if meta.GetExternalName(o) != "" {
 		// Named by the function (an application or AppProject).
 		return
@@ -159,6 +163,16 @@ func (c *composer) initialize(name resource.Name, o composable) {
 	}
 	// The provider's default: the resource's own name.
 	meta.SetExternalName(o, o.GetName())
+}
+
+// hasFinalizer is true when the observed object o has finalizer f.
+func hasFinalizer(o *structpb.Struct, f string) bool {
+	for _, v := range pbAt(o, "metadata", "finalizers").GetListValue().GetValues() {
+		if v.GetStringValue() == f {
+			return true
+		}
+	}
+	return false
 }
 
 // composable is a typed resource the function composes.

@@ -147,3 +147,41 @@ func typed[T resource.Managed](into T, name func(T) string) func(*unstructured.U
 		return name(cr), nil
 	}
 }
+
+// TestInitializeKeepsWhatExists: an existing resource keeps the external
+// name it has, even where its spec would now derive another (the provider
+// never changes one either); a new one gets the derived name; and one
+// being deleted that no longer has the finalizer does not get it again,
+// which the API server would refuse.
+func TestInitializeKeepsWhatExists(t *testing.T) {
+	obs := projectReady()
+	obs["prod-pipeline"] = observed(KindPipeline, true, map[string]any{"metadata": map[string]any{
+		"name": "shop-prod", "annotations": map[string]any{meta.AnnotationKeyExternalName: "old/folder/prod"},
+		"finalizers": []any{managed.FinalizerName},
+	}})
+	obs["prod-dns"] = observed(KindDNS, false, map[string]any{"metadata": map[string]any{
+		"name": "shop-prod-dns", "deletionTimestamp": "2026-11-22T11:00:00Z",
+		"annotations": map[string]any{meta.AnnotationKeyExternalName: "shop.example.com./CNAME"},
+	}})
+	desired := run(t, t0, newRequest(t, xr(), obs, nil)).GetDesired().GetResources()
+	get := func(name string) *unstructured.Unstructured {
+		r := desired[name].GetResource()
+		if r == nil {
+			t.Fatalf("%s not composed", name)
+		}
+		return &unstructured.Unstructured{Object: r.AsMap()}
+	}
+	if got := meta.GetExternalName(get("prod-pipeline")); got != "old/folder/prod" {
+		t.Errorf("an existing pipeline's external name: %q, want the one it has", got)
+	}
+	staging := get("pr-7-dns")
+	if want, _ := typed(&dnsv1alpha1.DNSRecord{}, dnsrecord.Descriptor.ExternalName)(staging); meta.GetExternalName(staging) != want || want == "" {
+		t.Errorf("a new record's external name: %q, want %q", meta.GetExternalName(staging), want)
+	}
+	if dns := get("prod-dns"); meta.FinalizerExists(dns, managed.FinalizerName) {
+		t.Errorf("the finalizer composed again on a record being deleted without it: %v", dns.GetFinalizers())
+	}
+	if !meta.FinalizerExists(get("pr-7-dns"), managed.FinalizerName) {
+		t.Error("a new record composed without the finalizer")
+	}
+}

@@ -140,7 +140,7 @@ unit: ## Unit tests only (no servers).
 lint: ## gofmt -s, the license header, and golangci-lint (pinned, built from the Go module proxy; .golangci.yml).
 	@out="$$(gofmt -s -l $$(git ls-files '*.go'))"; if [ -n "$$out" ]; then echo "gofmt -s would change:"; echo "$$out"; exit 1; fi
 	@out="$$(git ls-files '*.go' | xargs grep -L 'Licensed under the Apache License, Version 2.0')"; if [ -n "$$out" ]; then echo "missing the license header (hack/boilerplate.go.txt):"; echo "$$out"; exit 1; fi
-	"$$(hack/tool.sh github.com/golangci/golangci-lint/v2 $(GOLANGCI_LINT_VERSION) github.com/golangci/golangci-lint/v2/cmd/golangci-lint)" run ./...
+	"$$(hack/tool.sh github.com/golangci/golangci-lint/v2 $(GOLANGCI_LINT_VERSION) github.com/golangci/golangci-lint/v2/cmd/golangci-lint)" run --allow-serial-runners ./...
 
 .PHONY: render
 render: ## Render and validate every DevOpsProject example with the real crossplane CLI (updates the golden files).

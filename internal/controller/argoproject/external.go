@@ -36,7 +36,6 @@ import (
 	"github.com/freeleaps/provider-devops/internal/clients/argocd"
 	"github.com/freeleaps/provider-devops/internal/controller/argoaccess"
 	"github.com/freeleaps/provider-devops/internal/controller/mrcontroller"
-	"github.com/freeleaps/provider-devops/internal/events/vocab"
 )
 
 const (
@@ -100,11 +99,14 @@ func Desired(cr *v1alpha1.ArgoProject) *argocd.Project {
 }
 
 // takenOver is true when cr manages a project it neither created nor
-// took over before: one without its UID label that its resource never
-// recorded creating.
+// took over before: one without its UID label (every project this
+// provider creates has it) that its resource never recorded creating (in
+// the annotation of a version before the UID label). The Created
+// condition does not count: a create cut short by a crash is recorded by
+// a rule of thumb (mrcontroller), and the label says it for certain.
 func takenOver(cr *v1alpha1.ArgoProject, p *argocd.Project) bool {
 	return p.Metadata.Labels[contract.LabelOwnerUID] != string(cr.GetUID()) &&
-		(p.Metadata.Labels[contract.LabelOwnerUID] != "" || vocab.CreatedAt(cr).IsZero())
+		(p.Metadata.Labels[contract.LabelOwnerUID] != "" || meta.GetExternalCreateSucceeded(cr).IsZero())
 }
 
 // compared is the managed spec without what Argo CD adds (role tokens).

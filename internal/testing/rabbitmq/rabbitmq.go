@@ -24,6 +24,7 @@ package rabbitmq
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,6 +54,8 @@ type Broker struct {
 	node *exec.Cmd
 	mu   sync.Mutex
 	done chan struct{}
+	// started is true once the node has run: a restart keeps its port.
+	started bool
 }
 
 // Installed is true when rabbitmq-server and epmd are installed.
@@ -138,8 +141,41 @@ func New(dir string) (*Broker, error) {
 }
 
 // Start runs the node in the foreground (as a child that dies with the test
-// process) and waits until it has fully booted.
+// process) and waits until it has fully booted. Started again (after
+// Stop), it keeps its port, which the stopped node freed but any process
+// on the machine may have taken meanwhile, as the local end of a
+// connection it opened: then it waits, up to restartWait, for the port to
+// be free again.
 func (b *Broker) Start() error {
+	deadline := time.Now().Add(restartWait)
+	for {
+		err := b.start()
+		if err == nil {
+			b.mu.Lock()
+			b.started = true
+			b.mu.Unlock()
+			return nil
+		}
+		b.mu.Lock()
+		restart := b.started
+		b.mu.Unlock()
+		if !restart || !strings.Contains(err.Error(), "eaddrinuse") || time.Now().After(deadline) {
+			return err
+		}
+		for time.Now().Before(deadline) {
+			if l, lerr := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", b.Port)); lerr == nil {
+				_ = l.Close()
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+}
+
+// restartWait bounds how long a restart waits for its port.
+const restartWait = time.Minute
+
+func (b *Broker) start() error {
 	b.mu.Lock()
 	b.node = exec.Command(filepath.Join(Bin, "rabbitmq-server"))
 	b.node.Env = b.env

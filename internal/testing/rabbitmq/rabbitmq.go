@@ -78,22 +78,35 @@ func Start(t testing.TB) *Broker {
 		}
 		t.Skip("rabbitmq-server is not installed (apt-get install rabbitmq-server); skipped outside CI")
 	}
-	// The free ports are free when chosen, not when the node binds them:
-	// another process (a parallel test run) may take one in between.
-	// Then the node is started again on new ones.
+	b, err := Run(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	return b
+}
+
+// Run prepares a node under dir and starts it. The free ports are free
+// when chosen, not when the node binds them: another process (a parallel
+// test run, or any connection's local end) may take one in between. Then
+// the node is started again on new ones, up to three times.
+func Run(dir string) (*Broker, error) {
 	for attempt := 1; ; attempt++ {
-		b, err := New(t.TempDir())
+		sub := filepath.Join(dir, fmt.Sprint(attempt))
+		if err := os.MkdirAll(sub, 0o700); err != nil {
+			return nil, err
+		}
+		b, err := New(sub)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		err = b.Start()
 		if err == nil {
-			t.Cleanup(b.Close)
-			return b
+			return b, nil
 		}
 		b.Close()
 		if attempt == 3 || !strings.Contains(err.Error(), "eaddrinuse") {
-			t.Fatal(err)
+			return nil, err
 		}
 	}
 }

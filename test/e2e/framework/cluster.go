@@ -309,10 +309,7 @@ func (c *Cluster) startBackends(ctx context.Context) error {
 	if c.BIND, err = bind.New(filepath.Join(c.dir, "bind"), "example.com."); err != nil {
 		return err
 	}
-	if c.RabbitMQ, err = rabbitmq.New(filepath.Join(c.dir, "rabbitmq")); err != nil {
-		return err
-	}
-	if err := c.RabbitMQ.Start(); err != nil {
+	if c.RabbitMQ, err = rabbitmq.Run(filepath.Join(c.dir, "rabbitmq")); err != nil {
 		return err
 	}
 	if c.ProviderAMQP, err = c.RabbitMQ.AddUserWith("provider-devops", "provider-devops", rabbitmq.ProviderPermissions); err != nil {

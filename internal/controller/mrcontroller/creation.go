@@ -195,14 +195,15 @@ func neverObserved(mg resource.Managed) bool {
 // records a create begun (at a time that has come, give or take the
 // replicas' clock skew) and not recorded since.
 func createCutShort(mg resource.Managed, earlier bool, now time.Time) bool {
-	if !MayWrite(mg) || !vocab.CreatedAt(mg).IsZero() && !meta.ExternalCreateIncomplete(mg) {
+	if !MayWrite(mg) {
 		return false
 	}
-	if earlier && neverObserved(mg) {
+	created := vocab.CreatedAt(mg)
+	if earlier && neverObserved(mg) && created.IsZero() {
 		return true
 	}
 	pending, err := time.Parse(time.RFC3339, mg.GetAnnotations()[meta.AnnotationKeyExternalCreatePending])
-	return err == nil && meta.ExternalCreateIncomplete(mg) && !pending.After(now.Add(vocab.MaxClockSkew)) && pending.After(vocab.CreatedAt(mg))
+	return err == nil && !pending.After(now.Add(vocab.MaxClockSkew)) && pending.After(created)
 }
 
 // pendingClient drops crossplane-runtime's create-pending annotation from

@@ -199,6 +199,7 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 	if err != nil {
 		return r, err
 	}
+	c.logf("Crossplane's XR circuit breaker before the creation: %s", c.breakerMetrics(ctx))
 	if err := team.Create(ctx, c.project()); err != nil {
 		stopTally()
 		return r, fmt.Errorf("the team's DevOpsProject: %w", err)
@@ -244,7 +245,7 @@ func (c *Cluster) RunScenario(ctx context.Context, steady time.Duration) (*Repor
 		return r, err
 	}
 	c.logf("when each backend object became ready and each resource, environment and the project reported Ready (seconds since the project was created); environment gaps p50 %.1fs, project gap %s:\n%sCrossplane's XR circuit breaker: %s", r.Readiness.P50().Seconds(), r.Readiness.XRGap, r.Readiness.Table, r.Readiness.Breaker)
-	c.logf("%d watch events woke the project's XR controller until it was Ready (its circuit breaker allows 100, then 1 a second):\n%s", r.Watch.Total, r.Watch.Table)
+	c.logf("%d watch events woke the project's XR controller until it was Ready (its circuit breaker allows 100, then 1 a second): %s\n%s", r.Watch.Total, r.Watch.Tokens, r.Watch.Table)
 	if r.Table, err = c.environmentTable(ctx, true); err != nil {
 		return r, err
 	}

@@ -26,6 +26,7 @@ import (
 	"strings"
 	"sync"
 	"text/tabwriter"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -43,6 +44,65 @@ type WatchTally struct {
 	Total int
 	// Table is the events by kind and change, most first.
 	Table string
+	// Tokens is what those events cost the breaker, as Crossplane's map
+	// function charges them, and the lowest its bucket fell.
+	Tokens string
+}
+
+// Crossplane's breaker defaults: 100 tokens, refilled 1 a second.
+const (
+	breakerBurst  = 100.0
+	breakerRefill = 1.0
+)
+
+// tokenCost is what one watch event costs the XR's breaker: an update
+// is mapped twice (the old object and the new), an added object once, an
+// object being deleted never.
+func tokenCost(added, deleting bool) float64 {
+	switch {
+	case deleting:
+		return 0
+	case added:
+		return 1
+	default:
+		return 2
+	}
+}
+
+// charge is one event's cost at its time.
+type charge struct {
+	at   time.Time
+	cost float64
+	xr   bool
+}
+
+// bucket replays charges through a token bucket as Crossplane's breaker
+// keeps it, from a full one at start: what was spent, by the XR's own
+// events and by the composed resources', and the lowest it fell.
+func bucket(start time.Time, cs []charge) string {
+	slices.SortFunc(cs, func(a, b charge) int { return a.at.Compare(b.at) })
+	tokens, last := breakerBurst, start
+	low, lowAt := tokens, time.Duration(0)
+	var xr, composed float64
+	for _, c := range cs {
+		tokens = min(breakerBurst, tokens+breakerRefill*c.at.Sub(last).Seconds())
+		last = c.at
+		tokens -= c.cost
+		if c.xr {
+			xr += c.cost
+		} else {
+			composed += c.cost
+		}
+		if tokens < low {
+			low, lowAt = tokens, c.at.Sub(start)
+		}
+	}
+	verdict := "stays closed"
+	if low < 0 {
+		verdict = "opens"
+	}
+	return fmt.Sprintf("%.0f tokens (the XR's %.0f, composed resources' %.0f); the bucket's lowest %.0f at +%.1fs: %s at %.0f and %.0f/s",
+		xr+composed, xr, composed, low, lowAt.Seconds(), verdict, breakerBurst, breakerRefill)
 }
 
 // tallyWatchEvents watches the project and its composed resources until
@@ -55,12 +115,15 @@ func (c *Cluster) tallyWatchEvents(ctx context.Context) (stop func() WatchTally,
 		return nil, err
 	}
 	var (
-		mu     sync.Mutex
-		counts = map[string]int{}
+		mu      sync.Mutex
+		counts  = map[string]int{}
+		charges []charge
+		start   = time.Now()
 	)
-	count := func(kind, what string) {
+	count := func(kind, what string, cost float64) {
 		mu.Lock()
 		counts[kind+"\t"+what]++
+		charges = append(charges, charge{at: time.Now(), cost: cost, xr: kind == "DevOpsProject"})
 		mu.Unlock()
 	}
 	kinds := append([][2]string{
@@ -88,14 +151,14 @@ func (c *Cluster) tallyWatchEvents(ctx context.Context) (stop func() WatchTally,
 		f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, 0, ProjectNamespace, sel)
 		inf := f.ForResource(m.Resource).Informer()
 		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-			AddFunc: func(any) { count(kind, "ADDED") },
+			AddFunc: func(any) { count(kind, "ADDED", tokenCost(true, false)) },
 			UpdateFunc: func(o, n any) {
 				old, _ := o.(*unstructured.Unstructured)
 				cur, _ := n.(*unstructured.Unstructured)
 				if old == nil || cur == nil || old.GetResourceVersion() == cur.GetResourceVersion() {
 					return
 				}
-				count(kind, changed(old, cur))
+				count(kind, changed(old, cur), tokenCost(false, cur.GetDeletionTimestamp() != nil))
 			},
 		}); err != nil {
 			cancel()
@@ -132,6 +195,7 @@ func (c *Cluster) tallyWatchEvents(ctx context.Context) (stop func() WatchTally,
 		}
 		_ = tw.Flush()
 		t.Table = b.String()
+		t.Tokens = bucket(start, charges)
 		return t
 	}, nil
 }

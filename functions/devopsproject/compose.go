@@ -52,6 +52,8 @@ type composer struct {
 	enc      *pbcodec.Encoder
 	// skipped are the open pull requests the project does not preview.
 	skipped []string
+	// held are the resources composed at the next run (firstOfNewKinds).
+	held map[resource.Name]bool
 }
 
 func newComposer(rs *requestState) *composer {

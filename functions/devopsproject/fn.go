@@ -41,6 +41,9 @@ type Function struct {
 	// metrics keeps what each project's last run planned; nil keeps
 	// nothing.
 	metrics *environmentMetrics
+	// composeWhole composes every new kind at once instead of its first
+	// resource first (firstOfNewKinds): the unit tests' view of a run.
+	composeWhole bool
 }
 
 // RunFunction composes one project in three steps: read and validate the
@@ -68,7 +71,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		return rsp, nil
 	}
 	pl := planRun(rs, now)
-	if err := respond(rsp, rs, pl); err != nil {
+	if err := respond(rsp, rs, pl, !f.composeWhole); err != nil {
 		f.info(req, "Cannot compose the project", err)
 		response.Fatal(rsp, err)
 		return rsp, nil

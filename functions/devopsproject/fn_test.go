@@ -154,7 +154,7 @@ func newRequest(t *testing.T, x map[string]any, obs map[string]map[string]any, i
 
 func run(t *testing.T, now time.Time, req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
 	t.Helper()
-	f := &Function{now: func() time.Time { return now }}
+	f := &Function{now: func() time.Time { return now }, composeWhole: true}
 	rsp, err := f.RunFunction(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)

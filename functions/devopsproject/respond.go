@@ -18,6 +18,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -46,8 +47,9 @@ const maxConditionMessage = 1024
 // respond writes the plan into rsp: the desired composed resources, the
 // XR's status, a result per phase change, the Expiring condition and the
 // TTL. The desired resources are set only once all of them are composed,
-// so a Fatal from composing never carries half of them.
-func respond(rsp *fnv1.RunFunctionResponse, rs *requestState, pl plan) error {
+// so a Fatal from composing never carries half of them. hold composes a
+// kind new to the XR one resource first (firstOfNewKinds).
+func respond(rsp *fnv1.RunFunctionResponse, rs *requestState, pl plan, hold bool) error {
 	c := newComposer(rs)
 	// An orphaned environment's application keeps syncing after the
 	// project is deleted: its AppProject and repository credentials stay
@@ -70,6 +72,13 @@ func respond(rsp *fnv1.RunFunctionResponse, rs *requestState, pl plan) error {
 	if err := c.forge(pl); err != nil {
 		return err
 	}
+	ttl := pl.ttl
+	if hold {
+		c.held = firstOfNewKinds(c.desired, rs.observed)
+		if len(c.held) > 0 {
+			ttl = min(ttl, minRequeue)
+		}
+	}
 	status := map[string]any{"environments": statuses}
 	if len(orphaned) > 0 {
 		status["orphanedEnvironments"] = orphaned
@@ -87,8 +96,52 @@ func respond(rsp *fnv1.RunFunctionResponse, rs *requestState, pl plan) error {
 		response.ConditionFalse(rsp, ConditionExpiring, "NoneExpiring").TargetCompositeAndClaim()
 	}
 	environmentsCondition(rsp, c, pl)
-	rsp.Meta.Ttl = durationpb.New(pl.ttl)
+	rsp.Meta.Ttl = durationpb.New(ttl)
 	return nil
+}
+
+// firstOfNewKinds keeps in desired only the first (by name) of the
+// resources of each kind the XR composes none of yet, and returns those
+// it held back: they are composed at the next run, which the first one's
+// watch event or the TTL brings within half a second.
+//
+// Crossplane (v2.1 to v2.3) starts its XR controller's watch of a composed
+// kind once per resource reference of that kind when its informer is not
+// running yet, and never stops the extra ones: four ArgoApplications
+// composed at once made every later ArgoApplication event cost the XR's
+// circuit breaker four times, for every XR of the kind until Crossplane
+// restarts, and opened the breaker during a project's creation. One
+// reference of a new kind starts one watch; the informer then runs, and
+// the next references of that kind start none. Holding back only what the
+// XR has none of deletes nothing: a kind it observes is composed whole.
+func firstOfNewKinds(desired map[resource.Name]*fnv1.Resource, observed map[resource.Name]*structpb.Struct) map[resource.Name]bool {
+	kindOf := func(s *structpb.Struct) string {
+		return pbAt(s, "apiVersion").GetStringValue() + "/" + pbAt(s, "kind").GetStringValue()
+	}
+	has := make(map[string]bool, len(observed))
+	for _, o := range observed {
+		has[kindOf(o)] = true
+	}
+	names := make([]resource.Name, 0, len(desired))
+	for n := range desired {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	held := map[resource.Name]bool{}
+	for _, n := range names {
+		k := kindOf(desired[n].GetResource())
+		if has[k] {
+			continue
+		}
+		if _, first := has[k]; first {
+			delete(desired, n)
+			held[n] = true
+			continue
+		}
+		// Seen once now: the next of this kind is held back.
+		has[k] = false
+	}
+	return held
 }
 
 // environmentsCondition sets the Environments condition. The results
@@ -186,6 +239,9 @@ func (c *composer) waitingFor(e Environment) []string {
 	}{{namePipeline(e.Name), KindPipeline}, {nameApp(e.Name), KindApp}, {nameDNS(e.Name), KindDNS}} {
 		_, composed := c.desired[r.name]
 		switch {
+		case c.held[r.name]:
+			// Composed at the next run: not Ready, as one just created.
+			notReady = append(notReady, r.kind)
 		case !composed && r.kind == KindApp:
 			if w := c.appWaitsFor(e); w != "" {
 				other = append(other, w)

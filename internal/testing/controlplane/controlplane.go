@@ -55,6 +55,12 @@ import (
 // merely slow to publish discovery.
 const CRDWait = 2 * time.Minute
 
+// StartWait bounds how long etcd and kube-apiserver each get to answer
+// their health checks, a wait for a condition, not a pause: envtest's
+// 20 s default ran out five times in a row for a package's shared
+// control plane while two `.ci/run`s shared a 2-core machine.
+const StartWait = 2 * time.Minute
+
 // Env is a running control plane.
 type Env struct {
 	Config *rest.Config
@@ -199,7 +205,7 @@ type Options struct {
 // stops it.
 func StartWith(o Options) (*Env, error) {
 	s := Scheme()
-	e := &envtest.Environment{Scheme: s, CRDInstallOptions: envtest.CRDInstallOptions{MaxTime: CRDWait}}
+	e := &envtest.Environment{Scheme: s, CRDInstallOptions: envtest.CRDInstallOptions{MaxTime: CRDWait}, ControlPlaneStartTimeout: StartWait}
 	if !o.NoProviderCRDs {
 		e.CRDDirectoryPaths, e.ErrorIfCRDPathMissing = []string{filepath.Join(RepoRoot(), "package", "provider", "crds")}, true
 	}

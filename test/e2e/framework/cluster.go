@@ -265,7 +265,7 @@ func (c *Cluster) startKube(ctx context.Context) error {
 	// knows Certificates when a chart ships one.
 	c.env = &envtest.Environment{BinaryAssetsDirectory: c.cfg.KubeAssets, Scheme: scheme,
 		CRDDirectoryPaths: []string{c.cfg.CertManagerCRDs}, ErrorIfCRDPathMissing: true,
-		CRDInstallOptions: envtest.CRDInstallOptions{MaxTime: controlplane.CRDWait}}
+		CRDInstallOptions: envtest.CRDInstallOptions{MaxTime: controlplane.CRDWait}, ControlPlaneStartTimeout: controlplane.StartWait}
 	cfg, err := c.env.Start()
 	if err != nil {
 		return err

@@ -154,7 +154,12 @@ func newRequest(t *testing.T, x map[string]any, obs map[string]map[string]any, i
 
 func run(t *testing.T, now time.Time, req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
 	t.Helper()
-	f := &Function{now: func() time.Time { return now }, composeWhole: true}
+	return runWith(t, &Function{now: func() time.Time { return now }, composeWhole: true}, req)
+}
+
+// runWith runs f on req, failing the test on an error.
+func runWith(t *testing.T, f *Function, req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
+	t.Helper()
 	rsp, err := f.RunFunction(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,6 @@ limitations under the License.
 package main
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -35,12 +34,7 @@ import (
 func TestFirstOfNewKinds(t *testing.T) {
 	runReal := func(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
 		t.Helper()
-		f := &Function{now: func() time.Time { return t0 }}
-		rsp, err := f.RunFunction(context.Background(), req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rsp
+		return runWith(t, &Function{now: func() time.Time { return t0 }}, req)
 	}
 	first := runReal(newRequest(t, xr(), nil, nil))
 	if diff := cmp.Diff([]string{"argo-project", "pr-7-dns", "pr-7-pipeline", "registry"}, names(first)); diff != "" {

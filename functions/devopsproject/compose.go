@@ -49,15 +49,20 @@ type composer struct {
 	ready    map[resource.Name]bool
 	handHost map[string]string
 	hostNote map[string]string
-	enc      *pbcodec.Encoder
+	// hostAwaits: see requestState.
+	hostAwaits map[string]resource.Name
+	enc        *pbcodec.Encoder
 	// skipped are the open pull requests the project does not preview.
 	skipped []string
 	// held are the resources composed at the next run (firstOfNewKinds).
 	held map[resource.Name]bool
+	// now is the run's clock; nameDue the earliest time a resource now
+	// said to be "being created" is to be named (zero for none).
+	now, nameDue time.Time
 }
 
 func newComposer(rs *requestState) *composer {
-	return &composer{p: rs.project, observed: rs.observed, desired: map[resource.Name]*fnv1.Resource{}, ready: rs.ready, handHost: rs.handHost, hostNote: rs.hostNote, enc: &pbcodec.Encoder{}, skipped: rs.skippedPullRequests()}
+	return &composer{p: rs.project, observed: rs.observed, desired: map[resource.Name]*fnv1.Resource{}, ready: rs.ready, handHost: rs.handHost, hostNote: rs.hostNote, hostAwaits: rs.hostAwaits, enc: &pbcodec.Encoder{}, skipped: rs.skippedPullRequests(), now: rs.now}
 }
 
 // projectWide adds the resources the project's environments share: the

@@ -809,15 +809,82 @@ func TestStatusEntriesDecodedEach(t *testing.T) {
 	}
 }
 
+// The XR is said not Ready while anything composed is not (Creating, with
+// no "Unready resources" message that changes as each turns Ready), and
+// its readiness is left to Crossplane once everything is.
+func TestCompositeReadiness(t *testing.T) {
+	earlier := func(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionRequest {
+		req.Desired = &fnv1.State{Resources: map[string]*fnv1.Resource{"earlier": {Resource: st(t, observed(KindRegistry, false, nil))}}}
+		return req
+	}
+	allReady := func() map[string]map[string]any { return allObserved(true, "prod", "pr-7") }
+	cases := map[string]struct {
+		reason string
+		f      *Function
+		req    *fnv1.RunFunctionRequest
+		want   fnv1.Ready
+	}{
+		"FirstRun": {
+			reason: "Nothing exists yet.",
+			f:      &Function{now: func() time.Time { return t0 }, composeWhole: true},
+			req:    newRequest(t, xr(), nil, nil), want: fnv1.Ready_READY_FALSE,
+		},
+		"Held": {
+			reason: "Everything observed is Ready, but prod's application is held back (firstOfNewKinds).",
+			f:      &Function{now: func() time.Time { return t0 }},
+			req: newRequest(t, xr(), func() map[string]map[string]any {
+				o := allReady()
+				delete(o, "prod-app")
+				delete(o, "pr-7-app")
+				return o
+			}(), nil), want: fnv1.Ready_READY_FALSE,
+		},
+		"OneNotReady": {
+			reason: "prod's DNSRecord is not Ready.",
+			f:      &Function{now: func() time.Time { return t0 }, composeWhole: true},
+			req: newRequest(t, xr(), func() map[string]map[string]any {
+				o := allReady()
+				o["prod-dns"] = allObserved(false, "prod")["prod-dns"]
+				return o
+			}(), nil), want: fnv1.Ready_READY_FALSE,
+		},
+		"AllReady": {
+			reason: "Everything is Ready: Crossplane derives Available.",
+			f:      &Function{now: func() time.Time { return t0 }, composeWhole: true},
+			req:    newRequest(t, xr(), allReady(), nil), want: fnv1.Ready_READY_UNSPECIFIED,
+		},
+		"EarlierStepNotReady": {
+			reason: "An earlier step's resource of no stated readiness, which Crossplane counts as not Ready.",
+			f:      &Function{now: func() time.Time { return t0 }, composeWhole: true},
+			req:    earlier(newRequest(t, xr(), allReady(), nil)), want: fnv1.Ready_READY_FALSE,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp := runWith(t, tc.f, tc.req)
+			fatal(t, rsp)
+			if got := rsp.GetDesired().GetComposite().GetReady(); got != tc.want {
+				t.Errorf("%s\ncomposite readiness %v, want %v", tc.reason, got, tc.want)
+			}
+		})
+	}
+}
+
 // The Environments condition says which environments are Ready and what
 // each of the others waits for (the results that report phase changes are
 // dropped by Crossplane's event spam filter during a creation burst).
 func TestEnvironmentsCondition(t *testing.T) {
-	notReady := func(name string) map[string]map[string]any {
+	// notReady: name is not Ready, created age before t0 (an hour when 0).
+	notReadyFor := func(name string, age time.Duration) map[string]map[string]any {
 		o := allObserved(true, "prod", "pr-7")
 		o[name]["status"].(map[string]any)["conditions"] = []any{map[string]any{"type": "Ready", "status": "False"}}
+		if age == 0 {
+			age = time.Hour
+		}
+		o[name]["metadata"].(map[string]any)["creationTimestamp"] = t0.Add(-age).Format(time.RFC3339)
 		return o
 	}
+	notReady := func(name string) map[string]map[string]any { return notReadyFor(name, 0) }
 	many := make([]any, 0, 40)
 	for i := range 40 {
 		many = append(many, map[string]any{"name": fmt.Sprintf("preview-with-a-long-name-%02d", i), "domain": fmt.Sprintf("preview-with-a-long-name-%02d.shop.example.com", i)})
@@ -839,11 +906,42 @@ func TestEnvironmentsCondition(t *testing.T) {
 		observed map[string]map[string]any
 		status   fnv1.Status
 		want     []string
+		// ttl, when set, is the TTL the run must ask for.
+		ttl time.Duration
 	}{
 		"FirstRun": {
 			reason: "Nothing exists yet: each environment's resources are being created, its application waits for the AppProject.",
 			x:      xr(), status: fnv1.Status_STATUS_CONDITION_FALSE,
-			want: []string{"Provisioning: prod (not Ready: JenkinsPipeline, DNSRecord; ArgoApplication waits for the ArgoProject), pr-7 ("},
+			want: []string{"Provisioning: prod (resources being created), pr-7 (resources being created)."},
+		},
+		"ArgoProjectSlow": {
+			reason: "The AppProject was made a minute ago and is not Ready: the applications' wait is named.",
+			x:      xr(), observed: func() map[string]map[string]any {
+				o := notReadyFor("argo-project", time.Minute)
+				delete(o, "prod-app")
+				delete(o, "pr-7-app")
+				return o
+			}(), status: fnv1.Status_STATUS_CONDITION_FALSE,
+			want: []string{"Provisioning: prod (ArgoApplication waits for the ArgoProject), pr-7 (ArgoApplication waits for the ArgoProject)."},
+		},
+		"HostYoung": {
+			reason: "Ingress on and pr-7's DNSRecord made 5s ago: its host's wait is progress, said as being created.",
+			x:      xr(withIngress("Helm", nil)), observed: func() map[string]map[string]any {
+				o := notReadyFor("pr-7-dns", 5*time.Second)
+				delete(o, "pr-7-app")
+				return o
+			}(), status: fnv1.Status_STATUS_CONDITION_FALSE,
+			want: []string{"pr-7 (resources being created)."},
+		},
+		"YoungNotReady": {
+			reason: "pr-7's DNSRecord was created 29s ago: being created, not named, and the function runs again when it is due to be named (in 1s).",
+			x:      xr(), observed: notReadyFor("pr-7-dns", 29*time.Second), status: fnv1.Status_STATUS_CONDITION_FALSE,
+			want: []string{"Ready: prod. Provisioning: pr-7 (resources being created)."}, ttl: time.Second,
+		},
+		"OldNotReady": {
+			reason: "pr-7's DNSRecord was created 30s ago and is not Ready: named.",
+			x:      xr(), observed: notReadyFor("pr-7-dns", nameUnreadyAfter), status: fnv1.Status_STATUS_CONDITION_FALSE,
+			want: []string{"Ready: prod. Provisioning: pr-7 (not Ready: DNSRecord)."},
 		},
 		"AllReady": {
 			reason: "Every environment Ready.",
@@ -889,6 +987,9 @@ func TestEnvironmentsCondition(t *testing.T) {
 			}
 			if n := len(c.GetMessage()); n > maxConditionMessage+20 {
 				t.Errorf("%s\nmessage of %d bytes", tc.reason, n)
+			}
+			if got := rsp.GetMeta().GetTtl().AsDuration(); tc.ttl != 0 && got != tc.ttl {
+				t.Errorf("%s\nTTL %s, want %s", tc.reason, got, tc.ttl)
 			}
 		})
 	}

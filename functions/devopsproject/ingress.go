@@ -27,6 +27,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
+	"github.com/crossplane/function-sdk-go/resource"
+
 	argov1alpha1 "github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/contract"
 )
@@ -317,6 +319,7 @@ func (rs *requestState) gateHosts() {
 	p := rs.project
 	rs.handHost = make(map[string]string, len(p.spec.Environments))
 	rs.hostNote = map[string]string{}
+	rs.hostAwaits = map[string]resource.Name{}
 	for _, e := range p.spec.Environments {
 		if ingressOf(p.spec.Ingress, e.Ingress).enabled {
 			rs.gateHost(e)
@@ -343,6 +346,7 @@ func (rs *requestState) gateHost(e Environment) {
 	}
 	if !carries {
 		rs.hostNote[e.Name] = hostNote(h, fqdn, proven)
+		rs.hostAwaits[e.Name] = hostProgress(e, h, fqdn, proven)
 	}
 	if n := rs.hostNote[e.Name]; n != "" && rs.handHost[e.Name] != "" && rs.handHost[e.Name] != h {
 		rs.hostNote[e.Name] = n + "; " + rs.handHost[e.Name] + " is served until then"
@@ -362,6 +366,21 @@ func hostNote(h, fqdn string, proven bool) string {
 		return "host " + h + " waits: the DNSRecord holds " + strings.TrimSuffix(fqdn, ".") + " and a DNSRecord's name cannot change in place (remove the environment and add it back to move it)"
 	default:
 		return "host " + h + " waits for the DNSRecord to hold the name"
+	}
+}
+
+// hostProgress names the resource being made while the host note is
+// progress, said only once it takes long (waitingFor): the record being
+// made, then the application being handed the host. A record that holds
+// another name is a problem, said at once: "".
+func hostProgress(e Environment, h, fqdn string, proven bool) resource.Name {
+	switch {
+	case proven:
+		return nameApp(e.Name)
+	case fqdn == "" || fqdn == h+".":
+		return nameDNS(e.Name)
+	default:
+		return ""
 	}
 }
 

@@ -44,8 +44,8 @@ func TestFirstOfNewKinds(t *testing.T) {
 		t.Errorf("first run: TTL %s, want %s: what was held back follows at once", got, minRequeue)
 	}
 	msg := condition(first, ConditionEnvironments).GetMessage()
-	if want := "prod (not Ready: JenkinsPipeline, DNSRecord; ArgoApplication waits for the ArgoProject)"; !strings.Contains(msg, want) {
-		t.Errorf("first run: the Environments condition %q does not say %q: what is held back is not Ready", msg, want)
+	if want := "prod (resources being created), pr-7 (resources being created)."; !strings.Contains(msg, want) {
+		t.Errorf("first run: the Environments condition %q does not say %q: what is held back is being created", msg, want)
 	}
 
 	// The next run observes what the first composed (not Ready yet).

@@ -63,6 +63,11 @@ type requestState struct {
 	// hostNote says, per environment whose application does not carry
 	// its host yet, what the host waits for.
 	hostNote map[string]string
+	// hostAwaits names, for a host note that is progress rather than a
+	// problem, the resource being made for it ("" for a problem).
+	hostAwaits map[string]resource.Name
+	// now is the run's clock.
+	now time.Time
 }
 
 // readRequest reads and validates what RunFunction needs. Its error is the
@@ -103,7 +108,7 @@ func readRequest(req *fnv1.RunFunctionRequest, patterns *patternCache, now time.
 	if t, _ := dnsTarget(spec.DNS, s); t == "" {
 		return nil, fieldErr("spec.dns.target", "is required: what the environments' names point to (the ingress's address or host), unless the Composition's input sets ingressAddress")
 	}
-	rs := &requestState{project: p}
+	rs := &requestState{project: p, now: now}
 	_ = pbcodec.Decode(pbAt(md, "annotations"), &rs.annotations)
 	status := pbAt(oxr, "status").GetStructValue()
 	rs.prev = decodeEach[EnvStatus](pbAt(status, "environments"))                       // absent on the first run

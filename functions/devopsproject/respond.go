@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -96,6 +97,10 @@ func respond(rsp *fnv1.RunFunctionResponse, rs *requestState, pl plan, hold bool
 		response.ConditionFalse(rsp, ConditionExpiring, "NoneExpiring").TargetCompositeAndClaim()
 	}
 	environmentsCondition(rsp, c, pl)
+	if !c.nameDue.IsZero() {
+		ttl = min(ttl, max(c.nameDue.Sub(c.now), minRequeue))
+	}
+	compositeReadiness(rsp.Desired, len(c.held) > 0)
 	rsp.Meta.Ttl = durationpb.New(ttl)
 	return nil
 }
@@ -211,28 +216,55 @@ func bounded(msg *strings.Builder, items []string, limit int) {
 	}
 }
 
-// waitingFor says what a provisioning environment waits for: its
-// resources not created yet, those not Ready, the ArgoApplication not
-// composed yet, and its host.
 // appWaitsFor says what a new environment's application waits for in
-// Argo CD; "" for nothing there.
-func (c *composer) appWaitsFor(e Environment) string {
+// Argo CD, "" for nothing there; progress is true when that is the
+// AppProject (and repository) being made, which is said once it takes long
+// (waitingFor).
+func (c *composer) appWaitsFor(e Environment) (what string, progress bool) {
 	switch {
 	case !c.argoReady():
-		what := "ArgoProject"
+		// Ready, or not for long.
+		fine := func(n resource.Name) bool { return c.ready[n] || c.young(n) }
+		what, progress := "ArgoProject", fine(nameArgoProject)
 		if c.p.spec.Git.CredentialsSecretRef != nil {
 			what = "ArgoProject and ArgoRepository"
+			progress = progress && fine(nameArgoRepo)
 		}
-		return "ArgoApplication waits for the " + what
+		return "ArgoApplication waits for the " + what, progress
 	case !c.destinationAllowed(e):
-		return "ArgoApplication waits for the ArgoProject to allow its destination"
+		return "ArgoApplication waits for the ArgoProject to allow its destination", false
 	default:
-		return ""
+		return "", false
 	}
 }
 
+// waitingFor says what a provisioning environment waits for. What goes as
+// it should while the environment is new (its resources not created yet or
+// not Ready, the AppProject its application waits for, its host's record
+// and handing) is said as "resources being created" for nameUnreadyAfter,
+// then each is named; a problem (a destination not allowed, a record that
+// holds another name) is named at once.
 func (c *composer) waitingFor(e Environment) []string {
 	var notReady, other []string
+	young := false
+	// note adds what waits, or counts it as being created.
+	note := func(what string, progress bool) {
+		switch {
+		case what == "":
+		case progress:
+			young = true
+		default:
+			other = append(other, what)
+		}
+	}
+	hostNote := func() {
+		n := c.hostNote[e.Name]
+		if n == "" {
+			return
+		}
+		w := c.hostAwaits[e.Name]
+		note(n, w != "" && c.young(w))
+	}
 	for _, r := range []struct {
 		name resource.Name
 		kind string
@@ -240,26 +272,32 @@ func (c *composer) waitingFor(e Environment) []string {
 		_, composed := c.desired[r.name]
 		switch {
 		case c.held[r.name]:
-			// Composed at the next run: not Ready, as one just created.
-			notReady = append(notReady, r.kind)
+			// Composed at the next run.
+			young = true
 		case !composed && r.kind == KindApp:
-			if w := c.appWaitsFor(e); w != "" {
-				other = append(other, w)
-			}
-			if n := c.hostNote[e.Name]; n != "" {
-				other = append(other, n)
-			}
+			note(c.appWaitsFor(e))
+			hostNote()
 		case !composed:
 		case r.kind == KindApp && c.hostNote[e.Name] != "":
-			other = append(other, c.hostNote[e.Name])
+			hostNote()
 		case !c.ready[r.name]:
-			// Created or not yet: Crossplane's Ready message does not
-			// tell them apart either, so the condition changes when it
-			// does, in the same status write, and not once more.
+			if c.young(r.name) {
+				young = true
+				continue
+			}
 			notReady = append(notReady, r.kind)
 		}
 	}
+	return waitSummary(young, notReady, other)
+}
+
+// waitSummary is what an environment waits for: its resources being
+// created, the kinds not Ready for long, and the other waits.
+func waitSummary(young bool, notReady, other []string) []string {
 	var out []string
+	if young {
+		out = append(out, "resources being created")
+	}
 	if len(notReady) > 0 {
 		out = append(out, "not Ready: "+strings.Join(notReady, ", "))
 	}
@@ -268,6 +306,63 @@ func (c *composer) waitingFor(e Environment) []string {
 		out = append(out, "its resources are Ready; reported at the next run")
 	}
 	return out
+}
+
+// nameUnreadyAfter is how long the Environments condition says an
+// environment's resources are "being created" before it names what each
+// waits for. Naming each resource as it turned Ready (and the AppProject,
+// and the host's record) changed the condition's message every time: a
+// status write of the XR and so an event of its own watch, two tokens of
+// Crossplane's circuit breaker, ten during one project's creation. What
+// still waits after this is named at once: the function asks to run then
+// (nameDue).
+const nameUnreadyAfter = 30 * time.Second
+
+// young is true for a composed resource not created yet, or created less
+// than nameUnreadyAfter ago; it notes when it is due to be named.
+func (c *composer) young(n resource.Name) bool {
+	o, ok := c.observed[n]
+	if !ok {
+		return true
+	}
+	created, err := time.Parse(time.RFC3339, pbAt(o, "metadata", "creationTimestamp").GetStringValue())
+	if err != nil {
+		// Crossplane sends what the API server set; without it, name it.
+		return false
+	}
+	due := created.Add(nameUnreadyAfter)
+	if !c.now.Before(due) {
+		return false
+	}
+	if c.nameDue.IsZero() || due.Before(c.nameDue) {
+		c.nameDue = due
+	}
+	return true
+}
+
+// compositeReadiness says the XR is not Ready while anything desired is
+// not, or held back (firstOfNewKinds); otherwise it leaves readiness to
+// Crossplane (and to functions after this one). Crossplane derives the
+// same from the composed resources, but with the message "Unready
+// resources: ..." naming the first three, which changed each time one of
+// them turned Ready: an XR status write each, two tokens of its circuit
+// breaker. Said this way the Ready condition is Creating, with no message,
+// until it is Available; the Environments condition says what each
+// environment waits for.
+func compositeReadiness(d *fnv1.State, held bool) {
+	if d == nil || d.GetComposite() == nil {
+		return
+	}
+	if held {
+		d.Composite.Ready = fnv1.Ready_READY_FALSE
+		return
+	}
+	for _, r := range d.GetResources() {
+		if r.GetReady() != fnv1.Ready_READY_TRUE {
+			d.Composite.Ready = fnv1.Ready_READY_FALSE
+			return
+		}
+	}
 }
 
 // setDesired writes the XR's status fields and the composed resources

@@ -136,8 +136,8 @@ func TestProgressCoalesced(t *testing.T) {
 				t.Errorf("written %t, want %t", wrote, tc.want)
 			}
 			// A write held back plans the next look for when it is due.
-			next := p.PollInterval(func(resource.Managed, time.Duration) time.Duration { return 15 * time.Second })(got, time.Minute)
-			if want := map[bool]time.Duration{true: 15 * time.Second, false: progressEvery - tc.since}[tc.want]; next != want {
+			next := p.PollInterval(func(resource.Managed, time.Duration) time.Duration { return time.Minute })(got, time.Minute)
+			if want := map[bool]time.Duration{true: time.Minute, false: progressEvery - tc.since}[tc.want]; next != want {
 				t.Errorf("next look in %v, want %v", next, want)
 			}
 		})

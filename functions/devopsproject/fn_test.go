@@ -889,6 +889,12 @@ func TestEnvironmentsCondition(t *testing.T) {
 	for i := range 40 {
 		many = append(many, map[string]any{"name": fmt.Sprintf("preview-with-a-long-name-%02d", i), "domain": fmt.Sprintf("preview-with-a-long-name-%02d.shop.example.com", i)})
 	}
+	// manyObserved: their resources made long ago and not Ready, named.
+	var manyNames []string
+	for i := range 40 {
+		manyNames = append(manyNames, fmt.Sprintf("preview-with-a-long-name-%02d", i))
+	}
+	manyObserved := allObserved(false, manyNames...)
 	longName := func(i int) string { return fmt.Sprintf("%s-%02d", strings.Repeat("e", 60), i) }
 	longReady := make([]any, 0, 64)
 	var longNames []string
@@ -908,11 +914,13 @@ func TestEnvironmentsCondition(t *testing.T) {
 		want     []string
 		// ttl, when set, is the TTL the run must ask for.
 		ttl time.Duration
+		// not, when set, must not be in the message.
+		not string
 	}{
 		"FirstRun": {
 			reason: "Nothing exists yet: each environment's resources are being created, its application waits for the AppProject.",
 			x:      xr(), status: fnv1.Status_STATUS_CONDITION_FALSE,
-			want: []string{"Provisioning: prod (resources being created), pr-7 (resources being created)."},
+			want: []string{"Environments being created (status.environments has each one's phase)."}, not: "prod",
 		},
 		"ArgoProjectSlow": {
 			reason: "The AppProject was made a minute ago and is not Ready: the applications' wait is named.",
@@ -931,12 +939,12 @@ func TestEnvironmentsCondition(t *testing.T) {
 				delete(o, "pr-7-app")
 				return o
 			}(), status: fnv1.Status_STATUS_CONDITION_FALSE,
-			want: []string{"pr-7 (resources being created)."},
+			want: []string{"Environments being created", "Provisioning: prod (host shop.example.com being handed to the ArgoApplication)."}, not: "pr-7",
 		},
 		"YoungNotReady": {
-			reason: "pr-7's DNSRecord was created 29s ago: being created, not named, and the function runs again when it is due to be named (in 1s).",
+			reason: "pr-7's DNSRecord was created 29s ago: being created, not named, and the function runs again when it is due to be named (in 1s). Which environments are Ready already is not said meanwhile.",
 			x:      xr(), observed: notReadyFor("pr-7-dns", 29*time.Second), status: fnv1.Status_STATUS_CONDITION_FALSE,
-			want: []string{"Ready: prod. Provisioning: pr-7 (resources being created)."}, ttl: time.Second,
+			want: []string{"Environments being created"}, not: "Ready: prod", ttl: time.Second,
 		},
 		"OldNotReady": {
 			reason: "pr-7's DNSRecord was created 30s ago and is not Ready: named.",
@@ -965,7 +973,7 @@ func TestEnvironmentsCondition(t *testing.T) {
 		},
 		"Many": {
 			reason: "Forty environments waiting: the message stays bounded and says how many more.",
-			x:      xr(withSpec(func(s map[string]any) { s["environments"] = many })), status: fnv1.Status_STATUS_CONDITION_FALSE,
+			x:      xr(withSpec(func(s map[string]any) { s["environments"] = many })), observed: manyObserved, status: fnv1.Status_STATUS_CONDITION_FALSE,
 			want: []string{"Provisioning: preview-with-a-long-name-00 (", "more."},
 		},
 	}
@@ -987,6 +995,9 @@ func TestEnvironmentsCondition(t *testing.T) {
 			}
 			if n := len(c.GetMessage()); n > maxConditionMessage+20 {
 				t.Errorf("%s\nmessage of %d bytes", tc.reason, n)
+			}
+			if tc.not != "" && strings.Contains(c.GetMessage(), tc.not) {
+				t.Errorf("%s\nmessage %q, want no %q in it", tc.reason, c.GetMessage(), tc.not)
 			}
 			if got := rsp.GetMeta().GetTtl().AsDuration(); tc.ttl != 0 && got != tc.ttl {
 				t.Errorf("%s\nTTL %s, want %s", tc.reason, got, tc.ttl)

@@ -44,7 +44,7 @@ func TestFirstOfNewKinds(t *testing.T) {
 		t.Errorf("first run: TTL %s, want %s: what was held back follows at once", got, minRequeue)
 	}
 	msg := condition(first, ConditionEnvironments).GetMessage()
-	if want := "prod (resources being created), pr-7 (resources being created)."; !strings.Contains(msg, want) {
+	if want := "Environments being created"; !strings.Contains(msg, want) {
 		t.Errorf("first run: the Environments condition %q does not say %q: what is held back is being created", msg, want)
 	}
 

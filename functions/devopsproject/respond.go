@@ -154,24 +154,22 @@ func firstOfNewKinds(desired map[resource.Name]*fnv1.Resource, observed map[reso
 // most of them during a project's creation, when its own "not yet ready"
 // events have used the burst: a condition is always there to read.
 // Expiring and expired environments are the Expiring condition's.
+//
+// While environments are being created (waitingFor says nothing else of
+// them), the message says so once, not which they are nor which are Ready
+// already: each environment turning Ready changed it, an XR status write
+// of its own besides status.environments, which has each one's phase.
 func environmentsCondition(rsp *fnv1.RunFunctionResponse, c *composer, pl plan) {
-	var ready, waiting []string
-	for _, ep := range pl.envs {
-		switch ep.phase {
-		case PhaseReady, PhaseExpiringSoon:
-			ready = append(ready, ep.env.Name)
-		case PhaseProvisioning:
-			waiting = append(waiting, ep.env.Name+" ("+strings.Join(c.waitingFor(ep.env), "; ")+")")
-		case PhaseExpiring, PhaseExpired:
-			// The Expiring condition's.
-		}
-	}
+	ready, waiting, creating := c.environmentsWaiting(pl)
 	// The waiting environments are what the condition is for: the Ready
 	// ones take at most a quarter of the message.
 	var msg strings.Builder
-	if len(ready) > 0 {
+	if len(ready) > 0 && !creating {
 		msg.WriteString("Ready: ")
 		bounded(&msg, ready, maxConditionMessage/4)
+	}
+	if creating {
+		msg.WriteString("Environments being created (status.environments has each one's phase).")
 	}
 	if len(waiting) > 0 {
 		if msg.Len() > 0 {
@@ -189,7 +187,7 @@ func environmentsCondition(rsp *fnv1.RunFunctionResponse, c *composer, pl plan) 
 		msg.WriteString("Pull requests not previewed: ")
 		bounded(&msg, c.skipped, maxConditionMessage+maxConditionMessage/4)
 	}
-	if len(waiting) > 0 {
+	if len(waiting) > 0 || creating {
 		response.ConditionFalse(rsp, ConditionEnvironments, "Provisioning").WithMessage(msg.String()).TargetCompositeAndClaim()
 		return
 	}
@@ -197,6 +195,28 @@ func environmentsCondition(rsp *fnv1.RunFunctionResponse, c *composer, pl plan) 
 		msg.WriteString("No environment is being provisioned or Ready.")
 	}
 	response.ConditionTrue(rsp, ConditionEnvironments, "Ready").WithMessage(msg.String()).TargetCompositeAndClaim()
+}
+
+// environmentsWaiting names the Ready environments and says what each
+// provisioning one waits for; creating is true when one waits for nothing
+// but its resources being created. Expiring and expired environments are
+// the Expiring condition's.
+func (c *composer) environmentsWaiting(pl plan) (ready, waiting []string, creating bool) {
+	for _, ep := range pl.envs {
+		switch ep.phase {
+		case PhaseReady, PhaseExpiringSoon:
+			ready = append(ready, ep.env.Name)
+		case PhaseProvisioning:
+			w := c.waitingFor(ep.env)
+			if len(w) == 1 && w[0] == beingCreated {
+				creating = true
+				continue
+			}
+			waiting = append(waiting, ep.env.Name+" ("+strings.Join(w, "; ")+")")
+		case PhaseExpiring, PhaseExpired:
+		}
+	}
+	return ready, waiting, creating
 }
 
 // bounded writes items to msg, comma-separated and ending in a full stop,
@@ -291,12 +311,15 @@ func (c *composer) waitingFor(e Environment) []string {
 	return waitSummary(young, notReady, other)
 }
 
+// beingCreated is what waitingFor says of resources being created.
+const beingCreated = "resources being created"
+
 // waitSummary is what an environment waits for: its resources being
 // created, the kinds not Ready for long, and the other waits.
 func waitSummary(young bool, notReady, other []string) []string {
 	var out []string
 	if young {
-		out = append(out, "resources being created")
+		out = append(out, beingCreated)
 	}
 	if len(notReady) > 0 {
 		out = append(out, "not Ready: "+strings.Join(notReady, ", "))

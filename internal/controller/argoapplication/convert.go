@@ -175,14 +175,35 @@ func Observation(app *argocd.Application) v1alpha1.ArgoApplicationObservation {
 // tell what is deployed: its health then describes stale or no manifests.
 var errorConditions = map[string]bool{"ComparisonError": true, "InvalidSpecError": true} //nolint:gochecknoglobals // read-only set
 
+// Reasons of a Ready condition that is False because something failed,
+// not because the application is still on its way: a status write that
+// changes the reason is made at once, also while the resource is young
+// (mrcontroller holds back progress that changes only messages).
+const (
+	// ReasonArgoCDError: Argo CD cannot compare the application.
+	ReasonArgoCDError xpv2.ConditionReason = "ArgoCDError"
+	// ReasonDegraded: Argo CD reports health Degraded.
+	ReasonDegraded xpv2.ConditionReason = "Degraded"
+	// ReasonSyncFailed: Argo CD's last sync failed.
+	ReasonSyncFailed xpv2.ConditionReason = "SyncFailed"
+)
+
+// unavailable is a Ready condition False for reason, saying msg.
+func unavailable(reason xpv2.ConditionReason, msg string) xpv2.Condition {
+	c := xpv2.Unavailable().WithMessage(msg)
+	c.Reason = reason
+	return c
+}
+
 // Readiness maps Argo CD health to the Ready condition: Healthy is
 // Available unless Argo CD reports it cannot compare the application, or
 // the application self-heals and is not Synced yet (a change on its way);
-// anything else says what Argo CD reports.
+// anything else says what Argo CD reports, with a reason of its own for a
+// failure (an error, Degraded, a failed sync).
 func Readiness(app *argocd.Application) xpv2.Condition {
 	for _, c := range app.Status.Conditions {
 		if errorConditions[c.Type] {
-			return xpv2.Unavailable().WithMessage("Argo CD reports " + c.Type + " (sync " + cmp.Or(app.Status.Sync.Status, "Unknown") + "): " + c.Message)
+			return unavailable(ReasonArgoCDError, "Argo CD reports "+c.Type+" (sync "+cmp.Or(app.Status.Sync.Status, "Unknown")+"): "+c.Message)
 		}
 	}
 	h := app.Status.Health
@@ -203,6 +224,12 @@ func Readiness(app *argocd.Application) xpv2.Condition {
 	}
 	if app.Status.Sync.Status != "" {
 		msg += " (sync " + app.Status.Sync.Status + ")"
+	}
+	switch op := app.Status.OperationState; {
+	case h.Status == "Degraded":
+		return unavailable(ReasonDegraded, msg)
+	case op != nil && (op.Phase == "Failed" || op.Phase == "Error"):
+		return unavailable(ReasonSyncFailed, msg+"; sync "+strings.ToLower(op.Phase)+messageSuffix(op.Message))
 	}
 	return xpv2.Unavailable().WithMessage(msg)
 }

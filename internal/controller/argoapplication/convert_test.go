@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/freeleaps/provider-devops/apis/argocd/v1alpha1"
 	"github.com/freeleaps/provider-devops/apis/contract"
@@ -108,14 +109,25 @@ func TestReadiness(t *testing.T) {
 		a.Spec.SyncPolicy = &argocd.SyncPolicy{Automated: &argocd.SyncPolicyAutomated{Prune: true, SelfHeal: true, Enabled: enabled}}
 		return a
 	}
+	failedSync := app("Missing", "", "OutOfSync")
+	failedSync.Status.OperationState = &argocd.OperationState{Phase: "Failed", Message: "one or more objects failed to apply"}
+	compareError := app("Healthy", "", "Unknown")
+	compareError.Status.Conditions = []argocd.ApplicationCondition{{Type: "ComparisonError", Message: "repository not found"}}
 	cases := map[string]struct {
 		reason string
 		app    *argocd.Application
 		status corev1.ConditionStatus
 		msg    string
+		// why is the condition's reason, when it is not Available or
+		// Unavailable: a failure, written at once.
+		why xpv2.ConditionReason
 	}{
-		"Healthy":                {reason: "Healthy is Ready", app: app("Healthy", "", "Synced"), status: corev1.ConditionTrue},
-		"Degraded":               {reason: "Degraded says why", app: app("Degraded", "Deployment shop has 0/2 ready", "Synced"), status: corev1.ConditionFalse, msg: "Argo CD reports health Degraded: Deployment shop has 0/2 ready (sync Synced)"},
+		"Healthy":  {reason: "Healthy is Ready", app: app("Healthy", "", "Synced"), status: corev1.ConditionTrue},
+		"Degraded": {reason: "Degraded says why", app: app("Degraded", "Deployment shop has 0/2 ready", "Synced"), status: corev1.ConditionFalse, msg: "Argo CD reports health Degraded: Deployment shop has 0/2 ready (sync Synced)", why: ReasonDegraded},
+		"SyncFailed": {reason: "a failed sync says so, with Argo CD's message", app: failedSync, status: corev1.ConditionFalse,
+			msg: "Argo CD reports health Missing (sync OutOfSync); sync failed: one or more objects failed to apply", why: ReasonSyncFailed},
+		"ComparisonError": {reason: "Argo CD cannot compare: not Ready, whatever the health", app: compareError, status: corev1.ConditionFalse,
+			msg: "Argo CD reports ComparisonError (sync Unknown): repository not found", why: ReasonArgoCDError},
 		"Progressing":            {reason: "Progressing is not Ready yet", app: app("Progressing", "", "OutOfSync"), status: corev1.ConditionFalse, msg: "Argo CD reports health Progressing (sync OutOfSync)"},
 		"Unknown":                {reason: "no health yet is said plainly", app: app("", "", ""), status: corev1.ConditionFalse, msg: "Argo CD has not reported health yet"},
 		"HealthyOutOfSyncManual": {reason: "without self-heal, drift is the user's to sync: Healthy is Ready", app: app("Healthy", "", "OutOfSync"), status: corev1.ConditionTrue},
@@ -129,6 +141,13 @@ func TestReadiness(t *testing.T) {
 			c := Readiness(tc.app)
 			if c.Status != tc.status || c.Message != tc.msg {
 				t.Errorf("%s: got %s %q, want %s %q", tc.reason, c.Status, c.Message, tc.status, tc.msg)
+			}
+			want := map[corev1.ConditionStatus]xpv2.ConditionReason{corev1.ConditionTrue: xpv2.ReasonAvailable, corev1.ConditionFalse: xpv2.ReasonUnavailable}[tc.status]
+			if tc.why != "" {
+				want = tc.why
+			}
+			if c.Reason != want {
+				t.Errorf("%s: reason %s, want %s", tc.reason, c.Reason, want)
 			}
 		})
 	}

@@ -303,7 +303,7 @@ func TestObserve(t *testing.T) {
 			want: want{
 				obs:        managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true},
 				atProvider: v1alpha1.ArgoApplicationObservation{URL: synced.URL, SyncStatus: "Synced", Revision: "abc123", HealthStatus: "Degraded", HealthMessage: "back-off pulling image"},
-				ready:      ptr(xpv2.Unavailable().WithMessage("Argo CD reports health Degraded: back-off pulling image (sync Synced)")),
+				ready:      ptr(unavailable(ReasonDegraded, "Argo CD reports health Degraded: back-off pulling image (sync Synced)")),
 			},
 		},
 		"OwnerLabelMissing": {

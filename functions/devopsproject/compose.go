@@ -55,14 +55,16 @@ type composer struct {
 	// skipped are the open pull requests the project does not preview.
 	skipped []string
 	// held are the resources composed at the next run (firstOfNewKinds).
-	held map[resource.Name]bool
+	held map[resource.Name]*fnv1.Resource
+	// changed: see requestState; what is not created yet is as young.
+	changed time.Time
 	// now is the run's clock; nameDue the earliest time a resource now
 	// said to be "being created" is to be named (zero for none).
 	now, nameDue time.Time
 }
 
 func newComposer(rs *requestState) *composer {
-	return &composer{p: rs.project, observed: rs.observed, desired: map[resource.Name]*fnv1.Resource{}, ready: rs.ready, handHost: rs.handHost, hostNote: rs.hostNote, hostAwaits: rs.hostAwaits, enc: &pbcodec.Encoder{}, skipped: rs.skippedPullRequests(), now: rs.now}
+	return &composer{p: rs.project, observed: rs.observed, desired: map[resource.Name]*fnv1.Resource{}, ready: rs.ready, handHost: rs.handHost, hostNote: rs.hostNote, hostAwaits: rs.hostAwaits, enc: &pbcodec.Encoder{}, skipped: rs.skippedPullRequests(), now: rs.now, changed: rs.changed}
 }
 
 // projectWide adds the resources the project's environments share: the

@@ -75,6 +75,13 @@ func withStatus(envs ...map[string]any) xrOpt {
 	}
 }
 
+// createdAgo sets the XR's creationTimestamp d before t0.
+func createdAgo(d time.Duration) xrOpt {
+	return func(x map[string]any) {
+		x["metadata"].(map[string]any)["creationTimestamp"] = t0.Add(-d).Format(time.RFC3339)
+	}
+}
+
 func withSpec(mut func(s map[string]any)) xrOpt {
 	return func(xr map[string]any) { mut(xr["spec"].(map[string]any)) }
 }
@@ -818,6 +825,15 @@ func TestCompositeReadiness(t *testing.T) {
 		return req
 	}
 	allReady := func() map[string]map[string]any { return allObserved(true, "prod", "pr-7") }
+	dnsNotReady := func(age time.Duration) map[string]map[string]any {
+		o := allReady()
+		o["prod-dns"] = allObserved(false, "prod")["prod-dns"]
+		o["prod-dns"]["metadata"].(map[string]any)["creationTimestamp"] = t0.Add(-age).Format(time.RFC3339)
+		return o
+	}
+	whole := &Function{now: func() time.Time { return t0 }, composeWhole: true}
+	holding := &Function{now: func() time.Time { return t0 }}
+	forge := forgeObserved(true, []pull{{12, shaA, "feature/cart", false}, {13, shaB, "feature/pay", false}})
 	cases := map[string]struct {
 		reason string
 		f      *Function
@@ -825,14 +841,13 @@ func TestCompositeReadiness(t *testing.T) {
 		want   fnv1.Ready
 	}{
 		"FirstRun": {
-			reason: "Nothing exists yet.",
-			f:      &Function{now: func() time.Time { return t0 }, composeWhole: true},
-			req:    newRequest(t, xr(), nil, nil), want: fnv1.Ready_READY_FALSE,
+			reason: "Nothing exists yet, the XR made 5s ago.",
+			f:      whole, req: newRequest(t, xr(createdAgo(5*time.Second)), nil, nil), want: fnv1.Ready_READY_FALSE,
 		},
 		"Held": {
 			reason: "Everything observed is Ready, but prod's application is held back (firstOfNewKinds).",
-			f:      &Function{now: func() time.Time { return t0 }},
-			req: newRequest(t, xr(), func() map[string]map[string]any {
+			f:      holding,
+			req: newRequest(t, xr(createdAgo(5*time.Second)), func() map[string]map[string]any {
 				o := allReady()
 				delete(o, "prod-app")
 				delete(o, "pr-7-app")
@@ -840,23 +855,33 @@ func TestCompositeReadiness(t *testing.T) {
 			}(), nil), want: fnv1.Ready_READY_FALSE,
 		},
 		"OneNotReady": {
-			reason: "prod's DNSRecord is not Ready.",
-			f:      &Function{now: func() time.Time { return t0 }, composeWhole: true},
-			req: newRequest(t, xr(), func() map[string]map[string]any {
+			reason: "prod's DNSRecord, made 5s ago, is not Ready.",
+			f:      whole, req: newRequest(t, xr(), dnsNotReady(5*time.Second), nil), want: fnv1.Ready_READY_FALSE,
+		},
+		"OneNotReadyForLong": {
+			reason: "prod's DNSRecord, made a minute ago, is not Ready: Crossplane's message names it.",
+			f:      whole, req: newRequest(t, xr(), dnsNotReady(time.Minute), nil), want: fnv1.Ready_READY_UNSPECIFIED,
+		},
+		"NeverCreated": {
+			reason: "prod's DNSRecord was never created, the XR an hour old: Crossplane's message names it.",
+			f:      whole,
+			req: newRequest(t, xr(createdAgo(time.Hour)), func() map[string]map[string]any {
 				o := allReady()
-				o["prod-dns"] = allObserved(false, "prod")["prod-dns"]
+				delete(o, "prod-dns")
 				return o
-			}(), nil), want: fnv1.Ready_READY_FALSE,
+			}(), nil), want: fnv1.Ready_READY_UNSPECIFIED,
 		},
 		"AllReady": {
 			reason: "Everything is Ready: Crossplane derives Available.",
-			f:      &Function{now: func() time.Time { return t0 }, composeWhole: true},
-			req:    newRequest(t, xr(), allReady(), nil), want: fnv1.Ready_READY_UNSPECIFIED,
+			f:      whole, req: newRequest(t, xr(), allReady(), nil), want: fnv1.Ready_READY_UNSPECIFIED,
 		},
-		"EarlierStepNotReady": {
-			reason: "An earlier step's resource of no stated readiness, which Crossplane counts as not Ready.",
-			f:      &Function{now: func() time.Time { return t0 }, composeWhole: true},
-			req:    earlier(newRequest(t, xr(), allReady(), nil)), want: fnv1.Ready_READY_FALSE,
+		"EarlierStepLeftToCrossplane": {
+			reason: "An earlier step's resource of no stated readiness: its readiness is Crossplane's (or a later step's) to say.",
+			f:      whole, req: earlier(newRequest(t, xr(), allReady(), nil)), want: fnv1.Ready_READY_UNSPECIFIED,
+		},
+		"PreviewsHeld": {
+			reason: "Two pull requests' DeployRuns, a kind new to the XR: one is held back, and a preview never holds the project's readiness.",
+			f:      holding, req: newRequest(t, xr(withPreviews(2)), previewObserved(forge, "pr-12", "pr-13"), nil), want: fnv1.Ready_READY_UNSPECIFIED,
 		},
 	}
 	for name, tc := range cases {
@@ -867,6 +892,11 @@ func TestCompositeReadiness(t *testing.T) {
 				t.Errorf("%s\ncomposite readiness %v, want %v", tc.reason, got, tc.want)
 			}
 		})
+	}
+	// The preview case must hold one DeployRun back, or it tests nothing.
+	rsp := runWith(t, holding, newRequest(t, xr(withPreviews(2)), previewObserved(forge, "pr-12", "pr-13"), nil))
+	if n := strings.Count(strings.Join(names(rsp), " "), "-deploy-"); n != 1 {
+		t.Errorf("PreviewsHeld: %d DeployRuns composed, want 1 (the other held back): %v", n, names(rsp))
 	}
 }
 
@@ -919,8 +949,22 @@ func TestEnvironmentsCondition(t *testing.T) {
 	}{
 		"FirstRun": {
 			reason: "Nothing exists yet: each environment's resources are being created, its application waits for the AppProject.",
-			x:      xr(), status: fnv1.Status_STATUS_CONDITION_FALSE,
+			x:      xr(createdAgo(5 * time.Second)), status: fnv1.Status_STATUS_CONDITION_FALSE,
 			want: []string{"Environments being created (status.environments has each one's phase)."}, not: "prod",
+		},
+		"NeverCreated": {
+			reason: "prod's DNSRecord is not there, the XR made an hour ago and the rest Ready: named as not created.",
+			x:      xr(createdAgo(time.Hour)), observed: func() map[string]map[string]any {
+				o := allObserved(true, "prod", "pr-7")
+				delete(o, "prod-dns")
+				return o
+			}(), status: fnv1.Status_STATUS_CONDITION_FALSE,
+			want: []string{"Provisioning: prod (not created: DNSRecord)."},
+		},
+		"ClockAhead": {
+			reason: "pr-7's DNSRecord created a minute ahead of the function's clock: named, not kept young for a minute more.",
+			x:      xr(), observed: notReadyFor("pr-7-dns", -time.Minute), status: fnv1.Status_STATUS_CONDITION_FALSE,
+			want: []string{"Provisioning: pr-7 (not Ready: DNSRecord)."},
 		},
 		"ArgoProjectSlow": {
 			reason: "The AppProject was made a minute ago and is not Ready: the applications' wait is named.",

@@ -36,7 +36,7 @@ func TestFirstOfNewKinds(t *testing.T) {
 		t.Helper()
 		return runWith(t, &Function{now: func() time.Time { return t0 }}, req)
 	}
-	first := runReal(newRequest(t, xr(), nil, nil))
+	first := runReal(newRequest(t, xr(createdAgo(5*time.Second)), nil, nil))
 	if diff := cmp.Diff([]string{"argo-project", "pr-7-dns", "pr-7-pipeline", "registry"}, names(first)); diff != "" {
 		t.Errorf("first run: one resource of each new kind, -want +got:\n%s", diff)
 	}
@@ -48,11 +48,22 @@ func TestFirstOfNewKinds(t *testing.T) {
 		t.Errorf("first run: the Environments condition %q does not say %q: what is held back is being created", msg, want)
 	}
 
+	// The first of a kind never made, the XR an hour old: the rest are
+	// named as not created, and runs come as for any provisioning
+	// project, not every half second.
+	stuck := runReal(newRequest(t, xr(createdAgo(time.Hour)), nil, nil))
+	if got := stuck.GetMeta().GetTtl().AsDuration(); got == minRequeue {
+		t.Errorf("stuck: TTL %s: nothing comes of running at once", got)
+	}
+	if msg, want := condition(stuck, ConditionEnvironments).GetMessage(), "prod (not created: JenkinsPipeline, DNSRecord;"; !strings.Contains(msg, want) {
+		t.Errorf("stuck: the Environments condition %q does not say %q", msg, want)
+	}
+
 	// The next run observes what the first composed (not Ready yet).
 	obs := allObserved(false)
 	obs["pr-7-pipeline"] = observed(KindPipeline, false, nil)
 	obs["pr-7-dns"] = observed(KindDNS, false, nil)
-	second := runReal(newRequest(t, xr(), obs, nil))
+	second := runReal(newRequest(t, xr(createdAgo(5*time.Second)), obs, nil))
 	if diff := cmp.Diff([]string{"argo-project", "pr-7-dns", "pr-7-pipeline", "prod-dns", "prod-pipeline", "registry"}, names(second)); diff != "" {
 		t.Errorf("second run: the kinds it has are composed whole, -want +got:\n%s", diff)
 	}
@@ -64,7 +75,7 @@ func TestFirstOfNewKinds(t *testing.T) {
 	ready := allObserved(true, "prod", "pr-7")
 	delete(ready, "prod-app")
 	delete(ready, "pr-7-app")
-	apps := runReal(newRequest(t, xr(), ready, nil))
+	apps := runReal(newRequest(t, xr(createdAgo(5*time.Second)), ready, nil))
 	var got []string
 	for _, n := range names(apps) {
 		if strings.HasSuffix(n, "-app") {
@@ -76,7 +87,7 @@ func TestFirstOfNewKinds(t *testing.T) {
 	}
 	// One observed application: every other one is composed with it.
 	ready["pr-7-app"] = allObserved(false, "pr-7")["pr-7-app"]
-	if n := names(runReal(newRequest(t, xr(), ready, nil))); !strings.Contains(strings.Join(n, " "), "prod-app") {
+	if n := names(runReal(newRequest(t, xr(createdAgo(5*time.Second)), ready, nil))); !strings.Contains(strings.Join(n, " "), "prod-app") {
 		t.Errorf("applications with one observed: %v, want prod-app composed too", n)
 	}
 }

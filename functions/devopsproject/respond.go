@@ -76,7 +76,9 @@ func respond(rsp *fnv1.RunFunctionResponse, rs *requestState, pl plan, hold bool
 	ttl := pl.ttl
 	if hold {
 		c.held = firstOfNewKinds(c.desired, rs.observed)
-		if len(c.held) > 0 {
+		if len(c.held) > 0 && c.young("") {
+			// At once, unless the first of its kind was composed long
+			// ago and is still not there: then as a provisioning run.
 			ttl = min(ttl, minRequeue)
 		}
 	}
@@ -97,10 +99,10 @@ func respond(rsp *fnv1.RunFunctionResponse, rs *requestState, pl plan, hold bool
 		response.ConditionFalse(rsp, ConditionExpiring, "NoneExpiring").TargetCompositeAndClaim()
 	}
 	environmentsCondition(rsp, c, pl)
+	c.compositeReadiness(rsp.Desired)
 	if !c.nameDue.IsZero() {
 		ttl = min(ttl, max(c.nameDue.Sub(c.now), minRequeue))
 	}
-	compositeReadiness(rsp.Desired, len(c.held) > 0)
 	rsp.Meta.Ttl = durationpb.New(ttl)
 	return nil
 }
@@ -119,7 +121,7 @@ func respond(rsp *fnv1.RunFunctionResponse, rs *requestState, pl plan, hold bool
 // reference of a new kind starts one watch; the informer then runs, and
 // the next references of that kind start none. Holding back only what the
 // XR has none of deletes nothing: a kind it observes is composed whole.
-func firstOfNewKinds(desired map[resource.Name]*fnv1.Resource, observed map[resource.Name]*structpb.Struct) map[resource.Name]bool {
+func firstOfNewKinds(desired map[resource.Name]*fnv1.Resource, observed map[resource.Name]*structpb.Struct) map[resource.Name]*fnv1.Resource {
 	kindOf := func(s *structpb.Struct) string {
 		return pbAt(s, "apiVersion").GetStringValue() + "/" + pbAt(s, "kind").GetStringValue()
 	}
@@ -132,15 +134,15 @@ func firstOfNewKinds(desired map[resource.Name]*fnv1.Resource, observed map[reso
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	held := map[resource.Name]bool{}
+	held := map[resource.Name]*fnv1.Resource{}
 	for _, n := range names {
 		k := kindOf(desired[n].GetResource())
 		if has[k] {
 			continue
 		}
 		if _, first := has[k]; first {
+			held[n] = desired[n]
 			delete(desired, n)
-			held[n] = true
 			continue
 		}
 		// Seen once now: the next of this kind is held back.
@@ -265,66 +267,74 @@ func (c *composer) appWaitsFor(e Environment) (what string, progress bool) {
 // then each is named; a problem (a destination not allowed, a record that
 // holds another name) is named at once.
 func (c *composer) waitingFor(e Environment) []string {
-	var notReady, other []string
-	young := false
-	// note adds what waits, or counts it as being created.
-	note := func(what string, progress bool) {
-		switch {
-		case what == "":
-		case progress:
-			young = true
-		default:
-			other = append(other, what)
-		}
-	}
+	w := &waits{}
 	hostNote := func() {
-		n := c.hostNote[e.Name]
-		if n == "" {
-			return
+		if n := c.hostNote[e.Name]; n != "" {
+			a := c.hostAwaits[e.Name]
+			w.note(n, a != "" && c.young(a))
 		}
-		w := c.hostAwaits[e.Name]
-		note(n, w != "" && c.young(w))
 	}
 	for _, r := range []struct {
 		name resource.Name
 		kind string
 	}{{namePipeline(e.Name), KindPipeline}, {nameApp(e.Name), KindApp}, {nameDNS(e.Name), KindDNS}} {
+		// Held back, it is composed at the next run.
 		_, composed := c.desired[r.name]
+		composed = composed || c.held[r.name] != nil
 		switch {
-		case c.held[r.name]:
-			// Composed at the next run.
-			young = true
 		case !composed && r.kind == KindApp:
-			note(c.appWaitsFor(e))
+			w.note(c.appWaitsFor(e))
 			hostNote()
 		case !composed:
 		case r.kind == KindApp && c.hostNote[e.Name] != "":
 			hostNote()
-		case !c.ready[r.name]:
-			if c.young(r.name) {
-				young = true
-				continue
-			}
-			notReady = append(notReady, r.kind)
+		case c.ready[r.name]:
+		case c.young(r.name):
+			w.young = true
+		case c.observed[r.name] == nil:
+			w.notCreated = append(w.notCreated, r.kind)
+		default:
+			w.notReady = append(w.notReady, r.kind)
 		}
 	}
-	return waitSummary(young, notReady, other)
+	return w.summary()
 }
 
 // beingCreated is what waitingFor says of resources being created.
 const beingCreated = "resources being created"
 
-// waitSummary is what an environment waits for: its resources being
-// created, the kinds not Ready for long, and the other waits.
-func waitSummary(young bool, notReady, other []string) []string {
+// waits is what an environment waits for: its resources being created,
+// the kinds not created or not Ready for long, and the other waits.
+type waits struct {
+	young                bool
+	notCreated, notReady []string
+	other                []string
+}
+
+// note adds what waits, or counts it as being created; "" is nothing.
+func (w *waits) note(what string, progress bool) {
+	switch {
+	case what == "":
+	case progress:
+		w.young = true
+	default:
+		w.other = append(w.other, what)
+	}
+}
+
+func (w *waits) summary() []string {
 	var out []string
-	if young {
+	if w.young {
 		out = append(out, beingCreated)
 	}
-	if len(notReady) > 0 {
-		out = append(out, "not Ready: "+strings.Join(notReady, ", "))
+	if len(w.notCreated) > 0 {
+		// Crossplane's Synced condition says why (an apply refused).
+		out = append(out, "not created: "+strings.Join(w.notCreated, ", "))
 	}
-	out = append(out, other...)
+	if len(w.notReady) > 0 {
+		out = append(out, "not Ready: "+strings.Join(w.notReady, ", "))
+	}
+	out = append(out, w.other...)
 	if len(out) == 0 {
 		out = append(out, "its resources are Ready; reported at the next run")
 	}
@@ -341,16 +351,31 @@ func waitSummary(young bool, notReady, other []string) []string {
 // (nameDue).
 const nameUnreadyAfter = 30 * time.Second
 
-// young is true for a composed resource not created yet, or created less
-// than nameUnreadyAfter ago; it notes when it is due to be named.
+// maxClockAhead is how far ahead of the function's clock a creation time
+// may be and still count: a clock further ahead would keep a resource
+// "being created" that long, so it is named at once instead.
+const maxClockAhead = 2 * time.Second
+
+// young is true for a composed resource created less than
+// nameUnreadyAfter ago, or not created yet while the composition last
+// grew that recently (changed: a resource Crossplane cannot create is
+// named once the rest has been made); it notes when it is due to be named.
+// young("") asks the latter alone. Without a creation time of the XR
+// (`crossplane render` of a new XR) what is not created yet is taken as
+// being created.
 func (c *composer) young(n resource.Name) bool {
-	o, ok := c.observed[n]
-	if !ok {
+	created := c.changed
+	if o, ok := c.observed[n]; ok {
+		var err error
+		created, err = time.Parse(time.RFC3339, pbAt(o, "metadata", "creationTimestamp").GetStringValue())
+		if err != nil {
+			// Crossplane sends what the API server set; without it, name it.
+			return false
+		}
+	} else if created.IsZero() {
 		return true
 	}
-	created, err := time.Parse(time.RFC3339, pbAt(o, "metadata", "creationTimestamp").GetStringValue())
-	if err != nil {
-		// Crossplane sends what the API server set; without it, name it.
+	if created.After(c.now.Add(maxClockAhead)) {
 		return false
 	}
 	due := created.Add(nameUnreadyAfter)
@@ -363,28 +388,35 @@ func (c *composer) young(n resource.Name) bool {
 	return true
 }
 
-// compositeReadiness says the XR is not Ready while anything desired is
-// not, or held back (firstOfNewKinds); otherwise it leaves readiness to
-// Crossplane (and to functions after this one). Crossplane derives the
-// same from the composed resources, but with the message "Unready
-// resources: ..." naming the first three, which changed each time one of
-// them turned Ready: an XR status write each, two tokens of its circuit
-// breaker. Said this way the Ready condition is Creating, with no message,
-// until it is Available; the Environments condition says what each
-// environment waits for.
-func compositeReadiness(d *fnv1.State, held bool) {
-	if d == nil || d.GetComposite() == nil {
+// compositeReadiness says the XR is not Ready while a resource this
+// function composes (or holds back, firstOfNewKinds) is not, each of them
+// for less than nameUnreadyAfter; otherwise it leaves readiness to
+// Crossplane, and to the other steps of the pipeline for their resources.
+// Crossplane derives the same from the composed resources, but with the
+// message "Unready resources: ..." naming the first three, which changed
+// each time one of them turned Ready: an XR status write each, two tokens
+// of its circuit breaker. So while a project is created the Ready
+// condition is Creating, with no message, and the Environments condition
+// says what each environment waits for; a resource not Ready for longer
+// (a project-wide one too) is named by Crossplane's message again.
+func (c *composer) compositeReadiness(d *fnv1.State) {
+	if d.GetComposite() == nil {
 		return
 	}
-	if held {
-		d.Composite.Ready = fnv1.Ready_READY_FALSE
-		return
-	}
-	for _, r := range d.GetResources() {
-		if r.GetReady() != fnv1.Ready_READY_TRUE {
-			d.Composite.Ready = fnv1.Ready_READY_FALSE
-			return
+	unready := false
+	for _, m := range []map[resource.Name]*fnv1.Resource{c.desired, c.held} {
+		for n, r := range m {
+			if r.GetReady() == fnv1.Ready_READY_TRUE {
+				continue
+			}
+			if !c.young(n) {
+				return
+			}
+			unready = true
 		}
+	}
+	if unready {
+		d.Composite.Ready = fnv1.Ready_READY_FALSE
 	}
 }
 

@@ -197,20 +197,23 @@ func decodeEach[T any](v *structpb.Value) []T {
 // resets on every poll and whoever may write a status can set to the
 // future.
 func lastChange(xrMeta *structpb.Struct, observed map[resource.Name]*structpb.Struct, ready map[resource.Name]bool) time.Time {
-	at := func(v *structpb.Value) time.Time {
-		t, _ := time.Parse(time.RFC3339, v.GetStringValue())
-		return t
-	}
-	last := at(pbAt(xrMeta, "creationTimestamp"))
+	last := createdAt(xrMeta)
 	for n, o := range observed {
 		if ready[n] {
 			continue
 		}
-		if t := at(pbAt(o, "metadata", "creationTimestamp")); t.After(last) {
+		if t := createdAt(pbAt(o, "metadata").GetStructValue()); t.After(last) {
 			last = t
 		}
 	}
 	return last
+}
+
+// createdAt is the creationTimestamp of an object's metadata md; zero when
+// it has none.
+func createdAt(md *structpb.Struct) time.Time {
+	t, _ := time.Parse(time.RFC3339, pbAt(md, "creationTimestamp").GetStringValue())
+	return t
 }
 
 // pbAt is the value at path in s, nil (reading as the zero value) when

@@ -366,9 +366,8 @@ const maxClockAhead = 2 * time.Second
 func (c *composer) young(n resource.Name) bool {
 	created := c.changed
 	if o, ok := c.observed[n]; ok {
-		var err error
-		created, err = time.Parse(time.RFC3339, pbAt(o, "metadata", "creationTimestamp").GetStringValue())
-		if err != nil {
+		created = createdAt(pbAt(o, "metadata").GetStructValue())
+		if created.IsZero() {
 			// Crossplane sends what the API server set; without it, name it.
 			return false
 		}
